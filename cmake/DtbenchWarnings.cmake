@@ -1,0 +1,22 @@
+# Warnings on for every target of ours; sanitizers when asked for.
+add_compile_options(
+  $<$<COMPILE_LANGUAGE:C,CXX>:-Wall>
+  $<$<COMPILE_LANGUAGE:C,CXX>:-Wextra>
+  $<$<COMPILE_LANGUAGE:C,CXX>:-Wshadow>
+  $<$<COMPILE_LANGUAGE:C,CXX>:-Wno-missing-field-initializers>)
+if(DTBENCH_WERROR)
+  add_compile_options($<$<COMPILE_LANGUAGE:C,CXX>:-Werror>)
+endif()
+if(DTBENCH_SANITIZE)
+  add_compile_options($<$<COMPILE_LANGUAGE:C,CXX>:-fsanitize=address,undefined>
+                      $<$<COMPILE_LANGUAGE:C,CXX>:-fno-omit-frame-pointer>
+                      $<$<COMPILE_LANGUAGE:C,CXX>:-fno-sanitize-recover=undefined>)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# ccache when present: rebuilds in CI and after switching branches are cheap.
+find_program(DTBENCH_CCACHE ccache)
+if(DTBENCH_CCACHE)
+  set(CMAKE_C_COMPILER_LAUNCHER ${DTBENCH_CCACHE})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${DTBENCH_CCACHE})
+endif()

@@ -1,0 +1,77 @@
+#include "cli/check_command.h"
+
+#include <cstdio>
+#include <string>
+
+#include "build_info.h"
+#include "cuda/cuda_probe.h"
+#include "host/plugin_instance.h"
+
+namespace dtb::cli {
+namespace {
+
+// Creates and destroys one instance with default parameters, where that
+// needs nothing from a run: strategies (over no parameters) and datasets
+// whose parameters all have defaults. Returns the problem, or "".
+std::string smokeTest(const std::shared_ptr<const core::LoadedPlugin>& plugin) {
+  for (const core::ParamSpec& spec : plugin->params()) {
+    if (!spec.defaultValue) return "";  // needs user input: nothing to try
+  }
+  try {
+    if (plugin->kind() == core::PluginKind::kStrategy) {
+      dtb_strategy_setup_t setup{};
+      setup.struct_size = sizeof(setup);
+      setup.accumulation_steps = 1;
+      core::createStrategy(plugin, {}, setup);
+    } else if (plugin->kind() == core::PluginKind::kDataset) {
+      auto dataset = core::openDataset(plugin, {});
+      dtb_dataset_info_t info{};
+      info.struct_size = sizeof(info);
+      dataset->check("info", plugin->descriptor<dtb_dataset_plugin_v1_t>().info(dataset->context(), &info));
+    }
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+int run(const GlobalOptions& global) {
+  int problems = 0;
+  const core::BuildInfo& build = core::buildInfo();
+  std::printf("%s\n", core::versionLine().c_str());
+  std::printf("compiler: %s\n", build.compiler.c_str());
+  for (const auto& [library, version] : build.libraries) {
+    std::printf("library:  %s %s\n", library.c_str(), version.c_str());
+  }
+  std::printf("gpu:      %s\n", core::describe(core::probeCuda()).c_str());
+
+  core::PluginLoader loader = makeLoader(global);
+  std::printf("plugin path:");
+  for (const auto& dir : loader.searchPath().dirs()) std::printf(" %s", dir.c_str());
+  std::printf("\n");
+  int ok = 0;
+  for (const auto& found : loader.discover()) {
+    const std::string kind(core::kindName(found.kind));
+    std::string problem = found.plugin ? smokeTest(found.plugin) : found.error;
+    if (problem.empty()) {
+      ++ok;
+      std::printf("  ok      %-9s %s\n", kind.c_str(), found.plugin->name().c_str());
+    } else {
+      ++problems;
+      std::printf("  FAILED  %-9s %s: %s\n", kind.c_str(), found.file.c_str(), problem.c_str());
+    }
+  }
+  std::printf("plugins:  %d ok, %d failed\n", ok, problems);
+  std::printf("self-check: %s\n", problems == 0 ? "ok" : "FAILED");
+  return problems == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+void addCheckCommand(CLI::App& app, GlobalOptions& global) {
+  CLI::App* cmd = app.add_subcommand(
+      "check", "Self-check: build, libraries, GPU, and every plugin on the path loaded and created");
+  cmd->callback([&global] { global.exitCode = run(global); });
+}
+
+}  // namespace dtb::cli

@@ -1,0 +1,65 @@
+// dtbench: benchmark distributed data-parallel training strategies.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
+#include "build_info.h"
+#include "cli/check_command.h"
+#include "cli/global_options.h"
+#include "cli/plugins_command.h"
+#include "log/log.h"
+
+namespace dtb::cli {
+
+core::PluginLoader makeLoader(const GlobalOptions& options) {
+  core::SearchPath path = core::SearchPath::fromEnvironment();
+  for (auto it = options.pluginDirs.rbegin(); it != options.pluginDirs.rend(); ++it) path.prepend(*it);
+  return core::PluginLoader(std::move(path));
+}
+
+}  // namespace dtb::cli
+
+int main(int argc, char** argv) {
+  using namespace dtb;
+  CLI::App app(
+      "dtbench — benchmark how distributed data-parallel training synchronises gradients.\n\n"
+      "Strategies (Horovod-style fusion, DDP-style buckets, ZeRO, elastic), communication\n"
+      "backends, models and datasets are plugins; `dtbench plugins` lists them with their\n"
+      "parameters, `dtbench check` verifies this installation.\n\n"
+      "Examples:\n"
+      "  dtbench plugins                    every plugin on the plugin path\n"
+      "  dtbench plugins --kind strategy    strategies only\n"
+      "  dtbench plugins zero               one plugin, with all its parameters\n"
+      "  dtbench check                      self-check of build, libraries, GPU, plugins\n\n"
+      "Plugins are looked for in --plugin-path, then $DTBENCH_PLUGIN_PATH (':'-separated),\n"
+      "then <dtbench's bin>/../lib/dtbench/plugins, then the install prefix.",
+      "dtbench");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", core::versionLine());
+
+  cli::GlobalOptions global;
+  app.add_option("--plugin-path", global.pluginDirs,
+                 "Directory searched for plugins before the default path (repeatable)")
+      ->type_name("DIR");
+  app.add_flag("-v,--verbose", global.verbosity, "More log output (-v info, -vv debug)");
+  app.parse_complete_callback([&] {
+    if (global.verbosity >= 2) {
+      core::setLogLevel(DTB_LOG_DEBUG);
+    } else if (global.verbosity == 1) {
+      core::setLogLevel(DTB_LOG_INFO);
+    }
+  });
+
+  cli::addPluginsCommand(app, global);
+  cli::addCheckCommand(app, global);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dtbench: error: %s\n", e.what());
+    return 1;
+  }
+  return global.exitCode;
+}

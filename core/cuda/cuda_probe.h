@@ -1,0 +1,23 @@
+// Is CUDA built in, and is a GPU usable? GPU code paths ask this first and
+// skip cleanly when the answer is no (the CI machines have no GPU).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace dtb::core {
+
+struct CudaProbe {
+  bool built = false;       // this binary has CUDA code
+  int runtimeVersion = 0;   // e.g. 13000; 0 when not built
+  int driverVersion = 0;    // 0 when no driver is installed
+  std::vector<std::string> devices;  // names of the visible GPUs
+  std::string problem;      // why no GPU is usable, when `devices` is empty
+};
+
+CudaProbe probeCuda();
+
+// One line for humans: "CUDA 13.0 built in; no GPU visible (no CUDA driver)".
+std::string describe(const CudaProbe& probe);
+
+}  // namespace dtb::core

@@ -1,0 +1,12 @@
+// The probe of a build without the CUDA toolkit.
+#include "cuda/cuda_probe.h"
+
+namespace dtb::core {
+
+CudaProbe probeCuda() {
+  CudaProbe probe;
+  probe.problem = "this dtbench was built without CUDA (no toolkit found, or -DDTBENCH_CUDA=OFF)";
+  return probe;
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,192 @@
+#include "host/host_services.h"
+
+#include <chrono>
+#include <cstring>
+#include <new>
+
+#include "host/status.h"
+#include "log/log.h"
+
+namespace dtb::core {
+namespace {
+
+// The message channel: set_error() writes the calling thread's slot, and the
+// host reads it right after the failing call returns on that same thread.
+struct ErrorSlot {
+  const HostServices* owner = nullptr;
+  std::string message;
+};
+thread_local ErrorSlot errorSlot;
+
+int64_t nowNs(dtb_host_ctx_t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void ignoreSpan(dtb_host_ctx_t, const char*, const char*, int64_t, int64_t) {}
+
+// Communicator and optimizer services before the engine binds them.
+dtb_status_t unbound(dtb_host_ctx_t ctx, const char* what) {
+  errorSlot.owner = reinterpret_cast<const HostServices*>(ctx);
+  errorSlot.message = std::string(what) +
+                      ": not available to this plugin instance (only a strategy inside a run has "
+                      "a communicator and an optimizer)";
+  return DTB_STATUS_UNSUPPORTED;
+}
+
+}  // namespace
+
+HostServices::HostServices(std::string source, ParamValues config)
+    : source_(std::move(source)), config_(std::move(config)) {
+  table_.struct_size = sizeof(dtb_host_t);
+  table_.abi_version = DTB_ABI_VERSION;
+  table_.ctx = reinterpret_cast<dtb_host_ctx_t>(this);
+  table_.log = &logThunk;
+  table_.set_error = &setErrorThunk;
+  table_.now_ns = &nowNs;
+  table_.alloc = &allocThunk;
+  table_.free = &freeThunk;
+  table_.config_get_bool = [](dtb_host_ctx_t ctx, const char* key, int32_t* out) {
+    bool value = false;
+    dtb_status_t status = self(ctx).lookup(key, &value);
+    if (status == DTB_STATUS_OK) *out = value ? 1 : 0;
+    return status;
+  };
+  table_.config_get_int = [](dtb_host_ctx_t ctx, const char* key, int64_t* out) {
+    return self(ctx).lookup(key, out);
+  };
+  table_.config_get_float = [](dtb_host_ctx_t ctx, const char* key, double* out) {
+    return self(ctx).lookup(key, out);
+  };
+  table_.config_get_string = [](dtb_host_ctx_t ctx, const char* key, const char** out) {
+    const std::string* value = nullptr;
+    dtb_status_t status = self(ctx).lookup(key, &value);
+    if (status == DTB_STATUS_OK) *out = value->c_str();
+    return status;
+  };
+  table_.config_get_int_list = [](dtb_host_ctx_t ctx, const char* key, int64_t* out,
+                                  uint64_t capacity, uint64_t* outCount) {
+    const std::vector<int64_t>* value = nullptr;
+    dtb_status_t status = self(ctx).lookup(key, &value);
+    if (status != DTB_STATUS_OK) return status;
+    *outCount = value->size();
+    for (uint64_t i = 0; i < value->size() && i < capacity; ++i) out[i] = (*value)[i];
+    return DTB_STATUS_OK;
+  };
+  table_.metric_add = [](dtb_host_ctx_t ctx, const char* name, double value) {
+    HostServices& host = self(ctx);
+    std::lock_guard lock(host.mutex_);
+    host.metrics_[name] += value;
+  };
+  table_.event = [](dtb_host_ctx_t ctx, const char* kind, const char* detail) {
+    HostServices& host = self(ctx);
+    std::lock_guard lock(host.mutex_);
+    host.events_.emplace_back(kind ? kind : "", detail ? detail : "");
+  };
+  table_.trace_span = &ignoreSpan;
+  table_.comm_rank = [](dtb_host_ctx_t) { return int32_t{0}; };
+  table_.comm_size = [](dtb_host_ctx_t) { return int32_t{1}; };
+  table_.comm_allreduce = [](dtb_host_ctx_t ctx, dtb_tensor_t*, dtb_reduce_op_t, dtb_request_t*) {
+    return unbound(ctx, "comm_allreduce");
+  };
+  table_.comm_reduce_scatter = [](dtb_host_ctx_t ctx, const dtb_tensor_t*, dtb_tensor_t*,
+                                  dtb_reduce_op_t, dtb_request_t*) {
+    return unbound(ctx, "comm_reduce_scatter");
+  };
+  table_.comm_allgather = [](dtb_host_ctx_t ctx, const dtb_tensor_t*, dtb_tensor_t*, dtb_request_t*) {
+    return unbound(ctx, "comm_allgather");
+  };
+  table_.comm_broadcast = [](dtb_host_ctx_t ctx, dtb_tensor_t*, int32_t, dtb_request_t*) {
+    return unbound(ctx, "comm_broadcast");
+  };
+  table_.comm_barrier = [](dtb_host_ctx_t ctx, dtb_request_t*) { return unbound(ctx, "comm_barrier"); };
+  table_.comm_test = [](dtb_host_ctx_t ctx, dtb_request_t, int32_t*) { return unbound(ctx, "comm_test"); };
+  table_.comm_wait = [](dtb_host_ctx_t ctx, dtb_request_t, int64_t) { return unbound(ctx, "comm_wait"); };
+  table_.optim_state_floats = [](dtb_host_ctx_t) { return uint32_t{0}; };
+  table_.optim_update = [](dtb_host_ctx_t ctx, dtb_tensor_t*, const dtb_tensor_t*, float*, uint32_t) {
+    return unbound(ctx, "optim_update");
+  };
+}
+
+HostServices& HostServices::self(dtb_host_ctx_t ctx) { return *reinterpret_cast<HostServices*>(ctx); }
+
+void HostServices::logThunk(dtb_host_ctx_t ctx, dtb_log_level_t level, const char* message) {
+  log(level, self(ctx).source_, message ? message : "(null)");
+}
+
+void HostServices::setErrorThunk(dtb_host_ctx_t ctx, const char* message) {
+  errorSlot.owner = &self(ctx);
+  errorSlot.message = message ? message : "";
+}
+
+dtb_status_t HostServices::allocThunk(dtb_host_ctx_t ctx, uint64_t bytes, dtb_device_t device,
+                                      dtb_mem_category_t category, void** out) {
+  HostServices& host = self(ctx);
+  *out = nullptr;
+  if (device.type != DTB_DEVICE_HOST) {
+    setErrorThunk(ctx, "alloc: only host memory is available in this process");
+    return DTB_STATUS_UNSUPPORTED;
+  }
+  if (category < DTB_MEM_PARAMS || category > DTB_MEM_OTHER) {
+    setErrorThunk(ctx, "alloc: unknown memory category");
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  try {
+    *out = host.memory_.allocate(bytes, category);
+    return DTB_STATUS_OK;
+  } catch (const std::bad_alloc&) {
+    setErrorThunk(ctx, ("alloc: cannot allocate " + std::to_string(bytes) + " bytes").c_str());
+    return DTB_STATUS_OUT_OF_MEMORY;
+  }
+}
+
+void HostServices::freeThunk(dtb_host_ctx_t ctx, void* ptr) {
+  HostServices& host = self(ctx);
+  if (!host.memory_.release(ptr)) {
+    log(DTB_LOG_ERROR, host.source_, "free() of a pointer that alloc() did not return; ignored");
+  }
+}
+
+template <typename T>
+dtb_status_t HostServices::lookup(const char* key, T* out) {
+  auto it = config_.find(key ? key : "");
+  if (it == config_.end()) {
+    setErrorThunk(table_.ctx, ("config: no parameter '" + std::string(key ? key : "") +
+                               "' is declared by this plugin")
+                                  .c_str());
+    return DTB_STATUS_NOT_FOUND;
+  }
+  using Stored = std::remove_const_t<std::remove_pointer_t<T>>;
+  if constexpr (std::is_pointer_v<T>) {
+    if (const auto* value = std::get_if<Stored>(&it->second)) {
+      *out = value;
+      return DTB_STATUS_OK;
+    }
+  } else {
+    if (const auto* value = std::get_if<T>(&it->second)) {
+      *out = *value;
+      return DTB_STATUS_OK;
+    }
+  }
+  setErrorThunk(table_.ctx, ("config: parameter '" + std::string(key) + "' has another type").c_str());
+  return DTB_STATUS_INVALID_ARGUMENT;
+}
+
+std::optional<std::string> HostServices::takeError() {
+  if (errorSlot.owner != this) return std::nullopt;
+  errorSlot.owner = nullptr;
+  return std::move(errorSlot.message);
+}
+
+std::map<std::string, double> HostServices::metrics() const {
+  std::lock_guard lock(mutex_);
+  return metrics_;
+}
+
+std::vector<std::pair<std::string, std::string>> HostServices::events() const {
+  std::lock_guard lock(mutex_);
+  return events_;
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,61 @@
+// The dtb_host_t table one plugin instance gets, and the host state behind
+// it: the instance's configuration, its error channel, its memory ledger,
+// metrics and events.
+//
+// The communicator and optimizer members answer DTB_STATUS_UNSUPPORTED until
+// the training engine binds them for strategies (a model or dataset never
+// gets them).
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dtbench/dtbench.h"
+#include "host/memory_ledger.h"
+#include "host/plugin_config.h"
+
+namespace dtb::core {
+
+class HostServices {
+ public:
+  // `source` prefixes this instance's log lines, e.g. "strategy/zero".
+  HostServices(std::string source, ParamValues config);
+  HostServices(const HostServices&) = delete;
+  HostServices& operator=(const HostServices&) = delete;
+
+  const dtb_host_t* table() const { return &table_; }
+  const std::string& source() const { return source_; }
+  const ParamValues& config() const { return config_; }
+  MemoryLedger& memory() { return memory_; }
+
+  // The message the plugin gave with set_error() on this thread since the
+  // last take, if any; clears it.
+  std::optional<std::string> takeError();
+
+  std::map<std::string, double> metrics() const;
+  std::vector<std::pair<std::string, std::string>> events() const;
+
+ private:
+  static HostServices& self(dtb_host_ctx_t ctx);
+  static void logThunk(dtb_host_ctx_t ctx, dtb_log_level_t level, const char* message);
+  static void setErrorThunk(dtb_host_ctx_t ctx, const char* message);
+  static dtb_status_t allocThunk(dtb_host_ctx_t ctx, uint64_t bytes, dtb_device_t device,
+                                 dtb_mem_category_t category, void** out);
+  static void freeThunk(dtb_host_ctx_t ctx, void* ptr);
+  template <typename T>
+  dtb_status_t lookup(const char* key, T* out);
+
+  std::string source_;
+  ParamValues config_;
+  MemoryLedger memory_;
+  mutable std::mutex mutex_;  // metrics_ and events_
+  std::map<std::string, double> metrics_;
+  std::vector<std::pair<std::string, std::string>> events_;
+  dtb_host_t table_{};
+};
+
+}  // namespace dtb::core

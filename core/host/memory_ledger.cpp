@@ -1,0 +1,55 @@
+#include "host/memory_ledger.h"
+
+#include <cstdlib>
+#include <new>
+
+namespace dtb::core {
+namespace {
+constexpr uint64_t kAlignment = 64;  // a cache line; enough for AVX-512 loads
+}
+
+MemoryLedger::~MemoryLedger() {
+  for (auto& [ptr, block] : blocks_) std::free(ptr);
+}
+
+void* MemoryLedger::allocate(uint64_t bytes, dtb_mem_category_t category) {
+  if (bytes == 0) return nullptr;
+  const uint64_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  void* ptr = std::aligned_alloc(kAlignment, rounded);
+  if (ptr == nullptr) throw std::bad_alloc();
+  std::lock_guard lock(mutex_);
+  blocks_[ptr] = Block{bytes, category};
+  current_[category] += bytes;
+  if (current_[category] > peak_[category]) peak_[category] = current_[category];
+  return ptr;
+}
+
+bool MemoryLedger::release(void* ptr) {
+  if (ptr == nullptr) return true;
+  std::lock_guard lock(mutex_);
+  auto it = blocks_.find(ptr);
+  if (it == blocks_.end()) return false;
+  current_[it->second.category] -= it->second.bytes;
+  blocks_.erase(it);
+  std::free(ptr);
+  return true;
+}
+
+uint64_t MemoryLedger::current(dtb_mem_category_t category) const {
+  std::lock_guard lock(mutex_);
+  return current_[category];
+}
+
+uint64_t MemoryLedger::peak(dtb_mem_category_t category) const {
+  std::lock_guard lock(mutex_);
+  return peak_[category];
+}
+
+uint64_t MemoryLedger::currentTotal() const {
+  std::lock_guard lock(mutex_);
+  uint64_t total = 0;
+  for (uint64_t bytes : current_) total += bytes;
+  return total;
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,41 @@
+// Where plugins are looked for, and the safety check on what is found there.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "plugin/plugin_kind.h"
+
+namespace dtb::core {
+
+class SearchPath {
+ public:
+  SearchPath() = default;
+  explicit SearchPath(std::vector<std::filesystem::path> dirs) : dirs_(std::move(dirs)) {}
+
+  // In order: each directory of $DTBENCH_PLUGIN_PATH (':'-separated), the
+  // plugin directory beside the running executable (<bin>/../lib/dtbench/
+  // plugins: the build tree and an installed tree look alike), and the
+  // install prefix's. Missing directories are kept out.
+  static SearchPath fromEnvironment();
+
+  void prepend(const std::filesystem::path& dir);
+  const std::vector<std::filesystem::path>& dirs() const { return dirs_; }
+
+  // The first dtbench-<kind>-<name>.so in the path order; nullopt if none.
+  std::optional<std::filesystem::path> find(PluginKind kind, std::string_view name) const;
+  // The first file called `fileName` in the path order.
+  std::optional<std::filesystem::path> findFile(std::string_view fileName) const;
+
+ private:
+  std::vector<std::filesystem::path> dirs_;
+};
+
+// Throws PluginError when `file`, or the directory holding it, can be written
+// by users other than its owner and group: anyone could swap the code we are
+// about to run.
+void refuseWritableByOthers(const std::filesystem::path& file);
+
+}  // namespace dtb::core

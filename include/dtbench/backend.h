@@ -1,0 +1,116 @@
+/*
+ * backend.h — the communication backend plugin ABI (Gloo, MPI, NCCL, ...).
+ *
+ * A backend turns rendezvous data into a communicator and runs asynchronous
+ * collectives on it. Strategies never call a backend directly: the host wraps
+ * it (dtb_host_t.comm_*), counting bytes and collectives and applying
+ * timeouts, so every backend is measured the same way.
+ *
+ * Entry symbol: `const dtb_backend_plugin_v1_t* dtb_backend_plugin_v1(void);`
+ */
+#ifndef DTBENCH_BACKEND_H
+#define DTBENCH_BACKEND_H
+
+#include "dtbench/dtbench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Capability bits (dtb_backend_plugin_v1_t.capabilities). */
+#define DTB_BACKEND_CAP_HOST_MEMORY 0x1u    /* accepts tensors on DTB_DEVICE_HOST */
+#define DTB_BACKEND_CAP_CUDA_MEMORY 0x2u    /* accepts tensors on DTB_DEVICE_CUDA */
+#define DTB_BACKEND_CAP_ALLREDUCE 0x10u
+#define DTB_BACKEND_CAP_REDUCE_SCATTER 0x20u
+#define DTB_BACKEND_CAP_ALLGATHER 0x40u
+#define DTB_BACKEND_CAP_BROADCAST 0x80u
+#define DTB_BACKEND_CAP_BARRIER 0x100u
+#define DTB_BACKEND_CAP_REBUILD 0x1000u /* a new communicator can be made in-process
+                                           after a peer failed (elastic) */
+
+/* How the ranks of one communicator find each other. Owned by the host,
+ * borrowed for create. Exactly one of store_path / store_address is set. */
+typedef struct dtb_rendezvous {
+  uint32_t struct_size;
+  int32_t rank;
+  int32_t world_size;
+  int32_t local_rank; /* rank among the processes of this host */
+  int32_t local_size;
+  /* A directory shared by all ranks holding a file key-value store (local
+   * runs: a temporary directory). NULL when store_address is used. */
+  const char* store_path;
+  /* "host:port" of a TCP key-value store (e.g. Redis). NULL if unused. */
+  const char* store_address;
+  /* Key prefix separating communicators that share a store (each matrix cell
+   * and each elastic re-rendezvous gets a fresh one). */
+  const char* prefix;
+  /* Address or interface this rank's transport binds, e.g. "127.0.0.1". */
+  const char* bind_address;
+  int64_t timeout_ms; /* bound on rendezvous and on each collective */
+} dtb_rendezvous_t;
+
+/* Traffic this rank has put on the wire since create. */
+typedef struct dtb_comm_counters {
+  uint32_t struct_size; /* set by the host */
+  uint64_t bytes_sent;
+  uint64_t bytes_received;
+  uint64_t collectives;
+} dtb_comm_counters_t;
+
+/*
+ * All collective calls start the operation and return at once with a request
+ * the backend owns; the host passes it to wait() (or polls test()) and then,
+ * exactly once, to request_free(). Calls on one communicator come from one
+ * thread at a time, in the same order on every rank; different communicators
+ * are independent. Buffers must stay valid until the request completes.
+ * An operation on a dtype, op or memory the backend does not support fails
+ * at once with DTB_STATUS_UNSUPPORTED.
+ */
+typedef struct dtb_backend_plugin_v1_s {
+  dtb_plugin_header_t header; /* kind = DTB_PLUGIN_BACKEND */
+  uint32_t capabilities;      /* DTB_BACKEND_CAP_* */
+
+  /* Joins the rendezvous and connects all ranks, within rdv->timeout_ms. */
+  dtb_status_t (*create)(const dtb_host_t* host, const dtb_rendezvous_t* rdv, void** out_comm);
+  /* Tears down; pending requests are abandoned. */
+  void (*destroy)(void* comm);
+
+  /* In place over `buffer`. */
+  dtb_status_t (*allreduce)(void* comm, dtb_tensor_t* buffer, dtb_reduce_op_t op,
+                            dtb_request_t* out_request);
+  /* input.count = world x output.count; rank r gets the reduced r-th block. */
+  dtb_status_t (*reduce_scatter)(void* comm, const dtb_tensor_t* input, dtb_tensor_t* output,
+                                 dtb_reduce_op_t op, dtb_request_t* out_request);
+  /* output.count = world x input.count; block r holds rank r's input. */
+  dtb_status_t (*allgather)(void* comm, const dtb_tensor_t* input, dtb_tensor_t* output,
+                            dtb_request_t* out_request);
+  dtb_status_t (*broadcast)(void* comm, dtb_tensor_t* buffer, int32_t root,
+                            dtb_request_t* out_request);
+  dtb_status_t (*barrier)(void* comm, dtb_request_t* out_request);
+
+  /* *out_done = 1 when the request finished (successfully or not; wait()
+   * then returns its status at once). */
+  dtb_status_t (*test)(void* comm, dtb_request_t request, int32_t* out_done);
+  /* Blocks until done or timeout_ms elapsed (DTB_STATUS_TIMEOUT); a failed
+   * peer gives DTB_STATUS_COMM_FAILURE. Never blocks forever. */
+  dtb_status_t (*wait)(void* comm, dtb_request_t request, int64_t timeout_ms);
+  void (*request_free)(void* comm, dtb_request_t request);
+
+  /* (optional) Wire traffic counters. NULL: the host counts the logical
+   * bytes of each collective itself. */
+  dtb_status_t (*counters)(void* comm, dtb_comm_counters_t* out);
+} dtb_backend_plugin_v1_t;
+
+typedef dtb_backend_plugin_v1_t dtb_backend_plugin_t;
+#define DTB_BACKEND_ENTRY dtb_backend_plugin_v1
+typedef const dtb_backend_plugin_v1_t* (*dtb_backend_entry_v1_fn)(void);
+
+/* The entry symbol a backend plugin defines (and the only symbol it exports).
+ * Returns a descriptor that stays valid while the library is loaded. */
+DTB_EXPORT const dtb_backend_plugin_v1_t* dtb_backend_plugin_v1(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DTBENCH_BACKEND_H */

@@ -1,0 +1,298 @@
+/*
+ * dtbench.h — the common part of dtbench's stable plugin ABI (C11, also valid C++).
+ *
+ * Every plugin kind (strategy.h, backend.h, model.h, dataset.h) builds on the
+ * types declared here: status codes, dtypes, devices, tensor views, parameter
+ * declarations, the common descriptor header and the host services table.
+ *
+ * Rules that hold for every struct in this ABI (see docs/plugin-abi.md):
+ *  - A versioned struct starts with `uint32_t struct_size` (the size the writer
+ *    compiled with). Within one ABI major version structs only grow at the end;
+ *    a reader reads a member only when `struct_size` covers it
+ *    (DTB_HAS_MEMBER). Members added after 1.0 say "since 1.N".
+ *  - Value types embedded by value in other structs (dtb_device_t,
+ *    dtb_tensor_t, dtb_plugin_header_t) are frozen for the whole major version.
+ *  - Status codes, never exceptions, cross the boundary. A call that returns a
+ *    status other than DTB_STATUS_OK first reports why with host->set_error();
+ *    a failure without a message is treated by the host as a plugin bug.
+ *  - Whoever allocates frees. Pointers passed into a call are borrowed for
+ *    that call only, unless the member says otherwise. Strings a plugin
+ *    returns stay valid until the plugin instance is destroyed (strings in a
+ *    descriptor: as long as the library is loaded).
+ */
+#ifndef DTBENCH_DTBENCH_H
+#define DTBENCH_DTBENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Versions ---------------------------------------------------------- */
+
+/* The ABI major version changes only on a break; the entry symbols carry it
+ * (dtb_strategy_plugin_v1). The minor version grows when members are added. */
+#define DTB_ABI_MAJOR 1
+#define DTB_ABI_MINOR 0
+#define DTB_ABI_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | (minor)))
+#define DTB_ABI_VERSION DTB_ABI_MAKE_VERSION(DTB_ABI_MAJOR, DTB_ABI_MINOR)
+#define DTB_ABI_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
+#define DTB_ABI_VERSION_MINOR(v) ((uint32_t)(v)&0xffffu)
+
+/* True when a struct written with `struct_size` bytes contains `member`. */
+#define DTB_HAS_MEMBER(ptr, type, member) \
+  ((ptr) != NULL && (ptr)->struct_size >= offsetof(type, member) + sizeof(((type*)0)->member))
+
+/* Marks a plugin's entry symbol; plugins are built with hidden visibility and
+ * export nothing else. */
+#if defined(_WIN32)
+#define DTB_EXPORT __declspec(dllexport)
+#else
+#define DTB_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* ---- Status ------------------------------------------------------------ */
+
+/* A small closed set: the message given to host->set_error() says the rest. */
+typedef enum dtb_status {
+  DTB_STATUS_OK = 0,
+  DTB_STATUS_INVALID_ARGUMENT = 1, /* caller passed something this plugin cannot use */
+  DTB_STATUS_NOT_FOUND = 2,        /* a named thing (key, file, split) does not exist */
+  DTB_STATUS_UNSUPPORTED = 3,      /* valid request this plugin or build does not do */
+  DTB_STATUS_OUT_OF_MEMORY = 4,
+  DTB_STATUS_TIMEOUT = 5,      /* a wait or collective did not complete in time */
+  DTB_STATUS_COMM_FAILURE = 6, /* a peer died or a connection broke */
+  DTB_STATUS_IO_ERROR = 7,     /* a file is missing, truncated or corrupt */
+  DTB_STATUS_INTERNAL = 8      /* a bug: an invariant did not hold */
+} dtb_status_t;
+
+/* ---- Data types and devices -------------------------------------------- */
+
+typedef enum dtb_dtype {
+  DTB_DTYPE_F32 = 1,
+  DTB_DTYPE_F16 = 2,
+  DTB_DTYPE_BF16 = 3,
+  DTB_DTYPE_F64 = 4,
+  DTB_DTYPE_I32 = 5,
+  DTB_DTYPE_I64 = 6,
+  DTB_DTYPE_U8 = 7,
+  DTB_DTYPE_I8 = 8
+} dtb_dtype_t;
+
+typedef enum dtb_device_type { DTB_DEVICE_HOST = 0, DTB_DEVICE_CUDA = 1 } dtb_device_type_t;
+
+/* Where memory lives. Frozen value type. `index` is the CUDA ordinal; 0 for host. */
+typedef struct dtb_device {
+  dtb_device_type_t type;
+  int32_t index;
+} dtb_device_t;
+
+#define DTB_MAX_DIMS 8
+
+/* A borrowed view of dense, contiguous memory. Frozen value type.
+ * `data` may be NULL only when `count` is 0. Collectives treat a tensor as a
+ * flat array of `count` elements; `ndim`/`shape` describe it for models. */
+typedef struct dtb_tensor {
+  void* data;
+  uint64_t count; /* number of elements (product of shape; 1 for ndim 0) */
+  dtb_dtype_t dtype;
+  dtb_device_t device;
+  int32_t ndim;
+  int64_t shape[DTB_MAX_DIMS];
+} dtb_tensor_t;
+
+/* ---- Plugin parameters --------------------------------------------------- */
+
+/* Each descriptor declares the parameters its plugin accepts. The host
+ * documents them (`dtbench plugins`), checks a matrix against them before
+ * anything runs (unknown key, wrong type, out of range) and fills in
+ * defaults, so a plugin's config lookups never miss a declared key. */
+typedef enum dtb_param_type {
+  DTB_PARAM_BOOL = 1,
+  DTB_PARAM_INT = 2,      /* int64 */
+  DTB_PARAM_FLOAT = 3,    /* double */
+  DTB_PARAM_STRING = 4,   /* UTF-8 */
+  DTB_PARAM_INT_LIST = 5  /* array of int64, e.g. layer widths */
+} dtb_param_type_t;
+
+#define DTB_PARAM_HAS_MIN 0x1u /* min_value applies (INT, FLOAT, INT_LIST elements) */
+#define DTB_PARAM_HAS_MAX 0x2u /* max_value applies */
+
+typedef struct dtb_param_spec {
+  uint32_t struct_size; /* sizeof(dtb_param_spec_t); the host strides arrays by params[0].struct_size */
+  const char* name;     /* lower_snake_case, unique within the plugin; required */
+  dtb_param_type_t type;
+  /* Default in TOML syntax ("25", "true", "\"ring\"" or "ring", "[512, 256]").
+   * NULL: the parameter is required and a matrix must set it. */
+  const char* default_value;
+  const char* doc; /* one sentence with units; required */
+  uint32_t flags;  /* DTB_PARAM_HAS_MIN | DTB_PARAM_HAS_MAX */
+  double min_value;
+  double max_value;
+  /* STRING only: allowed values separated by '|' ("ring|halving_doubling").
+   * NULL: any string. */
+  const char* choices;
+} dtb_param_spec_t;
+
+/* ---- Descriptor header ----------------------------------------------------- */
+
+typedef enum dtb_plugin_kind {
+  DTB_PLUGIN_STRATEGY = 1,
+  DTB_PLUGIN_BACKEND = 2,
+  DTB_PLUGIN_MODEL = 3,
+  DTB_PLUGIN_DATASET = 4
+} dtb_plugin_kind_t;
+
+/* First member of every plugin descriptor. Frozen value type. The strings and
+ * the params array live as long as the library stays loaded. */
+typedef struct dtb_plugin_header {
+  uint32_t struct_size; /* sizeof the WHOLE descriptor the plugin was built with */
+  uint32_t abi_version; /* DTB_ABI_VERSION the plugin was built with */
+  dtb_plugin_kind_t kind;
+  const char* name;        /* e.g. "zero": matches dtbench-<kind>-<name>.so */
+  const char* version;     /* the plugin's own version, e.g. "1.2.0" */
+  const char* description; /* one line */
+  const dtb_param_spec_t* params; /* NULL when param_count is 0 */
+  uint32_t param_count;
+} dtb_plugin_header_t;
+
+/* ---- Host services ---------------------------------------------------------- */
+
+typedef enum dtb_log_level {
+  DTB_LOG_DEBUG = 0,
+  DTB_LOG_INFO = 1,
+  DTB_LOG_WARN = 2,
+  DTB_LOG_ERROR = 3
+} dtb_log_level_t;
+
+/* What an allocation is for; the host sums bytes per category per rank
+ * (the memory figures of a run, e.g. ZeRO's sharded optimizer state). */
+typedef enum dtb_mem_category {
+  DTB_MEM_PARAMS = 0,
+  DTB_MEM_GRADS = 1,
+  DTB_MEM_OPTIMIZER = 2,
+  DTB_MEM_BUFFERS = 3, /* communication buffers: fusion buffer, buckets */
+  DTB_MEM_ACTIVATIONS = 4,
+  DTB_MEM_OTHER = 5
+} dtb_mem_category_t;
+
+typedef enum dtb_reduce_op {
+  DTB_REDUCE_SUM = 0,
+  DTB_REDUCE_AVG = 1, /* sum, then scale by 1/world (postscale, as Horovod) */
+  DTB_REDUCE_MAX = 2,
+  DTB_REDUCE_MIN = 3,
+  DTB_REDUCE_BAND = 4 /* bitwise AND of integer dtypes (Horovod's cache bits) */
+} dtb_reduce_op_t;
+
+/* An in-flight collective. Owned by whoever started it (see backend.h and the
+ * comm_* services below); opaque. */
+typedef struct dtb_request* dtb_request_t;
+
+/* Opaque identity of one plugin instance inside the host. */
+typedef struct dtb_host_ctx* dtb_host_ctx_t;
+
+/* Timeout argument meaning "the run's collective timeout" (matrix key
+ * `collective_timeout_s`). Nothing in dtbench waits forever. */
+#define DTB_TIMEOUT_DEFAULT (-1)
+
+/*
+ * The services the host gives one plugin instance. Every function takes
+ * `ctx` (the member below) first; it identifies the instance, so messages and
+ * metrics are attributed to it. The table is owned by the host and valid
+ * until the instance is destroyed. All functions are thread-safe unless noted.
+ * Plugins call nothing else of the host: they link no host library.
+ */
+typedef struct dtb_host {
+  uint32_t struct_size; /* check newer members with DTB_HAS_MEMBER(host, dtb_host_t, m) */
+  uint32_t abi_version; /* the host's DTB_ABI_VERSION */
+  dtb_host_ctx_t ctx;
+
+  /* Logging and errors ------------------------------------------------------ */
+  /* Writes a line to the run log, prefixed with the plugin and rank. */
+  void (*log)(dtb_host_ctx_t ctx, dtb_log_level_t level, const char* message);
+  /* Records why the call in progress on this thread is about to fail. Call it
+   * before returning a status other than DTB_STATUS_OK; the message is copied. */
+  void (*set_error)(dtb_host_ctx_t ctx, const char* message);
+
+  /* Clock: monotonic nanoseconds, comparable across plugins of one process. */
+  int64_t (*now_ns)(dtb_host_ctx_t ctx);
+
+  /* Memory ------------------------------------------------------------------ */
+  /* Allocates `bytes` on `device`, aligned to at least 64 bytes, and counts
+   * them under `category`. Returns DTB_STATUS_OUT_OF_MEMORY or
+   * DTB_STATUS_UNSUPPORTED (device not available). `*out` is set to NULL for
+   * zero bytes. */
+  dtb_status_t (*alloc)(dtb_host_ctx_t ctx, uint64_t bytes, dtb_device_t device,
+                        dtb_mem_category_t category, void** out);
+  /* Frees memory from alloc(); NULL is ignored. */
+  void (*free)(dtb_host_ctx_t ctx, void* ptr);
+
+  /* Configuration: this instance's parameters, already validated against its
+   * dtb_param_spec_t list and completed with defaults. DTB_STATUS_NOT_FOUND
+   * for an undeclared key, DTB_STATUS_INVALID_ARGUMENT for a type mismatch.
+   * config_get_string's result lives until the instance is destroyed. */
+  dtb_status_t (*config_get_bool)(dtb_host_ctx_t ctx, const char* key, int32_t* out);
+  dtb_status_t (*config_get_int)(dtb_host_ctx_t ctx, const char* key, int64_t* out);
+  dtb_status_t (*config_get_float)(dtb_host_ctx_t ctx, const char* key, double* out);
+  dtb_status_t (*config_get_string)(dtb_host_ctx_t ctx, const char* key, const char** out);
+  /* Copies up to `capacity` elements to `out`; `*out_count` gets the full length. */
+  dtb_status_t (*config_get_int_list)(dtb_host_ctx_t ctx, const char* key, int64_t* out,
+                                      uint64_t capacity, uint64_t* out_count);
+
+  /* Metrics and events --------------------------------------------------------- */
+  /* Adds `value` to the named per-step metric of this rank (e.g.
+   * "fusion.cycles"); stored with the step's record. */
+  void (*metric_add)(dtb_host_ctx_t ctx, const char* name, double value);
+  /* Records a discrete event (kind e.g. "rebucket", "overflow", "membership"). */
+  void (*event)(dtb_host_ctx_t ctx, const char* kind, const char* detail);
+  /* Records a timed span for the Chrome trace (when tracing is on). */
+  void (*trace_span)(dtb_host_ctx_t ctx, const char* name, const char* category,
+                     int64_t begin_ns, int64_t end_ns);
+
+  /* Communicator --------------------------------------------------------------- */
+  /* The run's communicator, wrapped by the host (which counts bytes and
+   * collectives, applies timeouts and traces). Available to strategies; other
+   * kinds get DTB_STATUS_UNSUPPORTED and rank 0 of world 1.
+   * Every request returned must be passed to comm_wait exactly once, which
+   * releases it whatever the outcome. Collectives are issued in the same
+   * order on every rank. Counts: reduce_scatter's input holds world x the
+   * output's count; allgather's output holds world x the input's count. */
+  int32_t (*comm_rank)(dtb_host_ctx_t ctx);
+  int32_t (*comm_size)(dtb_host_ctx_t ctx);
+  dtb_status_t (*comm_allreduce)(dtb_host_ctx_t ctx, dtb_tensor_t* buffer, dtb_reduce_op_t op,
+                                 dtb_request_t* out_request);
+  dtb_status_t (*comm_reduce_scatter)(dtb_host_ctx_t ctx, const dtb_tensor_t* input,
+                                      dtb_tensor_t* output, dtb_reduce_op_t op,
+                                      dtb_request_t* out_request);
+  dtb_status_t (*comm_allgather)(dtb_host_ctx_t ctx, const dtb_tensor_t* input,
+                                 dtb_tensor_t* output, dtb_request_t* out_request);
+  dtb_status_t (*comm_broadcast)(dtb_host_ctx_t ctx, dtb_tensor_t* buffer, int32_t root,
+                                 dtb_request_t* out_request);
+  dtb_status_t (*comm_barrier)(dtb_host_ctx_t ctx, dtb_request_t* out_request);
+  /* Sets *out_done to 1 when finished; does not release the request. */
+  dtb_status_t (*comm_test)(dtb_host_ctx_t ctx, dtb_request_t request, int32_t* out_done);
+  /* Waits up to timeout_ms (DTB_TIMEOUT_DEFAULT: the run's collective
+   * timeout), then releases the request. DTB_STATUS_TIMEOUT or
+   * DTB_STATUS_COMM_FAILURE fail the step. */
+  dtb_status_t (*comm_wait)(dtb_host_ctx_t ctx, dtb_request_t request, int64_t timeout_ms);
+
+  /* Optimizer kernels --------------------------------------------------------------
+   * The run's optimizer (SGD, Adam, AdamW; its learning rate schedule and step
+   * count are the host's). A strategy owns the optimizer state memory, so it
+   * can shard it: optim_state_floats() f32 values per parameter element. */
+  uint32_t (*optim_state_floats)(dtb_host_ctx_t ctx);
+  /* Updates `param` in place from `grad` (same count and dtype) using `state`
+   * (count x optim_state_floats() floats, zeroed before the first step).
+   * `param_index` is the model parameter the slice belongs to, for per-parameter
+   * options such as no weight decay; UINT32_MAX for a flat mix of parameters. */
+  dtb_status_t (*optim_update)(dtb_host_ctx_t ctx, dtb_tensor_t* param, const dtb_tensor_t* grad,
+                               float* state, uint32_t param_index);
+} dtb_host_t;
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* DTBENCH_DTBENCH_H */

@@ -1,0 +1,69 @@
+// plugin.hpp — optional C++20 helpers for writing dtbench plugins in C++.
+//
+// Header-only; a plugin that uses it still links nothing from the host. The
+// one rule it enforces: no exception ever crosses the C boundary. Wrap the
+// body of every entry point in dtb::guard():
+//
+//   static dtb_status_t myStep(void* self) {
+//     return dtb::guard(static_cast<MyStrategy*>(self)->host(), [&] {
+//       static_cast<MyStrategy*>(self)->step();
+//     });
+//   }
+//
+// Throw dtb::Error(status, message) for a specific status; any other
+// std::exception becomes DTB_STATUS_INTERNAL (std::bad_alloc:
+// DTB_STATUS_OUT_OF_MEMORY) with its what() as the message.
+#ifndef DTBENCH_PLUGIN_HPP
+#define DTBENCH_PLUGIN_HPP
+
+#include <exception>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "dtbench/dtbench.h"
+
+namespace dtb {
+
+// An error with the status it should become at the boundary.
+class Error : public std::runtime_error {
+ public:
+  Error(dtb_status_t status, const std::string& message)
+      : std::runtime_error(message), status_(status) {}
+  dtb_status_t status() const noexcept { return status_; }
+
+ private:
+  dtb_status_t status_;
+};
+
+// Throws dtb::Error when a host or plugin call failed; the host already holds
+// the message, so this one only adds context for the plugin's own logs.
+inline void check(dtb_status_t status, const char* what) {
+  if (status != DTB_STATUS_OK) throw Error(status, what);
+}
+
+// Runs `body`, turning any exception into a status plus host->set_error().
+template <typename Body>
+dtb_status_t guard(const dtb_host_t* host, Body&& body) noexcept {
+  auto fail = [host](dtb_status_t status, const char* message) noexcept {
+    if (host != nullptr && host->set_error != nullptr) host->set_error(host->ctx, message);
+    return status;
+  };
+  try {
+    std::forward<Body>(body)();
+    return DTB_STATUS_OK;
+  } catch (const Error& e) {
+    return fail(e.status(), e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(DTB_STATUS_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(DTB_STATUS_INTERNAL, e.what());
+  } catch (...) {
+    return fail(DTB_STATUS_INTERNAL, "unknown exception");
+  }
+}
+
+}  // namespace dtb
+
+#endif  // DTBENCH_PLUGIN_HPP

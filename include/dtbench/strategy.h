@@ -1,0 +1,109 @@
+/*
+ * strategy.h — the strategy plugin ABI: how gradients are synchronised and
+ * the optimizer applied.
+ *
+ * One training step, as the host drives it:
+ *
+ *   before_forward(step)          once per micro-batch
+ *   forward:   layer_begin(l, FORWARD) before each layer
+ *   backward:  layer_begin(l, BACKWARD) before each layer,
+ *              grad_ready(p) as each gradient becomes final
+ *   finish_backward()             the time spent here is exposed communication
+ *   step()                        on the last micro-batch of a step only
+ *
+ * A strategy sees only parameter views, the host's communicator and its
+ * optimizer kernels (dtb_host_t): never a model or backend directly. That is
+ * what makes strategies comparable, and new ones cheap to write.
+ * All hooks of one instance are called from one thread (the rank's training
+ * thread); a strategy may run its own threads (Horovod's cycle thread) and
+ * call the host's comm_* from them.
+ *
+ * Entry symbol: `const dtb_strategy_plugin_v1_t* dtb_strategy_plugin_v1(void);`
+ */
+#ifndef DTBENCH_STRATEGY_H
+#define DTBENCH_STRATEGY_H
+
+#include "dtbench/dtbench.h"
+#include "dtbench/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the strategy works on. Owned by the host, borrowed for create; the
+ * params array and records stay valid until destroy. */
+typedef struct dtb_strategy_setup {
+  uint32_t struct_size;
+  dtb_param_t* const* params; /* registration order */
+  uint32_t param_count;
+  uint32_t layer_count;
+  dtb_device_t device;
+  /* Micro-batches per optimizer step (gradient accumulation); >= 1. */
+  uint32_t accumulation_steps;
+} dtb_strategy_setup_t;
+
+typedef struct dtb_step_info {
+  uint32_t struct_size;
+  uint64_t step;        /* optimizer steps completed so far in the run */
+  uint32_t epoch;
+  uint32_t micro_step;  /* 0 .. accumulation_steps-1 */
+  uint32_t accumulation_steps;
+} dtb_step_info_t;
+
+/* Bytes this rank holds, per category, as the strategy lays them out. */
+typedef struct dtb_memory_report {
+  uint32_t struct_size; /* set by the host */
+  uint64_t param_bytes;
+  uint64_t grad_bytes;
+  uint64_t optimizer_bytes;
+  uint64_t buffer_bytes; /* fusion buffers, buckets, gather buffers */
+} dtb_memory_report_t;
+
+typedef struct dtb_strategy_plugin_v1_s {
+  dtb_plugin_header_t header; /* kind = DTB_PLUGIN_STRATEGY */
+
+  /* Builds the strategy for these parameters. The communicator and optimizer
+   * are reached through `host`. */
+  dtb_status_t (*create)(const dtb_host_t* host, const dtb_strategy_setup_t* setup,
+                         void** out_strategy);
+  /* Frees everything; any pending communication is abandoned. */
+  void (*destroy)(void* strategy);
+
+  /* (optional) Start of a micro-batch. NULL: nothing to do. */
+  dtb_status_t (*before_forward)(void* strategy, const dtb_step_info_t* step);
+  /* (optional) Before a layer computes. NULL: nothing to do. */
+  dtb_status_t (*layer_begin)(void* strategy, uint32_t layer, dtb_pass_t pass);
+  /* (optional) A gradient became final. NULL: nothing to do (all work then
+   * happens in finish_backward). */
+  dtb_status_t (*grad_ready)(void* strategy, dtb_param_t* param);
+  /* After backward: complete gradient synchronisation for this micro-batch. */
+  dtb_status_t (*finish_backward)(void* strategy);
+  /* Applies the optimizer (host->optim_update) and leaves every rank's
+   * parameters ready for the next forward. */
+  dtb_status_t (*step)(void* strategy);
+
+  /* (optional) Memory held per rank. NULL: the host assumes a full replica of
+   * params, grads and optimizer state and no buffers. */
+  dtb_status_t (*memory_report)(void* strategy, dtb_memory_report_t* out);
+
+  /* (optional, for elastic training) Size, save and restore of the state the
+   * strategy owns (optimizer state, error feedback, ...), in a format of its
+   * own. NULL: the strategy holds no state beyond the parameters. */
+  dtb_status_t (*state_size)(void* strategy, uint64_t* out_bytes);
+  dtb_status_t (*state_save)(void* strategy, void* buffer, uint64_t bytes);
+  dtb_status_t (*state_load)(void* strategy, const void* buffer, uint64_t bytes);
+} dtb_strategy_plugin_v1_t;
+
+typedef dtb_strategy_plugin_v1_t dtb_strategy_plugin_t;
+#define DTB_STRATEGY_ENTRY dtb_strategy_plugin_v1
+typedef const dtb_strategy_plugin_v1_t* (*dtb_strategy_entry_v1_fn)(void);
+
+/* The entry symbol a strategy plugin defines (and the only symbol it exports).
+ * Returns a descriptor that stays valid while the library is loaded. */
+DTB_EXPORT const dtb_strategy_plugin_v1_t* dtb_strategy_plugin_v1(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DTBENCH_STRATEGY_H */

@@ -71,6 +71,7 @@ int run(const GlobalOptions& global) {
 void addCheckCommand(CLI::App& app, GlobalOptions& global) {
   CLI::App* cmd = app.add_subcommand(
       "check", "Self-check: build, libraries, GPU, and every plugin on the path loaded and created");
+  cmd->allow_extras(false);
   cmd->callback([&global] { global.exitCode = run(global); });
 }
 

@@ -19,6 +19,9 @@ core::PluginLoader makeLoader(const GlobalOptions& options) {
 
 }  // namespace dtb::cli
 
+// Exit code for a command line dtbench cannot make sense of.
+constexpr int kUsageError = 2;
+
 int main(int argc, char** argv) {
   using namespace dtb;
   CLI::App app(
@@ -34,7 +37,8 @@ int main(int argc, char** argv) {
       "Plugins are looked for in --plugin-path, then $DTBENCH_PLUGIN_PATH (':'-separated),\n"
       "then <dtbench's bin>/../lib/dtbench/plugins, then the install prefix.",
       "dtbench");
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
+  app.allow_extras();  // so an unknown command gets our message, below
   app.set_version_flag("--version", core::versionLine());
 
   cli::GlobalOptions global;
@@ -60,6 +64,15 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dtbench: error: %s\n", e.what());
     return 1;
+  }
+  if (app.get_subcommands().empty()) {
+    if (!app.remaining().empty()) {
+      std::fprintf(stderr, "dtbench: unknown command '%s'; run `dtbench --help` for the commands\n",
+                   app.remaining().front().c_str());
+    } else {
+      std::fprintf(stderr, "%s", app.help().c_str());
+    }
+    return kUsageError;
   }
   return global.exitCode;
 }

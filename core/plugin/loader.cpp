@@ -29,6 +29,20 @@ bool validPluginName(const char* name) {
   return true;
 }
 
+std::string supportedMajors() {
+  if (kOldestAbiMajor == kNewestAbiMajor) return "ABI v" + std::to_string(kNewestAbiMajor) + " only";
+  return "ABI v" + std::to_string(kOldestAbiMajor) + " to v" + std::to_string(kNewestAbiMajor);
+}
+
+std::string abiKindText(uint32_t kind) {
+  for (PluginKind k : allPluginKinds()) {
+    if (toAbiKind(k) == static_cast<dtb_plugin_kind_t>(kind)) {
+      return std::to_string(kind) + " (" + std::string(kindName(k)) + ")";
+    }
+  }
+  return std::to_string(kind) + " (no such kind)";
+}
+
 // The entry point the host can use, newest ABI first.
 struct Entry {
   unsigned major;
@@ -55,8 +69,7 @@ std::optional<Entry> probeEntry(const SharedLibrary& library, PluginKind kind) {
     if (library.symbol(symbol) != nullptr) {
       throw PluginError(library.path(),
                         "built for plugin ABI v" + std::to_string(major) + " (exports " + symbol +
-                            "); this dtbench supports ABI v" + std::to_string(kOldestAbiMajor) +
-                            " to v" + std::to_string(kNewestAbiMajor) +
+                            "); this dtbench supports " + supportedMajors() +
                             ": rebuild the plugin against these headers or upgrade dtbench");
     }
   }
@@ -92,9 +105,8 @@ void checkHeader(const fs::path& file, PluginKind kind, const Entry& entry) {
                                 std::to_string(entry.major) + ")");
   }
   if (header.kind != toAbiKind(kind)) {
-    throw PluginError(file, "descriptor kind is " + std::to_string(header.kind) + ", expected " +
-                                std::to_string(toAbiKind(kind)) + " (" +
-                                std::string(kindName(kind)) + ")");
+    throw PluginError(file, "descriptor kind is " + abiKindText(header.kind) + ", expected " +
+                                abiKindText(toAbiKind(kind)));
   }
   if (!validPluginName(header.name)) {
     throw PluginError(file, "descriptor name must be lower_snake_case, got '" +

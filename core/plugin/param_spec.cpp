@@ -89,8 +89,7 @@ std::string_view paramTypeName(dtb_param_type_t type) {
   return "unknown";
 }
 
-std::variant<ParamValue, std::string> parseParamLiteral(dtb_param_type_t type,
-                                                        std::string_view text) {
+ParamValue parseParamLiteral(dtb_param_type_t type, std::string_view text) {
   try {
     toml::table parsed = toml::parse("v = " + std::string(text));
     if (const toml::node* node = parsed.get("v")) {
@@ -99,7 +98,8 @@ std::variant<ParamValue, std::string> parseParamLiteral(dtb_param_type_t type,
   } catch (const toml::parse_error&) {
     if (type == DTB_PARAM_STRING) return std::string(text);  // a bare word, e.g. ring
   }
-  return "'" + std::string(text) + "' is not a valid " + std::string(paramTypeName(type));
+  throw std::invalid_argument("'" + std::string(text) + "' is not a valid " +
+                              std::string(paramTypeName(type)));
 }
 
 std::optional<std::string> checkParamValue(const ParamSpec& spec, const ParamValue& value) {
@@ -185,11 +185,11 @@ std::vector<ParamSpec> readParamSpecs(const dtb_param_spec_t* params, uint32_t c
     if (raw.flags & DTB_PARAM_HAS_MAX) spec.maxValue = raw.max_value;
     if (spec.type == DTB_PARAM_STRING) spec.choices = splitChoices(raw.choices);
     if (raw.default_value != nullptr) {
-      auto parsed = parseParamLiteral(spec.type, raw.default_value);
-      if (auto* problem = std::get_if<std::string>(&parsed)) {
-        throw std::invalid_argument(named + ": default " + *problem);
+      try {
+        spec.defaultValue = parseParamLiteral(spec.type, raw.default_value);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(named + ": default " + e.what());
       }
-      spec.defaultValue = std::get<ParamValue>(parsed);
       if (auto problem = checkParamValue(spec, *spec.defaultValue)) {
         throw std::invalid_argument(named + ": default " + *problem);
       }

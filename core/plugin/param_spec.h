@@ -31,9 +31,9 @@ std::string_view paramTypeName(dtb_param_type_t type);
 
 // Parses a value written in TOML syntax ("25", "1e-3", "true", "\"ring\"",
 // "[512, 256]") as `type`. A STRING may also be given bare (ring). An INT is
-// accepted where a FLOAT is declared. Returns the problem on failure.
-std::variant<ParamValue, std::string> parseParamLiteral(dtb_param_type_t type,
-                                                        std::string_view text);
+// accepted where a FLOAT is declared. Throws std::invalid_argument saying
+// what is wrong.
+ParamValue parseParamLiteral(dtb_param_type_t type, std::string_view text);
 
 // The problem with `value` for `spec` (wrong type, out of range, not one of
 // the choices), or nullopt when it is acceptable.

@@ -9,8 +9,12 @@ namespace dtb::core {
 SharedLibrary::SharedLibrary(const std::filesystem::path& path) : path_(path) {
   handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle_ == nullptr) {
-    const char* why = dlerror();
-    throw PluginError(path, std::string("cannot load: ") + (why ? why : "dlopen failed"));
+    const char* error = dlerror();
+    std::string why = error ? error : "dlopen failed";
+    // dlerror() often starts with the path again; PluginError already names it.
+    const std::string prefix = path.string() + ": ";
+    if (why.starts_with(prefix)) why.erase(0, prefix.size());
+    throw PluginError(path, "cannot load: " + why);
   }
 }
 

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian packages dtbench needs, only those missing. Safe to
+# re-run. The CUDA stack (nvcc, cuDNN, NCCL) is not installed here: the build
+# uses /usr/local/cuda when present and skips CUDA targets otherwise.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ ccache pkg-config git python3   # build tools
+  libtomlplusplus-dev                                    # TOML matrices
+  libsqlite3-dev sqlite3                                 # result store
+  libcli11-dev                                           # command line
+  libgtest-dev libgmock-dev libbenchmark-dev             # tests, micro-benchmarks
+  libgloo-dev                                            # Gloo backend
+  libopenmpi-dev openmpi-bin                             # MPI backend, mpirun
+  libdnnl-dev                                            # oneDNN: CPU layers
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null; then
+    sudo="sudo"
+  else
+    echo "install-deps: not root and no sudo; run as root: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

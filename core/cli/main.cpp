@@ -7,6 +7,7 @@
 #include "cli/check_command.h"
 #include "cli/global_options.h"
 #include "cli/plugins_command.h"
+#include "cli/validate_command.h"
 #include "log/log.h"
 
 namespace dtb::cli {
@@ -56,6 +57,8 @@ int main(int argc, char** argv) {
 
   cli::addPluginsCommand(app, global);
   cli::addCheckCommand(app, global);
+  cli::addValidateCommand(app, global);
+  cli::addRunCommand(app, global);
 
   try {
     app.parse(argc, argv);

@@ -29,7 +29,9 @@ std::vector<std::string> splitChoices(const char* text) {
   return out;
 }
 
-std::optional<ParamValue> fromNode(dtb_param_type_t type, const toml::node& node) {
+}  // namespace
+
+std::optional<ParamValue> paramValueFromToml(dtb_param_type_t type, const toml::node& node) {
   switch (type) {
     case DTB_PARAM_BOOL:
       if (auto v = node.value_exact<bool>()) return *v;
@@ -58,6 +60,8 @@ std::optional<ParamValue> fromNode(dtb_param_type_t type, const toml::node& node
   }
   return std::nullopt;
 }
+
+namespace {
 
 std::optional<std::string> checkRange(const ParamSpec& spec, double value) {
   std::ostringstream problem;
@@ -93,7 +97,7 @@ ParamValue parseParamLiteral(dtb_param_type_t type, std::string_view text) {
   try {
     toml::table parsed = toml::parse("v = " + std::string(text));
     if (const toml::node* node = parsed.get("v")) {
-      if (auto value = fromNode(type, *node)) return *value;
+      if (auto value = paramValueFromToml(type, *node)) return *value;
     }
   } catch (const toml::parse_error&) {
     if (type == DTB_PARAM_STRING) return std::string(text);  // a bare word, e.g. ring

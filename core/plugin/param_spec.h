@@ -10,6 +10,8 @@
 #include <variant>
 #include <vector>
 
+#include <toml++/toml.h>
+
 #include "dtbench/dtbench.h"
 
 namespace dtb::core {
@@ -34,6 +36,10 @@ std::string_view paramTypeName(dtb_param_type_t type);
 // accepted where a FLOAT is declared. Throws std::invalid_argument saying
 // what is wrong.
 ParamValue parseParamLiteral(dtb_param_type_t type, std::string_view text);
+
+// The TOML value `node` as `type` (an integer is accepted for FLOAT), or
+// nullopt when it is of another type.
+std::optional<ParamValue> paramValueFromToml(dtb_param_type_t type, const toml::node& node);
 
 // The problem with `value` for `spec` (wrong type, out of range, not one of
 // the choices), or nullopt when it is acceptable.

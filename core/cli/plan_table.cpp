@@ -1,0 +1,67 @@
+#include "cli/plan_table.h"
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "matrix/run_schema.h"
+
+namespace dtb::cli {
+
+std::string planSummary(const std::string& file, const core::Plan& plan) {
+  const size_t cells = plan.cells.size();
+  return file + ": experiment \"" + plan.name + "\": " + std::to_string(cells) + " cell" +
+         (cells == 1 ? "" : "s") + " x " + std::to_string(plan.repeats) + " repeat" +
+         (plan.repeats == 1 ? "" : "s") + " = " + std::to_string(cells * plan.repeats) + " runs";
+}
+
+void printCellTable(std::FILE* out, const core::Plan& plan, size_t limit) {
+  // Columns: the keys that vary, in a stable order, then the derived ones.
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : plan.cells.front().values) {
+    if (key == core::kGlobalBatchKey || key == core::kEffectiveLrKey || key == "world_size") continue;
+    for (const core::Cell& cell : plan.cells) {
+      const core::ParamValue* v = cell.find(key);
+      if (!v || *v != value) {
+        keys.push_back(key);
+        break;
+      }
+    }
+  }
+  // Plugin keys appear only in the cells using that plugin: include them too.
+  std::set<std::string> seen(keys.begin(), keys.end());
+  for (const core::Cell& cell : plan.cells) {
+    for (const auto& [key, value] : cell.values) {
+      if (seen.contains(key) || plan.cells.front().find(key)) continue;
+      keys.push_back(key);
+      seen.insert(key);
+    }
+  }
+  keys.insert(keys.begin(), "world_size");
+  keys.push_back(core::kGlobalBatchKey);
+  keys.push_back(core::kEffectiveLrKey);
+
+  const size_t rows = limit == 0 ? plan.cells.size() : std::min(limit, plan.cells.size());
+  std::vector<size_t> width;
+  for (const std::string& key : keys) {
+    size_t w = key.size();
+    for (size_t r = 0; r < rows; ++r) w = std::max(w, plan.cells[r].text(key).size());
+    width.push_back(w);
+  }
+  std::fprintf(out, "%-5s", "cell");
+  for (size_t k = 0; k < keys.size(); ++k) std::fprintf(out, "  %-*s", int(width[k]), keys[k].c_str());
+  std::fprintf(out, "\n");
+  for (size_t r = 0; r < rows; ++r) {
+    std::fprintf(out, "%-5d", plan.cells[r].index);
+    for (size_t k = 0; k < keys.size(); ++k) {
+      const std::string text = plan.cells[r].find(keys[k]) ? plan.cells[r].text(keys[k]) : "-";
+      std::fprintf(out, "  %-*s", int(width[k]), text.c_str());
+    }
+    std::fprintf(out, "\n");
+  }
+  if (rows < plan.cells.size()) {
+    std::fprintf(out, "... %zu more cells (--all shows every cell)\n", plan.cells.size() - rows);
+  }
+}
+
+}  // namespace dtb::cli

@@ -1,0 +1,45 @@
+#include "matrix/cell.h"
+
+#include <stdexcept>
+
+#include "matrix/run_schema.h"
+
+namespace dtb::core {
+
+const ParamValue* Cell::find(const std::string& key) const {
+  auto it = values.find(key);
+  return it == values.end() ? nullptr : &it->second;
+}
+
+std::string Cell::text(const std::string& key) const {
+  const ParamValue* value = find(key);
+  if (!value) return "";
+  if (const auto* s = std::get_if<std::string>(value)) return *s;
+  return formatParamValue(*value);
+}
+
+int64_t Cell::integer(const std::string& key) const {
+  const ParamValue* value = find(key);
+  if (!value || !std::holds_alternative<int64_t>(*value)) throw std::out_of_range("no integer " + key);
+  return std::get<int64_t>(*value);
+}
+
+std::map<std::string, ParamValue> Cell::pluginParams(const std::string& kind) const {
+  const std::string prefix = kind + "." + text(kind) + ".";
+  std::map<std::string, ParamValue> out;
+  for (const auto& [key, value] : values) {
+    if (key.starts_with(prefix)) out[key.substr(prefix.size())] = value;
+  }
+  return out;
+}
+
+std::string Cell::configKey() const {
+  std::string key;
+  for (const auto& [name, value] : values) {
+    if (name == "world_size" || name == kGlobalBatchKey || name == kEffectiveLrKey) continue;
+    key += (key.empty() ? "" : ";") + name + "=" + formatParamValue(value);
+  }
+  return key;
+}
+
+}  // namespace dtb::core

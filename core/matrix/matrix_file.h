@@ -1,0 +1,70 @@
+// A matrix file, parsed: the TOML document plus where each part of it is.
+// What the parts mean is the planner's business (planner.h).
+//
+//   [experiment]  name, description
+//   [run]         run keys (run_schema.h); an array makes an axis
+//   [matrix]      zip, exclude, include, repeats
+//   [strategy.<name>], [backend.<name>], [model.<name>], [dataset.<name>]
+//                 parameters of that plugin, applied to cells that use it
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "matrix/problem.h"
+#include "plugin/plugin_kind.h"
+
+namespace dtb::core {
+
+// One key = value of [run] or of a plugin table.
+struct RawSetting {
+  std::string key;         // "world_size", or the plugin parameter's name
+  const toml::node* node;  // owned by MatrixFile::document
+  SourceLocation where;
+};
+
+struct RawPluginTable {
+  PluginKind kind;
+  std::string name;  // the plugin's name
+  std::vector<RawSetting> settings;
+  SourceLocation where;
+};
+
+// A table of `exclude` or `include`: key = value or [values].
+struct RawRule {
+  std::vector<RawSetting> match;
+  SourceLocation where;
+};
+
+struct RawZip {
+  std::vector<std::string> keys;
+  SourceLocation where;
+};
+
+struct MatrixFile {
+  std::string path;
+  std::string text;  // the file as written, stored with the experiment
+  toml::table document;
+  std::string name;
+  std::string description;
+  std::optional<RawSetting> repeats;
+  std::vector<RawSetting> run;
+  std::vector<RawPluginTable> plugins;
+  std::vector<RawZip> zips;
+  std::vector<RawRule> excludes;
+  std::vector<RawRule> includes;
+};
+
+// Parses `text` (read from `path`). Throws MatrixError with every structural
+// problem found (syntax, unknown tables or keys of [experiment]/[matrix],
+// wrong shapes); the meaning of [run] keys is checked by the planner.
+MatrixFile parseMatrix(const std::string& path, std::string text);
+MatrixFile readMatrixFile(const std::filesystem::path& path);
+
+SourceLocation locate(const std::string& file, const toml::node& node);
+
+}  // namespace dtb::core

@@ -1,0 +1,482 @@
+#include "matrix/planner.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "host/plugin_config.h"
+#include "matrix/run_schema.h"
+#include "plugin/plugin_error.h"
+
+namespace dtb::core {
+namespace {
+
+constexpr size_t kMaxCells = 100000;  // beyond this a matrix is surely a mistake
+
+// The values one key takes: one (fixed) or several (an axis).
+struct Column {
+  std::string key;  // "world_size" or "strategy.bucketed.bucket_cap_mb"
+  std::vector<ParamValue> values;
+  bool axis = false;
+  SourceLocation where;
+};
+
+// Keys that vary together: a zip group, a single axis, or a fixed value.
+struct Dimension {
+  std::vector<std::string> keys;
+  std::vector<std::vector<ParamValue>> rows;  // rows[i][k] is keys[k]'s i-th value
+};
+
+std::string tomlTypeName(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::table: return "a table";
+    default: return "a date/time";
+  }
+}
+
+std::string hint(const std::string& word, const std::vector<ParamSpec>& candidates) {
+  std::string best = closestName(word, candidates);
+  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+}
+
+class Planner {
+ public:
+  Planner(const MatrixFile& m, const PluginLoader& loader) : m_(m), loader_(loader) {}
+
+  Plan plan() {
+    Plan plan;
+    plan.name = m_.name;
+    plan.description = m_.description;
+    plan.repeats = repeats();
+    runColumns();
+    includeRules_ = rules(m_.includes, "include", true);
+    loadPlugins();
+    pluginColumns();
+    checkRequiredPluginParams();
+    checkZips();
+    excludeRules_ = rules(m_.excludes, "exclude", false);
+    if (problems_.empty()) expand(plan);
+    if (!problems_.empty()) throw MatrixError(std::move(problems_));
+    for (auto& [key, plugin] : plugins_) plan.plugins[key] = plugin;
+    return plan;
+  }
+
+ private:
+  using Rule = std::vector<Column>;
+
+  void fail(SourceLocation where, std::string message) {
+    problems_.push_back({std::move(where), std::move(message)});
+  }
+
+  int64_t repeats() {
+    if (!m_.repeats) return 1;
+    auto value = m_.repeats->node->value_exact<int64_t>();
+    if (!value || *value < 1 || *value > 1000) {
+      fail(m_.repeats->where, "repeats must be an integer from 1 to 1000");
+      return 1;
+    }
+    return *value;
+  }
+
+  // Converts a setting's TOML value into one value or an axis of `spec`'s type.
+  std::optional<Column> convert(const RawSetting& raw, const ParamSpec& spec, const std::string& key,
+                                bool allowAxis) {
+    Column column{key, {}, false, raw.where};
+    const toml::array* array = raw.node->as_array();
+    const bool listType = spec.type == DTB_PARAM_INT_LIST;
+    const bool isAxis = array && (!listType || (!array->empty() && array->front().is_array()));
+    std::vector<const toml::node*> elements;
+    if (isAxis) {
+      if (!allowAxis) {
+        fail(raw.where, "'" + key + "' takes one value here, not an array");
+        return std::nullopt;
+      }
+      if (array->empty()) {
+        fail(raw.where, "empty axis '" + key + "': give at least one value");
+        return std::nullopt;
+      }
+      for (const toml::node& element : *array) elements.push_back(&element);
+      column.axis = true;
+    } else {
+      elements.push_back(raw.node);
+    }
+    bool ok = true;
+    for (const toml::node* element : elements) {
+      std::optional<ParamValue> value = paramValueFromToml(spec.type, *element);
+      if (!value) {
+        fail(locate(m_.path, *element), "'" + key + "' expects " +
+                                            std::string(paramTypeName(spec.type)) + ", got " +
+                                            tomlTypeName(*element));
+        ok = false;
+        continue;
+      }
+      if (auto problem = checkParamValue(spec, *value)) {
+        fail(locate(m_.path, *element), "'" + key + "': " + *problem);
+        ok = false;
+        continue;
+      }
+      column.values.push_back(std::move(*value));
+    }
+    if (!ok) return std::nullopt;
+    return column;
+  }
+
+  void runColumns() {
+    std::set<std::string> given;
+    for (const RawSetting& raw : m_.run) {
+      const ParamSpec* spec = findRunKey(raw.key);
+      if (!spec) {
+        fail(raw.where, "unknown key '" + raw.key + "' in [run]" + hint(raw.key, runSchema()) +
+                            "; plugin parameters go in [KIND.NAME] tables");
+        continue;
+      }
+      given.insert(raw.key);
+      if (auto column = convert(raw, *spec, raw.key, true)) columns_.push_back(std::move(*column));
+    }
+    for (const ParamSpec& spec : runSchema()) {
+      if (given.contains(spec.name)) continue;
+      if (!spec.defaultValue) {
+        fail({m_.path, 1, 1}, "[run] needs '" + spec.name + "' (" + spec.doc + ")");
+        continue;
+      }
+      columns_.push_back({spec.name, {*spec.defaultValue}, false, {m_.path, 0, 0}});
+    }
+  }
+
+  const Column* findColumn(const std::string& key) const {
+    for (const Column& c : columns_) {
+      if (c.key == key) return &c;
+    }
+    return nullptr;
+  }
+
+  // The declaration behind any key a rule or zip may name.
+  const ParamSpec* specFor(const std::string& key) const {
+    if (const ParamSpec* spec = findRunKey(key)) return spec;
+    static const ParamSpec derived{"derived", DTB_PARAM_INT, {}, "derived", {}, {}, {}};
+    if (key == kGlobalBatchKey) return &derived;
+    static const ParamSpec derivedLr{"derived", DTB_PARAM_FLOAT, {}, "derived", {}, {}, {}};
+    if (key == kEffectiveLrKey) return &derivedLr;
+    const size_t first = key.find('.'), second = key.find('.', first + 1);
+    if (second == std::string::npos) return nullptr;
+    auto it = plugins_.find(key.substr(0, first) + "/" + key.substr(first + 1, second - first - 1));
+    return it == plugins_.end() ? nullptr : it->second->findParam(key.substr(second + 1));
+  }
+
+  // exclude/include tables: key = value (or [values] for exclude).
+  std::vector<Rule> rules(const std::vector<RawRule>& raws, const std::string& what, bool single) {
+    std::vector<Rule> out;
+    for (const RawRule& raw : raws) {
+      Rule rule;
+      for (const RawSetting& setting : raw.match) {
+        const ParamSpec* spec = specFor(setting.key);
+        if (!spec) {
+          // Plugin keys are resolved once the plugins are loaded.
+          if (setting.key.find('.') != std::string::npos && !pluginsLoaded_) {
+            deferred_.push_back({&setting, what, single});
+            continue;
+          }
+          fail(setting.where, "unknown key '" + setting.key + "' in " + what + hint(setting.key, runSchema()));
+          continue;
+        }
+        if (auto column = convert(setting, *spec, setting.key, !single)) rule.push_back(std::move(*column));
+      }
+      out.push_back(std::move(rule));
+    }
+    return out;
+  }
+
+  // Every plugin named by some cell must load; its name's location is blamed.
+  void loadPlugins() {
+    for (PluginKind kind : allPluginKinds()) {
+      const std::string key = pluginKey(kind);
+      std::vector<std::pair<std::string, SourceLocation>> names;
+      if (const Column* c = findColumn(key)) {
+        for (const ParamValue& v : c->values) names.emplace_back(std::get<std::string>(v), c->where);
+      }
+      for (size_t i = 0; i < includeRules_.size(); ++i) {
+        for (const Column& c : includeRules_[i]) {
+          if (c.key == key) names.emplace_back(std::get<std::string>(c.values[0]), c.where);
+        }
+      }
+      for (const auto& [name, where] : names) {
+        const std::string id = key + "/" + name;
+        if (plugins_.contains(id) || failedPlugins_.contains(id)) continue;
+        try {
+          plugins_[id] = loader_.load(kind, name);
+        } catch (const PluginError& e) {
+          failedPlugins_.insert(id);
+          fail(where, "cannot use " + key + " '" + name + "': " + e.what() + suggestPlugin(kind, name));
+        }
+      }
+    }
+    pluginsLoaded_ = true;
+    for (const Deferred& d : deferred_) {
+      const ParamSpec* spec = specFor(d.setting->key);
+      if (!spec) {
+        fail(d.setting->where, "unknown key '" + d.setting->key + "' in " + d.what +
+                                   " (plugin keys are KIND.NAME.PARAM of a plugin some cell uses)");
+        continue;
+      }
+      auto column = convert(*d.setting, *spec, d.setting->key, !d.single);
+      if (!column) continue;
+      // Attach to the rule it came from: the last rule built holds the same
+      // RawRule index; simplest is to search by address.
+      attachDeferred(*d.setting, std::move(*column), d.what == "include" ? includeRules_ : excludeRules_,
+                     d.what == "include" ? m_.includes : m_.excludes);
+    }
+  }
+
+  void attachDeferred(const RawSetting& setting, Column column, std::vector<Rule>& rules,
+                      const std::vector<RawRule>& raws) {
+    for (size_t i = 0; i < raws.size(); ++i) {
+      for (const RawSetting& s : raws[i].match) {
+        if (&s == &setting) rules[i].push_back(std::move(column));
+        if (&s == &setting) return;
+      }
+    }
+  }
+
+  std::string suggestPlugin(PluginKind kind, const std::string& name) const {
+    std::vector<ParamSpec> available;
+    for (const auto& found : loader_.discover(kind)) {
+      if (found.plugin) available.push_back({found.plugin->name(), DTB_PARAM_STRING, {}, "", {}, {}, {}});
+    }
+    std::string text = hint(name, available);
+    if (text.empty() && !available.empty()) {
+      text = " (available:";
+      for (const ParamSpec& s : available) text += " " + s.name;
+      text += ")";
+    }
+    return text;
+  }
+
+  void pluginColumns() {
+    for (const RawPluginTable& table : m_.plugins) {
+      const std::string kind(kindName(table.kind));
+      const std::string id = kind + "/" + table.name;
+      auto it = plugins_.find(id);
+      if (it == plugins_.end()) {
+        if (failedPlugins_.contains(id)) continue;  // already reported
+        std::vector<ParamSpec> used;
+        for (const auto& [key, plugin] : plugins_) {
+          if (plugin->kind() == table.kind) used.push_back({plugin->name(), DTB_PARAM_STRING, {}, "", {}, {}, {}});
+        }
+        fail(table.where, "[" + kind + "." + table.name + "] configures " + kind + " '" + table.name +
+                              "', which no cell uses" + hint(table.name, used));
+        continue;
+      }
+      const LoadedPlugin& plugin = *it->second;
+      for (const RawSetting& raw : table.settings) {
+        const ParamSpec* spec = plugin.findParam(raw.key);
+        if (!spec) {
+          fail(raw.where, "unknown parameter '" + raw.key + "' of " + plugin.label() + hint(raw.key, plugin.params()) +
+                              "; `dtbench plugins " + table.name + "` lists them");
+          continue;
+        }
+        if (auto column = convert(raw, *spec, kind + "." + table.name + "." + raw.key, true)) {
+          columns_.push_back(std::move(*column));
+        }
+      }
+    }
+  }
+
+  // A plugin parameter without a default must be set for every cell using it.
+  void checkRequiredPluginParams() {
+    for (const auto& [id, plugin] : plugins_) {
+      const std::string kind(kindName(plugin->kind()));
+      for (const ParamSpec& spec : plugin->params()) {
+        const std::string key = kind + "." + plugin->name() + "." + spec.name;
+        if (spec.defaultValue || findColumn(key)) continue;
+        fail({m_.path, 1, 1}, plugin->label() + " needs parameter '" + spec.name + "' (" + spec.doc +
+                                  "): set it in [" + kind + "." + plugin->name() + "]");
+      }
+    }
+  }
+
+  // The prefix "strategy.bucketed." of a plugin key; "" for run keys.
+  static std::string ownerOf(const std::string& key) {
+    const size_t first = key.find('.');
+    if (first == std::string::npos) return "";
+    return key.substr(0, key.find('.', first + 1) + 1);
+  }
+
+  void checkZips() {
+    std::set<std::string> zipped;
+    for (const RawZip& zip : m_.zips) {
+      std::vector<const Column*> members;
+      for (const std::string& key : zip.keys) {
+        const Column* c = findColumn(key);
+        if (!c || !c->axis) {
+          fail(zip.where, "zip names '" + key + "', which is not an axis (give it an array of values)");
+          continue;
+        }
+        if (!zipped.insert(key).second) fail(zip.where, "'" + key + "' is in two zip groups");
+        members.push_back(c);
+      }
+      for (const Column* c : members) {
+        if (ownerOf(c->key) != ownerOf(members.front()->key)) {
+          fail(zip.where, "a zip group mixes '" + members.front()->key + "' and '" + c->key +
+                              "': zip run keys together, or parameters of one plugin together");
+        } else if (c->values.size() != members.front()->values.size()) {
+          fail(zip.where, "zip group lengths differ: '" + members.front()->key + "' has " +
+                              std::to_string(members.front()->values.size()) + " values, '" + c->key +
+                              "' has " + std::to_string(c->values.size()));
+        }
+      }
+    }
+  }
+
+  // Dimensions of the columns selected by `owner` ("" for run keys).
+  std::vector<Dimension> dimensions(const std::string& owner, const std::set<std::string>& skip) const {
+    std::vector<Dimension> dims;
+    std::set<std::string> done;
+    for (const Column& column : columns_) {
+      if (ownerOf(column.key) != owner || done.contains(column.key) || skip.contains(column.key)) continue;
+      const RawZip* zip = nullptr;
+      for (const RawZip& z : m_.zips) {
+        if (std::find(z.keys.begin(), z.keys.end(), column.key) != z.keys.end()) zip = &z;
+      }
+      Dimension dim;
+      std::vector<const Column*> members;
+      if (zip) {
+        for (const std::string& key : zip->keys) members.push_back(findColumn(key));
+      } else {
+        members.push_back(&column);
+      }
+      for (const Column* m : members) {
+        dim.keys.push_back(m->key);
+        done.insert(m->key);
+      }
+      for (size_t i = 0; i < column.values.size(); ++i) {
+        std::vector<ParamValue> row;
+        for (const Column* m : members) row.push_back(m->values[i]);
+        dim.rows.push_back(std::move(row));
+      }
+      dims.push_back(std::move(dim));
+    }
+    return dims;
+  }
+
+  // Calls `emit` for every combination of `dims` on top of `base`.
+  void cross(const std::vector<Dimension>& dims, size_t at, std::map<std::string, ParamValue>& values,
+             const std::function<void(std::map<std::string, ParamValue>&)>& emit) const {
+    if (at == dims.size()) return emit(values);
+    for (const auto& row : dims[at].rows) {
+      for (size_t k = 0; k < row.size(); ++k) values[dims[at].keys[k]] = row[k];
+      cross(dims, at + 1, values, emit);
+    }
+  }
+
+  // Adds the parameters of each plugin the cell uses, crossing their axes.
+  void withPlugins(std::map<std::string, ParamValue> values, size_t kindIndex, const std::set<std::string>& fixed,
+                   std::vector<Cell>& out) {
+    if (out.size() > kMaxCells) return;
+    const auto kinds = allPluginKinds();
+    if (kindIndex == kinds.size()) {
+      finish(std::move(values), out);
+      return;
+    }
+    const std::string kind = pluginKey(kinds[kindIndex]);
+    const std::string name = std::get<std::string>(values.at(kind));
+    const LoadedPlugin& plugin = *plugins_.at(kind + "/" + name);
+    const std::string owner = kind + "." + name + ".";
+    for (const ParamSpec& spec : plugin.params()) {
+      if (!spec.defaultValue) continue;  // resolveConfig below reports it
+      if (!fixed.contains(owner + spec.name)) values[owner + spec.name] = *spec.defaultValue;
+    }
+    cross(dimensions(owner, fixed), 0, values, [&](std::map<std::string, ParamValue>& v) {
+      withPlugins(v, kindIndex + 1, fixed, out);
+    });
+  }
+
+  void finish(std::map<std::string, ParamValue> values, std::vector<Cell>& out) {
+    const int64_t world = std::get<int64_t>(values.at("world_size"));
+    values[kGlobalBatchKey] = std::get<int64_t>(values.at("batch_size")) * world;
+    const double lr = std::get<double>(values.at("lr"));
+    values[kEffectiveLrKey] = std::get<std::string>(values.at("lr_scaling")) == "linear" ? lr * world : lr;
+    Cell cell;
+    cell.values = std::move(values);
+    for (const Rule& rule : excludeRules_) {
+      if (matches(cell, rule)) return;
+    }
+    out.push_back(std::move(cell));
+  }
+
+  static bool matches(const Cell& cell, const Rule& rule) {
+    if (rule.empty()) return false;
+    for (const Column& c : rule) {
+      const ParamValue* v = cell.find(c.key);
+      if (!v || std::find(c.values.begin(), c.values.end(), *v) == c.values.end()) return false;
+    }
+    return true;
+  }
+
+  void expand(Plan& plan) {
+    std::vector<Cell> cells;
+    std::map<std::string, ParamValue> values;
+    cross(dimensions("", {}), 0, values, [&](std::map<std::string, ParamValue>& v) {
+      withPlugins(v, 0, {}, cells);
+    });
+    for (const Rule& include : includeRules_) {
+      std::map<std::string, ParamValue> base;
+      for (const Column& c : columns_) {
+        if (ownerOf(c.key).empty() && !c.axis) base[c.key] = c.values[0];
+      }
+      std::set<std::string> fixed;
+      for (const Column& c : include) {
+        base[c.key] = c.values[0];
+        fixed.insert(c.key);
+      }
+      bool complete = true;
+      for (const Column& c : columns_) {
+        if (ownerOf(c.key).empty() && !base.contains(c.key)) {
+          fail(m_.includes.empty() ? SourceLocation{m_.path, 0, 0} : m_.includes.front().where,
+               "an include entry leaves axis '" + c.key + "' unset: give it a value");
+          complete = false;
+        }
+      }
+      if (complete) withPlugins(base, 0, fixed, cells);
+    }
+    if (cells.size() > kMaxCells) {
+      fail({m_.path, 1, 1}, "the matrix has more than " + std::to_string(kMaxCells) + " cells");
+      return;
+    }
+    if (cells.empty()) {
+      fail({m_.path, 1, 1}, "no cells are left: every combination is excluded");
+      return;
+    }
+    for (size_t i = 0; i < cells.size(); ++i) cells[i].index = static_cast<int>(i);
+    plan.cells = std::move(cells);
+  }
+
+  struct Deferred {
+    const RawSetting* setting;
+    std::string what;
+    bool single;
+  };
+
+  const MatrixFile& m_;
+  const PluginLoader& loader_;
+  std::vector<Problem> problems_;
+  std::vector<Column> columns_;
+  std::vector<Rule> includeRules_;
+  std::vector<Rule> excludeRules_;
+  std::vector<Deferred> deferred_;
+  bool pluginsLoaded_ = false;
+  std::map<std::string, std::shared_ptr<const LoadedPlugin>> plugins_;
+  std::set<std::string> failedPlugins_;
+};
+
+}  // namespace
+
+Plan planMatrix(const MatrixFile& matrix, const PluginLoader& loader) {
+  return Planner(matrix, loader).plan();
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,28 @@
+// Turns a parsed matrix into the list of cells to run, checking everything
+// against the run schema and the plugins' declared parameters first.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "matrix/cell.h"
+#include "matrix/matrix_file.h"
+#include "plugin/loader.h"
+
+namespace dtb::core {
+
+struct Plan {
+  std::string name;
+  std::string description;
+  int64_t repeats = 1;
+  std::vector<Cell> cells;
+  // "strategy/zero" -> the plugin, for every plugin some cell uses.
+  std::map<std::string, std::shared_ptr<const LoadedPlugin>> plugins;
+};
+
+// Throws MatrixError listing every problem at once, each with file:line:col.
+Plan planMatrix(const MatrixFile& matrix, const PluginLoader& loader);
+
+}  // namespace dtb::core

@@ -1,0 +1,67 @@
+#include "matrix/run_schema.h"
+
+namespace dtb::core {
+namespace {
+
+ParamSpec spec(const char* name, dtb_param_type_t type, std::optional<ParamValue> value,
+               const char* doc, std::optional<double> min = {}, std::optional<double> max = {},
+               std::vector<std::string> choices = {}) {
+  return ParamSpec{name, type, std::move(value), doc, min, max, std::move(choices)};
+}
+
+std::vector<ParamSpec> makeSchema() {
+  using S = std::string;
+  return {
+      spec("model", DTB_PARAM_STRING, {}, "Model plugin name, e.g. lenet"),
+      spec("dataset", DTB_PARAM_STRING, {}, "Dataset plugin name, e.g. idx"),
+      spec("strategy", DTB_PARAM_STRING, S("allreduce"), "Strategy plugin name"),
+      spec("backend", DTB_PARAM_STRING, S("gloo"), "Communication backend plugin name"),
+      spec("launcher", DTB_PARAM_STRING, S("local"), "How workers are started", {}, {},
+           {"local", "mpirun", "srun"}),
+      spec("device", DTB_PARAM_STRING, S("cpu"), "Where tensors live", {}, {}, {"cpu", "cuda"}),
+      spec("world_size", DTB_PARAM_INT, int64_t{1}, "Number of worker processes (ranks)", 1.0),
+      spec("batch_size", DTB_PARAM_INT, int64_t{64},
+           "Samples per rank per step; the global batch is batch_size x world_size", 1.0),
+      spec("accumulation_steps", DTB_PARAM_INT, int64_t{1},
+           "Micro-batches per optimizer step (gradient accumulation)", 1.0),
+      spec("epochs", DTB_PARAM_INT, int64_t{1}, "Passes over the training split", 1.0),
+      spec("max_steps_per_epoch", DTB_PARAM_INT, int64_t{0},
+           "Stop an epoch after this many steps; 0 runs the whole split", 0.0),
+      spec("optimizer", DTB_PARAM_STRING, S("sgd"), "Optimizer", {}, {}, {"sgd", "adam", "adamw"}),
+      spec("lr", DTB_PARAM_FLOAT, 0.01, "Base learning rate (before scaling)", 0.0),
+      spec("lr_scaling", DTB_PARAM_STRING, S("none"),
+           "linear multiplies lr by world_size (Goyal et al.)", {}, {}, {"none", "linear"}),
+      spec("schedule", DTB_PARAM_STRING, S("constant"), "Learning-rate schedule", {}, {},
+           {"constant", "step", "cosine", "exponential"}),
+      spec("warmup_epochs", DTB_PARAM_INT, int64_t{0}, "Linear warm-up epochs", 0.0),
+      spec("momentum", DTB_PARAM_FLOAT, 0.0, "SGD momentum", 0.0, 1.0),
+      spec("nesterov", DTB_PARAM_BOOL, false, "Nesterov momentum (SGD)"),
+      spec("weight_decay", DTB_PARAM_FLOAT, 0.0, "L2 penalty (decoupled for adamw)", 0.0),
+      spec("label_smoothing", DTB_PARAM_FLOAT, 0.0, "Cross-entropy label smoothing", 0.0, 1.0),
+      spec("seed", DTB_PARAM_INT, int64_t{1}, "Seed for weights, shuffling and dropout", 0.0),
+      spec("dataset_scale", DTB_PARAM_INT, int64_t{1},
+           "Repeat the training split this many times (1x, 4x, 8x)", 1.0),
+      spec("loader_threads", DTB_PARAM_INT, int64_t{2}, "Prefetch threads per rank", 0.0),
+      spec("threads_per_worker", DTB_PARAM_INT, int64_t{0},
+           "Compute threads per rank; 0 divides the cores among the ranks", 0.0),
+      spec("collective_timeout_s", DTB_PARAM_FLOAT, 60.0,
+           "Bound on every collective and wait; a rank past it fails the run", 0.001),
+      spec("trace", DTB_PARAM_BOOL, false, "Write a Chrome trace per rank"),
+  };
+}
+
+}  // namespace
+
+const std::vector<ParamSpec>& runSchema() {
+  static const std::vector<ParamSpec> schema = makeSchema();
+  return schema;
+}
+
+const ParamSpec* findRunKey(const std::string& key) {
+  for (const ParamSpec& s : runSchema()) {
+    if (s.name == key) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace dtb::core

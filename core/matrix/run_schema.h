@@ -1,0 +1,24 @@
+// The keys of a matrix's [run] table: what every run is, independent of its
+// plugins. Declared with the same ParamSpec as plugin parameters, so one set
+// of checks (type, range, choices) serves both.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "plugin/param_spec.h"
+#include "plugin/plugin_kind.h"
+
+namespace dtb::core {
+
+const std::vector<ParamSpec>& runSchema();
+const ParamSpec* findRunKey(const std::string& key);
+
+// The [run] key that names the plugin of `kind`: "strategy", "backend", ...
+inline std::string pluginKey(PluginKind kind) { return std::string(kindName(kind)); }
+
+// Values computed from a cell and stored with it (never set by a user).
+inline constexpr const char* kGlobalBatchKey = "global_batch_size";  // batch_size x world_size
+inline constexpr const char* kEffectiveLrKey = "lr_effective";        // lr, x world_size when linear
+
+}  // namespace dtb::core

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <sstream>
 #include <toml++/toml.h>
 
 #include "build_info_config.h"
@@ -21,7 +22,12 @@ const BuildInfo& buildInfo() {
     b.libraries.emplace_back("toml++", std::to_string(TOML_LIB_MAJOR) + "." +
                                            std::to_string(TOML_LIB_MINOR) + "." +
                                            std::to_string(TOML_LIB_PATCH));
-    if (*DTBENCH_CUDA_COMPILER) b.libraries.emplace_back("CUDA (nvcc)", DTBENCH_CUDA_COMPILER);
+    std::stringstream built(DTBENCH_LIBRARY_VERSIONS);
+    std::string entry;
+    while (std::getline(built, entry, ';')) {
+      const size_t eq = entry.find('=');
+      if (eq != std::string::npos) b.libraries.emplace_back(entry.substr(0, eq), entry.substr(eq + 1));
+    }
     return b;
   }();
   return info;

@@ -7,6 +7,7 @@
 #include "cli/check_command.h"
 #include "cli/global_options.h"
 #include "cli/plugins_command.h"
+#include "cli/query_command.h"
 #include "cli/validate_command.h"
 #include "log/log.h"
 
@@ -34,7 +35,10 @@ int main(int argc, char** argv) {
       "  dtbench plugins                    every plugin on the plugin path\n"
       "  dtbench plugins --kind strategy    strategies only\n"
       "  dtbench plugins zero               one plugin, with all its parameters\n"
-      "  dtbench check                      self-check of build, libraries, GPU, plugins\n\n"
+      "  dtbench check                      self-check of build, libraries, GPU, plugins\n"
+      "  dtbench validate matrix.toml       check a matrix, list its cells\n"
+      "  dtbench query results.db \"SQL\"     read results (read-only), e.g. FROM scaling\n"
+      "  dtbench runs results.db            experiments and runs with their status\n\n"
       "Plugins are looked for in --plugin-path, then $DTBENCH_PLUGIN_PATH (':'-separated),\n"
       "then <dtbench's bin>/../lib/dtbench/plugins, then the install prefix.",
       "dtbench");
@@ -59,6 +63,8 @@ int main(int argc, char** argv) {
   cli::addCheckCommand(app, global);
   cli::addValidateCommand(app, global);
   cli::addRunCommand(app, global);
+  cli::addQueryCommand(app, global);
+  cli::addRunsCommand(app, global);
 
   try {
     app.parse(argc, argv);

@@ -1,5 +1,6 @@
 #include "matrix/matrix_file.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -43,11 +44,16 @@ class Parser {
     return nullptr;
   }
 
+  // In file order (a toml::table iterates by key): the first axis written
+  // varies slowest.
   std::vector<RawSetting> settings(const toml::table& table) {
     std::vector<RawSetting> out;
     for (const auto& [key, node] : table) {
       out.push_back({std::string(key.str()), &node, locate(m_.path, node)});
     }
+    std::stable_sort(out.begin(), out.end(), [](const RawSetting& a, const RawSetting& b) {
+      return std::make_pair(a.where.line, a.where.column) < std::make_pair(b.where.line, b.where.column);
+    });
     return out;
   }
 

@@ -1,0 +1,67 @@
+#include "cli/query_command.h"
+
+#include <cstdio>
+#include <memory>
+
+#include "store/read_only_query.h"
+#include "store/result_format.h"
+
+namespace dtb::cli {
+namespace {
+
+int printQuery(const std::string& db, const std::string& sql, core::ResultFormat format) {
+  try {
+    std::fputs(core::formatResult(core::runReadOnlyQuery(db, sql), format).c_str(), stdout);
+    return 0;
+  } catch (const core::StoreError& e) {
+    std::fprintf(stderr, "dtbench query: %s\n", e.what());
+    return 1;
+  }
+}
+
+// Experiments, then their runs with status and headline figures.
+constexpr const char* kRunsSql = R"sql(
+SELECT s.experiment_id AS exp, s.experiment, s.run_id AS run, s.cell, s.repeat, s.strategy,
+       s.backend, s.model, s.world_size AS ranks, s.global_batch_size AS batch, s.status,
+       ROUND(s.samples_per_s, 1) AS samples_per_s, ROUND(s.ms_per_step, 2) AS ms_per_step,
+       ROUND(s.final_test_accuracy, 4) AS test_acc, SUBSTR(s.error, 1, 60) AS error
+FROM run_summary s ORDER BY s.experiment_id, s.cell, s.repeat
+)sql";
+
+}  // namespace
+
+void addQueryCommand(CLI::App& app, GlobalOptions& global) {
+  struct Options {
+    std::string db, sql, format = "table";
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "query",
+      "Run one read-only SQL statement on a result store.\n"
+      "Views: run_summary, repeat_stats, scaling, step_breakdown, accuracy, collective_bandwidth\n"
+      "(docs/sql-cookbook.md has recipes). Example:\n"
+      "  dtbench query results.db \"SELECT strategy, world_size, speedup, efficiency FROM scaling\"");
+  cmd->add_option("db", o->db, "The result store (SQLite file)")->required();
+  cmd->add_option("sql", o->sql, "One SQL statement; writes are refused")->required();
+  cmd->add_option("--format", o->format, "Output format")
+      ->check(CLI::IsMember({"table", "csv", "json", "markdown"}));
+  cmd->allow_extras(false);
+  cmd->callback([&global, o] {
+    global.exitCode = printQuery(o->db, o->sql, *core::parseResultFormat(o->format));
+  });
+}
+
+void addRunsCommand(CLI::App& app, GlobalOptions& global) {
+  struct Options {
+    std::string db, format = "table";
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("runs", "List the experiments and runs of a result store");
+  cmd->add_option("db", o->db, "The result store (SQLite file)")->required();
+  cmd->add_option("--format", o->format, "Output format")
+      ->check(CLI::IsMember({"table", "csv", "json", "markdown"}));
+  cmd->allow_extras(false);
+  cmd->callback([&global, o] { global.exitCode = printQuery(o->db, kRunsSql, *core::parseResultFormat(o->format)); });
+}
+
+}  // namespace dtb::cli

@@ -1,0 +1,79 @@
+// What a run reports, as rows of the result store (migrations/0001_initial.sql
+// documents each column). Optional members are stored as NULL when unset.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dtb::core {
+
+enum class RunStatus { kPending, kRunning, kOk, kFailed, kStopped };
+const char* runStatusName(RunStatus status);  // "pending", "running", ...
+
+struct EpochRecord {
+  int64_t runId = 0;
+  int epoch = 0;  // 1-based
+  int64_t steps = 0;
+  int64_t samples = 0;
+  double seconds = 0;
+  std::optional<double> dataS, forwardS, backwardS, commExposedS, commTotalS, optimizerS;
+  std::optional<double> trainLoss, trainAccuracy, testLoss, testAccuracy;
+  std::optional<int64_t> bytesSent, collectives;
+};
+
+struct StepRecord {
+  int64_t runId = 0;
+  int rank = 0;
+  int64_t step = 0;
+  int epoch = 0;
+  double seconds = 0;
+  std::optional<double> dataS, forwardS, backwardS, commExposedS, optimizerS, loss;
+  std::optional<int64_t> bytesSent, collectives;
+};
+
+struct CollectiveRecord {
+  int64_t runId = 0;
+  int rank = 0;
+  std::string op;  // allreduce, reduce_scatter, allgather, broadcast, reduce, alltoall, barrier
+  std::string dtype;
+  int64_t bytes = 0;
+  int64_t iterations = 0;
+  double timeS = 0;  // mean per operation
+  std::optional<double> p50S, p95S;
+  int64_t wrong = 0;
+};
+
+struct EventRecord {
+  int64_t runId = 0;
+  std::optional<int> rank;  // nullopt: the coordinator
+  double atS = 0;
+  std::string kind;
+  std::string detail;
+};
+
+struct MemoryRecord {
+  int64_t runId = 0;
+  int rank = 0;
+  std::optional<int64_t> paramBytes, gradBytes, optimizerBytes, bufferBytes, peakRssBytes;
+};
+
+struct PluginLoadRecord {
+  std::string kind, name, version, abi, path;
+};
+
+// Records written together, in one transaction: all or none survive a crash.
+struct RecordBatch {
+  std::vector<EpochRecord> epochs;
+  std::vector<StepRecord> steps;
+  std::vector<CollectiveRecord> collectives;
+  std::vector<EventRecord> events;
+  std::vector<MemoryRecord> memory;
+
+  bool empty() const {
+    return epochs.empty() && steps.empty() && collectives.empty() && events.empty() && memory.empty();
+  }
+};
+
+}  // namespace dtb::core

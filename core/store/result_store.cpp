@@ -1,0 +1,225 @@
+#include "store/result_store.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+#include "build_info.h"
+#include "matrix/run_schema.h"
+#include "store/embedded_sql.h"
+#include "store/environment.h"
+
+namespace dtb::core {
+namespace {
+
+template <typename T>
+SqlValue optional(const std::optional<T>& value) {
+  if (!value) return std::monostate{};
+  return *value;
+}
+
+SqlValue numeric(const ParamValue& value) {
+  if (const auto* i = std::get_if<int64_t>(&value)) return *i;
+  if (const auto* d = std::get_if<double>(&value)) return *d;
+  if (const auto* b = std::get_if<bool>(&value)) return int64_t{*b ? 1 : 0};
+  return std::monostate{};
+}
+
+}  // namespace
+
+const char* runStatusName(RunStatus status) {
+  switch (status) {
+    case RunStatus::kPending: return "pending";
+    case RunStatus::kRunning: return "running";
+    case RunStatus::kOk: return "ok";
+    case RunStatus::kFailed: return "failed";
+    case RunStatus::kStopped: return "stopped";
+  }
+  return "failed";
+}
+
+std::string viewName(const char* stem) {
+  std::string name(stem);
+  const size_t underscore = name.find('_');
+  return underscore == std::string::npos ? name : name.substr(underscore + 1);
+}
+
+std::string utcNow() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[96];  // room for any int the compiler imagines in each field
+  std::snprintf(text, sizeof(text), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
+                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(millis));
+  return text;
+}
+
+int ResultStore::schemaVersion() { return static_cast<int>(schemaMigrations().size()); }
+
+ResultStore::ResultStore(const std::filesystem::path& path) : db_(path, Database::Mode::kReadWrite) {
+  // NORMAL with WAL survives a killed process (what we guard against); only a
+  // power loss may drop the last transactions.
+  db_.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
+  migrate();
+  createViews();
+}
+
+void ResultStore::migrate() {
+  int version = 0;
+  try {
+    version = db_.userVersion();
+  } catch (const StoreError&) {
+    throw StoreError(db_.path().string() + ": not a SQLite database (or it is corrupt)");
+  }
+  const int latest = schemaVersion();
+  if (version > latest) {
+    throw StoreError(db_.path().string() + ": schema version " + std::to_string(version) +
+                     " is newer than this dtbench understands (" + std::to_string(latest) +
+                     "); open it with a newer dtbench");
+  }
+  if (version == 0) {
+    // A fresh store, or some other application's file: refuse the latter.
+    Statement tables = db_.prepare("SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table'");
+    tables.step();
+    if (tables.columnInt(0) != 0) {
+      throw StoreError(db_.path().string() + ": has tables but no dtbench schema version: not a dtbench store");
+    }
+  }
+  for (int v = version; v < latest; ++v) {
+    Transaction tx(db_);
+    db_.exec(schemaMigrations()[v].sql);
+    db_.exec("PRAGMA user_version = " + std::to_string(v + 1));
+    tx.commit();
+  }
+}
+
+void ResultStore::createViews() {
+  Transaction tx(db_);
+  // Drop in reverse order: later views depend on earlier ones.
+  const auto views = reportViews();
+  for (auto it = views.rbegin(); it != views.rend(); ++it) db_.exec("DROP VIEW IF EXISTS " + viewName(it->name));
+  for (const EmbeddedSql& view : views) db_.exec(view.sql);
+  tx.commit();
+}
+
+int64_t ResultStore::addExperiment(const ExperimentInfo& info) {
+  const BuildInfo& build = buildInfo();
+  Statement insert = db_.prepare(
+      "INSERT INTO experiment (name, description, matrix_path, matrix_toml, created_at, host, "
+      "dtbench_version, git_commit) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  insert.bind(1, info.name).bind(2, info.description).bind(3, info.matrixPath).bind(4, info.matrixToml);
+  insert.bind(5, utcNow()).bind(6, hostName()).bind(7, build.version).bind(8, build.gitCommit);
+  insert.run();
+  return db_.lastInsertId();
+}
+
+int64_t ResultStore::addRun(int64_t experimentId, const Cell& cell, int repeat) {
+  Transaction tx(db_);
+  Statement insert = db_.prepare(
+      "INSERT INTO run (experiment_id, cell, repeat, config_key, model, dataset, strategy, backend, "
+      "world_size, batch_size, global_batch_size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  insert.bind(1, experimentId).bind(2, int64_t{cell.index}).bind(3, int64_t{repeat});
+  insert.bind(4, cell.configKey()).bind(5, cell.text("model")).bind(6, cell.text("dataset"));
+  insert.bind(7, cell.text("strategy")).bind(8, cell.text("backend"));
+  insert.bind(9, cell.integer("world_size")).bind(10, cell.integer("batch_size"));
+  insert.bind(11, cell.integer(kGlobalBatchKey));
+  insert.run();
+  const int64_t runId = db_.lastInsertId();
+  Statement param = db_.prepare("INSERT INTO run_param (run_id, key, value, value_num) VALUES (?, ?, ?, ?)");
+  for (const auto& [key, value] : cell.values) {
+    param.bind(1, runId).bind(2, key).bind(3, formatParamValue(value)).bind(4, numeric(value));
+    param.run();
+  }
+  tx.commit();
+  return runId;
+}
+
+void ResultStore::startRun(int64_t runId, const std::vector<std::pair<std::string, std::string>>& environment,
+                           const std::vector<PluginLoadRecord>& plugins) {
+  Transaction tx(db_);
+  Statement update = db_.prepare("UPDATE run SET status = 'running', started_at = ? WHERE id = ?");
+  update.bind(1, utcNow()).bind(2, runId).run();
+  Statement env = db_.prepare("INSERT OR REPLACE INTO environment (run_id, key, value) VALUES (?, ?, ?)");
+  for (const auto& [key, value] : environment) env.bind(1, runId).bind(2, key).bind(3, value).run();
+  Statement load = db_.prepare(
+      "INSERT OR REPLACE INTO plugin_load (run_id, kind, name, version, abi, path) VALUES (?, ?, ?, ?, ?, ?)");
+  for (const PluginLoadRecord& p : plugins) {
+    load.bind(1, runId).bind(2, p.kind).bind(3, p.name).bind(4, p.version).bind(5, p.abi).bind(6, p.path).run();
+  }
+  tx.commit();
+}
+
+void ResultStore::finishRun(int64_t runId, RunStatus status, const std::string& error) {
+  Statement update = db_.prepare("UPDATE run SET status = ?, error = ?, finished_at = ? WHERE id = ?");
+  update.bind(1, std::string(runStatusName(status)));
+  if (error.empty()) {
+    update.bind(2, std::nullopt);
+  } else {
+    update.bind(2, error);
+  }
+  update.bind(3, utcNow()).bind(4, runId).run();
+}
+
+void ResultStore::write(const RecordBatch& batch) {
+  if (batch.empty()) return;
+  Transaction tx(db_);
+  if (!batch.epochs.empty()) {
+    Statement s = db_.prepare(
+        "INSERT OR REPLACE INTO epoch (run_id, epoch, steps, samples, seconds, data_s, forward_s, backward_s, "
+        "comm_exposed_s, comm_total_s, optimizer_s, train_loss, train_accuracy, test_loss, test_accuracy, "
+        "bytes_sent, collectives) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (const EpochRecord& e : batch.epochs) {
+      s.bind(1, e.runId).bind(2, int64_t{e.epoch}).bind(3, e.steps).bind(4, e.samples).bind(5, e.seconds);
+      s.bind(6, optional(e.dataS)).bind(7, optional(e.forwardS)).bind(8, optional(e.backwardS));
+      s.bind(9, optional(e.commExposedS)).bind(10, optional(e.commTotalS)).bind(11, optional(e.optimizerS));
+      s.bind(12, optional(e.trainLoss)).bind(13, optional(e.trainAccuracy)).bind(14, optional(e.testLoss));
+      s.bind(15, optional(e.testAccuracy)).bind(16, optional(e.bytesSent)).bind(17, optional(e.collectives));
+      s.run();
+    }
+  }
+  if (!batch.steps.empty()) {
+    Statement s = db_.prepare(
+        "INSERT OR REPLACE INTO step (run_id, rank, step, epoch, seconds, data_s, forward_s, backward_s, "
+        "comm_exposed_s, optimizer_s, loss, bytes_sent, collectives) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (const StepRecord& r : batch.steps) {
+      s.bind(1, r.runId).bind(2, int64_t{r.rank}).bind(3, r.step).bind(4, int64_t{r.epoch}).bind(5, r.seconds);
+      s.bind(6, optional(r.dataS)).bind(7, optional(r.forwardS)).bind(8, optional(r.backwardS));
+      s.bind(9, optional(r.commExposedS)).bind(10, optional(r.optimizerS)).bind(11, optional(r.loss));
+      s.bind(12, optional(r.bytesSent)).bind(13, optional(r.collectives));
+      s.run();
+    }
+  }
+  if (!batch.collectives.empty()) {
+    Statement s = db_.prepare(
+        "INSERT INTO collective (run_id, rank, op, dtype, bytes, iterations, time_s, p50_s, p95_s, wrong) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    for (const CollectiveRecord& c : batch.collectives) {
+      s.bind(1, c.runId).bind(2, int64_t{c.rank}).bind(3, c.op).bind(4, c.dtype).bind(5, c.bytes);
+      s.bind(6, c.iterations).bind(7, c.timeS).bind(8, optional(c.p50S)).bind(9, optional(c.p95S));
+      s.bind(10, c.wrong).run();
+    }
+  }
+  if (!batch.events.empty()) {
+    Statement s = db_.prepare("INSERT INTO event (run_id, rank, at_s, kind, detail) VALUES (?, ?, ?, ?, ?)");
+    for (const EventRecord& e : batch.events) {
+      s.bind(1, e.runId).bind(2, e.rank ? SqlValue(int64_t{*e.rank}) : SqlValue());
+      s.bind(3, e.atS).bind(4, e.kind).bind(5, e.detail).run();
+    }
+  }
+  if (!batch.memory.empty()) {
+    Statement s = db_.prepare(
+        "INSERT OR REPLACE INTO memory (run_id, rank, param_bytes, grad_bytes, optimizer_bytes, buffer_bytes, "
+        "peak_rss_bytes) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    for (const MemoryRecord& m : batch.memory) {
+      s.bind(1, m.runId).bind(2, int64_t{m.rank}).bind(3, optional(m.paramBytes)).bind(4, optional(m.gradBytes));
+      s.bind(5, optional(m.optimizerBytes)).bind(6, optional(m.bufferBytes)).bind(7, optional(m.peakRssBytes));
+      s.run();
+    }
+  }
+  tx.commit();
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,63 @@
+// The result store: one SQLite file, written by one process (the
+// coordinator), read by anyone with plain SQL.
+//
+// WAL journal, so readers never block the writer; a busy timeout on every
+// connection; one transaction per record batch, so a killed writer loses at
+// most the batch it was writing and never leaves the file corrupt. The
+// schema version lives in PRAGMA user_version and only moves forward; the
+// report views are recreated at every open, so they always match this
+// binary.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "matrix/cell.h"
+#include "store/database.h"
+#include "store/records.h"
+
+namespace dtb::core {
+
+struct ExperimentInfo {
+  std::string name;
+  std::string description;
+  std::string matrixPath;
+  std::string matrixToml;
+};
+
+class ResultStore {
+ public:
+  // Opens or creates the store, migrating an older schema. Throws StoreError
+  // (naming the file) for a file that is not a dtbench store or is newer
+  // than this binary understands.
+  explicit ResultStore(const std::filesystem::path& path);
+
+  static int schemaVersion();  // the version this binary writes
+
+  int64_t addExperiment(const ExperimentInfo& info);
+  // A pending run of `cell`, with every value of the cell as run_param rows.
+  int64_t addRun(int64_t experimentId, const Cell& cell, int repeat);
+  // Marks the run running and records where and with what it runs.
+  void startRun(int64_t runId, const std::vector<std::pair<std::string, std::string>>& environment,
+                const std::vector<PluginLoadRecord>& plugins);
+  void finishRun(int64_t runId, RunStatus status, const std::string& error = "");
+  void write(const RecordBatch& batch);
+
+  Database& database() { return db_; }
+
+ private:
+  void migrate();
+  void createViews();
+
+  Database db_;
+};
+
+// Views are named by their file stem without the numeric prefix.
+std::string viewName(const char* stem);
+
+// Now, as ISO 8601 UTC with milliseconds: "2026-11-22T04:40:00.123Z".
+std::string utcNow();
+
+}  // namespace dtb::core

@@ -1,0 +1,205 @@
+// Matrix files: what they expand to, and one clear problem per mistake, at
+// the right line and column, all reported together.
+#include "matrix/planner.h"
+
+#include <gtest/gtest.h>
+
+#include "matrix/run_schema.h"
+
+namespace dtb::core {
+namespace {
+
+const std::string kHeader = R"(
+[experiment]
+name = "t"
+
+[run]
+model = "linear"
+dataset = "tiny"
+strategy = "example_c"
+backend = "single"
+)";
+
+PluginLoader loader() { return PluginLoader(SearchPath({DTBENCH_TEST_PLUGIN_DIR})); }
+
+Plan plan(const std::string& text) { return planMatrix(parseMatrix("m.toml", text), loader()); }
+
+// The problems of a matrix that must not plan, as formatted lines.
+std::vector<std::string> problems(const std::string& text) {
+  try {
+    plan(text);
+  } catch (const MatrixError& e) {
+    std::vector<std::string> lines;
+    for (const Problem& p : e.problems()) lines.push_back(p.format());
+    return lines;
+  }
+  ADD_FAILURE() << "planned without problems:\n" << text;
+  return {};
+}
+
+bool contains(const std::vector<std::string>& lines, const std::string& text) {
+  for (const std::string& line : lines) {
+    if (line.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(Planner, FixedValuesMakeOneCellWithEveryDefault) {
+  Plan p = plan(kHeader);
+  ASSERT_EQ(p.cells.size(), 1u);
+  EXPECT_EQ(p.repeats, 1);
+  const Cell& cell = p.cells[0];
+  EXPECT_EQ(cell.integer("world_size"), 1);
+  EXPECT_EQ(cell.text("optimizer"), "sgd");                      // run default
+  EXPECT_EQ(cell.text("strategy.example_c.op"), "avg");          // plugin default
+  EXPECT_EQ(cell.text("model.linear.init_scale"), "0.01");
+  EXPECT_EQ(cell.text("dataset.tiny.samples"), "64");
+  EXPECT_EQ(p.plugins.size(), 4u);
+}
+
+TEST(Planner, ArraysAreAxesAndAxesAreCrossed) {
+  Plan p = plan(kHeader + "world_size = [1, 2, 4]\noptimizer = [\"sgd\", \"adam\"]\n");
+  ASSERT_EQ(p.cells.size(), 6u);
+  // The first axis in the file varies slowest.
+  EXPECT_EQ(p.cells[0].integer("world_size"), 1);
+  EXPECT_EQ(p.cells[1].integer("world_size"), 1);
+  EXPECT_EQ(p.cells[1].text("optimizer"), "adam");
+  EXPECT_EQ(p.cells[5].integer("world_size"), 4);
+  for (size_t i = 0; i < p.cells.size(); ++i) EXPECT_EQ(p.cells[i].index, int(i));
+}
+
+TEST(Planner, ZipVariesKeysTogether) {
+  Plan p = plan(kHeader + "world_size = [1, 2, 4]\nbatch_size = [64, 32, 16]\n"
+                          "[matrix]\nzip = [[\"world_size\", \"batch_size\"]]\n");
+  ASSERT_EQ(p.cells.size(), 3u);
+  for (const Cell& c : p.cells) EXPECT_EQ(c.integer(kGlobalBatchKey), 64);
+}
+
+TEST(Planner, DerivedValuesAreExplicit) {
+  Plan p = plan(kHeader + "world_size = [1, 4]\nbatch_size = 32\nlr = 0.1\nlr_scaling = \"linear\"\n");
+  EXPECT_EQ(p.cells[1].integer(kGlobalBatchKey), 128);
+  EXPECT_DOUBLE_EQ(std::get<double>(*p.cells[1].find(kEffectiveLrKey)), 0.4);
+  Plan flat = plan(kHeader + "world_size = 4\nlr = 0.1\n");
+  EXPECT_DOUBLE_EQ(std::get<double>(*flat.cells[0].find(kEffectiveLrKey)), 0.1);
+}
+
+TEST(Planner, PluginParameterAxesApplyToTheirPluginsCellsOnly) {
+  Plan p = plan(kHeader + "[model.linear]\ninit_scale = [0.1, 0.2, 0.3]\n[strategy.example_c]\nop = \"sum\"\n");
+  ASSERT_EQ(p.cells.size(), 3u);
+  EXPECT_EQ(p.cells[2].text("model.linear.init_scale"), "0.3");
+  EXPECT_EQ(p.cells[0].text("strategy.example_c.op"), "sum");
+  EXPECT_EQ(p.cells[0].pluginParams("strategy").at("op"), ParamValue(std::string("sum")));
+}
+
+TEST(Planner, ExcludeDropsAndIncludeAdds) {
+  Plan p = plan(kHeader + "world_size = [1, 2, 4]\noptimizer = [\"sgd\", \"adam\"]\n[matrix]\n"
+                          "exclude = [{ optimizer = \"adam\", world_size = [2, 4] }]\n"
+                          "include = [{ world_size = 8, optimizer = \"adamw\" }]\nrepeats = 3\n");
+  ASSERT_EQ(p.cells.size(), 5u);  // 6 - 2 + 1
+  EXPECT_EQ(p.repeats, 3);
+  EXPECT_EQ(p.cells[4].integer("world_size"), 8);
+  EXPECT_EQ(p.cells[4].text("optimizer"), "adamw");
+  for (const Cell& c : p.cells) EXPECT_FALSE(c.text("optimizer") == "adam" && c.integer("world_size") > 1);
+}
+
+TEST(Planner, ExcludeMayNamePluginParameters) {
+  Plan p = plan(kHeader + "[model.linear]\ninit_scale = [0.1, 0.2]\n[matrix]\n"
+                          "exclude = [{ \"model.linear.init_scale\" = 0.2 }]\n");
+  ASSERT_EQ(p.cells.size(), 1u);
+}
+
+TEST(Planner, ConfigKeyIgnoresOnlyTheScale) {
+  Plan p = plan(kHeader + "world_size = [1, 2]\nlr_scaling = \"linear\"\noptimizer = [\"sgd\", \"adam\"]\n");
+  EXPECT_EQ(p.cells[0].configKey(), p.cells[2].configKey());  // sgd at 1 and 2 ranks
+  EXPECT_NE(p.cells[0].configKey(), p.cells[1].configKey());  // sgd vs adam
+}
+
+TEST(PlannerErrors, TomlSyntaxErrorPointsAtTheLine) {
+  auto lines = problems("[experiment]\nname = \"x\"\n[run]\nmodel = \"linear\n");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_TRUE(lines[0].starts_with("m.toml:4:")) << lines[0];
+  EXPECT_NE(lines[0].find("TOML syntax"), std::string::npos);
+}
+
+TEST(PlannerErrors, EveryProblemAtOnceInFileOrder) {
+  auto lines = problems(kHeader + "word_size = 2\nepochs = \"two\"\nlr = []\n");
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "m.toml:10:13: error: unknown key 'word_size' in [run] (did you mean 'world_size'?); "
+                      "plugin parameters go in [KIND.NAME] tables");
+  EXPECT_EQ(lines[1], "m.toml:11:10: error: 'epochs' expects int, got a string");
+  EXPECT_EQ(lines[2], "m.toml:12:6: error: empty axis 'lr': give at least one value");
+}
+
+TEST(PlannerErrors, OutOfRangeAndBadChoice) {
+  auto lines = problems(kHeader + "world_size = [1, 0]\noptimizer = \"lamb\"\n");
+  EXPECT_TRUE(contains(lines, "m.toml:10:18: error: 'world_size': 0 is below the minimum 1"));
+  EXPECT_TRUE(contains(lines, "m.toml:11:13: error: 'optimizer': 'lamb' is not one of: sgd, adam, adamw"));
+}
+
+TEST(PlannerErrors, UnknownPluginNamesTheValueAndWhatExists) {
+  auto lines = problems(R"([experiment]
+name = "t"
+[run]
+model = "linear"
+dataset = "tiny"
+strategy = ["example_c", "example_cc"]
+backend = "single"
+)");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_TRUE(lines[0].starts_with("m.toml:6:12: error: cannot use strategy 'example_cc':")) << lines[0];
+  EXPECT_NE(lines[0].find("did you mean 'example_c'?"), std::string::npos) << lines[0];
+}
+
+TEST(PlannerErrors, UnknownPluginParameterGetsAHint) {
+  auto lines = problems(kHeader + "[strategy.example_c]\nopp = \"sum\"\nwait_timeout_ms = 2.5\n");
+  EXPECT_TRUE(contains(lines, "m.toml:11:7: error: unknown parameter 'opp' of strategy 'example_c' "
+                              "(did you mean 'op'?)"));
+  EXPECT_TRUE(contains(lines, "m.toml:12:19: error: 'strategy.example_c.wait_timeout_ms' expects int, got a float"));
+}
+
+TEST(PlannerErrors, PluginTableNoCellUses) {
+  auto lines = problems(kHeader + "[strategy.bucketed]\nbucket_cap_mb = 25\n");
+  EXPECT_TRUE(contains(lines, "m.toml:10:1: error: [strategy.bucketed] configures strategy 'bucketed', which no cell uses"));
+}
+
+TEST(PlannerErrors, ContradictingZips) {
+  auto lines = problems(kHeader + "world_size = [1, 2]\nbatch_size = [8, 16, 32]\nepochs = 1\n[matrix]\n"
+                                  "zip = [[\"world_size\", \"batch_size\"], [\"world_size\", \"epochs\"]]\n");
+  EXPECT_TRUE(contains(lines, "zip group lengths differ: 'world_size' has 2 values, 'batch_size' has 3"));
+  EXPECT_TRUE(contains(lines, "zip names 'epochs', which is not an axis"));
+  EXPECT_TRUE(contains(lines, "'world_size' is in two zip groups"));
+}
+
+TEST(PlannerErrors, StructuralMistakes) {
+  auto lines = problems("[experiment]\nname = \"t\"\nowner = \"me\"\n[runs]\nx = 1\n[matrix]\nrepeat = 2\n");
+  EXPECT_TRUE(contains(lines, "m.toml:3:9: error: unknown key 'owner' in [experiment]"));
+  EXPECT_TRUE(contains(lines, "m.toml:4:1: error: unknown table [runs]"));
+  EXPECT_TRUE(contains(lines, "m.toml:7:10: error: unknown key 'repeat' in [matrix]"));
+}
+
+TEST(PlannerErrors, RequiredRunKeys) {
+  auto lines = problems("[experiment]\nname = \"t\"\n[run]\nstrategy = \"example_c\"\nbackend = \"single\"\n");
+  EXPECT_TRUE(contains(lines, "[run] needs 'model'"));
+  EXPECT_TRUE(contains(lines, "[run] needs 'dataset'"));
+}
+
+TEST(PlannerErrors, EverythingExcluded) {
+  auto lines = problems(kHeader + "[matrix]\nexclude = [{ world_size = 1 }]\n");
+  EXPECT_TRUE(contains(lines, "no cells are left: every combination is excluded"));
+}
+
+TEST(PlannerErrors, IncludeOfAnAxisMustSetIt) {
+  auto lines = problems(kHeader + "world_size = [1, 2]\noptimizer = [\"sgd\", \"adam\"]\n[matrix]\n"
+                                  "include = [{ world_size = 8 }]\n");
+  EXPECT_TRUE(contains(lines, "an include entry leaves axis 'optimizer' unset"));
+}
+
+TEST(MatrixFile, TheExampleMatricesValidate) {
+  for (const char* file : {"examples/matrices/tour.toml"}) {
+    Plan p = planMatrix(readMatrixFile(std::string(DTBENCH_SOURCE_DIR) + "/" + file), loader());
+    EXPECT_FALSE(p.cells.empty()) << file;
+  }
+}
+
+}  // namespace
+}  // namespace dtb::core

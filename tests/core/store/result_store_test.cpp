@@ -1,0 +1,264 @@
+// The result store: schema versions, views that compute the field's
+// metrics, and durability when the writer is killed mid-write.
+#include "store/result_store.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "sample_store.h"
+#include "store/read_only_query.h"
+
+namespace dtb::core {
+namespace {
+namespace fs = std::filesystem;
+
+class StoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/dtbench-store-test-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    db_ = dir_ / "results.db";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  QueryResult query(const std::string& sql) { return runReadOnlyQuery(db_, sql); }
+  double number(const std::string& sql) {
+    QueryResult r = query(sql);
+    EXPECT_EQ(r.rows.size(), 1u) << sql;
+    if (r.rows.empty()) return NAN;
+    const SqlValue& v = r.rows[0][0];
+    if (const auto* i = std::get_if<int64_t>(&v)) return double(*i);
+    if (const auto* d = std::get_if<double>(&v)) return *d;
+    ADD_FAILURE() << "not a number: " << sql;
+    return NAN;
+  }
+
+  fs::path dir_;
+  fs::path db_;
+};
+
+TEST_F(StoreTest, NewStoreHasTheLatestSchemaInWalMode) {
+  { ResultStore store(db_); }
+  EXPECT_EQ(number("PRAGMA user_version"), ResultStore::schemaVersion());
+  Database reader(db_, Database::Mode::kReadOnly);
+  Statement mode = reader.prepare("PRAGMA journal_mode");
+  ASSERT_TRUE(mode.step());
+  EXPECT_EQ(mode.columnText(0), "wal");
+  for (const char* view : {"run_summary", "repeat_stats", "scaling", "step_breakdown", "accuracy",
+                           "collective_bandwidth"}) {
+    EXPECT_EQ(number("SELECT COUNT(*) FROM sqlite_schema WHERE type = 'view' AND name = '" +
+                     std::string(view) + "'"),
+              1)
+        << view;
+  }
+}
+
+TEST_F(StoreTest, ReopeningKeepsDataAndVersion) {
+  testing::writeSampleStore(db_);
+  const double runs = number("SELECT COUNT(*) FROM run");
+  { ResultStore again(db_); }
+  EXPECT_EQ(number("SELECT COUNT(*) FROM run"), runs);
+  EXPECT_EQ(number("PRAGMA user_version"), ResultStore::schemaVersion());
+}
+
+TEST_F(StoreTest, RefusesANewerSchema) {
+  { ResultStore store(db_); }
+  {
+    Database raw(db_, Database::Mode::kReadWrite);
+    raw.exec("PRAGMA user_version = 999");
+  }
+  try {
+    ResultStore store(db_);
+    FAIL() << "opened a newer schema";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("schema version 999 is newer than this dtbench"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find(db_.string()), std::string::npos);
+  }
+}
+
+TEST_F(StoreTest, RefusesSomeoneElsesDatabaseAndNonDatabases) {
+  {
+    Database raw(db_, Database::Mode::kReadWrite);
+    raw.exec("CREATE TABLE customers (id INTEGER)");
+  }
+  EXPECT_THROW(ResultStore{db_}, StoreError);
+  std::ofstream(dir_ / "text.db") << "this is not a database, just text that is long enough to matter\n";
+  try {
+    ResultStore store(dir_ / "text.db");
+    FAIL() << "opened a text file";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("text.db"), std::string::npos) << e.what();
+  }
+}
+
+// Columns are never dropped or renamed: the released schema's columns stay.
+TEST_F(StoreTest, ReleasedColumnsAreStillThere) {
+  { ResultStore store(db_); }
+  std::ifstream released(DTBENCH_SOURCE_DIR "/tests/core/store/schema-v1.columns");
+  ASSERT_TRUE(released);
+  std::string table, column;
+  int checked = 0;
+  while (released >> table >> column) {
+    EXPECT_EQ(number("SELECT COUNT(*) FROM pragma_table_info('" + table + "') WHERE name = '" + column + "'"), 1)
+        << table << "." << column << " was dropped or renamed";
+    ++checked;
+  }
+  EXPECT_GT(checked, 50);
+}
+
+TEST_F(StoreTest, RunParametersAreStoredWithTheirNumbers) {
+  testing::writeSampleStore(db_);
+  EXPECT_EQ(number("SELECT value_num FROM run_param WHERE run_id = 4 AND key = 'world_size'"), 2);
+  EXPECT_EQ(std::get<std::string>(query("SELECT value FROM run_param WHERE run_id = 1 AND key = 'strategy'")
+                                      .rows[0][0]),
+            "\"allreduce\"");
+  EXPECT_EQ(number("SELECT COUNT(*) FROM environment WHERE run_id = 1"), 1);
+  EXPECT_EQ(number("SELECT COUNT(*) FROM plugin_load WHERE run_id = 1"), 1);
+}
+
+TEST_F(StoreTest, RunSummaryLeavesTheWarmUpEpochOut) {
+  testing::writeSampleStore(db_);
+  // Run 2: allreduce, 1 rank, repeat 1 (jitter 1.0): steady 1000 samples/s.
+  EXPECT_NEAR(number("SELECT samples_per_s FROM run_summary WHERE run_id = 2"), 1000, 1e-6);
+  EXPECT_NEAR(number("SELECT ms_per_step FROM run_summary WHERE run_id = 2"), 32.0, 1e-6);
+  EXPECT_NEAR(number("SELECT first_epoch_s / steady_epoch_s FROM run_summary WHERE run_id = 2"), 1.5, 1e-9);
+  EXPECT_NEAR(number("SELECT final_test_accuracy FROM run_summary WHERE run_id = 2"), 0.93, 1e-9);
+  EXPECT_EQ(std::get<std::string>(query("SELECT error FROM run_summary WHERE status = 'failed'").rows[0][0]),
+            "rank 3 died: killed by signal 9 (SIGKILL)");
+}
+
+TEST_F(StoreTest, RepeatStatsGiveMedianMinMax) {
+  testing::writeSampleStore(db_);
+  // Cell 2: allreduce at 4 ranks: 1000 x 4 x 0.8 x {0.95, 1.0, 1.1}.
+  QueryResult r = query(
+      "SELECT repeats, median_samples_per_s, min_samples_per_s, max_samples_per_s FROM repeat_stats "
+      "WHERE cell = 2");
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(std::get<int64_t>(r.rows[0][0]), 3);
+  EXPECT_NEAR(std::get<double>(r.rows[0][1]), 3200, 1e-6);
+  EXPECT_NEAR(std::get<double>(r.rows[0][2]), 3040, 1e-6);
+  EXPECT_NEAR(std::get<double>(r.rows[0][3]), 3520, 1e-6);
+}
+
+TEST_F(StoreTest, ScalingGivesSpeedupAndEfficiencyAgainstTheSmallestWorld) {
+  testing::writeSampleStore(db_);
+  QueryResult r = query(
+      "SELECT world_size, ref_world_size, speedup, efficiency FROM scaling WHERE strategy = 'bucketed' "
+      "ORDER BY world_size");
+  ASSERT_EQ(r.rows.size(), 3u);
+  const double speedup[] = {1.0, 1.8, 3.2}, efficiency[] = {1.0, 0.9, 0.8};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(std::get<int64_t>(r.rows[i][1]), 1);
+    EXPECT_NEAR(std::get<double>(r.rows[i][2]), speedup[i], 1e-9);
+    EXPECT_NEAR(std::get<double>(r.rows[i][3]), efficiency[i], 1e-9);
+  }
+}
+
+TEST_F(StoreTest, StepBreakdownSumsToTheStep) {
+  testing::writeSampleStore(db_);
+  QueryResult r = query(
+      "SELECT step_ms, data_ms + forward_ms + backward_ms + comm_exposed_ms + optimizer_ms + other_ms, "
+      "comm_exposed_share, comm_hidden_share FROM step_breakdown WHERE run_id = 2");
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_NEAR(std::get<double>(r.rows[0][0]), 32.0, 1e-9);
+  EXPECT_NEAR(std::get<double>(r.rows[0][1]), 32.0, 1e-9);
+  EXPECT_NEAR(std::get<double>(r.rows[0][2]), 0.1, 1e-9);
+  EXPECT_NEAR(std::get<double>(r.rows[0][3]), 0.6, 1e-9);  // 1 - 0.1 / 0.25
+}
+
+TEST_F(StoreTest, CollectiveBandwidthUsesTheNcclTestsFactors) {
+  testing::writeSampleStore(db_);
+  QueryResult r = query("SELECT algbw_gbps, busbw_gbps FROM collective_bandwidth WHERE bytes = 1000000");
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_NEAR(std::get<double>(r.rows[0][0]), 10.0, 1e-9);
+  EXPECT_NEAR(std::get<double>(r.rows[0][1]), 15.0, 1e-9);  // 2 (n-1)/n at n = 4
+}
+
+// A writer killed at any moment loses at most the batch it was writing, and
+// the file stays intact.
+TEST_F(StoreTest, KillingTheWriterMidBatchLosesAtMostThatBatch) {
+  constexpr int kEventsPerBatch = 50;
+  int64_t runId = 0;
+  {
+    ResultStore store(db_);
+    const int64_t experiment = store.addExperiment({"kill", "", "k.toml", ""});
+    Cell cell;
+    cell.values = {{"model", std::string("m")}, {"dataset", std::string("d")}, {"strategy", std::string("s")},
+                   {"backend", std::string("b")}, {"world_size", int64_t{1}}, {"batch_size", int64_t{1}},
+                   {"global_batch_size", int64_t{1}}};
+    runId = store.addRun(experiment, cell, 0);
+  }
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      ResultStore store(db_);
+      for (int batchNo = 0;; ++batchNo) {
+        RecordBatch batch;
+        for (int i = 0; i < kEventsPerBatch; ++i) {
+          batch.events.push_back({runId, 0, double(i), "tick",
+                                  std::to_string(attempt) + "/" + std::to_string(batchNo)});
+        }
+        store.write(batch);
+      }
+    }
+    usleep(150000 + 100000 * attempt);
+    kill(child, SIGKILL);
+    int status = 0;
+    waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status));
+  }
+  EXPECT_EQ(std::get<std::string>(query("PRAGMA integrity_check").rows[0][0]), "ok");
+  QueryResult partial = query("SELECT detail, COUNT(*) FROM event GROUP BY detail HAVING COUNT(*) != " +
+                              std::to_string(kEventsPerBatch));
+  EXPECT_TRUE(partial.rows.empty()) << "a batch survived in part";
+  EXPECT_GT(number("SELECT COUNT(*) FROM event"), 0);
+  ResultStore reopened(db_);  // and the store opens for writing again
+}
+
+TEST_F(StoreTest, ReadersRunWhileTheWriterWrites) {
+  testing::writeSampleStore(db_);
+  std::atomic<bool> stop{false};
+  std::atomic<int> reads{0};
+  std::vector<std::string> errors;
+  std::mutex errorsMutex;
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 3; ++r) {
+    readers.emplace_back([&] {
+      while (!stop) {
+        try {
+          runReadOnlyQuery(db_, "SELECT COUNT(*), SUM(samples_per_s) FROM run_summary");
+          ++reads;
+        } catch (const std::exception& e) {
+          std::lock_guard lock(errorsMutex);
+          errors.push_back(e.what());
+        }
+      }
+    });
+  }
+  {
+    ResultStore store(db_);
+    for (int i = 0; i < 200; ++i) {
+      RecordBatch batch;
+      batch.events.push_back({1, 0, double(i), "tick", ""});
+      store.write(batch);
+    }
+  }
+  stop = true;
+  for (auto& t : readers) t.join();
+  EXPECT_TRUE(errors.empty()) << errors.front();
+  EXPECT_GT(reads.load(), 0);
+}
+
+}  // namespace
+}  // namespace dtb::core

@@ -33,8 +33,11 @@ function(dtbench_add_plugin)
     CUDA_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON)
   target_link_libraries(${target} PRIVATE dtbench::abi ${ARG_LINK})
-  # Undefined symbols fail at link time, not when a run loads the plugin.
-  target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  # Undefined symbols fail at link time, not when a run loads the plugin
+  # (except under clang's sanitizers, whose runtime lives in the executable).
+  if(NOT DTBENCH_FUZZ)
+    target_link_options(${target} PRIVATE -Wl,--no-undefined)
+  endif()
   if(NOT ARG_NO_INSTALL AND DEFINED DTBENCH_PLUGIN_INSTALL_DIR)
     install(TARGETS ${target} LIBRARY DESTINATION ${DTBENCH_PLUGIN_INSTALL_DIR})
   endif()

@@ -7,6 +7,16 @@ add_compile_options(
 if(DTBENCH_WERROR)
   add_compile_options($<$<COMPILE_LANGUAGE:C,CXX>:-Werror>)
 endif()
+if(DTBENCH_FUZZ)
+  # Sanitizers everywhere; coverage instrumentation only in the core
+  # (core/CMakeLists.txt): plugins are dlopen'ed and dlclose'd, and
+  # libFuzzer cannot follow counters that vanish with a library.
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "DTBENCH_FUZZ needs clang: CC=clang CXX=clang++ cmake ... -DDTBENCH_FUZZ=ON")
+  endif()
+  add_compile_options($<$<COMPILE_LANGUAGE:C,CXX>:-fsanitize=address,undefined>)
+  add_link_options(-fsanitize=address,undefined)
+endif()
 if(DTBENCH_SANITIZE)
   add_compile_options($<$<COMPILE_LANGUAGE:C,CXX>:-fsanitize=address,undefined>
                       $<$<COMPILE_LANGUAGE:C,CXX>:-fno-omit-frame-pointer>

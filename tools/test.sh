@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's second command, and all that CI runs: installs what is
 # missing, builds, and runs the whole test suite twice — a normal build, then
-# an AddressSanitizer + UndefinedBehaviorSanitizer build.
+# an AddressSanitizer + UndefinedBehaviorSanitizer build — and then each fuzz
+# target for a short while ($DTBENCH_FUZZ_SECONDS, default 30).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
@@ -19,3 +20,18 @@ run_suite() {  # <build dir> <label> [cmake args...]
 run_suite "$root/build" "release"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   run_suite "$root/build-sanitize" "asan+ubsan" -DDTBENCH_SANITIZE=ON
+
+echo "== fuzz: build (clang, libFuzzer)"
+CC=clang CXX=clang++ DTBENCH_BUILD_DIR="$root/build-fuzz" "$root/tools/build.sh" \
+  -DDTBENCH_FUZZ=ON -DDTBENCH_CUDA=OFF -DDTBENCH_WERROR=ON
+corpus=$(mktemp -d)
+trap 'rm -rf "$corpus"' EXIT
+echo "== fuzz: matrix parser and planner, ${DTBENCH_FUZZ_SECONDS:-30} s"
+if ! (cd "$corpus" && "$root/build-fuzz/bin/matrix_fuzz" -max_total_time="${DTBENCH_FUZZ_SECONDS:-30}" \
+      "$corpus" "$root/tests/fuzz/seeds" >"$corpus/fuzz.log" 2>&1); then
+  tail -n 60 "$corpus/fuzz.log"
+  echo "fuzz: the matrix fuzzer found a crash (input above, base64); add it to tests/fuzz/seeds once fixed" >&2
+  exit 1
+fi
+grep -E "^Done [0-9]+ runs" "$corpus/fuzz.log" || true
+echo "fuzz: no crash"

@@ -48,16 +48,21 @@ void printCellTable(std::FILE* out, const core::Plan& plan, size_t limit) {
     for (size_t r = 0; r < rows; ++r) w = std::max(w, plan.cells[r].text(key).size());
     width.push_back(w);
   }
-  std::fprintf(out, "%-5s", "cell");
-  for (size_t k = 0; k < keys.size(); ++k) std::fprintf(out, "  %-*s", int(width[k]), keys[k].c_str());
-  std::fprintf(out, "\n");
-  for (size_t r = 0; r < rows; ++r) {
-    std::fprintf(out, "%-5d", plan.cells[r].index);
-    for (size_t k = 0; k < keys.size(); ++k) {
-      const std::string text = plan.cells[r].find(keys[k]) ? plan.cells[r].text(keys[k]) : "-";
-      std::fprintf(out, "  %-*s", int(width[k]), text.c_str());
+  // The last column is not padded: no trailing blanks.
+  auto printRow = [&](const std::string& first, const std::vector<std::string>& texts) {
+    std::fprintf(out, "%-5s", first.c_str());
+    for (size_t k = 0; k < texts.size(); ++k) {
+      std::fprintf(out, "  %-*s", k + 1 < texts.size() ? int(width[k]) : 0, texts[k].c_str());
     }
     std::fprintf(out, "\n");
+  };
+  printRow("cell", keys);
+  for (size_t r = 0; r < rows; ++r) {
+    std::vector<std::string> texts;
+    for (const std::string& key : keys) {
+      texts.push_back(plan.cells[r].find(key) ? plan.cells[r].text(key) : "-");
+    }
+    printRow(std::to_string(plan.cells[r].index), texts);
   }
   if (rows < plan.cells.size()) {
     std::fprintf(out, "... %zu more cells (--all shows every cell)\n", plan.cells.size() - rows);

@@ -76,6 +76,14 @@ void checkDataset(const dtb_dataset_plugin_v1_t& d) {
                   {"read", d.read != nullptr}});
 }
 
+// A v1 descriptor into the host's layout, checked.
+template <typename T>
+T adaptV1(const void* raw, void (*check)(const T&)) {
+  T descriptor = copyGrowable<T>(raw);
+  check(descriptor);
+  return descriptor;
+}
+
 }  // namespace
 
 size_t minimumDescriptorSize(PluginKind kind) {
@@ -91,26 +99,10 @@ size_t minimumDescriptorSize(PluginKind kind) {
 AnyDescriptor adaptDescriptor(PluginKind kind, unsigned major, const void* raw) {
   if (major != 1) throw std::invalid_argument("no adapter for ABI major " + std::to_string(major));
   switch (kind) {
-    case PluginKind::kStrategy: {
-      auto d = copyGrowable<dtb_strategy_plugin_v1_t>(raw);
-      checkStrategy(d);
-      return d;
-    }
-    case PluginKind::kBackend: {
-      auto d = copyGrowable<dtb_backend_plugin_v1_t>(raw);
-      checkBackend(d);
-      return d;
-    }
-    case PluginKind::kModel: {
-      auto d = copyGrowable<dtb_model_plugin_v1_t>(raw);
-      checkModel(d);
-      return d;
-    }
-    case PluginKind::kDataset: {
-      auto d = copyGrowable<dtb_dataset_plugin_v1_t>(raw);
-      checkDataset(d);
-      return d;
-    }
+    case PluginKind::kStrategy: return adaptV1<dtb_strategy_plugin_v1_t>(raw, checkStrategy);
+    case PluginKind::kBackend: return adaptV1<dtb_backend_plugin_v1_t>(raw, checkBackend);
+    case PluginKind::kModel: return adaptV1<dtb_model_plugin_v1_t>(raw, checkModel);
+    case PluginKind::kDataset: return adaptV1<dtb_dataset_plugin_v1_t>(raw, checkDataset);
   }
   throw std::invalid_argument("unknown plugin kind");
 }

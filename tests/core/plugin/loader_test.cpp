@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "plugin/plugin_error.h"
+#include "temp_dir.h"
 
 namespace dtb::core {
 namespace {
@@ -145,16 +146,12 @@ TEST(PluginLoader, MissingPathIsNamed) {
 class WritableByOthers : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/dtbench-loader-test-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
     file_ = dir_ / "dtbench-strategy-example_c.so";
     fs::copy_file(kGood / "dtbench-strategy-example_c.so", file_);
     fs::permissions(file_, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
   }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  fs::path dir_;
+  testing::TempDir temp_;
+  const fs::path& dir_ = temp_.path();
   fs::path file_;
 };
 

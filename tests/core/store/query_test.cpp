@@ -5,6 +5,7 @@
 #include "sample_store.h"
 #include "store/read_only_query.h"
 #include "store/result_format.h"
+#include "temp_dir.h"
 
 namespace dtb::core {
 namespace {
@@ -13,12 +14,11 @@ namespace fs = std::filesystem;
 class QueryTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    char pattern[] = "/tmp/dtbench-query-test-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
+    temp_ = new testing::TempDir();
+    dir_ = temp_->path();
     testing::writeSampleStore(dir_ / "results.db");
   }
-  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static void TearDownTestSuite() { delete temp_; }
 
   static std::string error(const std::string& sql) {
     try {
@@ -30,6 +30,7 @@ class QueryTest : public ::testing::Test {
     return "";
   }
 
+  static inline testing::TempDir* temp_ = nullptr;
   static inline fs::path dir_;
 };
 

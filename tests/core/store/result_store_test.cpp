@@ -15,6 +15,7 @@
 
 #include "sample_store.h"
 #include "store/read_only_query.h"
+#include "temp_dir.h"
 
 namespace dtb::core {
 namespace {
@@ -22,13 +23,6 @@ namespace fs = std::filesystem;
 
 class StoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/dtbench-store-test-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    db_ = dir_ / "results.db";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   QueryResult query(const std::string& sql) { return runReadOnlyQuery(db_, sql); }
   double number(const std::string& sql) {
@@ -42,8 +36,9 @@ class StoreTest : public ::testing::Test {
     return NAN;
   }
 
-  fs::path dir_;
-  fs::path db_;
+  testing::TempDir temp_;
+  const fs::path& dir_ = temp_.path();
+  const fs::path db_ = dir_ / "results.db";
 };
 
 TEST_F(StoreTest, NewStoreHasTheLatestSchemaInWalMode) {

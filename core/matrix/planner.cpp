@@ -54,11 +54,11 @@ class Planner {
     plan.description = m_.description;
     plan.repeats = repeats();
     runColumns();
-    includeRules_ = rules(m_.includes, "include", true);
     loadPlugins();
     pluginColumns();
     checkRequiredPluginParams();
     checkZips();
+    includeRules_ = rules(m_.includes, "include", true);
     excludeRules_ = rules(m_.excludes, "exclude", false);
     if (problems_.empty()) expand(plan);
     if (!problems_.empty()) throw MatrixError(std::move(problems_));
@@ -176,12 +176,10 @@ class Planner {
       for (const RawSetting& setting : raw.match) {
         const ParamSpec* spec = specFor(setting.key);
         if (!spec) {
-          // Plugin keys are resolved once the plugins are loaded.
-          if (setting.key.find('.') != std::string::npos && !pluginsLoaded_) {
-            deferred_.push_back({&setting, what, single});
-            continue;
-          }
-          fail(setting.where, "unknown key '" + setting.key + "' in " + what + hint(setting.key, runSchema()));
+          fail(setting.where, "unknown key '" + setting.key + "' in " + what + hint(setting.key, runSchema()) +
+                                  (setting.key.find('.') == std::string::npos
+                                       ? ""
+                                       : " (plugin keys are KIND.NAME.PARAM of a plugin some cell uses)"));
           continue;
         }
         if (auto column = convert(setting, *spec, setting.key, !single)) rule.push_back(std::move(*column));
@@ -199,9 +197,10 @@ class Planner {
       if (const Column* c = findColumn(key)) {
         for (const ParamValue& v : c->values) names.emplace_back(std::get<std::string>(v), c->where);
       }
-      for (size_t i = 0; i < includeRules_.size(); ++i) {
-        for (const Column& c : includeRules_[i]) {
-          if (c.key == key) names.emplace_back(std::get<std::string>(c.values[0]), c.where);
+      for (const RawRule& include : m_.includes) {
+        for (const RawSetting& setting : include.match) {
+          auto name = setting.node->value_exact<std::string>();
+          if (setting.key == key && name) names.emplace_back(*name, setting.where);
         }
       }
       for (const auto& [name, where] : names) {
@@ -213,31 +212,6 @@ class Planner {
           failedPlugins_.insert(id);
           fail(where, "cannot use " + key + " '" + name + "': " + e.what() + suggestPlugin(kind, name));
         }
-      }
-    }
-    pluginsLoaded_ = true;
-    for (const Deferred& d : deferred_) {
-      const ParamSpec* spec = specFor(d.setting->key);
-      if (!spec) {
-        fail(d.setting->where, "unknown key '" + d.setting->key + "' in " + d.what +
-                                   " (plugin keys are KIND.NAME.PARAM of a plugin some cell uses)");
-        continue;
-      }
-      auto column = convert(*d.setting, *spec, d.setting->key, !d.single);
-      if (!column) continue;
-      // Attach to the rule it came from: the last rule built holds the same
-      // RawRule index; simplest is to search by address.
-      attachDeferred(*d.setting, std::move(*column), d.what == "include" ? includeRules_ : excludeRules_,
-                     d.what == "include" ? m_.includes : m_.excludes);
-    }
-  }
-
-  void attachDeferred(const RawSetting& setting, Column column, std::vector<Rule>& rules,
-                      const std::vector<RawRule>& raws) {
-    for (size_t i = 0; i < raws.size(); ++i) {
-      for (const RawSetting& s : raws[i].match) {
-        if (&s == &setting) rules[i].push_back(std::move(column));
-        if (&s == &setting) return;
       }
     }
   }
@@ -455,20 +429,12 @@ class Planner {
     plan.cells = std::move(cells);
   }
 
-  struct Deferred {
-    const RawSetting* setting;
-    std::string what;
-    bool single;
-  };
-
   const MatrixFile& m_;
   const PluginLoader& loader_;
   std::vector<Problem> problems_;
   std::vector<Column> columns_;
   std::vector<Rule> includeRules_;
   std::vector<Rule> excludeRules_;
-  std::vector<Deferred> deferred_;
-  bool pluginsLoaded_ = false;
   std::map<std::string, std::shared_ptr<const LoadedPlugin>> plugins_;
   std::set<std::string> failedPlugins_;
 };

@@ -108,6 +108,17 @@ TEST(Planner, ExcludeMayNamePluginParameters) {
   ASSERT_EQ(p.cells.size(), 1u);
 }
 
+TEST(Planner, IncludeMaySetPluginParameters) {
+  Plan p = plan(kHeader + "[model.linear]\ninit_scale = [0.1, 0.2]\n[matrix]\n"
+                          "include = [{ world_size = 2, \"strategy.example_c.op\" = \"sum\" }]\n");
+  ASSERT_EQ(p.cells.size(), 4u);  // 2 + the include crossed with init_scale
+  EXPECT_EQ(p.cells[2].text("strategy.example_c.op"), "sum");
+  EXPECT_EQ(p.cells[2].integer("world_size"), 2);
+  EXPECT_EQ(p.cells[3].text("model.linear.init_scale"), "0.2");
+  auto lines = problems(kHeader + "[matrix]\ninclude = [{ \"strategy.example_c.opp\" = \"sum\" }]\n");
+  EXPECT_TRUE(contains(lines, "unknown key 'strategy.example_c.opp' in include"));
+}
+
 TEST(Planner, ConfigKeyIgnoresOnlyTheScale) {
   Plan p = plan(kHeader + "world_size = [1, 2]\nlr_scaling = \"linear\"\noptimizer = [\"sgd\", \"adam\"]\n");
   EXPECT_EQ(p.cells[0].configKey(), p.cells[2].configKey());  // sgd at 1 and 2 ranks

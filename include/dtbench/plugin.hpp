@@ -64,6 +64,36 @@ dtb_status_t guard(const dtb_host_t* host, Body&& body) noexcept {
   }
 }
 
+// Bytes per element of `dtype`; 0 for a value outside the enum.
+constexpr size_t dtypeSize(dtb_dtype_t dtype) noexcept {
+  switch (dtype) {
+    case DTB_DTYPE_F64:
+    case DTB_DTYPE_I64: return 8;
+    case DTB_DTYPE_F32:
+    case DTB_DTYPE_I32: return 4;
+    case DTB_DTYPE_F16:
+    case DTB_DTYPE_BF16: return 2;
+    case DTB_DTYPE_U8:
+    case DTB_DTYPE_I8: return 1;
+  }
+  return 0;
+}
+
+// "f32", "bf16", ...: the names the result store uses.
+constexpr const char* dtypeName(dtb_dtype_t dtype) noexcept {
+  switch (dtype) {
+    case DTB_DTYPE_F32: return "f32";
+    case DTB_DTYPE_F16: return "f16";
+    case DTB_DTYPE_BF16: return "bf16";
+    case DTB_DTYPE_F64: return "f64";
+    case DTB_DTYPE_I32: return "i32";
+    case DTB_DTYPE_I64: return "i64";
+    case DTB_DTYPE_U8: return "u8";
+    case DTB_DTYPE_I8: return "i8";
+  }
+  return "unknown";
+}
+
 }  // namespace dtb
 
 #endif  // DTBENCH_PLUGIN_HPP

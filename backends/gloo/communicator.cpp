@@ -1,0 +1,262 @@
+#include "communicator.h"
+
+#include <gloo/allgather.h>
+#include <gloo/allreduce.h>
+#include <gloo/allreduce_halving_doubling.h>
+#include <gloo/allreduce_ring_chunked.h>
+#include <gloo/barrier.h>
+#include <gloo/broadcast.h>
+#include <gloo/common/error.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/file_store.h>
+#include <gloo/rendezvous/prefix_store.h>
+#include <gloo/transport/tcp/device.h>
+
+#include <cctype>
+#include <cstring>
+
+#include "dtbench/plugin.hpp"
+#include "reductions.h"
+#include "ring_reduce_scatter.h"
+#include "timed_store.h"
+
+namespace dtb::backend::gloo {
+namespace {
+
+// Gloo reports timeouts as IoException with "Timed out ..." (transport) or
+// "Wait timeout for key(s)" (store) in the text.
+bool isTimeout(const std::exception& e) {
+  std::string text = e.what();
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text.find("timed out") != std::string::npos || text.find("timeout") != std::string::npos;
+}
+
+void checkHost(const dtb_tensor_t& t, const char* what) {
+  if (t.device.type != DTB_DEVICE_HOST) {
+    throw Error(DTB_STATUS_UNSUPPORTED, std::string("gloo: ") + what + " must be in host memory (use nccl for CUDA)");
+  }
+  if (t.count > 0 && t.data == nullptr) throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("gloo: ") + what + " has no data");
+  if (dtypeSize(t.dtype) == 0) throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("gloo: ") + what + " has an unknown dtype");
+}
+
+// Gloo's legacy allreduce algorithms, typed.
+template <typename T>
+void legacyAllreduce(Algorithm algorithm, const std::shared_ptr<::gloo::Context>& context, void* data,
+                     size_t count, dtb_reduce_op_t op) {
+  const ::gloo::ReductionFunction<T>* fn = op == DTB_REDUCE_MAX   ? ::gloo::ReductionFunction<T>::max
+                                           : op == DTB_REDUCE_MIN ? ::gloo::ReductionFunction<T>::min
+                                                                  : ::gloo::ReductionFunction<T>::sum;
+  std::vector<T*> ptrs{static_cast<T*>(data)};
+  if (algorithm == Algorithm::kRingChunked) {
+    ::gloo::AllreduceRingChunked<T>(context, ptrs, static_cast<int>(count), fn).run();
+  } else {
+    ::gloo::AllreduceHalvingDoubling<T>(context, ptrs, static_cast<int>(count), fn).run();
+  }
+}
+
+}  // namespace
+
+Algorithm parseAlgorithm(const std::string& name) {
+  if (name == "auto") return Algorithm::kAuto;
+  if (name == "ring") return Algorithm::kRing;
+  if (name == "bcube") return Algorithm::kBcube;
+  if (name == "ring_chunked") return Algorithm::kRingChunked;
+  if (name == "halving_doubling") return Algorithm::kHalvingDoubling;
+  throw Error(DTB_STATUS_INVALID_ARGUMENT, "gloo: unknown algorithm '" + name + "'");
+}
+
+Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, Algorithm algorithm)
+    : host_(host),
+      rank_(rdv.rank),
+      size_(rdv.world_size),
+      timeout_(rdv.timeout_ms > 0 ? rdv.timeout_ms : 60000),
+      algorithm_(algorithm) {
+  if (size_ < 1 || rank_ < 0 || rank_ >= size_) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                "gloo: rank " + std::to_string(rank_) + " of world " + std::to_string(size_) + " is invalid");
+  }
+  if (rdv.store_path == nullptr) {
+    throw Error(DTB_STATUS_UNSUPPORTED, "gloo: needs a file store (rendezvous store_path); TCP stores are not supported yet");
+  }
+  ::gloo::transport::tcp::attr attr;
+  attr.hostname = rdv.bind_address ? rdv.bind_address : "127.0.0.1";
+  try {
+    auto device = ::gloo::transport::tcp::CreateDevice(attr);
+    auto files = std::make_shared<::gloo::rendezvous::FileStore>(rdv.store_path);
+    auto prefixed = std::make_shared<::gloo::rendezvous::PrefixStore>(rdv.prefix ? rdv.prefix : "dtbench", *files);
+    TimedStore store(prefixed, timeout_);
+    context_ = std::make_shared<::gloo::rendezvous::Context>(rank_, size_);
+    context_->setTimeout(timeout_);
+    context_->connectFullMesh(store, device);
+    // PrefixStore keeps a reference to `files`; both may go once connected.
+  } catch (const std::exception& e) {
+    throw Error(isTimeout(e) ? DTB_STATUS_TIMEOUT : DTB_STATUS_COMM_FAILURE,
+                "gloo: rank " + std::to_string(rank_) + " could not connect to its " + std::to_string(size_ - 1) +
+                    " peers through " + rdv.store_path + " within " + std::to_string(timeout_.count()) +
+                    " ms: " + e.what());
+  }
+  worker_ = std::thread([this] { work(); });
+}
+
+Communicator::~Communicator() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  worker_.join();  // bounded: every Gloo call in flight has timeout_
+}
+
+std::shared_ptr<Request> Communicator::enqueue(Op op, uint64_t bytesSent) {
+  auto request = std::make_shared<Request>();
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back({std::move(op), nextTag_++, request});
+  }
+  wake_.notify_one();
+  bytesSent_ += bytesSent;
+  bytesReceived_ += bytesSent;  // every algorithm here is symmetric
+  ++collectives_;
+  return request;
+}
+
+void Communicator::work() {
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, nothing left
+      job = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    try {
+      job.op(job.tag);
+      job.request->finish(DTB_STATUS_OK, "");
+    } catch (const std::exception& e) {
+      const dtb_status_t status = isTimeout(e) ? DTB_STATUS_TIMEOUT : DTB_STATUS_COMM_FAILURE;
+      job.request->finish(status, "gloo: rank " + std::to_string(rank_) + ": " + e.what());
+    }
+  }
+}
+
+std::shared_ptr<Request> Communicator::allreduce(const dtb_tensor_t& buffer, dtb_reduce_op_t op) {
+  checkHost(buffer, "all-reduce buffer");
+  const ReduceFn reduce = reduction(buffer.dtype, op);  // throws for unsupported combinations
+  const size_t elementSize = dtypeSize(buffer.dtype);
+  const bool legacy = algorithm_ == Algorithm::kRingChunked || algorithm_ == Algorithm::kHalvingDoubling;
+  if (legacy && (op == DTB_REDUCE_BAND || elementSize < 4)) {
+    throw Error(DTB_STATUS_UNSUPPORTED, "gloo: ring_chunked and halving_doubling reduce 32/64-bit types with "
+                                        "sum, avg, min or max only; use algorithm = \"ring\"");
+  }
+  const uint64_t bytes = buffer.count * elementSize;
+  auto job = [this, buffer, op, reduce, elementSize, legacy](uint32_t tag) {
+    if (buffer.count == 0) return;
+    if (size_ > 1 && legacy) {
+      switch (buffer.dtype) {
+        case DTB_DTYPE_F32: legacyAllreduce<float>(algorithm_, context_, buffer.data, buffer.count, op); break;
+        case DTB_DTYPE_F64: legacyAllreduce<double>(algorithm_, context_, buffer.data, buffer.count, op); break;
+        case DTB_DTYPE_I32: legacyAllreduce<int32_t>(algorithm_, context_, buffer.data, buffer.count, op); break;
+        default: legacyAllreduce<int64_t>(algorithm_, context_, buffer.data, buffer.count, op); break;
+      }
+    } else if (size_ > 1) {
+      ::gloo::AllreduceOptions opts(context_);
+      opts.setAlgorithm(algorithm_ == Algorithm::kBcube ? ::gloo::AllreduceOptions::Algorithm::BCUBE
+                        : algorithm_ == Algorithm::kRing ? ::gloo::AllreduceOptions::Algorithm::RING
+                                                         : ::gloo::AllreduceOptions::Algorithm::UNSPECIFIED);
+      // Gloo only needs the element size from the type; `reduce` knows the real dtype.
+      switch (elementSize) {
+        case 1: opts.setOutput(static_cast<uint8_t*>(buffer.data), buffer.count); break;
+        case 2: opts.setOutput(static_cast<uint16_t*>(buffer.data), buffer.count); break;
+        case 4: opts.setOutput(static_cast<uint32_t*>(buffer.data), buffer.count); break;
+        default: opts.setOutput(static_cast<uint64_t*>(buffer.data), buffer.count); break;
+      }
+      opts.setReduceFunction(reduce);
+      opts.setTag(tag);
+      opts.setTimeout(timeout_);
+      ::gloo::allreduce(opts);
+    }
+    if (op == DTB_REDUCE_AVG) scaleDown(buffer.data, buffer.dtype, buffer.count, size_);
+  };
+  return enqueue(job, size_ > 1 ? 2 * bytes * (size_ - 1) / size_ : 0);
+}
+
+std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, const dtb_tensor_t& output,
+                                                     dtb_reduce_op_t op) {
+  checkHost(input, "reduce-scatter input");
+  checkHost(output, "reduce-scatter output");
+  if (input.dtype != output.dtype || input.count != output.count * static_cast<uint64_t>(size_)) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, "gloo: reduce-scatter input must hold world_size x output.count "
+                                             "elements of the output's dtype");
+  }
+  const ReduceFn reduce = reduction(input.dtype, op);
+  const size_t elementSize = dtypeSize(input.dtype);
+  auto job = [this, input, output, op, reduce, elementSize](uint32_t tag) {
+    ringReduceScatter(context_, input.data, output.data, output.count, elementSize, reduce, tag, timeout_);
+    if (op == DTB_REDUCE_AVG) scaleDown(output.data, output.dtype, output.count, size_);
+  };
+  return enqueue(job, output.count * elementSize * (size_ - 1));
+}
+
+std::shared_ptr<Request> Communicator::allgather(const dtb_tensor_t& input, const dtb_tensor_t& output) {
+  checkHost(input, "all-gather input");
+  checkHost(output, "all-gather output");
+  if (input.dtype != output.dtype || output.count != input.count * static_cast<uint64_t>(size_)) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, "gloo: all-gather output must hold world_size x input.count "
+                                             "elements of the input's dtype");
+  }
+  const size_t bytes = input.count * dtypeSize(input.dtype);
+  auto job = [this, input, output, bytes](uint32_t tag) {
+    if (bytes == 0) return;
+    if (size_ == 1) {
+      std::memmove(output.data, input.data, bytes);
+      return;
+    }
+    ::gloo::AllgatherOptions opts(context_);
+    opts.setInput<uint8_t>(context_->createUnboundBuffer(input.data, bytes));  // bytes: no reduction
+    opts.setOutput<uint8_t>(context_->createUnboundBuffer(output.data, bytes * size_));
+    opts.setTag(tag);
+    opts.setTimeout(timeout_);
+    ::gloo::allgather(opts);
+  };
+  return enqueue(job, bytes * (size_ - 1));
+}
+
+std::shared_ptr<Request> Communicator::broadcast(const dtb_tensor_t& buffer, int root) {
+  checkHost(buffer, "broadcast buffer");
+  if (root < 0 || root >= size_) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, "gloo: broadcast root " + std::to_string(root) + " is not a rank");
+  }
+  const size_t bytes = buffer.count * dtypeSize(buffer.dtype);
+  auto job = [this, buffer, root, bytes](uint32_t tag) {
+    if (bytes == 0 || size_ == 1) return;
+    ::gloo::BroadcastOptions opts(context_);
+    opts.setOutput<uint8_t>(context_->createUnboundBuffer(buffer.data, bytes));
+    opts.setRoot(root);
+    opts.setTag(tag);
+    opts.setTimeout(timeout_);
+    ::gloo::broadcast(opts);
+  };
+  return enqueue(job, rank_ == root ? bytes * (size_ - 1) : 0);
+}
+
+std::shared_ptr<Request> Communicator::barrier() {
+  auto job = [this](uint32_t tag) {
+    if (size_ == 1) return;
+    ::gloo::BarrierOptions opts(context_);
+    opts.setTag(tag);
+    opts.setTimeout(timeout_);
+    ::gloo::barrier(opts);
+  };
+  return enqueue(job, 0);
+}
+
+dtb_comm_counters_t Communicator::counters() const {
+  dtb_comm_counters_t c{};
+  c.bytes_sent = bytesSent_;
+  c.bytes_received = bytesReceived_;
+  c.collectives = collectives_;
+  return c;
+}
+
+}  // namespace dtb::backend::gloo

@@ -1,0 +1,68 @@
+#include "reductions.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "dtbench/plugin.hpp"
+
+namespace dtb::backend::gloo {
+namespace {
+
+template <typename T, typename Op>
+ReduceFn make(Op op) {
+  return [op](void* out, const void* a, const void* b, size_t count) {
+    auto* o = static_cast<T*>(out);
+    const auto* x = static_cast<const T*>(a);
+    const auto* y = static_cast<const T*>(b);
+    for (size_t i = 0; i < count; ++i) o[i] = op(x[i], y[i]);
+  };
+}
+
+template <typename T>
+ReduceFn forType(dtb_reduce_op_t op, dtb_dtype_t dtype) {
+  switch (op) {
+    case DTB_REDUCE_SUM:
+    case DTB_REDUCE_AVG:
+      if (op == DTB_REDUCE_AVG && !std::is_floating_point_v<T>) break;
+      return make<T>([](T x, T y) { return static_cast<T>(x + y); });
+    case DTB_REDUCE_MAX: return make<T>([](T x, T y) { return std::max(x, y); });
+    case DTB_REDUCE_MIN: return make<T>([](T x, T y) { return std::min(x, y); });
+    case DTB_REDUCE_BAND:
+      if constexpr (std::is_integral_v<T>) return make<T>([](T x, T y) { return static_cast<T>(x & y); });
+      break;
+  }
+  throw Error(DTB_STATUS_UNSUPPORTED, std::string("gloo: reduce op ") + std::to_string(op) +
+                                          " is not available for " + dtypeName(dtype));
+}
+
+}  // namespace
+
+ReduceFn reduction(dtb_dtype_t dtype, dtb_reduce_op_t op) {
+  switch (dtype) {
+    case DTB_DTYPE_F32: return forType<float>(op, dtype);
+    case DTB_DTYPE_F64: return forType<double>(op, dtype);
+    case DTB_DTYPE_I32: return forType<int32_t>(op, dtype);
+    case DTB_DTYPE_I64: return forType<int64_t>(op, dtype);
+    case DTB_DTYPE_U8: return forType<uint8_t>(op, dtype);
+    case DTB_DTYPE_I8: return forType<int8_t>(op, dtype);
+    case DTB_DTYPE_F16:
+    case DTB_DTYPE_BF16: break;
+  }
+  throw Error(DTB_STATUS_UNSUPPORTED,
+              std::string("gloo: dtype ") + dtypeName(dtype) + " is not supported for reductions on the CPU");
+}
+
+void scaleDown(void* buffer, dtb_dtype_t dtype, size_t count, int divisor) {
+  if (dtype == DTB_DTYPE_F32) {
+    auto* b = static_cast<float*>(buffer);
+    const float scale = 1.0f / static_cast<float>(divisor);
+    for (size_t i = 0; i < count; ++i) b[i] *= scale;
+  } else if (dtype == DTB_DTYPE_F64) {
+    auto* b = static_cast<double*>(buffer);
+    const double scale = 1.0 / divisor;
+    for (size_t i = 0; i < count; ++i) b[i] *= scale;
+  }
+}
+
+}  // namespace dtb::backend::gloo

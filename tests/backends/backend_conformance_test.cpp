@@ -1,0 +1,213 @@
+// Every backend against a naive reference: each collective, over world sizes
+// 1-4, odd and zero sizes, dtypes and reduce ops. Add a backend to
+// kBackends and it must pass the same suite.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+
+#include "backend_test_support.h"
+
+namespace dtb::testing {
+namespace {
+
+// Rank r's i-th element: small integers, exact in every dtype.
+template <typename T>
+T valueAt(int rank, size_t i) {
+  return static_cast<T>((rank + 1) * static_cast<int>(i % 13 + 1));
+}
+
+template <typename T>
+T reference(dtb_reduce_op_t op, int world, size_t i) {
+  T acc = valueAt<T>(0, i);
+  for (int r = 1; r < world; ++r) {
+    const T v = valueAt<T>(r, i);
+    switch (op) {
+      case DTB_REDUCE_SUM:
+      case DTB_REDUCE_AVG: acc = static_cast<T>(acc + v); break;
+      case DTB_REDUCE_MAX: acc = std::max(acc, v); break;
+      case DTB_REDUCE_MIN: acc = std::min(acc, v); break;
+      case DTB_REDUCE_BAND:
+        if constexpr (std::is_integral_v<T>) acc = static_cast<T>(acc & v);
+        break;
+    }
+  }
+  if (op == DTB_REDUCE_AVG) acc = static_cast<T>(acc / static_cast<T>(world));
+  return acc;
+}
+
+template <typename T>
+dtb_dtype_t dtypeOf() {
+  if constexpr (std::is_same_v<T, float>) return DTB_DTYPE_F32;
+  if constexpr (std::is_same_v<T, double>) return DTB_DTYPE_F64;
+  if constexpr (std::is_same_v<T, int32_t>) return DTB_DTYPE_I32;
+  return DTB_DTYPE_I64;
+}
+
+struct Case {
+  const char* backend;
+  const char* algorithm;  // "" for backends without one
+  int world;
+};
+
+std::string caseName(const ::testing::TestParamInfo<Case>& info) {
+  return std::string(info.param.backend) + "_" + (*info.param.algorithm ? info.param.algorithm : "default") +
+         "_world" + std::to_string(info.param.world);
+}
+
+class BackendConformance : public ::testing::TestWithParam<Case> {
+ protected:
+  core::ParamValues params() const {
+    if (!*GetParam().algorithm) return {};
+    return {{"algorithm", std::string(GetParam().algorithm)}};
+  }
+  void run(const std::function<void(Rank&)>& body) { runRanks(GetParam().backend, GetParam().world, params(), body); }
+};
+
+const size_t kCounts[] = {0, 1, 7, 1023, 4099};
+
+template <typename T>
+void allreduceAll(Rank& rank, dtb_reduce_op_t op) {
+  for (size_t count : kCounts) {
+    std::vector<T> data(count);
+    for (size_t i = 0; i < count; ++i) data[i] = valueAt<T>(rank.rank(), i);
+    dtb_tensor_t t = tensorOf(data.data(), count, dtypeOf<T>());
+    rank.run([&](dtb_request_t* r) { return rank.backend().allreduce(rank.comm(), &t, op, r); });
+    for (size_t i = 0; i < count; ++i) {
+      ASSERT_EQ(data[i], reference<T>(op, rank.world(), i)) << "op " << op << " count " << count << " i " << i;
+    }
+  }
+}
+
+TEST_P(BackendConformance, AllreduceEveryOpAndDtype) {
+  const bool legacy = std::string(GetParam().algorithm) == "ring_chunked" ||
+                      std::string(GetParam().algorithm) == "halving_doubling";
+  run([&](Rank& rank) {
+    for (dtb_reduce_op_t op : {DTB_REDUCE_SUM, DTB_REDUCE_AVG, DTB_REDUCE_MAX, DTB_REDUCE_MIN}) {
+      allreduceAll<float>(rank, op);
+      allreduceAll<double>(rank, op);
+      if (op != DTB_REDUCE_AVG) allreduceAll<int32_t>(rank, op);
+    }
+    if (!legacy) allreduceAll<int64_t>(rank, DTB_REDUCE_BAND);
+  });
+}
+
+TEST_P(BackendConformance, ReduceScatterGivesEachRankItsBlock) {
+  run([&](Rank& rank) {
+    const int world = rank.world();
+    for (size_t count : kCounts) {
+      std::vector<float> input(count * world), output(count, -1.0f);
+      for (size_t i = 0; i < input.size(); ++i) input[i] = valueAt<float>(rank.rank(), i);
+      const std::vector<float> before = input;
+      dtb_tensor_t in = tensorOf(input.data(), input.size(), DTB_DTYPE_F32);
+      dtb_tensor_t out = tensorOf(output.data(), count, DTB_DTYPE_F32);
+      rank.run([&](dtb_request_t* r) { return rank.backend().reduce_scatter(rank.comm(), &in, &out, DTB_REDUCE_AVG, r); });
+      for (size_t i = 0; i < count; ++i) {
+        ASSERT_FLOAT_EQ(output[i], reference<float>(DTB_REDUCE_AVG, world, rank.rank() * count + i))
+            << "count " << count << " i " << i;
+      }
+      ASSERT_EQ(input, before) << "reduce-scatter changed its input";
+    }
+  });
+}
+
+TEST_P(BackendConformance, AllgatherConcatenatesInRankOrder) {
+  run([&](Rank& rank) {
+    for (size_t count : kCounts) {
+      std::vector<int32_t> input(count), output(count * rank.world(), -1);
+      for (size_t i = 0; i < count; ++i) input[i] = valueAt<int32_t>(rank.rank(), i);
+      dtb_tensor_t in = tensorOf(input.data(), count, DTB_DTYPE_I32);
+      dtb_tensor_t out = tensorOf(output.data(), output.size(), DTB_DTYPE_I32);
+      rank.run([&](dtb_request_t* r) { return rank.backend().allgather(rank.comm(), &in, &out, r); });
+      for (int r = 0; r < rank.world(); ++r) {
+        for (size_t i = 0; i < count; ++i) ASSERT_EQ(output[r * count + i], valueAt<int32_t>(r, i));
+      }
+    }
+  });
+}
+
+TEST_P(BackendConformance, BroadcastFromEveryRoot) {
+  run([&](Rank& rank) {
+    for (int root = 0; root < rank.world(); ++root) {
+      std::vector<double> data(1023);
+      for (size_t i = 0; i < data.size(); ++i) data[i] = valueAt<double>(rank.rank(), i);
+      dtb_tensor_t t = tensorOf(data.data(), data.size(), DTB_DTYPE_F64);
+      rank.run([&](dtb_request_t* r) { return rank.backend().broadcast(rank.comm(), &t, root, r); });
+      for (size_t i = 0; i < data.size(); ++i) ASSERT_EQ(data[i], valueAt<double>(root, i));
+    }
+  });
+}
+
+TEST_P(BackendConformance, ManyRequestsInFlightCompleteInOrder) {
+  run([&](Rank& rank) {
+    constexpr int kInFlight = 16;
+    std::vector<std::vector<float>> buffers(kInFlight, std::vector<float>(257));
+    std::vector<dtb_tensor_t> tensors(kInFlight);
+    std::vector<dtb_request_t> requests(kInFlight);
+    for (int k = 0; k < kInFlight; ++k) {
+      for (size_t i = 0; i < buffers[k].size(); ++i) buffers[k][i] = valueAt<float>(rank.rank(), i + k);
+      tensors[k] = tensorOf(buffers[k].data(), buffers[k].size(), DTB_DTYPE_F32);
+      rank.instance().check("allreduce",
+                            rank.backend().allreduce(rank.comm(), &tensors[k], DTB_REDUCE_SUM, &requests[k]));
+    }
+    dtb_request_t barrier = nullptr;
+    rank.instance().check("barrier", rank.backend().barrier(rank.comm(), &barrier));
+    for (int k = kInFlight - 1; k >= 0; --k) rank.finish(requests[k]);  // any wait order
+    rank.finish(barrier);
+    for (int k = 0; k < kInFlight; ++k) {
+      for (size_t i = 0; i < buffers[k].size(); ++i) {
+        ASSERT_EQ(buffers[k][i], reference<float>(DTB_REDUCE_SUM, rank.world(), i + k));
+      }
+    }
+  });
+}
+
+TEST_P(BackendConformance, CountersCountCollectives) {
+  run([&](Rank& rank) {
+    if (!rank.backend().counters) return;  // optional: the host counts for such backends
+    std::vector<float> data(1000, 1.0f);
+    dtb_tensor_t t = tensorOf(data.data(), data.size(), DTB_DTYPE_F32);
+    rank.run([&](dtb_request_t* r) { return rank.backend().allreduce(rank.comm(), &t, DTB_REDUCE_SUM, r); });
+    dtb_comm_counters_t c{};
+    c.struct_size = sizeof(c);
+    ASSERT_EQ(rank.backend().counters(rank.comm(), &c), DTB_STATUS_OK);
+    EXPECT_EQ(c.collectives, 1u);
+    const int n = rank.world();
+    EXPECT_EQ(c.bytes_sent, n > 1 ? 2u * 4000 * (n - 1) / n : 0u);  // ring: 2 (n-1)/n of S
+  });
+}
+
+TEST_P(BackendConformance, RejectsMismatchedShapesAtOnce) {
+  run([&](Rank& rank) {
+    std::vector<float> in(10), out(3);
+    dtb_tensor_t a = tensorOf(in.data(), in.size(), DTB_DTYPE_F32);
+    dtb_tensor_t b = tensorOf(out.data(), out.size(), DTB_DTYPE_F32);
+    dtb_request_t request = nullptr;
+    if (rank.world() != 1) {
+      EXPECT_EQ(rank.backend().reduce_scatter(rank.comm(), &a, &b, DTB_REDUCE_SUM, &request),
+                DTB_STATUS_INVALID_ARGUMENT);
+      EXPECT_TRUE(rank.instance().services().takeError().has_value());
+    }
+    if (std::string(GetParam().backend) != "gloo") return;  // dtype support differs by backend
+    dtb_tensor_t half = tensorOf(in.data(), in.size(), DTB_DTYPE_F16);
+    EXPECT_EQ(rank.backend().allreduce(rank.comm(), &half, DTB_REDUCE_SUM, &request), DTB_STATUS_UNSUPPORTED);
+    EXPECT_NE(rank.instance().services().takeError()->find("f16"), std::string::npos);
+  });
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (int world = 1; world <= 4; ++world) {
+    for (const char* algorithm : {"auto", "ring", "bcube", "ring_chunked", "halving_doubling"}) {
+      out.push_back({"gloo", algorithm, world});
+    }
+  }
+  out.push_back({"single", "", 1});
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, BackendConformance, ::testing::ValuesIn(cases()), caseName);
+
+}  // namespace
+}  // namespace dtb::testing

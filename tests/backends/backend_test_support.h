@@ -1,0 +1,100 @@
+// Running N ranks of a backend as threads of one process, each with its own
+// communicator instance made through the C ABI, rendezvousing through a
+// private file store — as Gloo's own tests do with an in-memory store.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "host/plugin_instance.h"
+#include "plugin/loader.h"
+#include "temp_dir.h"
+
+namespace dtb::testing {
+
+// One rank's communicator: the instance plus typed calls that wait.
+class Rank {
+ public:
+  Rank(std::unique_ptr<core::PluginInstance> instance, int rank, int world)
+      : instance_(std::move(instance)), rank_(rank), world_(world) {}
+
+  int rank() const { return rank_; }
+  int world() const { return world_; }
+  const dtb_backend_plugin_v1_t& backend() const {
+    return instance_->plugin().descriptor<dtb_backend_plugin_v1_t>();
+  }
+  void* comm() const { return instance_->context(); }
+  core::PluginInstance& instance() { return *instance_; }
+
+  // Starts a collective with start(&request), waits for it (throwing
+  // PluginCallError on failure) and frees it.
+  template <typename Start>
+  void run(Start&& start, int64_t timeoutMs = 30000) {
+    dtb_request_t request = nullptr;
+    instance_->check("start", start(&request));
+    finish(request, timeoutMs);
+  }
+
+  // Waits for a started request, then frees it.
+  void finish(dtb_request_t request, int64_t timeoutMs = 30000) {
+    const dtb_status_t waited = backend().wait(comm(), request, timeoutMs);
+    backend().request_free(comm(), request);
+    instance_->check("wait", waited);
+  }
+
+ private:
+  std::unique_ptr<core::PluginInstance> instance_;
+  int rank_;
+  int world_;
+};
+
+inline dtb_tensor_t tensorOf(void* data, uint64_t count, dtb_dtype_t dtype) {
+  dtb_tensor_t t{};
+  t.data = data;
+  t.count = count;
+  t.dtype = dtype;
+  t.device = {DTB_DEVICE_HOST, 0};
+  t.ndim = 1;
+  t.shape[0] = static_cast<int64_t>(count);
+  return t;
+}
+
+// Runs body(rank) on `world` threads, each with a connected communicator of
+// backend `name` (parameters `params`). Failures inside threads are
+// reported through GoogleTest's thread-safe assertions.
+inline void runRanks(const std::string& name, int world, const core::ParamValues& params,
+                     const std::function<void(Rank&)>& body, int64_t timeoutMs = 20000) {
+  TempDir store;
+  core::PluginLoader loader(core::SearchPath({DTBENCH_PLUGIN_DIR, DTBENCH_TEST_PLUGIN_DIR}));
+  auto plugin = loader.load(core::PluginKind::kBackend, name);
+  static int generation = 0;
+  const std::string prefix = "test" + std::to_string(++generation);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < world; ++r) {
+    threads.emplace_back([&, r] {
+      dtb_rendezvous_t rdv{};
+      rdv.struct_size = sizeof(rdv);
+      rdv.rank = r;
+      rdv.world_size = world;
+      rdv.local_rank = r;
+      rdv.local_size = world;
+      const std::string path = store.path().string();
+      rdv.store_path = path.c_str();
+      rdv.prefix = prefix.c_str();
+      rdv.bind_address = "127.0.0.1";
+      rdv.timeout_ms = timeoutMs;
+      try {
+        Rank rank(core::createBackend(plugin, params, rdv), r, world);
+        body(rank);
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << "rank " << r << ": " << e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+}
+
+}  // namespace dtb::testing

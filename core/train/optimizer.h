@@ -1,0 +1,53 @@
+// The optimizers a run can use, with PyTorch's update rules (torch.optim
+// SGD, Adam, AdamW, default arguments), so that dtbench's training matches
+// what the field runs. State lives with the caller — strategies own it, so
+// ZeRO can shard it — as stateFloats() floats per parameter element.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace dtb::core {
+
+struct OptimizerConfig {
+  std::string kind = "sgd";  // sgd | adam | adamw
+  double lr = 0.01;
+  double momentum = 0;   // sgd
+  bool nesterov = false; // sgd
+  double weightDecay = 0;  // sgd/adam: L2 added to the gradient; adamw: decoupled
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+};
+
+class Optimizer {
+ public:
+  // Throws std::invalid_argument for an unknown kind or nesterov without momentum.
+  explicit Optimizer(OptimizerConfig config);
+
+  // f32 state values per parameter element: SGD 0 (1 with momentum), Adam 2.
+  uint32_t stateFloats() const;
+
+  // The rate of the coming step (the schedule sets it), and the step count
+  // that Adam's bias correction uses: call beginStep() once per step.
+  void setLearningRate(double lr) { lr_ = lr; }
+  double learningRate() const { return lr_; }
+  void beginStep() { ++step_; }
+  int64_t step() const { return step_; }
+
+  // One update of `count` elements. `state` holds stateFloats() x count
+  // floats, zero before the first step (state[i], then state[count + i]).
+  void update(float* param, const float* grad, float* state, size_t count) const;
+
+  const OptimizerConfig& config() const { return config_; }
+
+ private:
+  enum class Kind { kSgd, kAdam, kAdamW };
+  OptimizerConfig config_;
+  Kind kind_;
+  double lr_;
+  int64_t step_ = 0;
+};
+
+}  // namespace dtb::core

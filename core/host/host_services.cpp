@@ -4,7 +4,9 @@
 #include <cstring>
 #include <new>
 
+#include "host/communicator.h"
 #include "host/status.h"
+#include "train/optimizer.h"
 #include "log/log.h"
 
 namespace dtb::core {
@@ -85,28 +87,8 @@ HostServices::HostServices(std::string source, ParamValues config)
     host.events_.emplace_back(kind ? kind : "", detail ? detail : "");
   };
   table_.trace_span = &ignoreSpan;
-  table_.comm_rank = [](dtb_host_ctx_t) { return int32_t{0}; };
-  table_.comm_size = [](dtb_host_ctx_t) { return int32_t{1}; };
-  table_.comm_allreduce = [](dtb_host_ctx_t ctx, dtb_tensor_t*, dtb_reduce_op_t, dtb_request_t*) {
-    return unbound(ctx, "comm_allreduce");
-  };
-  table_.comm_reduce_scatter = [](dtb_host_ctx_t ctx, const dtb_tensor_t*, dtb_tensor_t*,
-                                  dtb_reduce_op_t, dtb_request_t*) {
-    return unbound(ctx, "comm_reduce_scatter");
-  };
-  table_.comm_allgather = [](dtb_host_ctx_t ctx, const dtb_tensor_t*, dtb_tensor_t*, dtb_request_t*) {
-    return unbound(ctx, "comm_allgather");
-  };
-  table_.comm_broadcast = [](dtb_host_ctx_t ctx, dtb_tensor_t*, int32_t, dtb_request_t*) {
-    return unbound(ctx, "comm_broadcast");
-  };
-  table_.comm_barrier = [](dtb_host_ctx_t ctx, dtb_request_t*) { return unbound(ctx, "comm_barrier"); };
-  table_.comm_test = [](dtb_host_ctx_t ctx, dtb_request_t, int32_t*) { return unbound(ctx, "comm_test"); };
-  table_.comm_wait = [](dtb_host_ctx_t ctx, dtb_request_t, int64_t) { return unbound(ctx, "comm_wait"); };
-  table_.optim_state_floats = [](dtb_host_ctx_t) { return uint32_t{0}; };
-  table_.optim_update = [](dtb_host_ctx_t ctx, dtb_tensor_t*, const dtb_tensor_t*, float*, uint32_t) {
-    return unbound(ctx, "optim_update");
-  };
+  installCommunicator();
+  installOptimizer();
 }
 
 HostServices& HostServices::self(dtb_host_ctx_t ctx) { return *reinterpret_cast<HostServices*>(ctx); }
@@ -171,6 +153,91 @@ dtb_status_t HostServices::lookup(const char* key, T* out) {
   }
   setErrorThunk(table_.ctx, ("config: parameter '" + std::string(key) + "' has another type").c_str());
   return DTB_STATUS_INVALID_ARGUMENT;
+}
+
+dtb_status_t HostServices::relay(dtb_status_t status, const std::string& message) {
+  if (status != DTB_STATUS_OK) setErrorThunk(table_.ctx, message.c_str());
+  return status;
+}
+
+// Each comm_* member forwards to the bound communicator, or says there is none.
+void HostServices::installCommunicator() {
+  table_.comm_rank = [](dtb_host_ctx_t ctx) {
+    Communicator* c = self(ctx).communicator_;
+    return int32_t{c ? c->rank() : 0};
+  };
+  table_.comm_size = [](dtb_host_ctx_t ctx) {
+    Communicator* c = self(ctx).communicator_;
+    return int32_t{c ? c->size() : 1};
+  };
+  table_.comm_allreduce = [](dtb_host_ctx_t ctx, dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out) {
+    HostServices& h = self(ctx);
+    if (!h.communicator_) return unbound(ctx, "comm_allreduce");
+    std::string error;
+    return h.relay(h.communicator_->allreduce(buffer, op, out, &error), error);
+  };
+  table_.comm_reduce_scatter = [](dtb_host_ctx_t ctx, const dtb_tensor_t* in, dtb_tensor_t* outTensor,
+                                  dtb_reduce_op_t op, dtb_request_t* out) {
+    HostServices& h = self(ctx);
+    if (!h.communicator_) return unbound(ctx, "comm_reduce_scatter");
+    std::string error;
+    return h.relay(h.communicator_->reduceScatter(in, outTensor, op, out, &error), error);
+  };
+  table_.comm_allgather = [](dtb_host_ctx_t ctx, const dtb_tensor_t* in, dtb_tensor_t* outTensor,
+                             dtb_request_t* out) {
+    HostServices& h = self(ctx);
+    if (!h.communicator_) return unbound(ctx, "comm_allgather");
+    std::string error;
+    return h.relay(h.communicator_->allgather(in, outTensor, out, &error), error);
+  };
+  table_.comm_broadcast = [](dtb_host_ctx_t ctx, dtb_tensor_t* buffer, int32_t root, dtb_request_t* out) {
+    HostServices& h = self(ctx);
+    if (!h.communicator_) return unbound(ctx, "comm_broadcast");
+    std::string error;
+    return h.relay(h.communicator_->broadcast(buffer, root, out, &error), error);
+  };
+  table_.comm_barrier = [](dtb_host_ctx_t ctx, dtb_request_t* out) {
+    HostServices& h = self(ctx);
+    if (!h.communicator_) return unbound(ctx, "comm_barrier");
+    std::string error;
+    return h.relay(h.communicator_->barrier(out, &error), error);
+  };
+  table_.comm_test = [](dtb_host_ctx_t ctx, dtb_request_t request, int32_t* done) {
+    HostServices& h = self(ctx);
+    if (!h.communicator_) return unbound(ctx, "comm_test");
+    std::string error;
+    return h.relay(h.communicator_->test(request, done, &error), error);
+  };
+  table_.comm_wait = [](dtb_host_ctx_t ctx, dtb_request_t request, int64_t timeoutMs) {
+    HostServices& h = self(ctx);
+    if (!h.communicator_) return unbound(ctx, "comm_wait");
+    std::string error;
+    return h.relay(h.communicator_->wait(request, timeoutMs, &error), error);
+  };
+}
+
+void HostServices::installOptimizer() {
+  table_.optim_state_floats = [](dtb_host_ctx_t ctx) {
+    Optimizer* o = self(ctx).optimizer_;
+    return o ? o->stateFloats() : uint32_t{0};
+  };
+  table_.optim_update = [](dtb_host_ctx_t ctx, dtb_tensor_t* param, const dtb_tensor_t* grad, float* state,
+                           uint32_t) {
+    HostServices& h = self(ctx);
+    if (!h.optimizer_) return unbound(ctx, "optim_update");
+    if (param->dtype != DTB_DTYPE_F32 || grad->dtype != DTB_DTYPE_F32 || param->count != grad->count ||
+        param->device.type != DTB_DEVICE_HOST) {
+      setErrorThunk(ctx, "optim_update: param and grad must be f32 host tensors of equal count");
+      return DTB_STATUS_INVALID_ARGUMENT;
+    }
+    if (h.optimizer_->stateFloats() > 0 && state == nullptr && param->count > 0) {
+      setErrorThunk(ctx, "optim_update: this optimizer needs state (optim_state_floats() floats per element)");
+      return DTB_STATUS_INVALID_ARGUMENT;
+    }
+    h.optimizer_->update(static_cast<float*>(param->data), static_cast<const float*>(grad->data), state,
+                         param->count);
+    return DTB_STATUS_OK;
+  };
 }
 
 std::optional<std::string> HostServices::takeError() {

@@ -2,9 +2,9 @@
 // it: the instance's configuration, its error channel, its memory ledger,
 // metrics and events.
 //
-// The communicator and optimizer members answer DTB_STATUS_UNSUPPORTED until
-// the training engine binds them for strategies (a model or dataset never
-// gets them).
+// The communicator and optimizer members answer DTB_STATUS_UNSUPPORTED
+// unless the run binds them (it does so for strategies; a model or dataset
+// never gets them).
 #pragma once
 
 #include <map>
@@ -20,6 +20,9 @@
 
 namespace dtb::core {
 
+class Communicator;
+class Optimizer;
+
 class HostServices {
  public:
   // `source` prefixes this instance's log lines, e.g. "strategy/zero".
@@ -31,6 +34,13 @@ class HostServices {
   const std::string& source() const { return source_; }
   const ParamValues& config() const { return config_; }
   MemoryLedger& memory() { return memory_; }
+
+  // Gives this instance the run's communicator and optimizer (not owned;
+  // they outlive the instance). Either may be null.
+  void bind(Communicator* communicator, Optimizer* optimizer) {
+    communicator_ = communicator;
+    optimizer_ = optimizer;
+  }
 
   // The message the plugin gave with set_error() on this thread since the
   // last take, if any; clears it.
@@ -48,6 +58,10 @@ class HostServices {
   static void freeThunk(dtb_host_ctx_t ctx, void* ptr);
   template <typename T>
   dtb_status_t lookup(const char* key, T* out);
+  void installCommunicator();
+  void installOptimizer();
+  // The message of a failed communicator call, onto this instance's channel.
+  dtb_status_t relay(dtb_status_t status, const std::string& message);
 
   std::string source_;
   ParamValues config_;
@@ -55,6 +69,8 @@ class HostServices {
   mutable std::mutex mutex_;  // metrics_ and events_
   std::map<std::string, double> metrics_;
   std::vector<std::pair<std::string, std::string>> events_;
+  Communicator* communicator_ = nullptr;
+  Optimizer* optimizer_ = nullptr;
   dtb_host_t table_{};
 };
 

@@ -46,6 +46,11 @@ static dtb_status_t example_create(const dtb_host_t* host, const dtb_strategy_se
   if (setup->param_count > 0 && setup->params == NULL) {
     return fail(host, DTB_STATUS_INVALID_ARGUMENT, "example_c: param_count > 0 but params is NULL");
   }
+  if (setup->accumulation_steps > 1) {
+    /* Models write, not add, gradients: accumulating them is a strategy's job. */
+    return fail(host, DTB_STATUS_UNSUPPORTED,
+                "example_c does not accumulate gradients over micro-batches: set accumulation_steps = 1");
+  }
   const dtb_device_t cpu = {DTB_DEVICE_HOST, 0};
   example_c* s = NULL;
   dtb_status_t status = host->alloc(host->ctx, sizeof(example_c), cpu, DTB_MEM_OTHER, (void**)&s);

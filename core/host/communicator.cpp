@@ -1,0 +1,68 @@
+#include "host/communicator.h"
+
+#include "dtbench/plugin.hpp"
+#include "host/status.h"
+
+namespace dtb::core {
+
+Communicator::Communicator(std::unique_ptr<PluginInstance> backend, int rank, int world,
+                           std::chrono::milliseconds defaultTimeout)
+    : backend_(std::move(backend)), rank_(rank), world_(world), defaultTimeout_(defaultTimeout) {}
+
+dtb_status_t Communicator::failed(dtb_status_t status, std::string* error) {
+  std::optional<std::string> message = backend_->services().takeError();
+  if (error) {
+    *error = backend_->plugin().label() + " on rank " + std::to_string(rank_) + ": " +
+             (message ? *message : std::string(statusName(status)) + " (the backend gave no message)");
+  }
+  return status;
+}
+
+dtb_status_t Communicator::started(dtb_status_t status, uint64_t bytes, std::string* error) {
+  if (status != DTB_STATUS_OK) return failed(status, error);
+  ++collectives_;
+  bytes_ += bytes;
+  return status;
+}
+
+static uint64_t bytesOf(const dtb_tensor_t& t) { return t.count * dtypeSize(t.dtype); }
+
+dtb_status_t Communicator::allreduce(dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out,
+                                     std::string* error) {
+  return started(api().allreduce(backend_->context(), buffer, op, out), bytesOf(*buffer), error);
+}
+
+dtb_status_t Communicator::reduceScatter(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_reduce_op_t op,
+                                         dtb_request_t* out, std::string* error) {
+  return started(api().reduce_scatter(backend_->context(), input, output, op, out), bytesOf(*input), error);
+}
+
+dtb_status_t Communicator::allgather(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_request_t* out,
+                                     std::string* error) {
+  return started(api().allgather(backend_->context(), input, output, out), bytesOf(*output), error);
+}
+
+dtb_status_t Communicator::broadcast(dtb_tensor_t* buffer, int32_t root, dtb_request_t* out, std::string* error) {
+  return started(api().broadcast(backend_->context(), buffer, root, out), bytesOf(*buffer), error);
+}
+
+dtb_status_t Communicator::barrier(dtb_request_t* out, std::string* error) {
+  return started(api().barrier(backend_->context(), out), 0, error);
+}
+
+dtb_status_t Communicator::test(dtb_request_t request, int32_t* done, std::string* error) {
+  const dtb_status_t status = api().test(backend_->context(), request, done);
+  return status == DTB_STATUS_OK ? status : failed(status, error);
+}
+
+dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::string* error) {
+  const int64_t timeout = timeoutMs < 0 ? defaultTimeout_.count() : timeoutMs;
+  const auto start = std::chrono::steady_clock::now();
+  const dtb_status_t status = api().wait(backend_->context(), request, timeout);
+  waitNanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+  if (status != DTB_STATUS_OK) failed(status, error);
+  api().request_free(backend_->context(), request);
+  return status;
+}
+
+}  // namespace dtb::core

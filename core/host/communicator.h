@@ -1,0 +1,56 @@
+// The run's communicator as the host wraps it for strategies: the backend
+// plugin instance underneath, the run's default timeout for waits, and the
+// counts every backend is measured by (collectives and bytes as nccl-tests
+// defines S: the whole array for reduce-scatter and all-gather).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "host/plugin_instance.h"
+
+namespace dtb::core {
+
+class Communicator {
+ public:
+  Communicator(std::unique_ptr<PluginInstance> backend, int rank, int world,
+               std::chrono::milliseconds defaultTimeout);
+
+  int rank() const { return rank_; }
+  int size() const { return world_; }
+  PluginInstance& backend() { return *backend_; }
+
+  // Each returns the backend's status; on failure `*error` gets its message,
+  // prefixed with the backend and rank.
+  dtb_status_t allreduce(dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out, std::string* error);
+  dtb_status_t reduceScatter(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_reduce_op_t op,
+                             dtb_request_t* out, std::string* error);
+  dtb_status_t allgather(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_request_t* out, std::string* error);
+  dtb_status_t broadcast(dtb_tensor_t* buffer, int32_t root, dtb_request_t* out, std::string* error);
+  dtb_status_t barrier(dtb_request_t* out, std::string* error);
+  dtb_status_t test(dtb_request_t request, int32_t* done, std::string* error);
+  // Waits (DTB_TIMEOUT_DEFAULT: the run's timeout) and releases the request.
+  dtb_status_t wait(dtb_request_t request, int64_t timeoutMs, std::string* error);
+
+  uint64_t collectives() const { return collectives_; }
+  uint64_t bytes() const { return bytes_; }  // sum of S over collectives
+  double waitSeconds() const { return waitNanos_ / 1e9; }
+
+ private:
+  const dtb_backend_plugin_v1_t& api() const { return backend_->plugin().descriptor<dtb_backend_plugin_v1_t>(); }
+  dtb_status_t started(dtb_status_t status, uint64_t bytes, std::string* error);
+  dtb_status_t failed(dtb_status_t status, std::string* error);
+
+  std::unique_ptr<PluginInstance> backend_;
+  int rank_;
+  int world_;
+  std::chrono::milliseconds defaultTimeout_;
+  std::atomic<uint64_t> collectives_{0};
+  std::atomic<uint64_t> bytes_{0};
+  std::atomic<int64_t> waitNanos_{0};
+};
+
+}  // namespace dtb::core

@@ -1,0 +1,51 @@
+// One training step of one rank, as ARCHITECTURE.md draws it: the model's
+// forward and backward with the host's hooks wired to the strategy, the
+// strategy's finish_backward (exposed communication), then its step (the
+// optimizer). The worker loop calls this for every batch.
+#pragma once
+
+#include "host/plugin_instance.h"
+#include "train/optimizer.h"
+
+namespace dtb::core {
+
+struct StepTiming {
+  double forwardS = 0;
+  double backwardS = 0;  // includes time the strategy spends in its hooks
+  double commExposedS = 0;  // finish_backward: communication backward did not hide
+  double optimizerS = 0;
+};
+
+struct StepResult {
+  double loss = 0;
+  uint32_t correct = 0;
+  StepTiming timing;
+};
+
+class TrainingStep {
+ public:
+  // `model` and `strategy` are live instances; the strategy was created over
+  // the model's parameters and bound to `optimizer`.
+  TrainingStep(PluginInstance& model, PluginInstance& strategy, Optimizer& optimizer);
+
+  // Runs one micro-batch; applies the optimizer when `info` is the last
+  // micro-batch of a step. Throws PluginCallError naming the plugin that
+  // failed (the strategy, when a hook of its failed inside the model).
+  StepResult run(const dtb_batch_t& batch, const dtb_step_info_t& info);
+
+ private:
+  static dtb_status_t layerBegin(void* self, uint32_t layer, dtb_pass_t pass);
+  static dtb_status_t gradReady(void* self, dtb_param_t* param);
+  // Checks a model call, blaming the strategy when one of its hooks failed.
+  void checkModel(const char* function, dtb_status_t status);
+
+  PluginInstance& model_;
+  PluginInstance& strategy_;
+  Optimizer& optimizer_;
+  const dtb_model_plugin_v1_t& modelApi_;
+  const dtb_strategy_plugin_v1_t& strategyApi_;
+  dtb_step_hooks_t hooks_{};
+  const char* failedHook_ = nullptr;  // the strategy hook that failed inside a model call
+};
+
+}  // namespace dtb::core

@@ -1,0 +1,145 @@
+// The equivalence test every strategy must pass, here for the C example
+// strategy over the Gloo backend: G ranks with per-rank batch B end with the
+// same parameters as 1 rank with batch G x B over the same samples. Each
+// rank is a thread with its own model, dataset, strategy and communicator,
+// all loaded as plugins and driven by the host's TrainingStep.
+#include "train/training_step.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <thread>
+
+#include "host/communicator.h"
+#include "plugin/loader.h"
+#include "temp_dir.h"
+
+namespace dtb::core {
+namespace {
+
+constexpr int kSteps = 6;
+constexpr uint32_t kBatchPerRank = 4;
+
+struct RankSetup {
+  std::string backend;
+  int rank;
+  int world;
+  uint32_t batch;       // this rank's batch
+  std::string storePath;
+  std::string prefix;
+  std::string strategy = "example_c";
+  int steps = kSteps;
+};
+
+// Trains `s.steps` steps on one rank and returns its final parameters.
+std::vector<float> train(const RankSetup& s) {
+  PluginLoader loader(SearchPath({DTBENCH_PLUGIN_DIR, DTBENCH_TEST_PLUGIN_DIR}));
+  auto dataset = openDataset(loader.load(PluginKind::kDataset, "tiny"), {{"samples", int64_t{1024}}});
+  const auto& data = dataset->plugin().descriptor<dtb_dataset_plugin_v1_t>();
+
+  dtb_model_setup_t modelSetup{};
+  modelSetup.struct_size = sizeof(modelSetup);
+  modelSetup.device = {DTB_DEVICE_HOST, 0};
+  modelSetup.input_ndim = 3;
+  modelSetup.input_shape[0] = 1;
+  modelSetup.input_shape[1] = 2;
+  modelSetup.input_shape[2] = 2;
+  modelSetup.num_classes = 4;
+  modelSetup.max_batch = s.batch;
+  modelSetup.seed = 7;  // identical initial weights on every rank
+  modelSetup.threads = 1;
+  auto model = createModel(loader.load(PluginKind::kModel, "linear"), {{"init_scale", 0.1}}, modelSetup);
+  const auto& modelApi = model->plugin().descriptor<dtb_model_plugin_v1_t>();
+  dtb_param_t* const* params = nullptr;
+  uint32_t paramCount = 0;
+  model->check("params", modelApi.params(model->context(), &params, &paramCount));
+
+  dtb_rendezvous_t rdv{};
+  rdv.struct_size = sizeof(rdv);
+  rdv.rank = s.rank;
+  rdv.world_size = s.world;
+  rdv.store_path = s.storePath.c_str();
+  rdv.prefix = s.prefix.c_str();
+  rdv.bind_address = "127.0.0.1";
+  rdv.timeout_ms = 20000;
+  Communicator communicator(createBackend(loader.load(PluginKind::kBackend, s.backend), {}, rdv), s.rank, s.world,
+                            std::chrono::milliseconds(20000));
+  Optimizer optimizer({"sgd", 0.002, 0.9, false, 1e-4});
+
+  dtb_strategy_setup_t strategySetup{};
+  strategySetup.struct_size = sizeof(strategySetup);
+  strategySetup.params = params;
+  strategySetup.param_count = paramCount;
+  strategySetup.layer_count = 1;
+  strategySetup.device = {DTB_DEVICE_HOST, 0};
+  strategySetup.accumulation_steps = 1;
+  auto strategyPlugin = loader.load(PluginKind::kStrategy, s.strategy);
+  auto strategy = std::make_unique<PluginInstance>(strategyPlugin, ParamValues{});
+  strategy->services().bind(&communicator, &optimizer);
+  void* context = nullptr;
+  const auto& strategyApi = strategyPlugin->descriptor<dtb_strategy_plugin_v1_t>();
+  const dtb_status_t created = strategyApi.create(strategy->host(), &strategySetup, &context);
+  if (created == DTB_STATUS_OK) strategy->adopt(context, strategyApi.destroy);
+  strategy->check("create", created);
+
+  TrainingStep step(*model, *strategy, optimizer);
+  std::vector<float> inputs(s.batch * 4);
+  std::vector<int32_t> labels(s.batch);
+  std::vector<uint64_t> indices(s.batch);
+  for (int t = 0; t < s.steps; ++t) {
+    // The global batch of step t is samples [t G B, (t + 1) G B); rank r takes its r-th slice.
+    const uint64_t first = static_cast<uint64_t>(t) * kBatchPerRank * 2 + static_cast<uint64_t>(s.rank) * s.batch;
+    for (uint32_t i = 0; i < s.batch; ++i) indices[i] = first + i;
+    dataset->check("read", data.read(dataset->context(), 0, indices.data(), s.batch, inputs.data(), labels.data()));
+    for (float& x : inputs) x /= 1024.0f;  // keep logits moderate
+    dtb_batch_t batch{};
+    batch.struct_size = sizeof(batch);
+    batch.size = s.batch;
+    batch.inputs = {inputs.data(), inputs.size(), DTB_DTYPE_F32, {DTB_DEVICE_HOST, 0}, 4, {s.batch, 1, 2, 2}};
+    batch.labels = {labels.data(), labels.size(), DTB_DTYPE_I32, {DTB_DEVICE_HOST, 0}, 1, {s.batch}};
+    dtb_step_info_t info{sizeof(dtb_step_info_t), static_cast<uint64_t>(t), 0, 0, 1};
+    const StepResult result = step.run(batch, info);
+    EXPECT_TRUE(std::isfinite(result.loss));
+  }
+  EXPECT_EQ(communicator.collectives(), s.world > 1 || s.backend == "single" ? uint64_t(s.steps) * paramCount : 0u);
+  std::vector<float> out;
+  for (uint32_t p = 0; p < paramCount; ++p) {
+    const auto* v = static_cast<const float*>(params[p]->value.data);
+    out.insert(out.end(), v, v + params[p]->value.count);
+  }
+  return out;
+}
+
+TEST(Equivalence, TwoRanksEqualOneRankWithTheGlobalBatch) {
+  testing::TempDir store;
+  std::vector<float> reference = train({"single", 0, 1, 2 * kBatchPerRank, store.path().string(), "ref"});
+  std::vector<std::vector<float>> ranks(2);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        ranks[r] = train({"gloo", r, 2, kBatchPerRank, store.path().string(), "two"});
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << "rank " << r << ": " << e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  ASSERT_EQ(ranks[0].size(), reference.size());
+  EXPECT_EQ(ranks[0], ranks[1]) << "ranks diverged";
+  double maxDiff = 0;
+  for (size_t i = 0; i < reference.size(); ++i) {
+    maxDiff = std::max(maxDiff, std::fabs(double(ranks[0][i]) - reference[i]));
+    EXPECT_NEAR(ranks[0][i], reference[i], 1e-5 + 1e-4 * std::fabs(reference[i])) << "parameter element " << i;
+  }
+  // The parameters moved: the comparison is not between two initial states.
+  RankSetup untrained{"single", 0, 1, 1, store.path().string(), "init"};
+  untrained.steps = 0;
+  std::vector<float> initial = train(untrained);
+  double moved = 0;
+  for (size_t i = 0; i < reference.size(); ++i) moved = std::max(moved, std::fabs(double(initial[i]) - reference[i]));
+  EXPECT_GT(moved, 100 * maxDiff + 1e-4);
+}
+
+}  // namespace
+}  // namespace dtb::core

@@ -64,7 +64,7 @@ std::vector<float> train(const RankSetup& s) {
   rdv.timeout_ms = 20000;
   Communicator communicator(createBackend(loader.load(PluginKind::kBackend, s.backend), {}, rdv), s.rank, s.world,
                             std::chrono::milliseconds(20000));
-  Optimizer optimizer({"sgd", 0.002, 0.9, false, 1e-4});
+  Optimizer optimizer({"sgd", 0.5, 0.9, false, 1e-4});
 
   dtb_strategy_setup_t strategySetup{};
   strategySetup.struct_size = sizeof(strategySetup);
@@ -91,7 +91,7 @@ std::vector<float> train(const RankSetup& s) {
     const uint64_t first = static_cast<uint64_t>(t) * kBatchPerRank * 2 + static_cast<uint64_t>(s.rank) * s.batch;
     for (uint32_t i = 0; i < s.batch; ++i) indices[i] = first + i;
     dataset->check("read", data.read(dataset->context(), 0, indices.data(), s.batch, inputs.data(), labels.data()));
-    for (float& x : inputs) x /= 1024.0f;  // keep logits moderate
+    for (float& x : inputs) x /= 256.0f;  // inputs in [0, 16): moderate logits
     dtb_batch_t batch{};
     batch.struct_size = sizeof(batch);
     batch.size = s.batch;
@@ -138,7 +138,7 @@ TEST(Equivalence, TwoRanksEqualOneRankWithTheGlobalBatch) {
   std::vector<float> initial = train(untrained);
   double moved = 0;
   for (size_t i = 0; i < reference.size(); ++i) moved = std::max(moved, std::fabs(double(initial[i]) - reference[i]));
-  EXPECT_GT(moved, 100 * maxDiff + 1e-4);
+  EXPECT_GT(moved, 100 * maxDiff + 1e-3) << "max difference " << maxDiff << ", moved " << moved;
 }
 
 }  // namespace

@@ -51,6 +51,10 @@ struct Case {
   int world;
 };
 
+void PrintTo(const Case& c, std::ostream* out) {
+  *out << c.backend << " " << (*c.algorithm ? c.algorithm : "default") << " world " << c.world;
+}
+
 std::string caseName(const ::testing::TestParamInfo<Case>& info) {
   return std::string(info.param.backend) + "_" + (*info.param.algorithm ? info.param.algorithm : "default") +
          "_world" + std::to_string(info.param.world);

@@ -3,6 +3,7 @@
 // private file store — as Gloo's own tests do with an in-memory store.
 #pragma once
 
+#include <barrier>
 #include <functional>
 #include <memory>
 #include <string>
@@ -28,6 +29,8 @@ class Rank {
   }
   void* comm() const { return instance_->context(); }
   core::PluginInstance& instance() { return *instance_; }
+  // Tears the communicator down now, as a crashed rank's would go.
+  void leave() { instance_.reset(); }
 
   // Starts a collective with start(&request), waits for it (throwing
   // PluginCallError on failure) and frees it.
@@ -72,6 +75,9 @@ inline void runRanks(const std::string& name, int world, const core::ParamValues
   auto plugin = loader.load(core::PluginKind::kBackend, name);
   static int generation = 0;
   const std::string prefix = "test" + std::to_string(++generation);
+  // No rank tears down its communicator while a peer may still be finishing
+  // a collective with it (a real run ends with a barrier for the same reason).
+  std::barrier allDone(world);
   std::vector<std::thread> threads;
   for (int r = 0; r < world; ++r) {
     threads.emplace_back([&, r] {
@@ -86,12 +92,14 @@ inline void runRanks(const std::string& name, int world, const core::ParamValues
       rdv.prefix = prefix.c_str();
       rdv.bind_address = "127.0.0.1";
       rdv.timeout_ms = timeoutMs;
+      std::unique_ptr<Rank> rank;
       try {
-        Rank rank(core::createBackend(plugin, params, rdv), r, world);
-        body(rank);
+        rank = std::make_unique<Rank>(core::createBackend(plugin, params, rdv), r, world);
+        body(*rank);
       } catch (const std::exception& e) {
         ADD_FAILURE() << "rank " << r << ": " << e.what();
       }
+      allDone.arrive_and_wait();
     });
   }
   for (auto& t : threads) t.join();

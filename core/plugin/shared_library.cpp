@@ -7,7 +7,7 @@
 namespace dtb::core {
 
 SharedLibrary::SharedLibrary(const std::filesystem::path& path) : path_(path) {
-  handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (handle_ == nullptr) {
     const char* error = dlerror();
     std::string why = error ? error : "dlopen failed";

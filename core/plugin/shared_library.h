@@ -9,7 +9,11 @@ namespace dtb::core {
 class SharedLibrary {
  public:
   // Loads `path` with RTLD_NOW | RTLD_LOCAL, so unresolved symbols fail here
-  // rather than mid-run, and plugins cannot see each other's symbols.
+  // rather than mid-run, and plugins cannot see each other's symbols; and
+  // RTLD_NODELETE: the code stays mapped after the last handle closes, since
+  // a plugin's threads, thread_local destructors or static-init allocations
+  // (which LeakSanitizer would report once the module is gone) may outlive
+  // its instances. The host still destroys every context before closing.
   // Throws PluginError with dlerror()'s text.
   explicit SharedLibrary(const std::filesystem::path& path);
   ~SharedLibrary();

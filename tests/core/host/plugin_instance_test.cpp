@@ -111,8 +111,8 @@ TEST(PluginConfig, DefaultsFillWhatIsNotGiven) {
 }
 
 TEST(PluginInstance, OutlivesTheLoaderAndItsOwnPluginHandle) {
-  // The instance alone keeps the library mapped: destroy runs plugin code,
-  // which must still be there. Under ASan a wrong order is a use-after-unmap.
+  // The instance alone keeps the library handle open: destroy runs plugin
+  // code after the loader and every other reference are gone.
   std::unique_ptr<PluginInstance> dataset;
   {
     PluginLoader loader(SearchPath({kGood}));

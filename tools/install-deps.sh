@@ -13,6 +13,7 @@ packages=(
   libgloo-dev                                            # Gloo backend
   libopenmpi-dev openmpi-bin                             # MPI backend, mpirun
   libdnnl-dev                                            # oneDNN: CPU layers
+  zlib1g-dev                                             # .gz IDX files
   clang libclang-rt-14-dev                               # libFuzzer for the fuzz targets
 )
 

@@ -29,6 +29,13 @@ std::string smokeTest(const std::shared_ptr<const core::LoadedPlugin>& plugin) {
       info.struct_size = sizeof(info);
       dataset->check("info", plugin->descriptor<dtb_dataset_plugin_v1_t>().info(dataset->context(), &info));
     }
+  } catch (const core::PluginCallError& e) {
+    // A dataset whose default files are not there yet works; say so only.
+    if (plugin->kind() == core::PluginKind::kDataset && e.status() == DTB_STATUS_IO_ERROR) {
+      std::printf("  note    dataset   %s: %s\n", plugin->name().c_str(), e.what());
+      return "";
+    }
+    return e.what();
   } catch (const std::exception& e) {
     return e.what();
   }

@@ -29,18 +29,28 @@ namespace dtb {
 // An error with the status it should become at the boundary.
 class Error : public std::runtime_error {
  public:
-  Error(dtb_status_t status, const std::string& message)
-      : std::runtime_error(message), status_(status) {}
+  Error(dtb_status_t status, const std::string& message) : std::runtime_error(message), status_(status) {}
   dtb_status_t status() const noexcept { return status_; }
+  // True when the host already holds the message (a failed host call).
+  bool reported() const noexcept { return reported_; }
+
+ protected:
+  Error(dtb_status_t status, const std::string& message, bool reported)
+      : std::runtime_error(message), status_(status), reported_(reported) {}
 
  private:
   dtb_status_t status_;
+  bool reported_ = false;
 };
 
-// Throws dtb::Error when a host or plugin call failed; the host already holds
-// the message, so this one only adds context for the plugin's own logs.
+// Throws when a host call failed. The host already holds that call's message
+// (e.g. which rank's all-reduce failed and why), so guard() passes the status
+// on without overwriting it; `what` only names the call for debugging.
 inline void check(dtb_status_t status, const char* what) {
-  if (status != DTB_STATUS_OK) throw Error(status, what);
+  struct HostError : Error {
+    HostError(dtb_status_t s, const char* w) : Error(s, w, true) {}
+  };
+  if (status != DTB_STATUS_OK) throw HostError(status, what);
 }
 
 // Runs `body`, turning any exception into a status plus host->set_error().
@@ -54,6 +64,7 @@ dtb_status_t guard(const dtb_host_t* host, Body&& body) noexcept {
     std::forward<Body>(body)();
     return DTB_STATUS_OK;
   } catch (const Error& e) {
+    if (e.reported()) return e.status();
     return fail(e.status(), e.what());
   } catch (const std::bad_alloc&) {
     return fail(DTB_STATUS_OUT_OF_MEMORY, "out of memory");

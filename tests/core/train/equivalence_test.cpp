@@ -1,8 +1,9 @@
-// The equivalence test every strategy must pass, here for the C example
-// strategy over the Gloo backend: G ranks with per-rank batch B end with the
-// same parameters as 1 rank with batch G x B over the same samples. Each
-// rank is a thread with its own model, dataset, strategy and communicator,
-// all loaded as plugins and driven by the host's TrainingStep.
+// The equivalence test every strategy must pass, over the Gloo backend: G
+// ranks with per-rank batch B end with the same parameters as 1 rank with
+// batch G x B over the same samples (and so do k micro-batches of B / k with
+// gradient accumulation). Each rank is a thread with its own model, dataset,
+// strategy and communicator, all loaded as plugins and driven by the host's
+// TrainingStep.
 #include "train/training_step.h"
 
 #include <gtest/gtest.h>
@@ -18,7 +19,7 @@ namespace dtb::core {
 namespace {
 
 constexpr int kSteps = 6;
-constexpr uint32_t kBatchPerRank = 4;
+constexpr uint32_t kBatchPerRank = 4;  // at 2 ranks; the global batch is 8
 
 struct RankSetup {
   std::string backend;
@@ -29,6 +30,7 @@ struct RankSetup {
   std::string prefix;
   std::string strategy = "example_c";
   int steps = kSteps;
+  uint32_t accumulation = 1;  // micro-batches of `batch` per step
 };
 
 // Trains `s.steps` steps on one rank and returns its final parameters.
@@ -72,7 +74,7 @@ std::vector<float> train(const RankSetup& s) {
   strategySetup.param_count = paramCount;
   strategySetup.layer_count = 1;
   strategySetup.device = {DTB_DEVICE_HOST, 0};
-  strategySetup.accumulation_steps = 1;
+  strategySetup.accumulation_steps = s.accumulation;
   auto strategyPlugin = loader.load(PluginKind::kStrategy, s.strategy);
   auto strategy = std::make_unique<PluginInstance>(strategyPlugin, ParamValues{});
   strategy->services().bind(&communicator, &optimizer);
@@ -87,21 +89,24 @@ std::vector<float> train(const RankSetup& s) {
   std::vector<int32_t> labels(s.batch);
   std::vector<uint64_t> indices(s.batch);
   for (int t = 0; t < s.steps; ++t) {
-    // The global batch of step t is samples [t G B, (t + 1) G B); rank r takes its r-th slice.
-    const uint64_t first = static_cast<uint64_t>(t) * kBatchPerRank * 2 + static_cast<uint64_t>(s.rank) * s.batch;
-    for (uint32_t i = 0; i < s.batch; ++i) indices[i] = first + i;
-    dataset->check("read", data.read(dataset->context(), 0, indices.data(), s.batch, inputs.data(), labels.data()));
-    for (float& x : inputs) x /= 256.0f;  // inputs in [0, 16): moderate logits
-    dtb_batch_t batch{};
-    batch.struct_size = sizeof(batch);
-    batch.size = s.batch;
-    batch.inputs = {inputs.data(), inputs.size(), DTB_DTYPE_F32, {DTB_DEVICE_HOST, 0}, 4, {s.batch, 1, 2, 2}};
-    batch.labels = {labels.data(), labels.size(), DTB_DTYPE_I32, {DTB_DEVICE_HOST, 0}, 1, {s.batch}};
-    dtb_step_info_t info{sizeof(dtb_step_info_t), static_cast<uint64_t>(t), 0, 0, 1};
-    const StepResult result = step.run(batch, info);
-    EXPECT_TRUE(std::isfinite(result.loss));
+    for (uint32_t m = 0; m < s.accumulation; ++m) {
+      // The global batch of step t is samples [t G B, (t + 1) G B); rank r takes its r-th
+      // slice, micro-batch m the m-th part of that.
+      const uint64_t first = static_cast<uint64_t>(t) * kBatchPerRank * 2 +
+                             static_cast<uint64_t>(s.rank) * s.batch * s.accumulation + m * s.batch;
+      for (uint32_t i = 0; i < s.batch; ++i) indices[i] = first + i;
+      dataset->check("read", data.read(dataset->context(), 0, indices.data(), s.batch, inputs.data(), labels.data()));
+      for (float& x : inputs) x /= 256.0f;  // inputs in [0, 16): moderate logits
+      dtb_batch_t batch{};
+      batch.struct_size = sizeof(batch);
+      batch.size = s.batch;
+      batch.inputs = {inputs.data(), inputs.size(), DTB_DTYPE_F32, {DTB_DEVICE_HOST, 0}, 4, {s.batch, 1, 2, 2}};
+      batch.labels = {labels.data(), labels.size(), DTB_DTYPE_I32, {DTB_DEVICE_HOST, 0}, 1, {s.batch}};
+      dtb_step_info_t info{sizeof(dtb_step_info_t), static_cast<uint64_t>(t), 0, m, s.accumulation};
+      const StepResult result = step.run(batch, info);
+      EXPECT_TRUE(std::isfinite(result.loss));
+    }
   }
-  EXPECT_EQ(communicator.collectives(), uint64_t(s.steps) * paramCount);  // one all-reduce per tensor per step
   // Like a worker at the end of a run: no rank leaves while a peer may still
   // be finishing a collective with it.
   dtb_request_t barrier = nullptr;
@@ -116,15 +121,20 @@ std::vector<float> train(const RankSetup& s) {
   return out;
 }
 
-TEST(Equivalence, TwoRanksEqualOneRankWithTheGlobalBatch) {
+// Trains `world` ranks of `strategy` on gloo and checks them against one
+// rank of the same strategy with the whole global batch.
+void expectEquivalent(const std::string& strategy, int world, uint32_t accumulation) {
   testing::TempDir store;
-  std::vector<float> reference = train({"single", 0, 1, 2 * kBatchPerRank, store.path().string(), "ref"});
-  std::vector<std::vector<float>> ranks(2);
+  RankSetup referenceSetup{"single", 0, 1, 2 * kBatchPerRank, store.path().string(), "ref", strategy};
+  std::vector<float> reference = train(referenceSetup);
+  std::vector<std::vector<float>> ranks(world);
   std::vector<std::thread> threads;
-  for (int r = 0; r < 2; ++r) {
+  for (int r = 0; r < world; ++r) {
     threads.emplace_back([&, r] {
       try {
-        ranks[r] = train({"gloo", r, 2, kBatchPerRank, store.path().string(), "two"});
+        RankSetup s{"gloo", r, world, 2 * kBatchPerRank / world / accumulation, store.path().string(), "dp", strategy};
+        s.accumulation = accumulation;
+        ranks[r] = train(s);
       } catch (const std::exception& e) {
         ADD_FAILURE() << "rank " << r << ": " << e.what();
       }
@@ -132,19 +142,31 @@ TEST(Equivalence, TwoRanksEqualOneRankWithTheGlobalBatch) {
   }
   for (auto& t : threads) t.join();
   ASSERT_EQ(ranks[0].size(), reference.size());
-  EXPECT_EQ(ranks[0], ranks[1]) << "ranks diverged";
+  for (int r = 1; r < world; ++r) EXPECT_EQ(ranks[0], ranks[r]) << "rank " << r << " diverged from rank 0";
   double maxDiff = 0;
   for (size_t i = 0; i < reference.size(); ++i) {
     maxDiff = std::max(maxDiff, std::fabs(double(ranks[0][i]) - reference[i]));
     EXPECT_NEAR(ranks[0][i], reference[i], 1e-5 + 1e-4 * std::fabs(reference[i])) << "parameter element " << i;
   }
   // The parameters moved: the comparison is not between two initial states.
-  RankSetup untrained{"single", 0, 1, 1, store.path().string(), "init"};
+  RankSetup untrained{"single", 0, 1, 1, store.path().string(), "init", strategy};
   untrained.steps = 0;
   std::vector<float> initial = train(untrained);
   double moved = 0;
   for (size_t i = 0; i < reference.size(); ++i) moved = std::max(moved, std::fabs(double(initial[i]) - reference[i]));
   EXPECT_GT(moved, 100 * maxDiff + 1e-3) << "max difference " << maxDiff << ", moved " << moved;
+}
+
+class Equivalence : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Equivalence, TwoRanksEqualOneRankWithTheGlobalBatch) { expectEquivalent(GetParam(), 2, 1); }
+
+TEST_P(Equivalence, FourRanksEqualOneRankWithTheGlobalBatch) { expectEquivalent(GetParam(), 4, 1); }
+
+INSTANTIATE_TEST_SUITE_P(Strategies, Equivalence, ::testing::Values("example_c", "allreduce"));
+
+TEST(EquivalenceWithAccumulation, TwoMicroBatchesOnTwoRanksEqualOneBatch) {
+  expectEquivalent("allreduce", 2, 2);
 }
 
 }  // namespace

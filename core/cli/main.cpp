@@ -9,6 +9,7 @@
 #include "cli/plugins_command.h"
 #include "cli/query_command.h"
 #include "cli/validate_command.h"
+#include "cli/worker_command.h"
 #include "log/log.h"
 
 namespace dtb::cli {
@@ -65,6 +66,7 @@ int main(int argc, char** argv) {
   cli::addRunCommand(app, global);
   cli::addQueryCommand(app, global);
   cli::addRunsCommand(app, global);
+  cli::addWorkerCommand(app, global);
 
   try {
     app.parse(argc, argv);

@@ -6,6 +6,7 @@
 #include "cli/plan_table.h"
 #include "matrix/matrix_file.h"
 #include "matrix/planner.h"
+#include "run/coordinator.h"
 
 namespace dtb::cli {
 namespace {
@@ -15,18 +16,27 @@ struct Options {
   size_t show = 20;
   bool all = false;
   bool dryRun = false;
+  std::string db = "results.db";
 };
 
-int run(const GlobalOptions& global, const Options& options) {
+int run(const GlobalOptions& global, const Options& options, bool execute) {
   core::Plan plan;
+  core::MatrixFile matrix;
   try {
-    core::MatrixFile matrix = core::readMatrixFile(options.file);
+    matrix = core::readMatrixFile(options.file);
     plan = core::planMatrix(matrix, makeLoader(global));
   } catch (const core::MatrixError& e) {
     for (const core::Problem& p : e.problems()) std::fprintf(stderr, "%s\n", p.format().c_str());
     std::fprintf(stderr, "%s: %zu problem%s; nothing was run\n", options.file.c_str(), e.problems().size(),
                  e.problems().size() == 1 ? "" : "s");
     return 1;
+  }
+  if (execute) {
+    core::CoordinatorOptions run;
+    run.database = options.db;
+    run.pluginDirs = global.pluginDirs;
+    run.executable = std::filesystem::read_symlink("/proc/self/exe");
+    return core::runMatrix(matrix, plan, run);
   }
   std::printf("%s\n\n", planSummary(options.file, plan).c_str());
   printCellTable(stdout, plan, options.all ? 0 : options.show);
@@ -55,24 +65,17 @@ void addValidateCommand(CLI::App& app, GlobalOptions& global) {
   CLI::App* cmd = addMatrixOptions(
       app.add_subcommand("validate", "Check a matrix file, print its cells and every problem at once"), options);
   cmd->allow_extras(false);
-  cmd->callback([&global, options] { global.exitCode = run(global, *options); });
+  cmd->callback([&global, options] { global.exitCode = run(global, *options, false); });
 }
 
 void addRunCommand(CLI::App& app, GlobalOptions& global) {
   auto options = std::make_shared<Options>();
-  CLI::App* cmd = addMatrixOptions(app.add_subcommand("run", "Run a matrix (today: --dry-run only)"), options);
+  CLI::App* cmd = addMatrixOptions(
+      app.add_subcommand("run", "Run every cell of a matrix with local worker processes; results go to --db"), options);
   cmd->add_flag("--dry-run", options->dryRun, "Validate, list cells and the plugins that would load; run nothing");
+  cmd->add_option("--db", options->db, "The result store (SQLite file; created if missing)");
   cmd->allow_extras(false);
-  cmd->callback([&global, options] {
-    if (!options->dryRun) {
-      std::fprintf(stderr,
-                   "dtbench run: the training engine is not built yet; only `dtbench run FILE --dry-run` "
-                   "works in this version\n");
-      global.exitCode = 1;
-      return;
-    }
-    global.exitCode = run(global, *options);
-  });
+  cmd->callback([&global, options] { global.exitCode = run(global, *options, !options->dryRun); });
 }
 
 }  // namespace dtb::cli

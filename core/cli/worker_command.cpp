@@ -1,0 +1,38 @@
+#include "cli/worker_command.h"
+
+#include <cstdio>
+#include <memory>
+
+#include "run/record_channel.h"
+#include "run/run_spec.h"
+#include "run/worker.h"
+
+namespace dtb::cli {
+
+void addWorkerCommand(CLI::App& app, GlobalOptions& global) {
+  struct Options {
+    std::string spec;
+    int rank = 0;
+    int recordFd = -1;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("worker", "Run one rank of one run (started by dtbench run)");
+  cmd->group("");  // hidden
+  cmd->add_option("--spec", o->spec, "The run spec (TOML) written by the coordinator")->required();
+  cmd->add_option("--rank", o->rank, "This process's rank")->required();
+  cmd->add_option("--record-fd", o->recordFd, "File descriptor to write records to (-1: none)");
+  cmd->allow_extras(false);
+  cmd->callback([&global, o] {
+    core::RecordWriter records(o->recordFd);
+    try {
+      const core::RunSpec spec = core::RunSpec::read(o->spec);
+      global.exitCode = core::runWorker(spec, o->rank, records);
+    } catch (const std::exception& e) {
+      records.error(o->rank, false, e.what());
+      std::fprintf(stderr, "dtbench worker: %s\n", e.what());
+      global.exitCode = 1;
+    }
+  });
+}
+
+}  // namespace dtb::cli

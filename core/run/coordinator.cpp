@@ -1,0 +1,212 @@
+#include "run/coordinator.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "run/local_launcher.h"
+#include "run/run_spec.h"
+#include "store/environment.h"
+#include "store/read_only_query.h"
+#include "store/result_format.h"
+#include "store/result_store.h"
+
+namespace dtb::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::atomic<bool> interrupted{false};
+
+void onInterrupt(int) { interrupted = true; }
+
+// "mm:ss", or "h:mm:ss" from an hour on.
+std::string clock(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "--:--";
+  const int s = static_cast<int>(seconds + 0.5);
+  char text[32];
+  if (s >= 3600) {
+    std::snprintf(text, sizeof(text), "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);
+  } else {
+    std::snprintf(text, sizeof(text), "%02d:%02d", s / 60, s % 60);
+  }
+  return text;
+}
+
+// A private scratch directory for one run: its spec and rendezvous store.
+std::filesystem::path scratchDirectory() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "dtbench-run-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a temporary directory");
+  return pattern;
+}
+
+class Progress {
+ public:
+  explicit Progress(size_t runs) : runs_(runs), tty_(isatty(STDERR_FILENO)), start_(Clock::now()) {}
+
+  void beginRun(size_t index, const std::string& label) {
+    index_ = index;
+    label_ = label;
+    runStart_ = Clock::now();
+  }
+
+  void update(const Record& r) {
+    const double fraction = r.steps > 0 ? (r.epoch - 1 + double(r.step) / r.steps) / epochs_ : 0;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    const double done = index_ + fraction;
+    const double eta = done > 0 ? elapsed / done * (runs_ - done) : NAN;
+    char line[512];
+    std::snprintf(line, sizeof(line), "[run %zu/%zu] %s | epoch %d/%d step %lld/%lld | %.0f samples/s | ETA %s",
+                  index_ + 1, runs_, label_.c_str(), r.epoch, epochs_, static_cast<long long>(r.step),
+                  static_cast<long long>(r.steps), r.samplesPerSecond, clock(eta).c_str());
+    if (tty_) {
+      std::fprintf(stderr, "\r\033[K%s", line);
+    } else if (r.step == r.steps) {
+      std::fprintf(stderr, "%s\n", line);
+    }
+  }
+
+  void epochs(int n) { epochs_ = n; }
+
+  void endRun(const std::string& outcome) {
+    const double seconds = std::chrono::duration<double>(Clock::now() - runStart_).count();
+    std::fprintf(stderr, "%s[run %zu/%zu] %s: %s (%s)\n", tty_ ? "\r\033[K" : "", index_ + 1, runs_, label_.c_str(),
+                 outcome.c_str(), clock(seconds).c_str());
+  }
+
+ private:
+  size_t runs_;
+  bool tty_;
+  Clock::time_point start_, runStart_;
+  size_t index_ = 0;
+  std::string label_;
+  int epochs_ = 1;
+};
+
+std::vector<std::pair<std::string, std::string>> environmentOf(const Plan& plan, const Cell& cell,
+                                                               std::vector<PluginLoadRecord>& loads) {
+  for (PluginKind kind : allPluginKinds()) {
+    const std::string k(kindName(kind));
+    auto it = plan.plugins.find(k + "/" + cell.text(k));
+    if (it == plan.plugins.end()) continue;
+    const LoadedPlugin& p = *it->second;
+    loads.push_back({k, p.name(), p.version(), p.abiVersion(), std::filesystem::absolute(p.path()).string()});
+  }
+  return captureEnvironment();
+}
+
+void printSummary(const std::filesystem::path& db, int64_t experiment) {
+  const std::string sql =
+      "SELECT s.cell, s.strategy, s.backend, s.model, s.world_size AS ranks, s.global_batch_size AS batch, "
+      "ROUND(r.median_samples_per_s, 1) AS samples_per_s, ROUND(c.speedup, 2) AS speedup, "
+      "ROUND(c.efficiency, 2) AS efficiency, ROUND(r.mean_test_accuracy, 4) AS test_acc, "
+      "SUM(s.status = 'ok') || '/' || COUNT(*) AS ok_runs "
+      "FROM run_summary s LEFT JOIN repeat_stats r ON r.experiment_id = s.experiment_id AND r.cell = s.cell "
+      "LEFT JOIN scaling c ON c.experiment_id = s.experiment_id AND c.config_key = s.config_key "
+      "AND c.world_size = s.world_size WHERE s.experiment_id = " +
+      std::to_string(experiment) + " GROUP BY s.cell ORDER BY s.cell";
+  try {
+    std::printf("\n%s", formatResult(runReadOnlyQuery(db, sql), ResultFormat::kTable).c_str());
+  } catch (const StoreError& e) {
+    std::fprintf(stderr, "dtbench run: summary query failed: %s\n", e.what());
+  }
+}
+
+}  // namespace
+
+int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptions& options) {
+  ResultStore store(options.database);
+  const int64_t experiment = store.addExperiment({plan.name, plan.description, matrix.path, matrix.text});
+  interrupted = false;
+  struct sigaction action {};
+  action.sa_handler = onInterrupt;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+
+  const size_t total = plan.cells.size() * static_cast<size_t>(plan.repeats);
+  Progress progress(total);
+  size_t index = 0, failed = 0, ok = 0;
+  bool stopped = false;
+  std::fprintf(stderr, "dtbench run: experiment \"%s\" (id %lld): %zu runs into %s\n", plan.name.c_str(),
+               static_cast<long long>(experiment), total, options.database.c_str());
+  for (const Cell& cell : plan.cells) {
+    for (int64_t repeat = 0; repeat < plan.repeats && !stopped; ++repeat, ++index) {
+      const int64_t runId = store.addRun(experiment, cell, static_cast<int>(repeat));
+      std::vector<PluginLoadRecord> loads;
+      store.startRun(runId, environmentOf(plan, cell, loads), loads);
+      const std::string label = cell.text("model") + " " + cell.text("strategy") + " " + cell.text("backend") +
+                                " x" + cell.text("world_size") + " rep " + std::to_string(repeat + 1);
+      progress.beginRun(index, label);
+      progress.epochs(static_cast<int>(cell.integer("epochs")));
+
+      const std::filesystem::path scratch = scratchDirectory();
+      RunSpec spec;
+      spec.runId = runId;
+      spec.world = static_cast<int>(cell.integer("world_size"));
+      spec.storeDir = (scratch / "store").string();
+      std::filesystem::create_directory(spec.storeDir);
+      spec.prefix = "run" + std::to_string(runId);
+      spec.pluginDirs = options.pluginDirs;
+      spec.cell = cell;
+      spec.write(scratch / "spec.toml");
+
+      RecordBatch memory;
+      const double timeout = std::get<double>(*cell.find("collective_timeout_s"));
+      LaunchOptions launch{options.executable, scratch / "spec.toml", spec.world, std::max(60.0, 2 * timeout + 10),
+                           &interrupted};
+      const LaunchOutcome outcome = launchLocal(launch, [&](int, const Record& r) {
+        switch (r.kind) {
+          case Record::Kind::kProgress: progress.update(r); break;
+          case Record::Kind::kEpoch: {
+            RecordBatch batch;  // one transaction per epoch: a crash loses at most this one
+            batch.epochs.push_back(r.epochRecord);
+            batch.epochs.back().runId = runId;
+            store.write(batch);
+            break;
+          }
+          case Record::Kind::kMemory:
+            memory.memory.push_back(r.memoryRecord);
+            memory.memory.back().runId = runId;
+            break;
+          case Record::Kind::kEvent:
+            memory.events.push_back(r.eventRecord);
+            memory.events.back().runId = runId;
+            break;
+          default: break;
+        }
+      });
+      store.write(memory);
+      std::filesystem::remove_all(scratch);
+      switch (outcome.status) {
+        case LaunchOutcome::Status::kOk:
+          store.finishRun(runId, RunStatus::kOk);
+          progress.endRun("ok");
+          ++ok;
+          break;
+        case LaunchOutcome::Status::kFailed:
+          store.finishRun(runId, RunStatus::kFailed, outcome.error);
+          progress.endRun("FAILED: " + outcome.error);
+          ++failed;
+          break;
+        case LaunchOutcome::Status::kInterrupted:
+          store.finishRun(runId, RunStatus::kStopped, outcome.error);
+          progress.endRun("stopped");
+          stopped = true;
+          break;
+      }
+    }
+    if (stopped) break;
+  }
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  std::fprintf(stderr, "dtbench run: %zu ok, %zu failed%s; results in %s (experiment %lld)\n", ok, failed,
+               stopped ? ", stopped by the user" : "", options.database.c_str(), static_cast<long long>(experiment));
+  printSummary(options.database, experiment);
+  return stopped ? 130 : failed > 0 ? 1 : 0;
+}
+
+}  // namespace dtb::core

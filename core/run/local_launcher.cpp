@@ -1,0 +1,183 @@
+#include "run/local_launcher.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+namespace dtb::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kRecordFd = 3;  // where a worker writes its records
+
+struct Rank {
+  pid_t pid = -1;
+  int fd = -1;  // read end of its record pipe
+  std::string pending;  // a partial line
+  bool exited = false;
+  int status = 0;
+  std::string error;  // its error record, if any
+  bool peerFailure = false;
+};
+
+std::string describeExit(int rank, const Rank& r) {
+  if (WIFSIGNALED(r.status)) {
+    const int sig = WTERMSIG(r.status);
+    const char* name = sigabbrev_np(sig);
+    return "rank " + std::to_string(rank) + " was killed by signal " + std::to_string(sig) + " (SIG" +
+           (name ? name : "?") + ")";
+  }
+  std::string text = "rank " + std::to_string(rank) + " exited with code " + std::to_string(WEXITSTATUS(r.status));
+  if (!r.error.empty()) text += ": " + r.error;
+  return text;
+}
+
+void stopAll(std::vector<Rank>& ranks, pid_t group) {
+  if (group > 0) kill(-group, SIGTERM);
+  const auto deadline = Clock::now() + std::chrono::seconds(3);
+  for (Rank& r : ranks) {
+    while (!r.exited) {
+      const pid_t done = waitpid(r.pid, &r.status, WNOHANG);
+      if (done == r.pid) {
+        r.exited = true;
+      } else if (Clock::now() > deadline) {
+        kill(-group, SIGKILL);  // whoever ignores SIGTERM
+        waitpid(r.pid, &r.status, 0);
+        r.exited = true;
+      } else {
+        usleep(10000);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+LaunchOutcome launchLocal(const LaunchOptions& options, const std::function<void(int, const Record&)>& onRecord) {
+  std::vector<Rank> ranks(options.world);
+  pid_t group = 0;
+  for (int r = 0; r < options.world; ++r) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+      stopAll(ranks, group);
+      return {LaunchOutcome::Status::kFailed, std::string("cannot create a pipe: ") + std::strerror(errno)};
+    }
+    const pid_t pid = fork();
+    if (pid == 0) {
+      setpgid(0, group);  // the first rank founds the group; the others join it
+      dup2(fds[1], kRecordFd);  // dup2 clears close-on-exec on the copy
+      const std::string rank = std::to_string(r);
+      execl(options.executable.c_str(), "dtbench", "worker", "--spec", options.specFile.c_str(), "--rank",
+            rank.c_str(), "--record-fd", std::to_string(kRecordFd).c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(fds[1]);
+    if (pid < 0) {
+      close(fds[0]);
+      stopAll(ranks, group);
+      return {LaunchOutcome::Status::kFailed, std::string("cannot start a worker: ") + std::strerror(errno)};
+    }
+    if (group == 0) group = pid;
+    setpgid(pid, group);  // also from the parent: no race with the child's own call
+    fcntl(fds[0], F_SETFL, O_NONBLOCK);
+    ranks[r].pid = pid;
+    ranks[r].fd = fds[0];
+  }
+
+  LaunchOutcome outcome;
+  std::string firstOwnError, firstPeerError;  // in the order they arrived
+  auto lastRecord = Clock::now();
+  std::optional<Clock::time_point> settleUntil;  // after a failure, until the other ranks' reports are in
+  for (;;) {
+    std::vector<pollfd> polls;
+    for (const Rank& r : ranks) {
+      if (r.fd >= 0) polls.push_back({r.fd, POLLIN, 0});
+    }
+    if (!polls.empty()) poll(polls.data(), polls.size(), 200);
+    for (int i = 0; i < options.world; ++i) {
+      Rank& r = ranks[i];
+      if (r.fd < 0) continue;
+      char buffer[4096];
+      ssize_t n;
+      while ((n = read(r.fd, buffer, sizeof(buffer))) > 0) {
+        lastRecord = Clock::now();
+        r.pending.append(buffer, static_cast<size_t>(n));
+        size_t end;
+        while ((end = r.pending.find('\n')) != std::string::npos) {
+          const std::string line = r.pending.substr(0, end);
+          r.pending.erase(0, end + 1);
+          if (auto record = parseRecord(line)) {
+            if (record->kind == Record::Kind::kError) {
+              r.error = record->message;
+              r.peerFailure = record->peerFailure;
+              std::string& first = record->peerFailure ? firstPeerError : firstOwnError;
+              if (first.empty()) first = "rank " + std::to_string(i) + ": " + record->message;
+            }
+            onRecord(i, *record);
+          }
+        }
+      }
+      if (n == 0) {  // the worker closed its end: it is exiting
+        close(r.fd);
+        r.fd = -1;
+      }
+    }
+    // Reap whoever finished; a failure stops the run. A rank killed by a
+    // signal is the cause (the others only lost it); otherwise the first
+    // error a rank reported is.
+    bool allDone = true;
+    int signalled = -1, failedRank = -1;
+    for (int i = 0; i < options.world; ++i) {
+      Rank& r = ranks[i];
+      if (!r.exited && waitpid(r.pid, &r.status, WNOHANG) == r.pid) r.exited = true;
+      if (!r.exited) {
+        allDone = false;
+        continue;
+      }
+      if (WIFSIGNALED(r.status) && signalled < 0) signalled = i;
+      if ((WIFSIGNALED(r.status) || WEXITSTATUS(r.status) != 0) && failedRank < 0) failedRank = i;
+    }
+    if (failedRank >= 0 && !settleUntil) settleUntil = Clock::now() + std::chrono::milliseconds(1500);
+    if (failedRank >= 0 && (allDone || Clock::now() > *settleUntil)) {
+      // The cause, most telling first: a rank killed by a signal, a rank's
+      // own error, an error from a failed collective, a bare exit code.
+      outcome.status = LaunchOutcome::Status::kFailed;
+      if (signalled >= 0) {
+        outcome.error = describeExit(signalled, ranks[signalled]);
+      } else if (!firstOwnError.empty()) {
+        outcome.error = firstOwnError;
+      } else if (!firstPeerError.empty()) {
+        outcome.error = firstPeerError;
+      } else {
+        outcome.error = describeExit(failedRank, ranks[failedRank]);
+      }
+    }
+    if (outcome.status == LaunchOutcome::Status::kFailed || allDone) break;
+    if (options.interrupted && options.interrupted->load()) {
+      outcome = {LaunchOutcome::Status::kInterrupted, "stopped by the user (Ctrl-C)"};
+      break;
+    }
+    const double silent = std::chrono::duration<double>(Clock::now() - lastRecord).count();
+    if (silent > options.silenceLimitS) {
+      outcome = {LaunchOutcome::Status::kFailed,
+                 "no rank reported anything for " + std::to_string(static_cast<int>(silent)) +
+                     " s (a hang?); every rank was stopped"};
+      break;
+    }
+  }
+  stopAll(ranks, group);
+  for (Rank& r : ranks) {
+    if (r.fd >= 0) close(r.fd);
+  }
+  return outcome;
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,146 @@
+#include "run/record_channel.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <sstream>
+
+namespace dtb::core {
+namespace {
+
+std::string number(double v) {
+  if (std::isnan(v)) return "nan";
+  char text[40];
+  std::snprintf(text, sizeof(text), "%.9g", v);
+  return text;
+}
+
+std::string number(const std::optional<double>& v) { return v ? number(*v) : "nan"; }
+
+std::optional<double> optionalNumber(std::istream& in) {
+  std::string token;
+  in >> token;
+  if (token.empty() || token == "nan") return std::nullopt;
+  return std::stod(token);
+}
+
+// Messages stay on one line.
+std::string oneLine(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
+}  // namespace
+
+RecordWriter::RecordWriter(int fd) {
+  if (fd >= 0) out_ = fdopen(fd, "w");
+}
+
+RecordWriter::~RecordWriter() {
+  if (out_) std::fclose(out_);
+}
+
+void RecordWriter::line(const std::string& text) {
+  if (!out_) return;
+  std::fputs(text.c_str(), out_);
+  std::fputc('\n', out_);
+  std::fflush(out_);  // records are few and small; the coordinator wants them now
+}
+
+void RecordWriter::progress(int epoch, int64_t step, int64_t steps, double samplesPerSecond) {
+  line("progress " + std::to_string(epoch) + " " + std::to_string(step) + " " + std::to_string(steps) + " " +
+       number(samplesPerSecond));
+}
+
+void RecordWriter::epoch(const EpochRecord& e) {
+  line("epoch " + std::to_string(e.epoch) + " " + std::to_string(e.steps) + " " + std::to_string(e.samples) + " " +
+       number(e.seconds) + " " + number(e.dataS) + " " + number(e.forwardS) + " " + number(e.backwardS) + " " +
+       number(e.commExposedS) + " " + number(e.optimizerS) + " " + number(e.trainLoss) + " " +
+       number(e.trainAccuracy) + " " + number(e.testLoss) + " " + number(e.testAccuracy) + " " +
+       std::to_string(e.bytesSent.value_or(0)) + " " + std::to_string(e.collectives.value_or(0)));
+}
+
+void RecordWriter::memory(const MemoryRecord& m) {
+  line("memory " + std::to_string(m.rank) + " " + std::to_string(m.paramBytes.value_or(0)) + " " +
+       std::to_string(m.gradBytes.value_or(0)) + " " + std::to_string(m.optimizerBytes.value_or(0)) + " " +
+       std::to_string(m.bufferBytes.value_or(0)) + " " + std::to_string(m.peakRssBytes.value_or(0)));
+}
+
+void RecordWriter::event(int rank, double atS, const std::string& kind, const std::string& detail) {
+  line("event " + std::to_string(rank) + " " + number(atS) + " " + kind + " " + oneLine(detail));
+}
+
+void RecordWriter::error(int rank, bool peerFailure, const std::string& message) {
+  line("error " + std::to_string(rank) + (peerFailure ? " peer " : " own ") + oneLine(message));
+}
+
+void RecordWriter::done(int rank) { line("done " + std::to_string(rank)); }
+
+std::optional<Record> parseRecord(const std::string& text) {
+  std::istringstream in(text);
+  in.imbue(std::locale::classic());
+  std::string kind;
+  in >> kind;
+  Record r{};
+  try {
+    if (kind == "progress") {
+      r.kind = Record::Kind::kProgress;
+      in >> r.epoch >> r.step >> r.steps;
+      r.samplesPerSecond = optionalNumber(in).value_or(0);
+    } else if (kind == "epoch") {
+      r.kind = Record::Kind::kEpoch;
+      EpochRecord& e = r.epochRecord;
+      in >> e.epoch >> e.steps >> e.samples;
+      e.seconds = optionalNumber(in).value_or(0);
+      e.dataS = optionalNumber(in);
+      e.forwardS = optionalNumber(in);
+      e.backwardS = optionalNumber(in);
+      e.commExposedS = optionalNumber(in);
+      e.optimizerS = optionalNumber(in);
+      e.trainLoss = optionalNumber(in);
+      e.trainAccuracy = optionalNumber(in);
+      e.testLoss = optionalNumber(in);
+      e.testAccuracy = optionalNumber(in);
+      int64_t bytes = 0, collectives = 0;
+      in >> bytes >> collectives;
+      e.bytesSent = bytes;
+      e.collectives = collectives;
+    } else if (kind == "memory") {
+      r.kind = Record::Kind::kMemory;
+      int64_t p = 0, g = 0, o = 0, b = 0, rss = 0;
+      in >> r.memoryRecord.rank >> p >> g >> o >> b >> rss;
+      r.memoryRecord.paramBytes = p;
+      r.memoryRecord.gradBytes = g;
+      r.memoryRecord.optimizerBytes = o;
+      r.memoryRecord.bufferBytes = b;
+      r.memoryRecord.peakRssBytes = rss;
+    } else if (kind == "event") {
+      r.kind = Record::Kind::kEvent;
+      int rank = 0;
+      in >> rank;
+      r.eventRecord.rank = rank;
+      r.eventRecord.atS = optionalNumber(in).value_or(0);
+      in >> r.eventRecord.kind;
+      std::getline(in >> std::ws, r.eventRecord.detail);
+    } else if (kind == "error") {
+      r.kind = Record::Kind::kError;
+      std::string origin;
+      in >> r.rank >> origin;
+      r.peerFailure = origin == "peer";
+      std::getline(in >> std::ws, r.message);
+    } else if (kind == "done") {
+      r.kind = Record::Kind::kDone;
+      in >> r.rank;
+    } else {
+      return std::nullopt;
+    }
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (in.fail() && r.kind != Record::Kind::kError && r.kind != Record::Kind::kEvent) return std::nullopt;
+  return r;
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,61 @@
+// What workers tell the coordinator, one line per record over a pipe:
+//
+//   progress <epoch> <step> <steps> <samples_per_s>
+//   epoch <epoch> <steps> <samples> <seconds> <data> <forward> <backward>
+//         <comm_exposed> <optimizer> <train_loss> <train_acc> <test_loss>
+//         <test_acc> <bytes> <collectives>
+//   memory <rank> <params> <grads> <optimizer> <buffers> <peak_rss>
+//   event <rank> <at_s> <kind> <detail...>
+//   error <rank> <own|peer> <message...>   (peer: a collective failed or timed
+//                                          out: likely another rank's fault)
+//   done <rank>
+//
+// Numbers in C locale; "nan" for an unknown value. The coordinator is the
+// only writer of the database; workers never open it.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+
+#include "store/records.h"
+
+namespace dtb::core {
+
+class RecordWriter {
+ public:
+  explicit RecordWriter(int fd);  // takes the descriptor; -1: records are dropped
+  ~RecordWriter();
+  RecordWriter(const RecordWriter&) = delete;
+  RecordWriter& operator=(const RecordWriter&) = delete;
+
+  void progress(int epoch, int64_t step, int64_t steps, double samplesPerSecond);
+  void epoch(const EpochRecord& e);
+  void memory(const MemoryRecord& m);
+  void event(int rank, double atS, const std::string& kind, const std::string& detail);
+  void error(int rank, bool peerFailure, const std::string& message);
+  void done(int rank);
+
+ private:
+  void line(const std::string& text);
+  std::FILE* out_ = nullptr;
+};
+
+// One parsed line.
+struct Record {
+  enum class Kind { kProgress, kEpoch, kMemory, kEvent, kError, kDone } kind;
+  int epoch = 0;
+  int64_t step = 0, steps = 0;
+  double samplesPerSecond = 0;
+  EpochRecord epochRecord;
+  MemoryRecord memoryRecord;
+  EventRecord eventRecord;
+  int rank = 0;
+  bool peerFailure = false;  // error: raised by a failed collective
+  std::string message;
+};
+
+// nullopt for a line that is not a record (a worker's stray output).
+std::optional<Record> parseRecord(const std::string& line);
+
+}  // namespace dtb::core

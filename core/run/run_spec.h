@@ -1,0 +1,27 @@
+// Everything one worker process needs to train one rank of one run, written
+// by the coordinator to a TOML file the worker reads (so a worker can also be
+// started by hand, or by mpirun/srun later, from the same file).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "matrix/cell.h"
+
+namespace dtb::core {
+
+struct RunSpec {
+  int64_t runId = 0;
+  int world = 1;
+  std::string storeDir;  // rendezvous file store shared by the ranks
+  std::string prefix;    // rendezvous key prefix, unique per run
+  std::vector<std::string> pluginDirs;  // searched before the default path
+  Cell cell;
+
+  void write(const std::filesystem::path& file) const;
+  // Throws std::runtime_error naming the file when it is not a valid spec.
+  static RunSpec read(const std::filesystem::path& file);
+};
+
+}  // namespace dtb::core

@@ -1,0 +1,350 @@
+#include "run/worker.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "data/data_loader.h"
+#include "host/communicator.h"
+#include "log/log.h"
+#include "matrix/run_schema.h"
+#include "plugin/loader.h"
+#include "train/lr_schedule.h"
+#include "train/training_step.h"
+
+namespace dtb::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+dtb_tensor_t hostTensor(void* data, uint64_t count, dtb_dtype_t dtype) {
+  dtb_tensor_t t{};
+  t.data = data;
+  t.count = count;
+  t.dtype = dtype;
+  t.device = {DTB_DEVICE_HOST, 0};
+  t.ndim = 1;
+  t.shape[0] = static_cast<int64_t>(count);
+  return t;
+}
+
+// Starts a collective with start(&request, &error), then waits for it;
+// throws with the backend's message (which names the rank) on failure.
+template <typename Start>
+void collective(Communicator& comm, Start&& start) {
+  dtb_request_t request = nullptr;
+  std::string error;
+  dtb_status_t status = start(&request, &error);
+  if (status == DTB_STATUS_OK) status = comm.wait(request, DTB_TIMEOUT_DEFAULT, &error);
+  if (status != DTB_STATUS_OK) throw PluginCallError(error, status);
+}
+
+void reduceDoubles(Communicator& comm, std::vector<double>& values, dtb_reduce_op_t op) {
+  dtb_tensor_t t = hostTensor(values.data(), values.size(), DTB_DTYPE_F64);
+  collective(comm, [&](dtb_request_t* r, std::string* e) { return comm.allreduce(&t, op, r, e); });
+}
+
+class Worker {
+ public:
+  Worker(const RunSpec& spec, int rank, RecordWriter& records) : spec_(spec), rank_(rank), records_(records) {}
+
+  void run() {
+    const Cell& cell = spec_.cell;
+    SearchPath path = SearchPath::fromEnvironment();
+    for (auto it = spec_.pluginDirs.rbegin(); it != spec_.pluginDirs.rend(); ++it) path.prepend(*it);
+    PluginLoader loader(std::move(path));
+
+    // Data.
+    dataset_ = openDataset(loader.load(PluginKind::kDataset, cell.text("dataset")), cell.pluginParams("dataset"));
+    const int64_t batch = cell.integer("batch_size");
+    const int64_t seed = cell.integer("seed");
+    DataLoader train(*dataset_, {0, static_cast<uint32_t>(batch), static_cast<int>(cell.integer("loader_threads")), false},
+                     DistributedSampler({splitSize(0), static_cast<uint64_t>(cell.integer("dataset_scale")), spec_.world,
+                                         rank_, true, false, static_cast<uint64_t>(seed)}));
+    const dtb_dataset_info_t& info = train.info();
+
+    // Model, identical on every rank.
+    dtb_model_setup_t modelSetup{};
+    modelSetup.struct_size = sizeof(modelSetup);
+    modelSetup.device = {DTB_DEVICE_HOST, 0};
+    modelSetup.input_ndim = info.sample_ndim;
+    for (int d = 0; d < info.sample_ndim; ++d) modelSetup.input_shape[d] = info.sample_shape[d];
+    modelSetup.num_classes = info.num_classes;
+    modelSetup.max_batch = static_cast<uint32_t>(batch);
+    modelSetup.seed = static_cast<uint64_t>(seed);
+    modelSetup.label_smoothing = static_cast<float>(std::get<double>(*cell.find("label_smoothing")));
+    const int64_t threads = cell.integer("threads_per_worker");
+    modelSetup.threads = static_cast<int32_t>(
+        threads > 0 ? threads : std::max<int64_t>(1, std::thread::hardware_concurrency() / spec_.world));
+    model_ = createModel(loader.load(PluginKind::kModel, cell.text("model")), cell.pluginParams("model"), modelSetup);
+    const auto& modelApi = model_->plugin().descriptor<dtb_model_plugin_v1_t>();
+    dtb_param_t* const* params = nullptr;
+    uint32_t paramCount = 0;
+    model_->check("params", modelApi.params(model_->context(), &params, &paramCount));
+    const char* const* layerNames = nullptr;
+    uint32_t layerCount = 0;
+    model_->check("layers", modelApi.layers(model_->context(), &layerNames, &layerCount));
+
+    // Communicator.
+    const double timeoutS = std::get<double>(*cell.find("collective_timeout_s"));
+    const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeoutS * 1000));
+    dtb_rendezvous_t rdv{};
+    rdv.struct_size = sizeof(rdv);
+    rdv.rank = rank_;
+    rdv.world_size = spec_.world;
+    rdv.local_rank = rank_;
+    rdv.local_size = spec_.world;
+    rdv.store_path = spec_.storeDir.c_str();
+    rdv.prefix = spec_.prefix.c_str();
+    rdv.bind_address = "127.0.0.1";
+    rdv.timeout_ms = timeout.count();
+    comm_ = std::make_unique<Communicator>(
+        createBackend(loader.load(PluginKind::kBackend, cell.text("backend")), cell.pluginParams("backend"), rdv),
+        rank_, spec_.world, timeout);
+    syncInitialWeights(params, paramCount);
+
+    // Optimizer, schedule, strategy.
+    OptimizerConfig optimizerConfig;
+    optimizerConfig.kind = cell.text("optimizer");
+    optimizerConfig.lr = std::get<double>(*cell.find(kEffectiveLrKey));
+    optimizerConfig.momentum = std::get<double>(*cell.find("momentum"));
+    optimizerConfig.nesterov = std::get<bool>(*cell.find("nesterov"));
+    optimizerConfig.weightDecay = std::get<double>(*cell.find("weight_decay"));
+    optimizer_ = std::make_unique<Optimizer>(optimizerConfig);
+    Optimizer& optimizer = *optimizer_;
+    const int64_t epochs = cell.integer("epochs");
+    LrScheduleConfig scheduleConfig;
+    scheduleConfig.kind = cell.text("schedule");
+    scheduleConfig.lr = std::get<double>(*cell.find("lr"));
+    scheduleConfig.peak = optimizerConfig.lr;
+    scheduleConfig.epochs = epochs;
+    scheduleConfig.warmupEpochs = cell.integer("warmup_epochs");
+    scheduleConfig.stepEpochs = cell.integer("lr_step_epochs");
+    scheduleConfig.stepGamma = std::get<double>(*cell.find("lr_step_gamma"));
+    scheduleConfig.expGamma = std::get<double>(*cell.find("lr_exp_gamma"));
+    LrSchedule schedule(scheduleConfig);
+
+    const uint32_t accumulation = static_cast<uint32_t>(cell.integer("accumulation_steps"));
+    dtb_strategy_setup_t strategySetup{};
+    strategySetup.struct_size = sizeof(strategySetup);
+    strategySetup.params = params;
+    strategySetup.param_count = paramCount;
+    strategySetup.layer_count = layerCount;
+    strategySetup.device = {DTB_DEVICE_HOST, 0};
+    strategySetup.accumulation_steps = accumulation;
+    auto strategyPlugin = loader.load(PluginKind::kStrategy, cell.text("strategy"));
+    strategy_ = std::make_unique<PluginInstance>(strategyPlugin, cell.pluginParams("strategy"));
+    strategy_->services().bind(comm_.get(), &optimizer);
+    const auto& strategyApi = strategyPlugin->descriptor<dtb_strategy_plugin_v1_t>();
+    void* context = nullptr;
+    const dtb_status_t created = strategyApi.create(strategy_->host(), &strategySetup, &context);
+    if (created == DTB_STATUS_OK) strategy_->adopt(context, strategyApi.destroy);
+    strategy_->check("create", created);
+
+    TrainingStep step(*model_, *strategy_, optimizer);
+    const int64_t maxSteps = cell.integer("max_steps_per_epoch");
+    const int64_t stepsPerEpoch = [&] {
+      const int64_t all = static_cast<int64_t>(train.batchesPerEpoch()) / accumulation;
+      return maxSteps > 0 ? std::min(all, maxSteps) : all;
+    }();
+    if (stepsPerEpoch == 0) throw std::runtime_error("an epoch has no full step: the dataset is too small for batch_size x accumulation_steps x world_size");
+    uint64_t optimizerSteps = 0;
+    for (int64_t epoch = 0; epoch < epochs; ++epoch) {
+      modelApi.set_mode(model_->context(), DTB_MODE_TRAIN);
+      train.startEpoch(static_cast<uint64_t>(epoch));
+      const double dataBefore = train.waitSeconds();
+      const auto epochStart = Clock::now();
+      StepTiming sum;
+      double lossSum = 0, correct = 0, samples = 0;
+      auto lastProgress = Clock::now();
+      for (int64_t s = 0; s < stepsPerEpoch; ++s) {
+        optimizer.setLearningRate(schedule.at(epoch, s, stepsPerEpoch));
+        for (uint32_t micro = 0; micro < accumulation; ++micro) {
+          std::optional<Batch> b = train.next();
+          if (!b) throw std::runtime_error("the data loader ran out of batches mid-epoch");
+          dtb_batch_t view = batchView(*b, info);
+          dtb_step_info_t stepInfo{sizeof(dtb_step_info_t), optimizerSteps, static_cast<uint32_t>(epoch), micro,
+                                   accumulation};
+          const StepResult result = step.run(view, stepInfo);
+          sum.forwardS += result.timing.forwardS;
+          sum.backwardS += result.timing.backwardS;
+          sum.commExposedS += result.timing.commExposedS;
+          sum.optimizerS += result.timing.optimizerS;
+          lossSum += result.loss * b->size;
+          correct += result.correct;
+          samples += b->size;
+        }
+        ++optimizerSteps;
+        if (rank_ == 0 && since(lastProgress) > 1.0) {
+          records_.progress(static_cast<int>(epoch + 1), s + 1, stepsPerEpoch, samples * spec_.world / since(epochStart));
+          lastProgress = Clock::now();
+        }
+      }
+      const double seconds = since(epochStart);
+      // Mean phase times over ranks; sums of loss and counts.
+      std::vector<double> phases = {seconds, train.waitSeconds() - dataBefore, sum.forwardS, sum.backwardS,
+                                    sum.commExposedS, sum.optimizerS};
+      reduceDoubles(*comm_, phases, DTB_REDUCE_AVG);
+      std::vector<double> totals = {lossSum, correct, samples};
+      reduceDoubles(*comm_, totals, DTB_REDUCE_SUM);
+      const auto [testLoss, testAccuracy] = evaluate(info, static_cast<uint32_t>(batch));
+      if (rank_ == 0) {
+        EpochRecord e;
+        e.epoch = static_cast<int>(epoch + 1);
+        e.steps = stepsPerEpoch;
+        e.samples = static_cast<int64_t>(totals[2]);
+        e.seconds = phases[0];
+        e.dataS = phases[1];
+        e.forwardS = phases[2];
+        e.backwardS = phases[3];
+        e.commExposedS = phases[4];
+        e.optimizerS = phases[5];
+        e.trainLoss = totals[0] / totals[2];
+        e.trainAccuracy = totals[1] / totals[2];
+        e.testLoss = testLoss;
+        e.testAccuracy = testAccuracy;
+        e.bytesSent = static_cast<int64_t>(comm_->bytes());
+        e.collectives = static_cast<int64_t>(comm_->collectives());
+        records_.epoch(e);
+      }
+    }
+    reportMemory(strategyApi, params, paramCount, optimizer);
+    // No rank leaves while a peer may still be finishing a collective with it.
+    collective(*comm_, [&](dtb_request_t* r, std::string* e) { return comm_->barrier(r, e); });
+  }
+
+ private:
+  uint64_t splitSize(uint32_t split) {
+    dtb_split_info_t s{};
+    s.struct_size = sizeof(s);
+    dataset_->check("split_info", dataset_->plugin().descriptor<dtb_dataset_plugin_v1_t>().split_info(
+                                      dataset_->context(), split, &s));
+    return s.samples;
+  }
+
+  dtb_batch_t batchView(Batch& b, const dtb_dataset_info_t& info) {
+    dtb_batch_t view{};
+    view.struct_size = sizeof(view);
+    view.size = b.size;
+    view.inputs = hostTensor(b.inputs.data(), b.inputs.size(), DTB_DTYPE_F32);
+    view.inputs.ndim = info.sample_ndim + 1;
+    view.inputs.shape[0] = b.size;
+    for (int d = 0; d < info.sample_ndim; ++d) view.inputs.shape[d + 1] = info.sample_shape[d];
+    view.labels = hostTensor(b.labels.data(), b.labels.size(), DTB_DTYPE_I32);
+    return view;
+  }
+
+  // DDP's rule: rank 0's weights are broadcast at start; then every rank
+  // checks it holds the same (a checksum's min and max agree).
+  void syncInitialWeights(dtb_param_t* const* params, uint32_t count) {
+    double checksum = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+      collective(*comm_, [&](dtb_request_t* r, std::string* e) { return comm_->broadcast(&params[i]->value, 0, r, e); });
+      const auto* v = static_cast<const float*>(params[i]->value.data);
+      for (uint64_t k = 0; k < params[i]->value.count; ++k) checksum += v[k] * double(k % 7 + 1);
+    }
+    std::vector<double> low = {checksum}, high = {checksum};
+    reduceDoubles(*comm_, low, DTB_REDUCE_MIN);
+    reduceDoubles(*comm_, high, DTB_REDUCE_MAX);
+    if (low[0] != high[0]) throw std::runtime_error("ranks hold different initial weights after the broadcast");
+  }
+
+  // Loss and accuracy on the test split, sharded over the ranks (rank r takes
+  // samples r, r + world, ...; no padding, so every sample counts once).
+  std::pair<double, double> evaluate(const dtb_dataset_info_t& info, uint32_t batch) {
+    const auto& modelApi = model_->plugin().descriptor<dtb_model_plugin_v1_t>();
+    const auto& dataApi = dataset_->plugin().descriptor<dtb_dataset_plugin_v1_t>();
+    double lossSum = 0, correct = 0, samples = 0;
+    if (info.split_count > 1) {
+      model_->check("set_mode", modelApi.set_mode(model_->context(), DTB_MODE_EVAL));
+      const uint64_t size = splitSize(1);
+      DataLoader test(*dataset_, {1, batch, 0, false}, DistributedSampler({size, 1, 1, 0, false, false, 0}));
+      test.startEpoch(0);
+      uint64_t index = 0;
+      while (auto b = test.next()) {
+        // Keep only this rank's samples of the batch: every world-th one.
+        Batch mine;
+        for (uint32_t n = 0; n < b->size; ++n, ++index) {
+          if (index % static_cast<uint64_t>(spec_.world) != static_cast<uint64_t>(rank_)) continue;
+          mine.inputs.insert(mine.inputs.end(), b->inputs.begin() + n * test.sampleElements(),
+                             b->inputs.begin() + (n + 1) * test.sampleElements());
+          mine.labels.push_back(b->labels[n]);
+          ++mine.size;
+        }
+        if (mine.size == 0) continue;
+        dtb_batch_t view = batchView(mine, info);
+        dtb_forward_result_t out{};
+        out.struct_size = sizeof(out);
+        model_->check("forward", modelApi.forward(model_->context(), &view, nullptr, &out));
+        lossSum += out.loss * mine.size;
+        correct += out.correct;
+        samples += mine.size;
+      }
+      (void)dataApi;
+    }
+    std::vector<double> totals = {lossSum, correct, samples};
+    reduceDoubles(*comm_, totals, DTB_REDUCE_SUM);
+    if (totals[2] == 0) return {NAN, NAN};
+    return {totals[0] / totals[2], totals[1] / totals[2]};
+  }
+
+  void reportMemory(const dtb_strategy_plugin_v1_t& api, dtb_param_t* const* params, uint32_t count,
+                    const Optimizer& optimizer) {
+    MemoryRecord m;
+    m.rank = rank_;
+    dtb_memory_report_t report{};
+    report.struct_size = sizeof(report);
+    if (api.memory_report) {
+      strategy_->check("memory_report", api.memory_report(strategy_->context(), &report));
+    } else {
+      uint64_t elements = 0;
+      for (uint32_t i = 0; i < count; ++i) elements += params[i]->value.count;
+      report.param_bytes = report.grad_bytes = elements * sizeof(float);
+      report.optimizer_bytes = elements * sizeof(float) * optimizer.stateFloats();
+    }
+    m.paramBytes = static_cast<int64_t>(report.param_bytes);
+    m.gradBytes = static_cast<int64_t>(report.grad_bytes);
+    m.optimizerBytes = static_cast<int64_t>(report.optimizer_bytes);
+    m.bufferBytes = static_cast<int64_t>(report.buffer_bytes);
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    m.peakRssBytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+    records_.memory(m);
+  }
+
+  const RunSpec& spec_;
+  int rank_;
+  RecordWriter& records_;
+  // Destroyed in reverse: the strategy before the optimizer, communicator and
+  // model it points into, the dataset last.
+  std::unique_ptr<PluginInstance> dataset_;
+  std::unique_ptr<PluginInstance> model_;
+  std::unique_ptr<Communicator> comm_;
+  std::unique_ptr<Optimizer> optimizer_;
+  std::unique_ptr<PluginInstance> strategy_;
+};
+
+}  // namespace
+
+int runWorker(const RunSpec& spec, int rank, RecordWriter& records) {
+  try {
+    Worker(spec, rank, records).run();
+    records.done(rank);
+    return 0;
+  } catch (const std::exception& e) {
+    // A failed or timed-out collective is most likely a peer's doing; the
+    // coordinator prefers other ranks' own errors as the cause.
+    const auto* call = dynamic_cast<const PluginCallError*>(&e);
+    const bool peer =
+        call && (call->status() == DTB_STATUS_COMM_FAILURE || call->status() == DTB_STATUS_TIMEOUT);
+    records.error(rank, peer, e.what());
+    log(DTB_LOG_ERROR, "worker " + std::to_string(rank), e.what());
+    return 1;
+  }
+}
+
+}  // namespace dtb::core

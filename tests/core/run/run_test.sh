@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# `dtbench run` end to end, as a user runs it: real worker processes over
+# Gloo, results in SQLite; failing ranks (killed, erroring, hanging) fail
+# their run with a clear error and the matrix goes on; Ctrl-C stops cleanly;
+# no worker outlives its run.
+#   run_test.sh DTBENCH TEST_PLUGIN_DIR MATRIX_DIR
+set -euo pipefail
+dtbench=$1 plugins=$2 matrices=$3
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+q() { "$dtbench" query "$1" "$2" --format csv | tail -n +2 | tr -d '\r'; }
+workers_left() { pgrep -f "dtbench worker --spec $scratch" | wc -l || true; }
+export TMPDIR=$scratch  # the runs' scratch directories go here too
+
+echo "== a small matrix runs and is stored"
+"$dtbench" --plugin-path "$plugins" run "$matrices/two_scales.toml" --db "$scratch/r.db" > "$scratch/out.txt" 2>&1 \
+  || { cat "$scratch/out.txt"; fail "run exited with $?"; }
+grep -q "2 ok, 0 failed" "$scratch/out.txt" || fail "no success summary"
+[[ $(q "$scratch/r.db" "SELECT COUNT(*) FROM run WHERE status = 'ok'") == 2 ]] || fail "runs not ok"
+[[ $(q "$scratch/r.db" "SELECT COUNT(*) FROM epoch") == 4 ]] || fail "epochs missing"
+[[ $(q "$scratch/r.db" "SELECT COUNT(*) FROM memory") == 3 ]] || fail "one memory row per rank expected"
+[[ $(q "$scratch/r.db" "SELECT COUNT(*) FROM plugin_load") == 8 ]] || fail "plugin loads missing"
+[[ $(q "$scratch/r.db" "SELECT COUNT(*) FROM environment WHERE key = 'lib.Gloo'") == 2 ]] || fail "environment missing"
+[[ $(q "$scratch/r.db" "SELECT COUNT(*) FROM scaling WHERE world_size = 2 AND speedup > 0") == 1 ]] || fail "no scaling row"
+# Data-parallel training learns: the test accuracy of 4 learnable classes is far above chance.
+acc=$(q "$scratch/r.db" "SELECT MIN(final_test_accuracy) FROM run_summary")
+python3 -c "import sys; sys.exit(0 if float('$acc') > 0.6 else 1)" || fail "test accuracy $acc"
+# Every epoch's step time splits into its phases.
+q "$scratch/r.db" "SELECT COUNT(*) FROM epoch WHERE data_s IS NULL OR forward_s <= 0 OR backward_s <= 0" | grep -qx 0 \
+  || fail "phase times missing"
+[[ $(workers_left) == 0 ]] || fail "workers left behind"
+
+echo "== killed, erroring and hanging ranks fail their runs; the matrix goes on"
+start=$(date +%s)
+if "$dtbench" --plugin-path "$plugins" run "$matrices/faults.toml" --db "$scratch/f.db" > "$scratch/faults.txt" 2>&1; then
+  fail "a matrix with failing runs exited 0"
+fi
+elapsed=$(( $(date +%s) - start ))
+(( elapsed < 60 )) || fail "failures took $elapsed s to detect"
+errors=$(q "$scratch/f.db" "SELECT cell || ': ' || status || ': ' || COALESCE(error, '') FROM run ORDER BY cell")
+echo "$errors"
+grep -q "^0: failed: rank 1 was killed by signal 9 (SIGKILL)$" <<<"$errors" || fail "kill not reported"
+grep -q "^1: failed: rank 1: strategy 'faulty'.*injected error at step 2$" <<<"$errors" || fail "error not reported"
+grep -q "^2: failed: rank 0: .*(timeout).*not finished after 3000 ms$" <<<"$errors" || fail "hang not reported"
+grep -q "^3: ok: $" <<<"$errors" || fail "the matrix did not go on"
+[[ $(workers_left) == 0 ]] || fail "workers left behind"
+
+echo "== Ctrl-C stops the run and keeps what was stored"
+sed 's/fault = \["kill", "error", "hang", "none"\]/fault = "hang"/; s/collective_timeout_s = 3/collective_timeout_s = 120/' \
+  "$matrices/faults.toml" > "$scratch/hang.toml"
+"$dtbench" --plugin-path "$plugins" run "$scratch/hang.toml" --db "$scratch/f.db" > "$scratch/hang.txt" 2>&1 &
+coordinator=$!
+sleep 2
+kill -INT $coordinator
+set +e
+wait $coordinator
+code=$?
+set -e
+[[ $code == 130 ]] || { cat "$scratch/hang.txt"; fail "exit code $code after Ctrl-C, expected 130"; }
+[[ $(q "$scratch/f.db" "SELECT status FROM run ORDER BY id DESC LIMIT 1") == stopped ]] || fail "run not marked stopped"
+[[ $(q "$scratch/f.db" "SELECT COUNT(*) FROM run") == 5 ]] || fail "earlier results lost"
+[[ $(q "$scratch/f.db" "PRAGMA integrity_check") == ok ]] || fail "database damaged"
+[[ $(workers_left) == 0 ]] || fail "workers left behind"
+echo "ok"

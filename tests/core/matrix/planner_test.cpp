@@ -20,7 +20,7 @@ strategy = "example_c"
 backend = "single"
 )";
 
-PluginLoader loader() { return PluginLoader(SearchPath({DTBENCH_TEST_PLUGIN_DIR})); }
+PluginLoader loader() { return PluginLoader(SearchPath({DTBENCH_TEST_PLUGIN_DIR, DTBENCH_PLUGIN_DIR})); }
 
 Plan plan(const std::string& text) { return planMatrix(parseMatrix("m.toml", text), loader()); }
 
@@ -206,7 +206,7 @@ TEST(PlannerErrors, IncludeOfAnAxisMustSetIt) {
 }
 
 TEST(MatrixFile, TheExampleMatricesValidate) {
-  for (const char* file : {"examples/matrices/tour.toml"}) {
+  for (const char* file : {"examples/matrices/tour.toml", "examples/quickstart.toml"}) {
     Plan p = planMatrix(readMatrixFile(std::string(DTBENCH_SOURCE_DIR) + "/" + file), loader());
     EXPECT_FALSE(p.cells.empty()) << file;
   }

@@ -18,11 +18,22 @@ std::string Cell::text(const std::string& key) const {
   return formatParamValue(*value);
 }
 
-int64_t Cell::integer(const std::string& key) const {
-  const ParamValue* value = find(key);
-  if (!value || !std::holds_alternative<int64_t>(*value)) throw std::out_of_range("no integer " + key);
-  return std::get<int64_t>(*value);
+namespace {
+
+template <typename T>
+T typed(const Cell& cell, const std::string& key, const char* what) {
+  const ParamValue* value = cell.find(key);
+  if (!value || !std::holds_alternative<T>(*value)) {
+    throw std::out_of_range("cell " + std::to_string(cell.index) + " has no " + what + " '" + key + "'");
+  }
+  return std::get<T>(*value);
 }
+
+}  // namespace
+
+int64_t Cell::integer(const std::string& key) const { return typed<int64_t>(*this, key, "integer"); }
+double Cell::real(const std::string& key) const { return typed<double>(*this, key, "number"); }
+bool Cell::flag(const std::string& key) const { return typed<bool>(*this, key, "boolean"); }
 
 std::map<std::string, ParamValue> Cell::pluginParams(const std::string& kind) const {
   const std::string prefix = kind + "." + text(kind) + ".";

@@ -17,7 +17,11 @@ struct Cell {
 
   const ParamValue* find(const std::string& key) const;
   std::string text(const std::string& key) const;  // "" when absent; strings unquoted
-  int64_t integer(const std::string& key) const;   // throws std::out_of_range when absent
+  // Typed values; each throws std::out_of_range naming `key` when it is
+  // absent or of another type.
+  int64_t integer(const std::string& key) const;
+  double real(const std::string& key) const;
+  bool flag(const std::string& key) const;
 
   // The parameters of one plugin of the cell, without their prefix.
   std::map<std::string, ParamValue> pluginParams(const std::string& kind) const;

@@ -155,7 +155,7 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
       spec.write(scratch / "spec.toml");
 
       RecordBatch memory;
-      const double timeout = std::get<double>(*cell.find("collective_timeout_s"));
+      const double timeout = cell.real("collective_timeout_s");
       LaunchOptions launch{options.executable, scratch / "spec.toml", spec.world, std::max(60.0, 2 * timeout + 10),
                            &interrupted};
       const LaunchOutcome outcome = launchLocal(launch, [&](int, const Record& r) {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,6 +65,7 @@ void stopAll(std::vector<Rank>& ranks, pid_t group) {
 LaunchOutcome launchLocal(const LaunchOptions& options, const std::function<void(int, const Record&)>& onRecord) {
   std::vector<Rank> ranks(options.world);
   pid_t group = 0;
+  const pid_t parent = getpid();
   for (int r = 0; r < options.world; ++r) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -73,6 +75,9 @@ LaunchOutcome launchLocal(const LaunchOptions& options, const std::function<void
     const pid_t pid = fork();
     if (pid == 0) {
       setpgid(0, group);  // the first rank founds the group; the others join it
+      // A worker dies with its coordinator: no orphan keeps training, or hangs.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(1);  // the coordinator died before prctl took effect
       dup2(fds[1], kRecordFd);  // dup2 clears close-on-exec on the copy
       const std::string rank = std::to_string(r);
       execl(options.executable.c_str(), "dtbench", "worker", "--spec", options.specFile.c_str(), "--rank",

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "data/data_loader.h"
+#include "dtbench/plugin.hpp"
 #include "host/communicator.h"
 #include "log/log.h"
 #include "matrix/run_schema.h"
@@ -21,17 +22,6 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-dtb_tensor_t hostTensor(void* data, uint64_t count, dtb_dtype_t dtype) {
-  dtb_tensor_t t{};
-  t.data = data;
-  t.count = count;
-  t.dtype = dtype;
-  t.device = {DTB_DEVICE_HOST, 0};
-  t.ndim = 1;
-  t.shape[0] = static_cast<int64_t>(count);
-  return t;
-}
-
 // Starts a collective with start(&request, &error), then waits for it;
 // throws with the backend's message (which names the rank) on failure.
 template <typename Start>
@@ -44,7 +34,7 @@ void collective(Communicator& comm, Start&& start) {
 }
 
 void reduceDoubles(Communicator& comm, std::vector<double>& values, dtb_reduce_op_t op) {
-  dtb_tensor_t t = hostTensor(values.data(), values.size(), DTB_DTYPE_F64);
+  dtb_tensor_t t = dtb::hostTensor(values.data(), values.size(), DTB_DTYPE_F64);
   collective(comm, [&](dtb_request_t* r, std::string* e) { return comm.allreduce(&t, op, r, e); });
 }
 
@@ -76,7 +66,7 @@ class Worker {
     modelSetup.num_classes = info.num_classes;
     modelSetup.max_batch = static_cast<uint32_t>(batch);
     modelSetup.seed = static_cast<uint64_t>(seed);
-    modelSetup.label_smoothing = static_cast<float>(std::get<double>(*cell.find("label_smoothing")));
+    modelSetup.label_smoothing = static_cast<float>(cell.real("label_smoothing"));
     const int64_t threads = cell.integer("threads_per_worker");
     modelSetup.threads = static_cast<int32_t>(
         threads > 0 ? threads : std::max<int64_t>(1, std::thread::hardware_concurrency() / spec_.world));
@@ -90,7 +80,7 @@ class Worker {
     model_->check("layers", modelApi.layers(model_->context(), &layerNames, &layerCount));
 
     // Communicator.
-    const double timeoutS = std::get<double>(*cell.find("collective_timeout_s"));
+    const double timeoutS = cell.real("collective_timeout_s");
     const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeoutS * 1000));
     dtb_rendezvous_t rdv{};
     rdv.struct_size = sizeof(rdv);
@@ -110,22 +100,22 @@ class Worker {
     // Optimizer, schedule, strategy.
     OptimizerConfig optimizerConfig;
     optimizerConfig.kind = cell.text("optimizer");
-    optimizerConfig.lr = std::get<double>(*cell.find(kEffectiveLrKey));
-    optimizerConfig.momentum = std::get<double>(*cell.find("momentum"));
-    optimizerConfig.nesterov = std::get<bool>(*cell.find("nesterov"));
-    optimizerConfig.weightDecay = std::get<double>(*cell.find("weight_decay"));
+    optimizerConfig.lr = cell.real(kEffectiveLrKey);
+    optimizerConfig.momentum = cell.real("momentum");
+    optimizerConfig.nesterov = cell.flag("nesterov");
+    optimizerConfig.weightDecay = cell.real("weight_decay");
     optimizer_ = std::make_unique<Optimizer>(optimizerConfig);
     Optimizer& optimizer = *optimizer_;
     const int64_t epochs = cell.integer("epochs");
     LrScheduleConfig scheduleConfig;
     scheduleConfig.kind = cell.text("schedule");
-    scheduleConfig.lr = std::get<double>(*cell.find("lr"));
+    scheduleConfig.lr = cell.real("lr");
     scheduleConfig.peak = optimizerConfig.lr;
     scheduleConfig.epochs = epochs;
     scheduleConfig.warmupEpochs = cell.integer("warmup_epochs");
     scheduleConfig.stepEpochs = cell.integer("lr_step_epochs");
-    scheduleConfig.stepGamma = std::get<double>(*cell.find("lr_step_gamma"));
-    scheduleConfig.expGamma = std::get<double>(*cell.find("lr_exp_gamma"));
+    scheduleConfig.stepGamma = cell.real("lr_step_gamma");
+    scheduleConfig.expGamma = cell.real("lr_exp_gamma");
     LrSchedule schedule(scheduleConfig);
 
     const uint32_t accumulation = static_cast<uint32_t>(cell.integer("accumulation_steps"));
@@ -230,11 +220,11 @@ class Worker {
     dtb_batch_t view{};
     view.struct_size = sizeof(view);
     view.size = b.size;
-    view.inputs = hostTensor(b.inputs.data(), b.inputs.size(), DTB_DTYPE_F32);
+    view.inputs = dtb::hostTensor(b.inputs.data(), b.inputs.size(), DTB_DTYPE_F32);
     view.inputs.ndim = info.sample_ndim + 1;
     view.inputs.shape[0] = b.size;
     for (int d = 0; d < info.sample_ndim; ++d) view.inputs.shape[d + 1] = info.sample_shape[d];
-    view.labels = hostTensor(b.labels.data(), b.labels.size(), DTB_DTYPE_I32);
+    view.labels = dtb::hostTensor(b.labels.data(), b.labels.size(), DTB_DTYPE_I32);
     return view;
   }
 
@@ -257,7 +247,6 @@ class Worker {
   // samples r, r + world, ...; no padding, so every sample counts once).
   std::pair<double, double> evaluate(const dtb_dataset_info_t& info, uint32_t batch) {
     const auto& modelApi = model_->plugin().descriptor<dtb_model_plugin_v1_t>();
-    const auto& dataApi = dataset_->plugin().descriptor<dtb_dataset_plugin_v1_t>();
     double lossSum = 0, correct = 0, samples = 0;
     if (info.split_count > 1) {
       model_->check("set_mode", modelApi.set_mode(model_->context(), DTB_MODE_EVAL));
@@ -284,7 +273,6 @@ class Worker {
         correct += out.correct;
         samples += mine.size;
       }
-      (void)dataApi;
     }
     std::vector<double> totals = {lossSum, correct, samples};
     reduceDoubles(*comm_, totals, DTB_REDUCE_SUM);

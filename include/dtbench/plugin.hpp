@@ -90,6 +90,18 @@ constexpr size_t dtypeSize(dtb_dtype_t dtype) noexcept {
   return 0;
 }
 
+// A flat view of `count` elements of host memory.
+inline dtb_tensor_t hostTensor(void* data, uint64_t count, dtb_dtype_t dtype) noexcept {
+  dtb_tensor_t t{};
+  t.data = data;
+  t.count = count;
+  t.dtype = dtype;
+  t.device = {DTB_DEVICE_HOST, 0};
+  t.ndim = 1;
+  t.shape[0] = static_cast<int64_t>(count);
+  return t;
+}
+
 // "f32", "bf16", ...: the names the result store uses.
 constexpr const char* dtypeName(dtb_dtype_t dtype) noexcept {
   switch (dtype) {

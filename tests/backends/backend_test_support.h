@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "dtbench/plugin.hpp"
 #include "host/plugin_instance.h"
 #include "plugin/loader.h"
 #include "temp_dir.h"
@@ -55,14 +56,7 @@ class Rank {
 };
 
 inline dtb_tensor_t tensorOf(void* data, uint64_t count, dtb_dtype_t dtype) {
-  dtb_tensor_t t{};
-  t.data = data;
-  t.count = count;
-  t.dtype = dtype;
-  t.device = {DTB_DEVICE_HOST, 0};
-  t.ndim = 1;
-  t.shape[0] = static_cast<int64_t>(count);
-  return t;
+  return dtb::hostTensor(data, count, dtype);
 }
 
 // Runs body(rank) on `world` threads, each with a connected communicator of

@@ -9,6 +9,10 @@ Communicator::Communicator(std::unique_ptr<PluginInstance> backend, int rank, in
                            std::chrono::milliseconds defaultTimeout)
     : backend_(std::move(backend)), rank_(rank), world_(world), defaultTimeout_(defaultTimeout) {}
 
+Communicator::~Communicator() {
+  for (dtb_request_t request : outstanding_) api().request_free(backend_->context(), request);
+}
+
 dtb_status_t Communicator::failed(dtb_status_t status, std::string* error) {
   std::optional<std::string> message = backend_->services().takeError();
   if (error) {
@@ -18,10 +22,12 @@ dtb_status_t Communicator::failed(dtb_status_t status, std::string* error) {
   return status;
 }
 
-dtb_status_t Communicator::started(dtb_status_t status, uint64_t bytes, std::string* error) {
+dtb_status_t Communicator::started(dtb_status_t status, dtb_request_t request, uint64_t bytes, std::string* error) {
   if (status != DTB_STATUS_OK) return failed(status, error);
   ++collectives_;
   bytes_ += bytes;
+  std::lock_guard lock(mutex_);
+  outstanding_.insert(request);
   return status;
 }
 
@@ -29,25 +35,25 @@ static uint64_t bytesOf(const dtb_tensor_t& t) { return t.count * dtypeSize(t.dt
 
 dtb_status_t Communicator::allreduce(dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out,
                                      std::string* error) {
-  return started(api().allreduce(backend_->context(), buffer, op, out), bytesOf(*buffer), error);
+  return started(api().allreduce(backend_->context(), buffer, op, out), *out, bytesOf(*buffer), error);
 }
 
 dtb_status_t Communicator::reduceScatter(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_reduce_op_t op,
                                          dtb_request_t* out, std::string* error) {
-  return started(api().reduce_scatter(backend_->context(), input, output, op, out), bytesOf(*input), error);
+  return started(api().reduce_scatter(backend_->context(), input, output, op, out), *out, bytesOf(*input), error);
 }
 
 dtb_status_t Communicator::allgather(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_request_t* out,
                                      std::string* error) {
-  return started(api().allgather(backend_->context(), input, output, out), bytesOf(*output), error);
+  return started(api().allgather(backend_->context(), input, output, out), *out, bytesOf(*output), error);
 }
 
 dtb_status_t Communicator::broadcast(dtb_tensor_t* buffer, int32_t root, dtb_request_t* out, std::string* error) {
-  return started(api().broadcast(backend_->context(), buffer, root, out), bytesOf(*buffer), error);
+  return started(api().broadcast(backend_->context(), buffer, root, out), *out, bytesOf(*buffer), error);
 }
 
 dtb_status_t Communicator::barrier(dtb_request_t* out, std::string* error) {
-  return started(api().barrier(backend_->context(), out), 0, error);
+  return started(api().barrier(backend_->context(), out), *out, 0, error);
 }
 
 dtb_status_t Communicator::test(dtb_request_t request, int32_t* done, std::string* error) {
@@ -62,6 +68,8 @@ dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::s
   waitNanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
   if (status != DTB_STATUS_OK) failed(status, error);
   api().request_free(backend_->context(), request);
+  std::lock_guard lock(mutex_);
+  outstanding_.erase(request);
   return status;
 }
 

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 
 #include "host/plugin_instance.h"
@@ -18,6 +20,11 @@ class Communicator {
  public:
   Communicator(std::unique_ptr<PluginInstance> backend, int rank, int world,
                std::chrono::milliseconds defaultTimeout);
+  // Frees the requests a strategy never waited for (an ABI violation that
+  // would otherwise leak them), then destroys the backend.
+  ~Communicator();
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
 
   int rank() const { return rank_; }
   int size() const { return world_; }
@@ -41,7 +48,7 @@ class Communicator {
 
  private:
   const dtb_backend_plugin_v1_t& api() const { return backend_->plugin().descriptor<dtb_backend_plugin_v1_t>(); }
-  dtb_status_t started(dtb_status_t status, uint64_t bytes, std::string* error);
+  dtb_status_t started(dtb_status_t status, dtb_request_t request, uint64_t bytes, std::string* error);
   dtb_status_t failed(dtb_status_t status, std::string* error);
 
   std::unique_ptr<PluginInstance> backend_;
@@ -51,6 +58,8 @@ class Communicator {
   std::atomic<uint64_t> collectives_{0};
   std::atomic<uint64_t> bytes_{0};
   std::atomic<int64_t> waitNanos_{0};
+  std::mutex mutex_;  // outstanding_: strategies may issue from their own threads
+  std::set<dtb_request_t> outstanding_;
 };
 
 }  // namespace dtb::core

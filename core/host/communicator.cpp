@@ -35,25 +35,35 @@ static uint64_t bytesOf(const dtb_tensor_t& t) { return t.count * dtypeSize(t.dt
 
 dtb_status_t Communicator::allreduce(dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out,
                                      std::string* error) {
-  return started(api().allreduce(backend_->context(), buffer, op, out), *out, bytesOf(*buffer), error);
+  // Start first, then read *out: argument evaluation order is unspecified.
+  const dtb_status_t status = api().allreduce(backend_->context(), buffer, op, out);
+  return started(status, *out, bytesOf(*buffer), error);
 }
 
 dtb_status_t Communicator::reduceScatter(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_reduce_op_t op,
                                          dtb_request_t* out, std::string* error) {
-  return started(api().reduce_scatter(backend_->context(), input, output, op, out), *out, bytesOf(*input), error);
+  // Start first, then read *out: argument evaluation order is unspecified.
+  const dtb_status_t status = api().reduce_scatter(backend_->context(), input, output, op, out);
+  return started(status, *out, bytesOf(*input), error);
 }
 
 dtb_status_t Communicator::allgather(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_request_t* out,
                                      std::string* error) {
-  return started(api().allgather(backend_->context(), input, output, out), *out, bytesOf(*output), error);
+  // Start first, then read *out: argument evaluation order is unspecified.
+  const dtb_status_t status = api().allgather(backend_->context(), input, output, out);
+  return started(status, *out, bytesOf(*output), error);
 }
 
 dtb_status_t Communicator::broadcast(dtb_tensor_t* buffer, int32_t root, dtb_request_t* out, std::string* error) {
-  return started(api().broadcast(backend_->context(), buffer, root, out), *out, bytesOf(*buffer), error);
+  // Start first, then read *out: argument evaluation order is unspecified.
+  const dtb_status_t status = api().broadcast(backend_->context(), buffer, root, out);
+  return started(status, *out, bytesOf(*buffer), error);
 }
 
 dtb_status_t Communicator::barrier(dtb_request_t* out, std::string* error) {
-  return started(api().barrier(backend_->context(), out), *out, 0, error);
+  // Start first, then read *out: argument evaluation order is unspecified.
+  const dtb_status_t status = api().barrier(backend_->context(), out);
+  return started(status, *out, 0, error);
 }
 
 dtb_status_t Communicator::test(dtb_request_t request, int32_t* done, std::string* error) {

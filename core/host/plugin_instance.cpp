@@ -39,8 +39,11 @@ namespace {
 template <typename Create>
 std::unique_ptr<PluginInstance> instantiate(std::shared_ptr<const LoadedPlugin> plugin,
                                             const ParamValues& given, const char* function,
-                                            Create&& create, void (*destroy)(void*)) {
+                                            Create&& create, void (*destroy)(void*),
+                                            Communicator* communicator = nullptr,
+                                            Optimizer* optimizer = nullptr) {
   auto instance = std::make_unique<PluginInstance>(std::move(plugin), given);
+  instance->services().bind(communicator, optimizer);
   void* context = nullptr;
   dtb_status_t status = create(instance->host(), &context);
   if (status == DTB_STATUS_OK && context == nullptr) {
@@ -74,11 +77,13 @@ std::unique_ptr<PluginInstance> createModel(std::shared_ptr<const LoadedPlugin> 
 
 std::unique_ptr<PluginInstance> createStrategy(std::shared_ptr<const LoadedPlugin> plugin,
                                                const ParamValues& given,
-                                               const dtb_strategy_setup_t& setup) {
+                                               const dtb_strategy_setup_t& setup,
+                                               Communicator* communicator, Optimizer* optimizer) {
   const auto& d = plugin->descriptor<dtb_strategy_plugin_v1_t>();
   return instantiate(
       std::move(plugin), given, "create",
-      [&](const dtb_host_t* host, void** out) { return d.create(host, &setup, out); }, d.destroy);
+      [&](const dtb_host_t* host, void** out) { return d.create(host, &setup, out); }, d.destroy,
+      communicator, optimizer);
 }
 
 std::unique_ptr<PluginInstance> createBackend(std::shared_ptr<const LoadedPlugin> plugin,

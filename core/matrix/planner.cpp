@@ -158,10 +158,7 @@ class Planner {
   // The declaration behind any key a rule or zip may name.
   const ParamSpec* specFor(const std::string& key) const {
     if (const ParamSpec* spec = findRunKey(key)) return spec;
-    static const ParamSpec derived{"derived", DTB_PARAM_INT, {}, "derived", {}, {}, {}};
-    if (key == kGlobalBatchKey) return &derived;
-    static const ParamSpec derivedLr{"derived", DTB_PARAM_FLOAT, {}, "derived", {}, {}, {}};
-    if (key == kEffectiveLrKey) return &derivedLr;
+    if (const ParamSpec* spec = findDerivedKey(key)) return spec;
     const size_t first = key.find('.'), second = key.find('.', first + 1);
     if (second == std::string::npos) return nullptr;
     auto it = plugins_.find(key.substr(0, first) + "/" + key.substr(first + 1, second - first - 1));

@@ -60,6 +60,14 @@ const std::vector<ParamSpec>& runSchema() {
   return schema;
 }
 
+const ParamSpec* findDerivedKey(const std::string& key) {
+  static const ParamSpec globalBatch{kGlobalBatchKey, DTB_PARAM_INT, {}, "batch_size x world_size", {}, {}, {}};
+  static const ParamSpec effectiveLr{kEffectiveLrKey, DTB_PARAM_FLOAT, {}, "lr after linear scaling", {}, {}, {}};
+  if (key == kGlobalBatchKey) return &globalBatch;
+  if (key == kEffectiveLrKey) return &effectiveLr;
+  return nullptr;
+}
+
 const ParamSpec* findRunKey(const std::string& key) {
   for (const ParamSpec& s : runSchema()) {
     if (s.name == key) return &s;

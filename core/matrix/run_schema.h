@@ -21,4 +21,7 @@ inline std::string pluginKey(PluginKind kind) { return std::string(kindName(kind
 inline constexpr const char* kGlobalBatchKey = "global_batch_size";  // batch_size x world_size
 inline constexpr const char* kEffectiveLrKey = "lr_effective";        // lr, x world_size when linear
 
+// The declaration of a derived key (its type, for exclude rules), or null.
+const ParamSpec* findDerivedKey(const std::string& key);
+
 }  // namespace dtb::core

@@ -126,14 +126,9 @@ class Worker {
     strategySetup.layer_count = layerCount;
     strategySetup.device = {DTB_DEVICE_HOST, 0};
     strategySetup.accumulation_steps = accumulation;
-    auto strategyPlugin = loader.load(PluginKind::kStrategy, cell.text("strategy"));
-    strategy_ = std::make_unique<PluginInstance>(strategyPlugin, cell.pluginParams("strategy"));
-    strategy_->services().bind(comm_.get(), &optimizer);
-    const auto& strategyApi = strategyPlugin->descriptor<dtb_strategy_plugin_v1_t>();
-    void* context = nullptr;
-    const dtb_status_t created = strategyApi.create(strategy_->host(), &strategySetup, &context);
-    if (created == DTB_STATUS_OK) strategy_->adopt(context, strategyApi.destroy);
-    strategy_->check("create", created);
+    strategy_ = createStrategy(loader.load(PluginKind::kStrategy, cell.text("strategy")), cell.pluginParams("strategy"),
+                               strategySetup, comm_.get(), &optimizer);
+    const auto& strategyApi = strategy_->plugin().descriptor<dtb_strategy_plugin_v1_t>();
 
     TrainingStep step(*model_, *strategy_, optimizer);
     const int64_t maxSteps = cell.integer("max_steps_per_epoch");

@@ -75,14 +75,8 @@ std::vector<float> train(const RankSetup& s) {
   strategySetup.layer_count = 1;
   strategySetup.device = {DTB_DEVICE_HOST, 0};
   strategySetup.accumulation_steps = s.accumulation;
-  auto strategyPlugin = loader.load(PluginKind::kStrategy, s.strategy);
-  auto strategy = std::make_unique<PluginInstance>(strategyPlugin, ParamValues{});
-  strategy->services().bind(&communicator, &optimizer);
-  void* context = nullptr;
-  const auto& strategyApi = strategyPlugin->descriptor<dtb_strategy_plugin_v1_t>();
-  const dtb_status_t created = strategyApi.create(strategy->host(), &strategySetup, &context);
-  if (created == DTB_STATUS_OK) strategy->adopt(context, strategyApi.destroy);
-  strategy->check("create", created);
+  auto strategy = createStrategy(loader.load(PluginKind::kStrategy, s.strategy), {}, strategySetup, &communicator,
+                                 &optimizer);
 
   TrainingStep step(*model, *strategy, optimizer);
   std::vector<float> inputs(s.batch * 4);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 #include "run/local_launcher.h"
 #include "run/run_spec.h"
@@ -156,8 +157,11 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
 
       RecordBatch memory;
       const double timeout = cell.real("collective_timeout_s");
-      LaunchOptions launch{options.executable, scratch / "spec.toml", spec.world, std::max(60.0, 2 * timeout + 10),
-                           &interrupted};
+      const int64_t threads = cell.integer("threads_per_worker");
+      const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      LaunchOptions launch{options.executable, scratch / "spec.toml", spec.world,
+                           static_cast<int>(threads > 0 ? threads : std::max(1, cores / spec.world)),
+                           std::max(60.0, 2 * timeout + 10), &interrupted};
       const LaunchOutcome outcome = launchLocal(launch, [&](int, const Record& r) {
         switch (r.kind) {
           case Record::Kind::kProgress: progress.update(r); break;

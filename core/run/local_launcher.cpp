@@ -79,6 +79,9 @@ LaunchOutcome launchLocal(const LaunchOptions& options, const std::function<void
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != parent) _exit(1);  // the coordinator died before prctl took effect
       dup2(fds[1], kRecordFd);  // dup2 clears close-on-exec on the copy
+      // Each rank gets its share of the cores: OpenMP pools of several ranks
+      // spinning on the same cores would measure contention, not training.
+      setenv("OMP_NUM_THREADS", std::to_string(options.threadsPerWorker).c_str(), 1);
       const std::string rank = std::to_string(r);
       execl(options.executable.c_str(), "dtbench", "worker", "--spec", options.specFile.c_str(), "--rank",
             rank.c_str(), "--record-fd", std::to_string(kRecordFd).c_str(), static_cast<char*>(nullptr));

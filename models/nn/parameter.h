@@ -1,0 +1,38 @@
+// A trainable tensor of a model: its values, its gradient, and the
+// dtb_param_t view the host and strategies see. Layers read value()/grad()
+// through the view's pointers at every use: a strategy may re-point them
+// (ZeRO-3 gathers, DDP's gradient_as_bucket_view).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dtbench/model.h"
+
+namespace dtb::nn {
+
+class Parameter {
+ public:
+  Parameter(std::string name, std::vector<int64_t> shape, uint32_t index, uint32_t layer);
+  Parameter(const Parameter&) = delete;
+  Parameter& operator=(const Parameter&) = delete;
+
+  dtb_param_t* view() { return &view_; }
+  float* value() const { return static_cast<float*>(view_.value.data); }
+  float* grad() const { return static_cast<float*>(view_.grad.data); }
+  uint64_t count() const { return view_.value.count; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+
+  // U(-bound, bound), the default initialisation of PyTorch's Linear and Conv2d
+  // (kaiming_uniform with a = sqrt(5) gives bound = 1 / sqrt(fan_in)).
+  void initUniform(double bound, uint64_t seed);
+
+ private:
+  std::string name_;
+  std::vector<int64_t> shape_;
+  std::vector<float> value_, grad_;
+  dtb_param_t view_{};
+};
+
+}  // namespace dtb::nn

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""PyTorch DistributedDataParallel reference for bench/lenet_mnist: the same
+LeNet, data, batch, optimizer and thread count as bench/lenet_mnist/matrix.toml,
+on the gloo backend over loopback, CPU only. Prints, per world size, one line:
+
+    pytorch world=<G> samples_per_s=<S> test_accuracy=<A> epoch_seconds=<T>
+
+    pytorch_ddp.py DATA_DIR WORLD EPOCHS BATCH THREADS
+
+Needs Debian's python3-torch (a benchmark dependency, not dtbench's).
+"""
+import os
+import struct
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+import torch.nn.functional as F
+
+
+class LeNet(torch.nn.Module):  # PyTorch's MNIST example, as dtbench's lenet
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(1, 10, kernel_size=5)
+        self.conv2 = torch.nn.Conv2d(10, 20, kernel_size=5)
+        self.conv2_drop = torch.nn.Dropout2d()
+        self.fc1 = torch.nn.Linear(320, 50)
+        self.fc2 = torch.nn.Linear(50, 10)
+
+    def forward(self, x):
+        x = F.relu(F.max_pool2d(self.conv1(x), 2))
+        x = F.relu(F.max_pool2d(self.conv2_drop(self.conv2(x)), 2))
+        x = F.relu(self.fc1(x.view(-1, 320)))
+        x = F.dropout(x, training=self.training)
+        return F.log_softmax(self.fc2(x), dim=1)
+
+
+def idx(path):
+    data = open(path, "rb").read()
+    ndim = data[3]
+    dims = struct.unpack(">" + "I" * ndim, data[4:4 + 4 * ndim])
+    return torch.frombuffer(bytearray(data[4 + 4 * ndim:]), dtype=torch.uint8).view(*dims)
+
+
+def load(data_dir, prefix):
+    images = idx(os.path.join(data_dir, f"{prefix}-images-idx3-ubyte")).float().div(255)
+    labels = idx(os.path.join(data_dir, f"{prefix}-labels-idx1-ubyte")).long()
+    return ((images - 0.1307) / 0.3081).unsqueeze(1), labels
+
+
+def worker(rank, world, data_dir, epochs, batch, threads, results):
+    torch.set_num_threads(threads)
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = "29517"
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    torch.manual_seed(1)
+    model = torch.nn.parallel.DistributedDataParallel(LeNet())
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01 * world, momentum=0.9)
+    x, y = load(data_dir, "train")
+    tx, ty = load(data_dir, "t10k")
+    sampler = torch.utils.data.distributed.DistributedSampler(torch.utils.data.TensorDataset(x, y), world, rank)
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=batch, sampler=sampler)
+    seconds = []
+    for epoch in range(epochs):
+        sampler.set_epoch(epoch)
+        model.train()
+        start = time.perf_counter()
+        samples = 0
+        for images, labels in loader:
+            optimizer.zero_grad()
+            F.nll_loss(model(images), labels).backward()
+            optimizer.step()
+            samples += len(labels)
+        seconds.append(time.perf_counter() - start)
+    model.eval()
+    with torch.no_grad():
+        correct = (model(tx).argmax(dim=1) == ty).sum().item()
+    steady = seconds[1:] or seconds
+    if rank == 0:
+        results.put((samples * world * len(steady) / sum(steady), correct / len(ty), sum(steady) / len(steady)))
+    dist.destroy_process_group()
+
+
+def main():
+    data_dir, world, epochs, batch, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+    context = mp.get_context("spawn")
+    results = context.Queue()
+    mp.spawn(worker, args=(world, data_dir, epochs, batch, threads, results), nprocs=world, join=True)
+    rate, accuracy, epoch_seconds = results.get()
+    print(f"pytorch world={world} samples_per_s={rate:.1f} test_accuracy={accuracy:.4f} epoch_seconds={epoch_seconds:.3f}")
+
+
+if __name__ == "__main__":
+    main()

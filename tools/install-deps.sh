@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ ccache pkg-config git python3   # build tools
+  procps                                                 # pgrep, for the run tests
   libtomlplusplus-dev                                    # TOML matrices
   libsqlite3-dev sqlite3                                 # result store
   libcli11-dev                                           # command line

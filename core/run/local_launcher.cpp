@@ -26,7 +26,6 @@ struct Rank {
   bool exited = false;
   int status = 0;
   std::string error;  // its error record, if any
-  bool peerFailure = false;
 };
 
 std::string describeExit(int rank, const Rank& r) {
@@ -72,6 +71,9 @@ LaunchOutcome launchLocal(const LaunchOptions& options, const std::function<void
       stopAll(ranks, group);
       return {LaunchOutcome::Status::kFailed, std::string("cannot create a pipe: ") + std::strerror(errno)};
     }
+    // Everything the child needs, made before fork: it only calls exec-safe functions.
+    const std::string rank = std::to_string(r), recordFd = std::to_string(kRecordFd),
+                      threads = std::to_string(options.threadsPerWorker);
     const pid_t pid = fork();
     if (pid == 0) {
       setpgid(0, group);  // the first rank founds the group; the others join it
@@ -81,10 +83,9 @@ LaunchOutcome launchLocal(const LaunchOptions& options, const std::function<void
       dup2(fds[1], kRecordFd);  // dup2 clears close-on-exec on the copy
       // Each rank gets its share of the cores: OpenMP pools of several ranks
       // spinning on the same cores would measure contention, not training.
-      setenv("OMP_NUM_THREADS", std::to_string(options.threadsPerWorker).c_str(), 1);
-      const std::string rank = std::to_string(r);
+      setenv("OMP_NUM_THREADS", threads.c_str(), 1);
       execl(options.executable.c_str(), "dtbench", "worker", "--spec", options.specFile.c_str(), "--rank",
-            rank.c_str(), "--record-fd", std::to_string(kRecordFd).c_str(), static_cast<char*>(nullptr));
+            rank.c_str(), "--record-fd", recordFd.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
     close(fds[1]);
@@ -109,7 +110,11 @@ LaunchOutcome launchLocal(const LaunchOptions& options, const std::function<void
     for (const Rank& r : ranks) {
       if (r.fd >= 0) polls.push_back({r.fd, POLLIN, 0});
     }
-    if (!polls.empty()) poll(polls.data(), polls.size(), 200);
+    if (polls.empty()) {
+      usleep(10000);  // every pipe closed; the workers are exiting
+    } else {
+      poll(polls.data(), polls.size(), 200);
+    }
     for (int i = 0; i < options.world; ++i) {
       Rank& r = ranks[i];
       if (r.fd < 0) continue;
@@ -125,7 +130,6 @@ LaunchOutcome launchLocal(const LaunchOptions& options, const std::function<void
           if (auto record = parseRecord(line)) {
             if (record->kind == Record::Kind::kError) {
               r.error = record->message;
-              r.peerFailure = record->peerFailure;
               std::string& first = record->peerFailure ? firstPeerError : firstOwnError;
               if (first.empty()) first = "rank " + std::to_string(i) + ": " + record->message;
             }

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <thread>
 
 #include "run/local_launcher.h"
 #include "run/run_spec.h"
@@ -155,12 +154,9 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
       spec.cell = cell;
       spec.write(scratch / "spec.toml");
 
-      RecordBatch memory;
+      RecordBatch endOfRun;  // memory and events, written when the run ends
       const double timeout = cell.real("collective_timeout_s");
-      const int64_t threads = cell.integer("threads_per_worker");
-      const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-      LaunchOptions launch{options.executable, scratch / "spec.toml", spec.world,
-                           static_cast<int>(threads > 0 ? threads : std::max(1, cores / spec.world)),
+      LaunchOptions launch{options.executable, scratch / "spec.toml", spec.world, threadsPerRank(cell),
                            std::max(60.0, 2 * timeout + 10), &interrupted};
       const LaunchOutcome outcome = launchLocal(launch, [&](int, const Record& r) {
         switch (r.kind) {
@@ -173,17 +169,17 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
             break;
           }
           case Record::Kind::kMemory:
-            memory.memory.push_back(r.memoryRecord);
-            memory.memory.back().runId = runId;
+            endOfRun.memory.push_back(r.memoryRecord);
+            endOfRun.memory.back().runId = runId;
             break;
           case Record::Kind::kEvent:
-            memory.events.push_back(r.eventRecord);
-            memory.events.back().runId = runId;
+            endOfRun.events.push_back(r.eventRecord);
+            endOfRun.events.back().runId = runId;
             break;
           default: break;
         }
       });
-      store.write(memory);
+      store.write(endOfRun);
       std::filesystem::remove_all(scratch);
       switch (outcome.status) {
         case LaunchOutcome::Status::kOk:

@@ -1,7 +1,9 @@
 #include "run/run_spec.h"
 
 #include <fstream>
+#include <algorithm>
 #include <stdexcept>
+#include <thread>
 #include <toml++/toml.h>
 
 namespace dtb::core {
@@ -35,6 +37,13 @@ ParamValue get(const toml::node& node) {
 }
 
 }  // namespace
+
+int threadsPerRank(const Cell& cell) {
+  const int64_t threads = cell.integer("threads_per_worker");
+  if (threads > 0) return static_cast<int>(threads);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::max(1, cores / static_cast<int>(cell.integer("world_size")));
+}
 
 void RunSpec::write(const std::filesystem::path& file) const {
   toml::table run{{"run_id", runId}, {"world", world}, {"store_dir", storeDir}, {"prefix", prefix},

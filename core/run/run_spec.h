@@ -11,6 +11,10 @@
 
 namespace dtb::core {
 
+// Compute threads per rank: the cell's threads_per_worker, or (0) this
+// machine's cores divided among the ranks.
+int threadsPerRank(const Cell& cell);
+
 struct RunSpec {
   int64_t runId = 0;
   int world = 1;

@@ -67,9 +67,7 @@ class Worker {
     modelSetup.max_batch = static_cast<uint32_t>(batch);
     modelSetup.seed = static_cast<uint64_t>(seed);
     modelSetup.label_smoothing = static_cast<float>(cell.real("label_smoothing"));
-    const int64_t threads = cell.integer("threads_per_worker");
-    modelSetup.threads = static_cast<int32_t>(
-        threads > 0 ? threads : std::max<int64_t>(1, std::thread::hardware_concurrency() / spec_.world));
+    modelSetup.threads = threadsPerRank(cell);
     model_ = createModel(loader.load(PluginKind::kModel, cell.text("model")), cell.pluginParams("model"), modelSetup);
     const auto& modelApi = model_->plugin().descriptor<dtb_model_plugin_v1_t>();
     dtb_param_t* const* params = nullptr;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "dtbench/dataset.h"
-#include "dtbench/plugin.hpp"
+#include "dtbench/descriptors.hpp"
 
 namespace dtb::dataset::cifar10 {
 namespace {
@@ -84,7 +84,8 @@ class Cifar10 {
     out->samples = s.count();
   }
 
-  void read(uint32_t index, const uint64_t* indices, uint32_t count, uint8_t* samples, int32_t* labels) const {
+  void read(uint32_t index, const uint64_t* indices, uint32_t count, void* out, int32_t* labels) const {
+    auto* samples = static_cast<uint8_t*>(out);
     const Split& s = at(index);
     for (uint32_t i = 0; i < count; ++i) {
       if (indices[i] >= s.count()) {
@@ -108,8 +109,6 @@ class Cifar10 {
   std::array<Split, 2> splits_;
 };
 
-Cifar10* self(void* p) { return static_cast<Cifar10*>(p); }
-
 const dtb_param_spec_t kParams[] = {
     {sizeof(dtb_param_spec_t), "path", DTB_PARAM_STRING, "data/cifar-10-batches-bin",
      "Directory with data_batch_1.bin .. data_batch_5.bin and test_batch.bin", 0, 0, 0, nullptr},
@@ -118,24 +117,9 @@ const dtb_param_spec_t kParams[] = {
      "(0.2470, 0.2435, 0.2616)", 0, 0, 0, nullptr},
 };
 
-dtb_dataset_plugin_v1_t makeDescriptor() {
-  dtb_dataset_plugin_v1_t d{};
-  d.header = {sizeof(dtb_dataset_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_DATASET, "cifar10", "0.1.0",
-              "CIFAR-10 from its binary batches", kParams, 2};
-  d.open = [](const dtb_host_t* host, void** out) { return guard(host, [&] { *out = new Cifar10(host); }); };
-  d.close = [](void* p) { delete self(p); };
-  d.info = [](void* p, dtb_dataset_info_t* out) { return guard(self(p)->host(), [&] { self(p)->info(out); }); };
-  d.split_info = [](void* p, uint32_t split, dtb_split_info_t* out) {
-    return guard(self(p)->host(), [&] { self(p)->split(split, out); });
-  };
-  d.read = [](void* p, uint32_t split, const uint64_t* indices, uint32_t count, void* samples, int32_t* labels) {
-    return guard(self(p)->host(),
-                 [&] { self(p)->read(split, indices, count, static_cast<uint8_t*>(samples), labels); });
-  };
-  return d;
-}
-
-const dtb_dataset_plugin_v1_t kDescriptor = makeDescriptor();
+const dtb_dataset_plugin_v1_t kDescriptor = datasetDescriptor<Cifar10>(
+    {sizeof(dtb_dataset_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_DATASET, "cifar10", "0.1.0",
+     "CIFAR-10 from its binary batches", kParams, 2});
 
 }  // namespace
 }  // namespace dtb::dataset::cifar10

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "dtbench/dataset.h"
-#include "dtbench/plugin.hpp"
+#include "dtbench/descriptors.hpp"
 #include "idx_file.h"
 
 namespace dtb::dataset::idx {
@@ -61,7 +61,8 @@ class IdxDataset {
     out->samples = s.images.dims[0];
   }
 
-  void read(uint32_t index, const uint64_t* indices, uint32_t count, uint8_t* samples, int32_t* labels) const {
+  void read(uint32_t index, const uint64_t* indices, uint32_t count, void* out, int32_t* labels) const {
+    auto* samples = static_cast<uint8_t*>(out);
     const Split& s = at(index);
     const size_t pixels = size_t{s.images.dims[1]} * s.images.dims[2];
     for (uint32_t i = 0; i < count; ++i) {
@@ -105,8 +106,6 @@ class IdxDataset {
   std::array<Split, 2> splits_;
 };
 
-IdxDataset* self(void* p) { return static_cast<IdxDataset*>(p); }
-
 const dtb_param_spec_t kParams[] = {
     {sizeof(dtb_param_spec_t), "path", DTB_PARAM_STRING, "data/mnist",
      "Directory with train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte, "
@@ -120,24 +119,9 @@ const dtb_param_spec_t kParams[] = {
      DTB_PARAM_HAS_MIN | DTB_PARAM_HAS_MAX, 2, 256, nullptr},
 };
 
-dtb_dataset_plugin_v1_t makeDescriptor() {
-  dtb_dataset_plugin_v1_t d{};
-  d.header = {sizeof(dtb_dataset_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_DATASET, "idx", "0.1.0",
-              "MNIST and Fashion-MNIST from IDX files (raw or .gz)", kParams, 4};
-  d.open = [](const dtb_host_t* host, void** out) { return guard(host, [&] { *out = new IdxDataset(host); }); };
-  d.close = [](void* p) { delete self(p); };
-  d.info = [](void* p, dtb_dataset_info_t* out) { return guard(self(p)->host(), [&] { self(p)->info(out); }); };
-  d.split_info = [](void* p, uint32_t split, dtb_split_info_t* out) {
-    return guard(self(p)->host(), [&] { self(p)->split(split, out); });
-  };
-  d.read = [](void* p, uint32_t split, const uint64_t* indices, uint32_t count, void* samples, int32_t* labels) {
-    return guard(self(p)->host(),
-                 [&] { self(p)->read(split, indices, count, static_cast<uint8_t*>(samples), labels); });
-  };
-  return d;
-}
-
-const dtb_dataset_plugin_v1_t kDescriptor = makeDescriptor();
+const dtb_dataset_plugin_v1_t kDescriptor = datasetDescriptor<IdxDataset>(
+    {sizeof(dtb_dataset_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_DATASET, "idx", "0.1.0",
+     "MNIST and Fashion-MNIST from IDX files (raw or .gz)", kParams, 4});
 
 }  // namespace
 }  // namespace dtb::dataset::idx

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "dtbench/dataset.h"
-#include "dtbench/plugin.hpp"
+#include "dtbench/descriptors.hpp"
 
 namespace dtb::dataset::synthetic {
 namespace {
@@ -73,7 +73,8 @@ class SyntheticDataset {
     out->samples = samples_[index];
   }
 
-  void read(uint32_t split, const uint64_t* indices, uint32_t count, float* samples, int32_t* labels) const {
+  void read(uint32_t split, const uint64_t* indices, uint32_t count, void* out, int32_t* labels) const {
+    auto* samples = static_cast<float*>(out);
     if (split > 1) throw Error(DTB_STATUS_NOT_FOUND, "synthetic: splits are 0 (train) and 1 (test)");
     for (uint32_t i = 0; i < count; ++i) {
       if (indices[i] >= samples_[split]) {
@@ -112,8 +113,6 @@ class SyntheticDataset {
   double noise_ = 1;
 };
 
-SyntheticDataset* self(void* p) { return static_cast<SyntheticDataset*>(p); }
-
 const dtb_param_spec_t kParams[] = {
     {sizeof(dtb_param_spec_t), "shape", DTB_PARAM_INT_LIST, "[3, 32, 32]", "Sample shape (C, H, W for images)",
      DTB_PARAM_HAS_MIN, 1, 0, nullptr},
@@ -131,24 +130,10 @@ const dtb_param_spec_t kParams[] = {
      DTB_PARAM_HAS_MIN, 0, 0, nullptr},
 };
 
-dtb_dataset_plugin_v1_t makeDescriptor() {
-  dtb_dataset_plugin_v1_t d{};
-  d.header = {sizeof(dtb_dataset_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_DATASET, "synthetic", "0.1.0",
-              "Deterministic generated samples of any shape and class count", kParams,
-              sizeof(kParams) / sizeof(kParams[0])};
-  d.open = [](const dtb_host_t* host, void** out) { return guard(host, [&] { *out = new SyntheticDataset(host); }); };
-  d.close = [](void* p) { delete self(p); };
-  d.info = [](void* p, dtb_dataset_info_t* out) { return guard(self(p)->host(), [&] { self(p)->info(out); }); };
-  d.split_info = [](void* p, uint32_t split, dtb_split_info_t* out) {
-    return guard(self(p)->host(), [&] { self(p)->split(split, out); });
-  };
-  d.read = [](void* p, uint32_t split, const uint64_t* indices, uint32_t count, void* samples, int32_t* labels) {
-    return guard(self(p)->host(), [&] { self(p)->read(split, indices, count, static_cast<float*>(samples), labels); });
-  };
-  return d;
-}
-
-const dtb_dataset_plugin_v1_t kDescriptor = makeDescriptor();
+const dtb_dataset_plugin_v1_t kDescriptor = datasetDescriptor<SyntheticDataset>(
+    {sizeof(dtb_dataset_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_DATASET, "synthetic", "0.1.0",
+     "Deterministic generated samples of any shape and class count", kParams,
+     sizeof(kParams) / sizeof(kParams[0])});
 
 }  // namespace
 }  // namespace dtb::dataset::synthetic

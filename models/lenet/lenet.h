@@ -19,11 +19,15 @@ namespace dtb::model::lenet {
 
 class LeNet {
  public:
+  static constexpr const char* kLayerNames[] = {"conv1", "conv2", "fc1", "fc2"};
+
   LeNet(const dtb_host_t* host, const dtb_model_setup_t& setup);
 
   const dtb_host_t* host() const { return host_; }
   dtb_param_t* const* params() const { return views_.data(); }
   uint32_t paramCount() const { return static_cast<uint32_t>(views_.size()); }
+  const char* const* layerNames() const { return kLayerNames; }
+  uint32_t layerCount() const { return 4; }
   void setTraining(bool training) { training_ = training; }
   void forward(const dtb_batch_t& batch, const dtb_step_hooks_t* hooks, dtb_forward_result_t* out);
   void backward(const dtb_step_hooks_t* hooks);

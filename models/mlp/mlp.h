@@ -22,7 +22,8 @@ class Mlp {
   const dtb_host_t* host() const { return host_; }
   dtb_param_t* const* params() const { return views_.data(); }
   uint32_t paramCount() const { return static_cast<uint32_t>(views_.size()); }
-  const std::vector<const char*>& layerNames() const { return layerNames_; }
+  const char* const* layerNames() const { return layerNames_.data(); }
+  uint32_t layerCount() const { return static_cast<uint32_t>(layerNames_.size()); }
   void setTraining(bool training) { training_ = training; }
   void forward(const dtb_batch_t& batch, const dtb_step_hooks_t* hooks, dtb_forward_result_t* out);
   void backward(const dtb_step_hooks_t* hooks);

@@ -1,0 +1,87 @@
+// descriptors.hpp — optional C++20 helpers that build a model or dataset
+// descriptor from a class, so a C++ plugin writes its logic and one line of
+// wiring. Every entry point goes through dtb::guard (no exception crosses the
+// boundary). Header-only; links nothing from the host.
+//
+//   const dtb_model_plugin_v1_t kDescriptor = dtb::modelDescriptor<LeNet>(
+//       {sizeof(dtb_model_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_MODEL, "lenet", "0.1.0", "...", kParams, 1});
+#ifndef DTBENCH_DESCRIPTORS_HPP
+#define DTBENCH_DESCRIPTORS_HPP
+
+#include "dtbench/dataset.h"
+#include "dtbench/model.h"
+#include "dtbench/plugin.hpp"
+
+namespace dtb {
+
+// Model must provide:
+//   Model(const dtb_host_t*, const dtb_model_setup_t&);
+//   const dtb_host_t* host() const;
+//   dtb_param_t* const* params() const;   uint32_t paramCount() const;
+//   const char* const* layerNames() const; uint32_t layerCount() const;
+//   void setTraining(bool);
+//   void forward(const dtb_batch_t&, const dtb_step_hooks_t*, dtb_forward_result_t*);
+//   void backward(const dtb_step_hooks_t*);
+template <typename Model>
+dtb_model_plugin_v1_t modelDescriptor(dtb_plugin_header_t header) {
+  dtb_model_plugin_v1_t d{};
+  d.header = header;
+  d.create = [](const dtb_host_t* host, const dtb_model_setup_t* setup, void** out) {
+    return guard(host, [&] { *out = new Model(host, *setup); });
+  };
+  d.destroy = [](void* p) { delete static_cast<Model*>(p); };
+  d.params = [](void* p, dtb_param_t* const** out, uint32_t* count) {
+    *out = static_cast<Model*>(p)->params();
+    *count = static_cast<Model*>(p)->paramCount();
+    return DTB_STATUS_OK;
+  };
+  d.layers = [](void* p, const char* const** out, uint32_t* count) {
+    *out = static_cast<Model*>(p)->layerNames();
+    *count = static_cast<Model*>(p)->layerCount();
+    return DTB_STATUS_OK;
+  };
+  d.set_mode = [](void* p, dtb_mode_t mode) {
+    static_cast<Model*>(p)->setTraining(mode == DTB_MODE_TRAIN);
+    return DTB_STATUS_OK;
+  };
+  d.forward = [](void* p, const dtb_batch_t* batch, const dtb_step_hooks_t* hooks, dtb_forward_result_t* out) {
+    auto* model = static_cast<Model*>(p);
+    return guard(model->host(), [&] { model->forward(*batch, hooks, out); });
+  };
+  d.backward = [](void* p, const dtb_step_hooks_t* hooks) {
+    auto* model = static_cast<Model*>(p);
+    return guard(model->host(), [&] { model->backward(hooks); });
+  };
+  return d;
+}
+
+// Dataset must provide:
+//   explicit Dataset(const dtb_host_t*);
+//   const dtb_host_t* host() const;
+//   void info(dtb_dataset_info_t*) const;
+//   void split(uint32_t, dtb_split_info_t*) const;
+//   void read(uint32_t split, const uint64_t* indices, uint32_t count, void* samples, int32_t* labels) const;
+template <typename Dataset>
+dtb_dataset_plugin_v1_t datasetDescriptor(dtb_plugin_header_t header) {
+  dtb_dataset_plugin_v1_t d{};
+  d.header = header;
+  d.open = [](const dtb_host_t* host, void** out) { return guard(host, [&] { *out = new Dataset(host); }); };
+  d.close = [](void* p) { delete static_cast<Dataset*>(p); };
+  d.info = [](void* p, dtb_dataset_info_t* out) {
+    auto* dataset = static_cast<Dataset*>(p);
+    return guard(dataset->host(), [&] { dataset->info(out); });
+  };
+  d.split_info = [](void* p, uint32_t split, dtb_split_info_t* out) {
+    auto* dataset = static_cast<Dataset*>(p);
+    return guard(dataset->host(), [&] { dataset->split(split, out); });
+  };
+  d.read = [](void* p, uint32_t split, const uint64_t* indices, uint32_t count, void* samples, int32_t* labels) {
+    auto* dataset = static_cast<Dataset*>(p);
+    return guard(dataset->host(), [&] { dataset->read(split, indices, count, samples, labels); });
+  };
+  return d;
+}
+
+}  // namespace dtb
+
+#endif  // DTBENCH_DESCRIPTORS_HPP

@@ -1,0 +1,44 @@
+#include "data/distributed_sampler.h"
+
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+namespace dtb::core {
+
+DistributedSampler::DistributedSampler(SamplerConfig config) : config_(config) {
+  if (config_.world < 1 || config_.rank < 0 || config_.rank >= config_.world) {
+    throw std::invalid_argument("sampler: rank must be in [0, world)");
+  }
+  if (config_.scale < 1) throw std::invalid_argument("sampler: dataset_scale must be at least 1");
+  const uint64_t total = config_.datasetSize * config_.scale;
+  const uint64_t world = static_cast<uint64_t>(config_.world);
+  perRank_ = config_.dropLast ? total / world : (total + world - 1) / world;
+}
+
+std::vector<uint64_t> DistributedSampler::indices(uint64_t epoch) const {
+  const uint64_t total = config_.datasetSize * config_.scale;
+  std::vector<uint64_t> order(total);
+  std::iota(order.begin(), order.end(), uint64_t{0});
+  if (config_.shuffle) {
+    std::mt19937_64 generator(config_.seed + epoch);
+    // Fisher-Yates by hand: std::shuffle's algorithm is not fixed by the
+    // standard, and every rank (and every run) must get the same order.
+    for (uint64_t i = total; i > 1; --i) {
+      const uint64_t j = generator() % i;
+      std::swap(order[i - 1], order[j]);
+    }
+  }
+  const uint64_t world = static_cast<uint64_t>(config_.world);
+  const uint64_t used = perRank_ * world;
+  std::vector<uint64_t> mine;
+  mine.reserve(perRank_);
+  for (uint64_t k = static_cast<uint64_t>(config_.rank); k < used; k += world) {
+    // Padding repeats the head of the list (k >= total only without drop_last).
+    const uint64_t position = total == 0 ? 0 : k % total;
+    mine.push_back(order[position] % config_.datasetSize);
+  }
+  return mine;
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,43 @@
+// Which samples each rank trains on in an epoch, with the semantics of
+// PyTorch's DistributedSampler:
+//   - every epoch a permutation of the (scaled) dataset, the same on every
+//     rank, seeded by seed + epoch (shuffle on), or the identity;
+//   - without drop_last, the list is padded by repeating its head until it
+//     divides by the world size, so every rank gets ceil(N / world) samples;
+//     with drop_last, the tail is cut so each rank gets floor(N / world);
+//   - rank r takes every world-th index starting at r (strided, not blocks).
+// The permutation comes from std::mt19937_64, not torch.randperm, so the
+// order differs from PyTorch's while the guarantees are the same.
+// `scale` repeats the dataset: index i of the scaled set is sample i mod N.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace dtb::core {
+
+struct SamplerConfig {
+  uint64_t datasetSize = 0;
+  uint64_t scale = 1;
+  int world = 1;
+  int rank = 0;
+  bool shuffle = true;
+  bool dropLast = false;
+  uint64_t seed = 0;
+};
+
+class DistributedSampler {
+ public:
+  explicit DistributedSampler(SamplerConfig config);  // throws std::invalid_argument
+
+  // Samples per rank per epoch.
+  uint64_t samplesPerRank() const { return perRank_; }
+  // This rank's dataset indices for `epoch` (0-based), in training order.
+  std::vector<uint64_t> indices(uint64_t epoch) const;
+
+ private:
+  SamplerConfig config_;
+  uint64_t perRank_;
+};
+
+}  // namespace dtb::core

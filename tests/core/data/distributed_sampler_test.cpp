@@ -1,0 +1,88 @@
+// DistributedSampler semantics: disjoint, complete, padded or cut, strided,
+// reshuffled per epoch, identical permutation on every rank.
+#include "data/distributed_sampler.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace dtb::core {
+namespace {
+
+std::vector<std::vector<uint64_t>> allRanks(SamplerConfig c, uint64_t epoch) {
+  std::vector<std::vector<uint64_t>> out;
+  for (int r = 0; r < c.world; ++r) {
+    c.rank = r;
+    out.push_back(DistributedSampler(c).indices(epoch));
+  }
+  return out;
+}
+
+TEST(DistributedSampler, RanksPartitionTheDatasetWhenItDivides) {
+  for (int world : {1, 2, 3, 4}) {
+    auto ranks = allRanks({12, 1, world, 0, true, false, 5}, 0);
+    std::multiset<uint64_t> seen;
+    for (const auto& r : ranks) {
+      EXPECT_EQ(r.size(), 12u / world);
+      seen.insert(r.begin(), r.end());
+    }
+    EXPECT_EQ(seen, (std::multiset<uint64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})) << "world " << world;
+  }
+}
+
+TEST(DistributedSampler, PadsByRepeatingTheHeadWithoutDropLast) {
+  // 10 samples, 4 ranks: 3 each, 12 in all, the first 2 of the order repeat.
+  SamplerConfig c{10, 1, 4, 0, false, false, 0};
+  auto ranks = allRanks(c, 0);
+  for (const auto& r : ranks) EXPECT_EQ(r.size(), 3u);
+  // Unshuffled and strided: rank r gets r, r + 4, r + 8 (mod 10).
+  EXPECT_EQ(ranks[0], (std::vector<uint64_t>{0, 4, 8}));
+  EXPECT_EQ(ranks[1], (std::vector<uint64_t>{1, 5, 9}));
+  EXPECT_EQ(ranks[2], (std::vector<uint64_t>{2, 6, 0}));
+  EXPECT_EQ(ranks[3], (std::vector<uint64_t>{3, 7, 1}));
+}
+
+TEST(DistributedSampler, DropLastCutsTheTail) {
+  auto ranks = allRanks({10, 1, 4, 0, false, true, 0}, 0);
+  std::set<uint64_t> seen;
+  for (const auto& r : ranks) {
+    EXPECT_EQ(r.size(), 2u);
+    seen.insert(r.begin(), r.end());
+  }
+  EXPECT_EQ(seen.size(), 8u);  // no sample twice
+}
+
+TEST(DistributedSampler, ShufflesDifferentlyEachEpochButAlikeOnEveryRank) {
+  SamplerConfig c{1000, 1, 2, 0, true, false, 42};
+  auto epoch0 = allRanks(c, 0);
+  auto epoch1 = allRanks(c, 1);
+  EXPECT_NE(epoch0[0], epoch1[0]);
+  std::set<uint64_t> union0(epoch0[0].begin(), epoch0[0].end());
+  union0.insert(epoch0[1].begin(), epoch0[1].end());
+  EXPECT_EQ(union0.size(), 1000u);  // the two ranks' shares are one permutation
+  EXPECT_EQ(DistributedSampler(c).indices(3), DistributedSampler(c).indices(3));  // deterministic
+  c.seed = 43;
+  EXPECT_NE(DistributedSampler(c).indices(0), epoch0[0]);
+}
+
+TEST(DistributedSampler, ScaleRepeatsTheDataset) {
+  auto ranks = allRanks({5, 4, 2, 0, true, false, 1}, 0);  // 20 samples over 2 ranks
+  std::map<uint64_t, int> count;
+  for (const auto& r : ranks) {
+    EXPECT_EQ(r.size(), 10u);
+    for (uint64_t i : r) ++count[i];
+  }
+  ASSERT_EQ(count.size(), 5u);
+  for (const auto& [index, n] : count) EXPECT_EQ(n, 4) << index;
+}
+
+TEST(DistributedSampler, EmptyAndInvalid) {
+  EXPECT_TRUE(DistributedSampler({0, 1, 2, 1, true, false, 0}).indices(0).empty());
+  EXPECT_THROW(DistributedSampler({10, 1, 2, 2, true, false, 0}), std::invalid_argument);
+  EXPECT_THROW(DistributedSampler({10, 0, 2, 0, true, false, 0}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace dtb::core

@@ -13,7 +13,14 @@ DistributedSampler::DistributedSampler(SamplerConfig config) : config_(config) {
   if (config_.scale < 1) throw std::invalid_argument("sampler: dataset_scale must be at least 1");
   const uint64_t total = config_.datasetSize * config_.scale;
   const uint64_t world = static_cast<uint64_t>(config_.world);
-  perRank_ = config_.dropLast ? total / world : (total + world - 1) / world;
+  const uint64_t rank = static_cast<uint64_t>(config_.rank);
+  if (config_.dropLast) {
+    perRank_ = total / world;
+  } else if (config_.pad) {
+    perRank_ = (total + world - 1) / world;
+  } else {
+    perRank_ = total > rank ? (total - rank + world - 1) / world : 0;
+  }
 }
 
 std::vector<uint64_t> DistributedSampler::indices(uint64_t epoch) const {
@@ -30,7 +37,8 @@ std::vector<uint64_t> DistributedSampler::indices(uint64_t epoch) const {
     }
   }
   const uint64_t world = static_cast<uint64_t>(config_.world);
-  const uint64_t used = perRank_ * world;
+  // Past `used` nothing is taken: the padded or cut length, or N unpadded.
+  const uint64_t used = config_.dropLast || config_.pad ? perRank_ * world : total;
   std::vector<uint64_t> mine;
   mine.reserve(perRank_);
   for (uint64_t k = static_cast<uint64_t>(config_.rank); k < used; k += world) {

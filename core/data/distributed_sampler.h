@@ -24,13 +24,17 @@ struct SamplerConfig {
   bool shuffle = true;
   bool dropLast = false;
   uint64_t seed = 0;
+  // false: no padding either — rank r takes r, r + world, ... of the N
+  // samples, so ranks may differ by one and every sample counts exactly once
+  // (evaluation). Ignored with dropLast.
+  bool pad = true;
 };
 
 class DistributedSampler {
  public:
   explicit DistributedSampler(SamplerConfig config);  // throws std::invalid_argument
 
-  // Samples per rank per epoch.
+  // Samples this rank gets per epoch.
   uint64_t samplesPerRank() const { return perRank_; }
   // This rank's dataset indices for `epoch` (0-based), in training order.
   std::vector<uint64_t> indices(uint64_t epoch) const;

@@ -243,28 +243,19 @@ class Worker {
     double lossSum = 0, correct = 0, samples = 0;
     if (info.split_count > 1) {
       model_->check("set_mode", modelApi.set_mode(model_->context(), DTB_MODE_EVAL));
-      const uint64_t size = splitSize(1);
-      DataLoader test(*dataset_, {1, batch, 0, false}, DistributedSampler({size, 1, 1, 0, false, false, 0}));
+      // This rank's strided share, unpadded: every test sample counts once.
+      SamplerConfig shard{splitSize(1), 1, spec_.world, rank_, false, false, 0};
+      shard.pad = false;
+      DataLoader test(*dataset_, {1, batch, 0, false}, DistributedSampler(shard));
       test.startEpoch(0);
-      uint64_t index = 0;
       while (auto b = test.next()) {
-        // Keep only this rank's samples of the batch: every world-th one.
-        Batch mine;
-        for (uint32_t n = 0; n < b->size; ++n, ++index) {
-          if (index % static_cast<uint64_t>(spec_.world) != static_cast<uint64_t>(rank_)) continue;
-          mine.inputs.insert(mine.inputs.end(), b->inputs.begin() + n * test.sampleElements(),
-                             b->inputs.begin() + (n + 1) * test.sampleElements());
-          mine.labels.push_back(b->labels[n]);
-          ++mine.size;
-        }
-        if (mine.size == 0) continue;
-        dtb_batch_t view = batchView(mine, info);
+        dtb_batch_t view = batchView(*b, info);
         dtb_forward_result_t out{};
         out.struct_size = sizeof(out);
         model_->check("forward", modelApi.forward(model_->context(), &view, nullptr, &out));
-        lossSum += out.loss * mine.size;
+        lossSum += out.loss * b->size;
         correct += out.correct;
-        samples += mine.size;
+        samples += b->size;
       }
     }
     std::vector<double> totals = {lossSum, correct, samples};

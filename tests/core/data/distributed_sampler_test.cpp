@@ -78,6 +78,19 @@ TEST(DistributedSampler, ScaleRepeatsTheDataset) {
   for (const auto& [index, n] : count) EXPECT_EQ(n, 4) << index;
 }
 
+TEST(DistributedSampler, UnpaddedShardsCountEverySampleOnce) {
+  SamplerConfig c{10, 1, 4, 0, false, false, 0};
+  c.pad = false;
+  auto ranks = allRanks(c, 0);
+  EXPECT_EQ(ranks[0], (std::vector<uint64_t>{0, 4, 8}));
+  EXPECT_EQ(ranks[2], (std::vector<uint64_t>{2, 6}));
+  EXPECT_EQ(ranks[3], (std::vector<uint64_t>{3, 7}));
+  c.rank = 3;
+  EXPECT_EQ(DistributedSampler(c).samplesPerRank(), 2u);
+  c.datasetSize = 2;  // fewer samples than ranks
+  EXPECT_TRUE(DistributedSampler(c).indices(0).empty());
+}
+
 TEST(DistributedSampler, EmptyAndInvalid) {
   EXPECT_TRUE(DistributedSampler({0, 1, 2, 1, true, false, 0}).indices(0).empty());
   EXPECT_THROW(DistributedSampler({10, 1, 2, 2, true, false, 0}), std::invalid_argument);

@@ -6,6 +6,7 @@
 #include "dtbench/plugin.hpp"
 #include "elementwise.h"
 #include "loss.h"
+#include "pooling.h"
 
 namespace dtb::model::lenet {
 namespace {
@@ -78,12 +79,12 @@ void LeNet::forward(const dtb_batch_t& batch, const dtb_step_hooks_t* hooks, dtb
 
   hook(hooks, 0, DTB_PASS_FORWARD);
   conv1_->forward(input_.data(), n, 28, 28, a1_.data());
-  nn::maxPoolForward(a1_.data(), n, 10, 24, 24, 2, p1_.data(), pool1_);
+  nn::maxPoolForward(a1_.data(), n, 10, 24, 24, {2, 2, 0}, p1_.data(), pool1_);
   nn::reluForward(p1_.data(), r1_.data(), r1_.size());
   hook(hooks, 1, DTB_PASS_FORWARD);
   conv2_->forward(r1_.data(), n, 12, 12, a2_.data());
   nn::dropoutForward(a2_.data(), d2_.data(), d2_.size(), p, 8 * 8, rng_, mask2_);
-  nn::maxPoolForward(d2_.data(), n, 20, 8, 8, 2, p2_.data(), pool2_);
+  nn::maxPoolForward(d2_.data(), n, 20, 8, 8, {2, 2, 0}, p2_.data(), pool2_);
   nn::reluForward(p2_.data(), r2_.data(), r2_.size());
   hook(hooks, 2, DTB_PASS_FORWARD);
   fc1_->forward(r2_.data(), n, a3_.data());

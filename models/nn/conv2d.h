@@ -1,5 +1,6 @@
-// 2-D convolution (stride 1, padding p, square kernel, bias) on oneDNN, with
-// the backward passes for data and weights. Layout NCHW, weights OIHW.
+// 2-D convolution on oneDNN (square kernel, stride, zero padding, groups,
+// optional bias), with the backward passes for data and weights. Layout
+// NCHW; weights [out, in / groups, k, k] as in PyTorch.
 #pragma once
 
 #include <map>
@@ -11,26 +12,39 @@
 
 namespace dtb::nn {
 
+struct Conv2dSpec {
+  int64_t in = 0, out = 0, kernel = 1;
+  int64_t stride = 1, padding = 0;
+  int64_t groups = 1;  // groups == in == out: depthwise
+
+  int64_t outSize(int64_t size) const { return (size + 2 * padding - kernel) / stride + 1; }
+};
+
 class Conv2d {
  public:
+  // `bias` may be null (convolutions followed by batch norm have none).
+  Conv2d(DnnlContext& ctx, const Conv2dSpec& spec, Parameter& weight, Parameter* bias);
+  // Stride 1, one group, with bias (LeNet's convolutions).
   Conv2d(DnnlContext& ctx, int64_t in, int64_t out, int64_t kernel, int64_t padding, Parameter& weight,
-         Parameter& bias);
+         Parameter& bias)
+      : Conv2d(ctx, {in, out, kernel, 1, padding, 1}, weight, &bias) {}
 
-  // x: [n, in, h, w] -> y: [n, out, h', w'] with h' = h + 2p - k + 1.
+  // x: [n, in, h, w] -> y: [n, out, outSize(h), outSize(w)].
   void forward(const float* x, int64_t n, int64_t h, int64_t w, float* y);
   // From dy: the weight and bias gradients (written), and dx unless null.
   void backward(const float* x, const float* dy, int64_t n, int64_t h, int64_t w, float* dx);
 
-  int64_t outSize(int64_t size) const { return size + 2 * padding_ - kernel_ + 1; }
+  int64_t outSize(int64_t size) const { return spec_.outSize(size); }
+  const Conv2dSpec& spec() const { return spec_; }
 
  private:
   struct Primitives;
   Primitives& primitives(int64_t n, int64_t h, int64_t w);
 
   DnnlContext& ctx_;
-  int64_t in_, out_, kernel_, padding_;
+  Conv2dSpec spec_;
   Parameter& weight_;
-  Parameter& bias_;
+  Parameter* bias_;
   std::map<std::vector<int64_t>, std::shared_ptr<Primitives>> cache_;  // per input shape
 };
 

@@ -1,7 +1,5 @@
 #include "elementwise.h"
 
-#include <limits>
-
 namespace dtb::nn {
 
 void reluForward(const float* x, float* y, uint64_t count) {
@@ -12,36 +10,12 @@ void reluBackward(const float* y, const float* dy, float* dx, uint64_t count) {
   for (uint64_t i = 0; i < count; ++i) dx[i] = y[i] > 0 ? dy[i] : 0.0f;
 }
 
-void maxPoolForward(const float* x, int64_t n, int64_t c, int64_t h, int64_t w, int64_t k, float* y,
-                    std::vector<uint32_t>& argmax) {
-  const int64_t oh = h / k, ow = w / k;
-  argmax.resize(static_cast<size_t>(n * c * oh * ow));
-  size_t out = 0;
-  for (int64_t plane = 0; plane < n * c; ++plane) {
-    const int64_t base = plane * h * w;
-    for (int64_t i = 0; i < oh; ++i) {
-      for (int64_t j = 0; j < ow; ++j, ++out) {
-        float best = -std::numeric_limits<float>::infinity();
-        int64_t where = base + i * k * w + j * k;
-        for (int64_t di = 0; di < k; ++di) {
-          for (int64_t dj = 0; dj < k; ++dj) {
-            const int64_t index = base + (i * k + di) * w + j * k + dj;
-            if (x[index] > best) {  // first maximum wins, as PyTorch
-              best = x[index];
-              where = index;
-            }
-          }
-        }
-        y[out] = best;
-        argmax[out] = static_cast<uint32_t>(where);
-      }
-    }
-  }
+void relu6Forward(const float* x, float* y, uint64_t count) {
+  for (uint64_t i = 0; i < count; ++i) y[i] = x[i] > 0 ? (x[i] < 6 ? x[i] : 6.0f) : 0.0f;
 }
 
-void maxPoolBackward(const float* dy, const std::vector<uint32_t>& argmax, float* dx, uint64_t inputCount) {
-  for (uint64_t i = 0; i < inputCount; ++i) dx[i] = 0.0f;
-  for (size_t o = 0; o < argmax.size(); ++o) dx[argmax[o]] += dy[o];
+void relu6Backward(const float* y, const float* dy, float* dx, uint64_t count) {
+  for (uint64_t i = 0; i < count; ++i) dx[i] = y[i] > 0 && y[i] < 6 ? dy[i] : 0.0f;
 }
 
 void dropoutForward(const float* x, float* y, uint64_t count, double p, uint64_t channelSize, std::mt19937_64& rng,

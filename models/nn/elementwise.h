@@ -1,4 +1,4 @@
-// The cheap layers, written out: ReLU, 2x2 max pooling, dropout (inverted,
+// The cheap layers, written out: ReLU, ReLU6, dropout (inverted,
 // as PyTorch: kept values scaled by 1 / (1 - p)) and channel dropout
 // (Dropout2d), each with its backward pass.
 #pragma once
@@ -12,12 +12,9 @@ namespace dtb::nn {
 void reluForward(const float* x, float* y, uint64_t count);
 // dx = dy where y > 0 (y is the forward output).
 void reluBackward(const float* y, const float* dy, float* dx, uint64_t count);
-
-// Max pooling, kernel k, stride k, no padding, over [n, c, h, w]; `argmax`
-// records the winning input index of each output.
-void maxPoolForward(const float* x, int64_t n, int64_t c, int64_t h, int64_t w, int64_t k, float* y,
-                    std::vector<uint32_t>& argmax);
-void maxPoolBackward(const float* dy, const std::vector<uint32_t>& argmax, float* dx, uint64_t inputCount);
+// min(max(x, 0), 6) (MobileNetV2); the gradient passes where 0 < y < 6.
+void relu6Forward(const float* x, float* y, uint64_t count);
+void relu6Backward(const float* y, const float* dy, float* dx, uint64_t count);
 
 // Dropout of probability p: mask[i] is 0 or 1 / (1 - p). `perChannel`
 // drops whole channels of `channelSize` elements (Dropout2d).

@@ -31,4 +31,14 @@ void Parameter::initUniform(double bound, uint64_t seed) {
   for (float& v : value_) v = static_cast<float>(uniform(rng));
 }
 
+void Parameter::initNormal(double std, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, std);
+  for (float& v : value_) v = static_cast<float>(normal(rng));
+}
+
+void Parameter::fill(float value) {
+  for (float& v : value_) v = value;
+}
+
 }  // namespace dtb::nn

@@ -27,6 +27,10 @@ class Parameter {
   // U(-bound, bound), the default initialisation of PyTorch's Linear and Conv2d
   // (kaiming_uniform with a = sqrt(5) gives bound = 1 / sqrt(fan_in)).
   void initUniform(double bound, uint64_t seed);
+  // N(0, std^2): kaiming_normal_ with std = sqrt(2 / fan) in torchvision's
+  // ResNet and MobileNetV2.
+  void initNormal(double std, uint64_t seed);
+  void fill(float value);
 
  private:
   std::string name_;

@@ -1,0 +1,70 @@
+#include "resnet.h"
+
+#include <string>
+
+#include "dtbench/plugin.hpp"
+#include "layer_modules.h"
+#include "residual_blocks.h"
+
+namespace dtb::model::resnet {
+namespace {
+
+struct Architecture {
+  int64_t depth;
+  int blocks[4];
+  bool bottleneck;
+};
+
+constexpr Architecture kArchitectures[] = {
+    {18, {2, 2, 2, 2}, false},  {34, {3, 4, 6, 3}, false},   {50, {3, 4, 6, 3}, true},
+    {101, {3, 4, 23, 3}, true}, {152, {3, 8, 36, 3}, true},
+};
+
+const Architecture& architecture(int64_t depth) {
+  for (const Architecture& a : kArchitectures) {
+    if (a.depth == depth) return a;
+  }
+  throw Error(DTB_STATUS_INVALID_ARGUMENT,
+              "resnet: depth must be 18, 34, 50, 101 or 152; got " + std::to_string(depth));
+}
+
+}  // namespace
+
+ResNet::ResNet(const dtb_host_t* host, const dtb_model_setup_t& setup) : Network(host, setup) {
+  int64_t depth = 0;
+  const char* stem = nullptr;
+  check(host->config_get_int(host->ctx, "depth", &depth), "depth");
+  check(host->config_get_string(host->ctx, "stem", &stem), "stem");
+  const Architecture& arch = architecture(depth);
+  const std::string stemName = stem;
+  const bool cifar = stemName == "cifar" || (stemName == "auto" && sampleShape().h <= 64);
+
+  auto& r = registry();
+  const int64_t channels = sampleShape().c;
+  if (cifar) {
+    body().emplace<nn::ConvModule>(r, dnnl(), "conv1", nn::Conv2dSpec{channels, 64, 3, 1, 1});
+  } else {
+    body().emplace<nn::ConvModule>(r, dnnl(), "conv1", nn::Conv2dSpec{channels, 64, 7, 2, 3});
+  }
+  body().emplace<nn::BatchNormModule>(r, "bn1", 64);
+  body().emplace<nn::ReluModule>();
+  if (!cifar) body().emplace<nn::MaxPoolModule>(nn::PoolSpec{3, 2, 1});
+
+  const int64_t expansion = arch.bottleneck ? 4 : 1;
+  int64_t in = 64;
+  for (int stage = 0; stage < 4; ++stage) {
+    const int64_t planes = int64_t{64} << stage;
+    for (int b = 0; b < arch.blocks[stage]; ++b) {
+      const std::string name = "layer" + std::to_string(stage + 1) + "." + std::to_string(b);
+      const int64_t stride = b == 0 && stage > 0 ? 2 : 1;
+      body().add(arch.bottleneck ? bottleneck(r, dnnl(), name, in, planes, stride)
+                                 : basicBlock(r, dnnl(), name, in, planes, stride));
+      in = planes * expansion;
+    }
+  }
+  body().emplace<nn::GlobalAvgPoolModule>();
+  body().emplace<nn::LinearModule>(r, dnnl(), "fc", in, classes());
+  checkOutputShape("resnet");
+}
+
+}  // namespace dtb::model::resnet

@@ -28,15 +28,23 @@ void BatchNorm2d::forward(const float* x, int64_t n, int64_t h, int64_t w, bool 
   for (int64_t ch = 0; ch < c; ++ch) {
     double mean = runningMean_[ch], invStd = 1.0 / std::sqrt(runningVar_[ch] + eps_);
     if (training) {
+      // Float sums within a plane (vectorised), double across planes.
       double sum = 0, squares = 0;
       for (int64_t s = 0; s < n; ++s) {
         const float* in = x + (s * c + ch) * plane;
-        for (int64_t i = 0; i < plane; ++i) sum += in[i];
+        float partial = 0;
+#pragma omp simd reduction(+ : partial)
+        for (int64_t i = 0; i < plane; ++i) partial += in[i];
+        sum += partial;
       }
       mean = sum / m;
+      const float mf = static_cast<float>(mean);
       for (int64_t s = 0; s < n; ++s) {
         const float* in = x + (s * c + ch) * plane;
-        for (int64_t i = 0; i < plane; ++i) squares += (in[i] - mean) * (in[i] - mean);
+        float partial = 0;
+#pragma omp simd reduction(+ : partial)
+        for (int64_t i = 0; i < plane; ++i) partial += (in[i] - mf) * (in[i] - mf);
+        squares += partial;
       }
       const double variance = squares / m;  // biased: what normalises
       invStd = 1.0 / std::sqrt(variance + eps_);
@@ -46,11 +54,12 @@ void BatchNorm2d::forward(const float* x, int64_t n, int64_t h, int64_t w, bool 
       runningMean_[ch] = static_cast<float>((1 - momentum_) * runningMean_[ch] + momentum_ * mean);
       runningVar_[ch] = static_cast<float>((1 - momentum_) * runningVar_[ch] + momentum_ * unbiased);
     }
-    const double scale = gamma[ch] * invStd, shift = beta[ch] - mean * scale;
+    const float scale = static_cast<float>(gamma[ch] * invStd), shift = static_cast<float>(beta[ch] - mean * scale);
     for (int64_t s = 0; s < n; ++s) {
       const float* in = x + (s * c + ch) * plane;
       float* out = y + (s * c + ch) * plane;
-      for (int64_t i = 0; i < plane; ++i) out[i] = static_cast<float>(in[i] * scale + shift);
+#pragma omp simd
+      for (int64_t i = 0; i < plane; ++i) out[i] = in[i] * scale + shift;
     }
   }
 }
@@ -65,26 +74,30 @@ void BatchNorm2d::backward(const float* x, const float* dy, float* dx) {
   for (int64_t ch = 0; ch < c; ++ch) {
     const double mean = mean_[ch], invStd = invStd_[ch];
     double sumDy = 0, sumDyXhat = 0;
+    const float mf = static_cast<float>(mean);
     for (int64_t s = 0; s < n; ++s) {
       const float* in = x + (s * c + ch) * plane;
       const float* d = dy + (s * c + ch) * plane;
+      float partialDy = 0, partialDyX = 0;
+#pragma omp simd reduction(+ : partialDy, partialDyX)
       for (int64_t i = 0; i < plane; ++i) {
-        sumDy += d[i];
-        sumDyXhat += d[i] * (in[i] - mean) * invStd;
+        partialDy += d[i];
+        partialDyX += d[i] * (in[i] - mf);
       }
+      sumDy += partialDy;
+      sumDyXhat += partialDyX * invStd;
     }
     dgamma[ch] = static_cast<float>(sumDyXhat);
     dbeta[ch] = static_cast<float>(sumDy);
     // dx = gamma invStd (dy - mean(dy) - xhat mean(dy xhat))
-    const double scale = gamma[ch] * invStd, meanDy = sumDy / m, meanDyXhat = sumDyXhat / m;
+    const float scale = static_cast<float>(gamma[ch] * invStd), meanDy = static_cast<float>(sumDy / m),
+                is = static_cast<float>(invStd), meanDyXhat = static_cast<float>(sumDyXhat / m);
     for (int64_t s = 0; s < n; ++s) {
       const float* in = x + (s * c + ch) * plane;
       const float* d = dy + (s * c + ch) * plane;
       float* out = dx + (s * c + ch) * plane;
-      for (int64_t i = 0; i < plane; ++i) {
-        const double xhat = (in[i] - mean) * invStd;
-        out[i] = static_cast<float>(scale * (d[i] - meanDy - xhat * meanDyXhat));
-      }
+#pragma omp simd
+      for (int64_t i = 0; i < plane; ++i) out[i] = scale * (d[i] - meanDy - (in[i] - mf) * is * meanDyXhat);
     }
   }
 }

@@ -2,19 +2,27 @@
 
 namespace dtb::nn {
 
+// Element loops run on the rank's OpenMP threads once they are long enough
+// to pay for waking them.
+constexpr uint64_t kParallelFrom = 1 << 15;
+
 void reluForward(const float* x, float* y, uint64_t count) {
+#pragma omp parallel for if (count >= kParallelFrom)
   for (uint64_t i = 0; i < count; ++i) y[i] = x[i] > 0 ? x[i] : 0.0f;
 }
 
 void reluBackward(const float* y, const float* dy, float* dx, uint64_t count) {
+#pragma omp parallel for if (count >= kParallelFrom)
   for (uint64_t i = 0; i < count; ++i) dx[i] = y[i] > 0 ? dy[i] : 0.0f;
 }
 
 void relu6Forward(const float* x, float* y, uint64_t count) {
+#pragma omp parallel for if (count >= kParallelFrom)
   for (uint64_t i = 0; i < count; ++i) y[i] = x[i] > 0 ? (x[i] < 6 ? x[i] : 6.0f) : 0.0f;
 }
 
 void relu6Backward(const float* y, const float* dy, float* dx, uint64_t count) {
+#pragma omp parallel for if (count >= kParallelFrom)
   for (uint64_t i = 0; i < count; ++i) dx[i] = y[i] > 0 && y[i] < 6 ? dy[i] : 0.0f;
 }
 

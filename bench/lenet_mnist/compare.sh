@@ -17,7 +17,7 @@ db=$(mktemp -d)/bench.db
 build/bin/dtbench run bench/lenet_mnist/matrix.toml --db "$db" >/dev/null 2>&1
 echo "world  gloo_algorithm  dtbench_samples_per_s  pytorch_ddp_samples_per_s  ratio  dtbench_test_acc  pytorch_test_acc"
 for world in 1 2; do
-  read -r torch_rate torch_acc < <("$python" bench/lenet_mnist/pytorch_ddp.py data/mnist "$world" 2 64 $((cores / world)) |
+  read -r torch_rate torch_acc < <("$python" bench/lenet_mnist/pytorch_ddp.py data/mnist "$world" 2 64 $((cores / world)) | grep '^pytorch' |
     sed -E 's/.*samples_per_s=([0-9.]+) test_accuracy=([0-9.]+).*/\1 \2/')
   build/bin/dtbench query "$db" "SELECT p.value, r.median_samples_per_s, r.mean_test_accuracy FROM repeat_stats r
       JOIN run s ON s.experiment_id = r.experiment_id AND s.cell = r.cell AND s.repeat = 0

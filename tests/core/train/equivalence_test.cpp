@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <thread>
 
@@ -28,10 +29,30 @@ struct RankSetup {
   uint32_t batch;       // this rank's batch
   std::string storePath;
   std::string prefix;
-  std::string strategy = "example_c";
+  std::string strategy = "example_c";  // "name" or "name:key=value,key=value"
   int steps = kSteps;
   uint32_t accumulation = 1;  // micro-batches of `batch` per step
 };
+
+// "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true" -> the plugin
+// name and its parameters (true/false, numbers with '.' or 'e', integers).
+std::pair<std::string, ParamValues> parseStrategy(const std::string& spec) {
+  const size_t colon = spec.find(':');
+  ParamValues params;
+  if (colon == std::string::npos) return {spec, params};
+  std::string rest = spec.substr(colon + 1);
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    const std::string item = rest.substr(0, comma);
+    rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (value == "true" || value == "false") params[key] = value == "true";
+    else if (value.find_first_of(".e") != std::string::npos) params[key] = std::stod(value);
+    else params[key] = int64_t{std::stoll(value)};
+  }
+  return {spec.substr(0, colon), params};
+}
 
 // Trains `s.steps` steps on one rank and returns its final parameters.
 std::vector<float> train(const RankSetup& s) {
@@ -75,8 +96,9 @@ std::vector<float> train(const RankSetup& s) {
   strategySetup.layer_count = 1;
   strategySetup.device = {DTB_DEVICE_HOST, 0};
   strategySetup.accumulation_steps = s.accumulation;
-  auto strategy = createStrategy(loader.load(PluginKind::kStrategy, s.strategy), {}, strategySetup, &communicator,
-                                 &optimizer);
+  const auto [strategyName, strategyParams] = parseStrategy(s.strategy);
+  auto strategy = createStrategy(loader.load(PluginKind::kStrategy, strategyName), strategyParams, strategySetup,
+                                 &communicator, &optimizer);
 
   TrainingStep step(*model, *strategy, optimizer);
   std::vector<float> inputs(s.batch * 4);
@@ -151,17 +173,39 @@ void expectEquivalent(const std::string& strategy, int world, uint32_t accumulat
   EXPECT_GT(moved, 100 * maxDiff + 1e-3) << "max difference " << maxDiff << ", moved " << moved;
 }
 
+// A test name from a strategy spec: letters and digits, the rest '_'.
+std::string testName(const ::testing::TestParamInfo<const char*>& info) {
+  std::string name = info.param;
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
 class Equivalence : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(Equivalence, TwoRanksEqualOneRankWithTheGlobalBatch) { expectEquivalent(GetParam(), 2, 1); }
 
 TEST_P(Equivalence, FourRanksEqualOneRankWithTheGlobalBatch) { expectEquivalent(GetParam(), 4, 1); }
 
-INSTANTIATE_TEST_SUITE_P(Strategies, Equivalence, ::testing::Values("example_c", "allreduce"));
+// Every strategy, and the variants of one that take other code paths: one
+// bucket per tensor (buckets launched during backward, out of a rebuild),
+// gradients living in the buckets, the unused-parameter search.
+INSTANTIATE_TEST_SUITE_P(Strategies, Equivalence,
+                         ::testing::Values("example_c", "allreduce", "bucketed",
+                                           "bucketed:bucket_cap_mb=1e-06,first_bucket_mb=1e-06",
+                                           "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true",
+                                           "bucketed:find_unused_parameters=true,bucket_cap_mb=1e-06"),
+                         testName);
 
-TEST(EquivalenceWithAccumulation, TwoMicroBatchesOnTwoRanksEqualOneBatch) {
-  expectEquivalent("allreduce", 2, 2);
-}
+class EquivalenceWithAccumulation : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(EquivalenceWithAccumulation, TwoMicroBatchesOnTwoRanksEqualOneBatch) { expectEquivalent(GetParam(), 2, 2); }
+
+INSTANTIATE_TEST_SUITE_P(Strategies, EquivalenceWithAccumulation,
+                         ::testing::Values("allreduce", "bucketed",
+                                           "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true"),
+                         testName);
 
 }  // namespace
 }  // namespace dtb::core

@@ -1,0 +1,272 @@
+#include "bucketed_strategy.h"
+
+#include <cstring>
+
+#include "dtbench/plugin.hpp"
+
+namespace dtb::strategy::bucketed {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+dtb_tensor_t flat(void* data, uint64_t count, dtb_dtype_t dtype) {
+  dtb_tensor_t t{};
+  t.data = data;
+  t.count = count;
+  t.dtype = dtype;
+  t.device = {DTB_DEVICE_HOST, 0};
+  t.ndim = 1;
+  t.shape[0] = static_cast<int64_t>(count);
+  return t;
+}
+
+}  // namespace
+
+BucketedStrategy::BucketedStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup)
+    : host_(host), params_(setup.params, setup.params + setup.param_count), accumulation_(setup.accumulation_steps) {
+  if (accumulation_ == 0) throw Error(DTB_STATUS_INVALID_ARGUMENT, "bucketed: accumulation_steps must be >= 1");
+  double capMb = 25, firstMb = 1;
+  int32_t asView = 0, findUnused = 0;
+  check(host->config_get_float(host->ctx, "bucket_cap_mb", &capMb), "bucket_cap_mb");
+  check(host->config_get_float(host->ctx, "first_bucket_mb", &firstMb), "first_bucket_mb");
+  check(host->config_get_bool(host->ctx, "gradient_as_bucket_view", &asView), "gradient_as_bucket_view");
+  check(host->config_get_bool(host->ctx, "find_unused_parameters", &findUnused), "find_unused_parameters");
+  capBytes_ = static_cast<uint64_t>(capMb * kMiB);
+  firstBucketBytes_ = static_cast<uint64_t>(firstMb * kMiB);
+  asView_ = asView != 0;
+  findUnused_ = findUnused != 0;
+  scale_ = 1.0f / static_cast<float>(host->comm_size(host->ctx) * static_cast<int64_t>(accumulation_));
+
+  const uint32_t stateFloats = host_->optim_state_floats(host_->ctx);
+  std::vector<uint64_t> bytes;
+  for (uint32_t i = 0; i < params_.size(); ++i) {
+    dtb_param_t* p = params_[i];
+    if (p->grad.dtype != DTB_DTYPE_F32 || p->grad.device.type != DTB_DEVICE_HOST) {
+      throw Error(DTB_STATUS_UNSUPPORTED, std::string("bucketed: parameter '") + p->name +
+                                              "' is not an f32 host tensor; this strategy works on those only");
+    }
+    if (p->index != i) throw Error(DTB_STATUS_INVALID_ARGUMENT, "bucketed: parameters must come in index order");
+    elements_ += p->grad.count;
+    bytes.push_back(p->grad.count * sizeof(float));
+    modelGrads_.push_back(p->grad.data);
+    accumulated_.push_back(accumulation_ > 1 ? allocate(p->grad.count, DTB_MEM_GRADS) : nullptr);
+    state_.push_back(allocate(p->value.count * stateFloats, DTB_MEM_OPTIMIZER));
+  }
+  ready_.assign(params_.size(), false);
+  build(initialBuckets(bytes, firstBucketBytes_, capBytes_, findUnused_));
+}
+
+BucketedStrategy::~BucketedStrategy() {
+  release();
+  for (float* buffer : accumulated_) host_->free(host_->ctx, buffer);
+  for (float* buffer : state_) host_->free(host_->ctx, buffer);
+}
+
+float* BucketedStrategy::allocate(uint64_t floats, dtb_mem_category_t category) {
+  void* memory = nullptr;
+  check(host_->alloc(host_->ctx, floats * sizeof(float), {DTB_DEVICE_HOST, 0}, category, &memory), "alloc");
+  if (memory) std::memset(memory, 0, floats * sizeof(float));
+  return static_cast<float*>(memory);
+}
+
+void BucketedStrategy::release() {
+  for (Bucket& b : buckets_) host_->free(host_->ctx, b.data);
+  buckets_.clear();
+  // The model's gradients are its own memory again.
+  for (size_t i = 0; i < params_.size(); ++i) params_[i]->grad.data = modelGrads_[i];
+}
+
+void BucketedStrategy::build(const Buckets& assignment) {
+  release();
+  bucketOf_.assign(params_.size(), 0);
+  slotOf_.assign(params_.size(), 0);
+  for (const std::vector<uint32_t>& members : assignment) {
+    Bucket b;
+    b.params = members;
+    for (uint32_t index : members) {
+      bucketOf_[index] = static_cast<uint32_t>(buckets_.size());
+      slotOf_[index] = static_cast<uint32_t>(b.offsets.size());
+      b.offsets.push_back(b.count);
+      b.count += params_[index]->grad.count;
+    }
+    // With gradient_as_bucket_view the bucket is the gradients' only memory.
+    b.data = allocate(b.count, asView_ ? DTB_MEM_GRADS : DTB_MEM_BUFFERS);
+    b.pending = static_cast<uint32_t>(members.size());
+    buckets_.push_back(std::move(b));
+  }
+  if (asView_) {
+    for (const Bucket& b : buckets_) {
+      for (size_t k = 0; k < b.params.size(); ++k) params_[b.params[k]]->grad.data = b.data + b.offsets[k];
+    }
+  }
+  next_ = 0;
+}
+
+void BucketedStrategy::beforeForward(const dtb_step_info_t& step) {
+  sync_ = step.micro_step + 1 == accumulation_;
+  if (rebuildDue_) {
+    rebuildDue_ = false;
+    rebuildFromRankZero();
+  }
+}
+
+void BucketedStrategy::rebuildFromRankZero() {
+  // Every rank must bucket alike, so rank 0's observed order wins.
+  std::vector<int32_t> order(params_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(readyOrder_[i]);
+  dtb_tensor_t tensor = flat(order.data(), order.size(), DTB_DTYPE_I32);
+  dtb_request_t request = nullptr;
+  check(host_->comm_broadcast(host_->ctx, &tensor, 0, &request), "broadcast of the bucket order");
+  check(host_->comm_wait(host_->ctx, request, DTB_TIMEOUT_DEFAULT), "broadcast of the bucket order");
+  std::vector<uint32_t> ready;
+  std::vector<bool> seen(params_.size(), false);
+  for (int32_t index : order) {
+    if (index < 0 || static_cast<size_t>(index) >= params_.size() || seen[index]) {
+      throw Error(DTB_STATUS_COMM_FAILURE, "bucketed: rank 0's gradient order is not a permutation of the parameters");
+    }
+    seen[index] = true;
+    ready.push_back(static_cast<uint32_t>(index));
+  }
+  std::vector<uint64_t> bytes;
+  for (dtb_param_t* p : params_) bytes.push_back(p->grad.count * sizeof(float));
+  build(rebuiltBuckets(ready, bytes, firstBucketBytes_, capBytes_));
+  std::string detail = std::to_string(buckets_.size()) + " buckets in gradient-ready order, sizes (bytes):";
+  for (const Bucket& b : buckets_) detail += " " + std::to_string(b.count * sizeof(float));
+  host_->event(host_->ctx, "rebucket", detail.c_str());
+}
+
+void BucketedStrategy::gradReady(dtb_param_t* param) {
+  const uint32_t i = param->index;
+  if (i >= params_.size() || params_[i] != param) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("bucketed: '") + param->name + "' is not a parameter of this model");
+  }
+  if (ready_[i]) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                std::string("bucketed: the gradient of '") + param->name + "' was reported ready twice in one backward");
+  }
+  ready_[i] = true;
+  const auto* grad = static_cast<const float*>(param->grad.data);
+  const uint64_t count = param->grad.count;
+  if (!sync_) {  // no_sync: accumulate locally, nothing crosses the wire
+    float* sum = accumulated_[i];
+    for (uint64_t k = 0; k < count; ++k) sum[k] += grad[k];
+    return;
+  }
+  if (recording_) readyOrder_.push_back(i);
+  Bucket& b = buckets_[bucketOf_[i]];
+  float* slot = b.data + b.offsets[slotOf_[i]];  // the gradient itself with gradient_as_bucket_view
+  if (float* sum = accumulated_[i]) {
+    for (uint64_t k = 0; k < count; ++k) {
+      slot[k] = (sum[k] + grad[k]) * scale_;
+      sum[k] = 0.0f;
+    }
+  } else {
+    for (uint64_t k = 0; k < count; ++k) slot[k] = grad[k] * scale_;
+  }
+  markReady(i);
+}
+
+void BucketedStrategy::markReady(uint32_t index) {
+  if (--buckets_[bucketOf_[index]].pending == 0) launchReady();
+}
+
+void BucketedStrategy::launchReady() {
+  // Strictly in bucket order, as DDP: every rank issues the same collectives
+  // in the same order whatever order its own gradients finished in.
+  while (next_ < buckets_.size() && buckets_[next_].pending == 0) {
+    Bucket& b = buckets_[next_];
+    dtb_tensor_t tensor = flat(b.data, b.count, DTB_DTYPE_F32);
+    b.launchedNs = host_->now_ns(host_->ctx);
+    check(host_->comm_allreduce(host_->ctx, &tensor, DTB_REDUCE_SUM, &b.request), "allreduce of a bucket");
+    ++next_;
+  }
+}
+
+std::string BucketedStrategy::unusedNames() const {
+  std::string names;
+  int listed = 0;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (ready_[i]) continue;
+    if (listed++ == 8) {
+      names += ", ...";
+      break;
+    }
+    names += (names.empty() ? "" : ", ") + std::string(params_[i]->name);
+  }
+  return names;
+}
+
+void BucketedStrategy::finishBackward() {
+  if (!sync_) {
+    ready_.assign(params_.size(), false);
+    return;
+  }
+  std::string unused;
+  if (findUnused_) {
+    // DDP marks them ready: they are reduced with what they hold (zero, or
+    // what earlier micro-batches accumulated).
+    for (uint32_t i = 0; i < params_.size(); ++i) {
+      if (ready_[i]) continue;
+      Bucket& b = buckets_[bucketOf_[i]];
+      float* slot = b.data + b.offsets[slotOf_[i]];
+      float* sum = accumulated_[i];
+      for (uint64_t k = 0; k < params_[i]->grad.count; ++k) {
+        slot[k] = sum ? sum[k] * scale_ : 0.0f;
+        if (sum) sum[k] = 0.0f;
+      }
+      markReady(i);
+    }
+  } else {
+    unused = unusedNames();
+  }
+  // Wait for every launched bucket exactly once, even after a failure.
+  dtb_status_t status = DTB_STATUS_OK;
+  for (size_t k = 0; k < next_; ++k) {
+    Bucket& b = buckets_[k];
+    const dtb_status_t waited = host_->comm_wait(host_->ctx, b.request, DTB_TIMEOUT_DEFAULT);
+    b.request = nullptr;
+    if (status == DTB_STATUS_OK) status = waited;
+    host_->trace_span(host_->ctx, ("allreduce bucket " + std::to_string(k)).c_str(), "comm", b.launchedNs,
+                      host_->now_ns(host_->ctx));
+  }
+  check(status, "allreduce of a bucket");
+  if (!unused.empty()) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                "bucketed: these parameters received no gradient in this step: " + unused +
+                    ". Every parameter must take part in the loss on every rank, or set find_unused_parameters = "
+                    "true (as DistributedDataParallel requires)");
+  }
+  if (!asView_) {
+    for (const Bucket& b : buckets_) {
+      for (size_t k = 0; k < b.params.size(); ++k) {
+        dtb_param_t* p = params_[b.params[k]];
+        std::memcpy(p->grad.data, b.data + b.offsets[k], p->grad.count * sizeof(float));
+      }
+    }
+  }
+  for (Bucket& b : buckets_) b.pending = static_cast<uint32_t>(b.params.size());
+  ready_.assign(params_.size(), false);
+  next_ = 0;
+  host_->metric_add(host_->ctx, "bucketed.buckets", static_cast<double>(buckets_.size()));
+  if (recording_) {
+    recording_ = false;
+    rebuildDue_ = !findUnused_;  // as DDP: no rebuild when unused parameters are searched for
+  }
+}
+
+void BucketedStrategy::step() {
+  for (size_t i = 0; i < params_.size(); ++i) {
+    dtb_param_t* p = params_[i];
+    check(host_->optim_update(host_->ctx, &p->value, &p->grad, state_[i], p->index), "optim_update");
+  }
+}
+
+void BucketedStrategy::memoryReport(dtb_memory_report_t* out) const {
+  const uint64_t bytes = elements_ * sizeof(float);
+  out->param_bytes = bytes;
+  out->grad_bytes = accumulation_ > 1 ? 2 * bytes : bytes;
+  out->optimizer_bytes = bytes * host_->optim_state_floats(host_->ctx);
+  out->buffer_bytes = asView_ ? 0 : bytes;
+}
+
+}  // namespace dtb::strategy::bucketed

@@ -1,0 +1,79 @@
+// PyTorch DistributedDataParallel's reducer (torch 1.13, c10d/reducer.cpp):
+// gradients are copied, pre-divided by the world size, into flat buckets as
+// they become ready during backward; a bucket whose last gradient arrived is
+// all-reduced asynchronously, buckets strictly in index order, overlapping
+// the rest of backward; after backward the strategy waits for them and
+// copies the averaged gradients back. After the first step the buckets are
+// rebuilt once in the order gradients really became ready (rank 0's order,
+// broadcast), the first bucket small (1 MiB) so communication starts early.
+//
+// Options as DDP's: bucket_cap_mb, gradient_as_bucket_view (gradients live
+// in the buckets: no copies, no second gradient copy in memory),
+// find_unused_parameters (parameters that got no gradient are reduced as
+// zeros instead of failing the step with their names), and gradient
+// accumulation without synchronisation (no_sync) for all but the last
+// micro-batch of a step.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bucket_assignment.h"
+#include "dtbench/strategy.h"
+
+namespace dtb::strategy::bucketed {
+
+class BucketedStrategy {
+ public:
+  BucketedStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup);
+  ~BucketedStrategy();
+  BucketedStrategy(const BucketedStrategy&) = delete;
+  BucketedStrategy& operator=(const BucketedStrategy&) = delete;
+
+  const dtb_host_t* host() const { return host_; }
+  void beforeForward(const dtb_step_info_t& step);
+  void gradReady(dtb_param_t* param);
+  void finishBackward();
+  void step();
+  void memoryReport(dtb_memory_report_t* out) const;
+
+ private:
+  struct Bucket {
+    std::vector<uint32_t> params;
+    std::vector<uint64_t> offsets;  // element offset of each parameter
+    float* data = nullptr;
+    uint64_t count = 0;
+    uint32_t pending = 0;  // gradients still to arrive this step
+    dtb_request_t request = nullptr;
+    int64_t launchedNs = 0;
+  };
+
+  float* allocate(uint64_t floats, dtb_mem_category_t category);
+  void build(const Buckets& assignment);
+  void release();
+  // Launches every bucket from next_ on that is complete, in index order.
+  void launchReady();
+  void markReady(uint32_t index);
+  void rebuildFromRankZero();
+  std::string unusedNames() const;
+
+  const dtb_host_t* host_;
+  std::vector<dtb_param_t*> params_;
+  std::vector<void*> modelGrads_;  // the model's own gradient memory, restored at the end
+  uint32_t accumulation_;
+  uint64_t firstBucketBytes_, capBytes_;
+  bool asView_, findUnused_;
+  float scale_ = 1;  // 1 / (world x accumulation): DDP pre-divides
+  std::vector<Bucket> buckets_;
+  std::vector<uint32_t> bucketOf_, slotOf_;
+  std::vector<float*> accumulated_, state_;
+  std::vector<bool> ready_;
+  size_t next_ = 0;
+  bool sync_ = true;       // this micro-batch synchronises (the last of its step)
+  bool recording_ = true;  // first synchronising step: record the ready order
+  bool rebuildDue_ = false;
+  std::vector<uint32_t> readyOrder_;
+  uint64_t elements_ = 0;
+};
+
+}  // namespace dtb::strategy::bucketed

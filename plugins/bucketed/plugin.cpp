@@ -1,0 +1,54 @@
+// The bucketed strategy plugin: the C ABI over BucketedStrategy.
+#include "bucketed_strategy.h"
+#include "dtbench/plugin.hpp"
+
+namespace dtb::strategy::bucketed {
+namespace {
+
+BucketedStrategy* self(void* p) { return static_cast<BucketedStrategy*>(p); }
+
+const dtb_param_spec_t kParams[] = {
+    {sizeof(dtb_param_spec_t), "bucket_cap_mb", DTB_PARAM_FLOAT, "25",
+     "Size limit of every bucket but the first, in MiB (DDP's bucket_cap_mb); a bucket closes once it reaches it",
+     DTB_PARAM_HAS_MIN, 0, 0, nullptr},
+    {sizeof(dtb_param_spec_t), "first_bucket_mb", DTB_PARAM_FLOAT, "1",
+     "Size limit of the first bucket after the rebuild, in MiB (DDP's _DEFAULT_FIRST_BUCKET_BYTES)",
+     DTB_PARAM_HAS_MIN, 0, 0, nullptr},
+    {sizeof(dtb_param_spec_t), "gradient_as_bucket_view", DTB_PARAM_BOOL, "false",
+     "Gradients live in the buckets: no copies in or out, one gradient copy in memory", 0, 0, 0, nullptr},
+    {sizeof(dtb_param_spec_t), "find_unused_parameters", DTB_PARAM_BOOL, "false",
+     "Reduce parameters that got no gradient as zeros instead of failing the step (and never rebuild buckets)", 0, 0,
+     0, nullptr},
+};
+
+dtb_strategy_plugin_v1_t makeDescriptor() {
+  dtb_strategy_plugin_v1_t d{};
+  d.header = {sizeof(dtb_strategy_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_STRATEGY, "bucketed", "0.1.0",
+              "PyTorch DDP's reducer: gradient buckets all-reduced during backward, rebuilt in ready order",
+              kParams, sizeof(kParams) / sizeof(kParams[0])};
+  d.create = [](const dtb_host_t* host, const dtb_strategy_setup_t* setup, void** out) {
+    return guard(host, [&] { *out = new BucketedStrategy(host, *setup); });
+  };
+  d.destroy = [](void* p) { delete self(p); };
+  d.before_forward = [](void* p, const dtb_step_info_t* step) {
+    return guard(self(p)->host(), [&] { self(p)->beforeForward(*step); });
+  };
+  d.grad_ready = [](void* p, dtb_param_t* param) {
+    return guard(self(p)->host(), [&] { self(p)->gradReady(param); });
+  };
+  d.finish_backward = [](void* p) { return guard(self(p)->host(), [&] { self(p)->finishBackward(); }); };
+  d.step = [](void* p) { return guard(self(p)->host(), [&] { self(p)->step(); }); };
+  d.memory_report = [](void* p, dtb_memory_report_t* out) {
+    return guard(self(p)->host(), [&] { self(p)->memoryReport(out); });
+  };
+  return d;
+}
+
+const dtb_strategy_plugin_v1_t kDescriptor = makeDescriptor();
+
+}  // namespace
+}  // namespace dtb::strategy::bucketed
+
+extern "C" const dtb_strategy_plugin_v1_t* dtb_strategy_plugin_v1(void) {
+  return &dtb::strategy::bucketed::kDescriptor;
+}

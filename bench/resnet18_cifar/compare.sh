@@ -6,7 +6,7 @@
 # median of 3 runs) and their ratio, measured in the same run.
 #   bench/resnet18_cifar/compare.sh          (from the repository root)
 # Needs Debian's python3-torch for the PyTorch side ($PYTHON: the Python
-# that has it; Debian's /usr/bin/python3 by default). About 6 minutes on 2 cores.
+# that has it; Debian's /usr/bin/python3 by default). About 9 minutes on 2 cores.
 set -euo pipefail
 python=${PYTHON:-/usr/bin/python3}
 "$python" -c "import torch" 2>/dev/null || { echo "compare.sh: $python has no torch (apt-get install python3-torch)" >&2; exit 1; }
@@ -15,13 +15,15 @@ cd "$root"
 cores=$(nproc)
 db=$(mktemp -d)/bench.db
 build/bin/dtbench run bench/resnet18_cifar/matrix.toml --db "$db" >/dev/null 2>&1
-echo "world  dtbench_samples_per_s  pytorch_ddp_samples_per_s  ratio"
+echo "world  strategy   dtbench_samples_per_s  pytorch_ddp_samples_per_s  ratio"
 for world in 1 2; do
   torch_rate=$(for _ in 1 2 3; do
     "$python" bench/resnet18_cifar/pytorch_ddp.py "$world" 2 24 32 $((cores / world)) |
       sed -E 's/.*samples_per_s=([0-9.]+).*/\1/'
   done | sort -g | sed -n 2p)
-  rate=$(build/bin/dtbench query "$db" "SELECT median_samples_per_s FROM repeat_stats WHERE world_size = $world" \
-    --format csv | tail -n +2 | tr -d '\r')
-  printf '%5d  %21.1f  %25.1f  %5.2f\n' "$world" "$rate" "$torch_rate" "$(python3 -c "print($rate / $torch_rate)")"
+  build/bin/dtbench query "$db" "SELECT strategy, median_samples_per_s FROM repeat_stats WHERE world_size = $world
+      ORDER BY strategy" --format csv | tail -n +2 | tr -d '\r' | while IFS=, read -r strategy rate; do
+    printf '%5d  %-9s  %21.1f  %25.1f  %5.2f\n' "$world" "$strategy" "$rate" "$torch_rate" \
+      "$(python3 -c "print($rate / $torch_rate)")"
+  done
 done

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstring>
 #include <new>
+#include <utility>
 
 #include "host/communicator.h"
 #include "host/status.h"
@@ -84,7 +85,7 @@ HostServices::HostServices(std::string source, ParamValues config)
   table_.event = [](dtb_host_ctx_t ctx, const char* kind, const char* detail) {
     HostServices& host = self(ctx);
     std::lock_guard lock(host.mutex_);
-    host.events_.emplace_back(kind ? kind : "", detail ? detail : "");
+    host.events_.push_back({std::chrono::steady_clock::now(), kind ? kind : "", detail ? detail : ""});
   };
   table_.trace_span = &ignoreSpan;
   installCommunicator();
@@ -251,9 +252,14 @@ std::map<std::string, double> HostServices::metrics() const {
   return metrics_;
 }
 
-std::vector<std::pair<std::string, std::string>> HostServices::events() const {
+std::vector<HostServices::PluginEvent> HostServices::events() const {
   std::lock_guard lock(mutex_);
   return events_;
+}
+
+std::vector<HostServices::PluginEvent> HostServices::takeEvents() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(events_, {});
 }
 
 }  // namespace dtb::core

@@ -7,6 +7,7 @@
 // never gets them).
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -46,8 +47,15 @@ class HostServices {
   // last take, if any; clears it.
   std::optional<std::string> takeError();
 
+  // What the plugin reported with event(), stamped when it did.
+  struct PluginEvent {
+    std::chrono::steady_clock::time_point at;
+    std::string kind, detail;
+  };
   std::map<std::string, double> metrics() const;
-  std::vector<std::pair<std::string, std::string>> events() const;
+  std::vector<PluginEvent> events() const;
+  // The events reported since the last take; clears them.
+  std::vector<PluginEvent> takeEvents();
 
  private:
   static HostServices& self(dtb_host_ctx_t ctx);
@@ -68,7 +76,7 @@ class HostServices {
   MemoryLedger memory_;
   mutable std::mutex mutex_;  // metrics_ and events_
   std::map<std::string, double> metrics_;
-  std::vector<std::pair<std::string, std::string>> events_;
+  std::vector<PluginEvent> events_;
   Communicator* communicator_ = nullptr;
   Optimizer* optimizer_ = nullptr;
   dtb_host_t table_{};

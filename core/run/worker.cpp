@@ -9,6 +9,7 @@
 #include "data/data_loader.h"
 #include "dtbench/plugin.hpp"
 #include "host/communicator.h"
+#include "host/host_services.h"
 #include "log/log.h"
 #include "matrix/run_schema.h"
 #include "plugin/loader.h"
@@ -194,6 +195,7 @@ class Worker {
         e.collectives = static_cast<int64_t>(comm_->collectives());
         records_.epoch(e);
       }
+      forwardPluginEvents();
     }
     reportMemory(strategyApi, params, paramCount, optimizer);
     // No rank leaves while a peer may still be finishing a collective with it.
@@ -264,6 +266,16 @@ class Worker {
     return {totals[0] / totals[2], totals[1] / totals[2]};
   }
 
+  // What the plugins reported with host->event() (a strategy's rebucket,
+  // overflow, ...) goes to the store's event table, stamped from the run's start.
+  void forwardPluginEvents() {
+    for (PluginInstance* plugin : {model_.get(), strategy_.get(), &comm_->backend()}) {
+      for (const HostServices::PluginEvent& e : plugin->services().takeEvents()) {
+        records_.event(rank_, std::chrono::duration<double>(e.at - started_).count(), e.kind, e.detail);
+      }
+    }
+  }
+
   void reportMemory(const dtb_strategy_plugin_v1_t& api, dtb_param_t* const* params, uint32_t count,
                     const Optimizer& optimizer) {
     MemoryRecord m;
@@ -291,6 +303,7 @@ class Worker {
   const RunSpec& spec_;
   int rank_;
   RecordWriter& records_;
+  const Clock::time_point started_ = Clock::now();
   // Destroyed in reverse: the strategy before the optimizer, communicator and
   // model it points into, the dataset last.
   std::unique_ptr<PluginInstance> dataset_;

@@ -247,7 +247,6 @@ void BucketedStrategy::finishBackward() {
   for (Bucket& b : buckets_) b.pending = static_cast<uint32_t>(b.params.size());
   ready_.assign(params_.size(), false);
   next_ = 0;
-  host_->metric_add(host_->ctx, "bucketed.buckets", static_cast<double>(buckets_.size()));
   if (recording_) {
     recording_ = false;
     rebuildDue_ = !findUnused_;  // as DDP: no rebuild when unused parameters are searched for

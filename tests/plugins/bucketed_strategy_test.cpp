@@ -106,8 +106,8 @@ TEST_F(BucketedStrategy, StartsWithOneBucketThenRebuildsInReadyOrderAndOverlaps)
   strategy_->check("finish_backward", api().finish_backward(strategy_->context()));
   const auto events = strategy_->services().events();
   ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(events[0].first, "rebucket");
-  EXPECT_NE(events[0].second.find("3 buckets"), std::string::npos) << events[0].second;
+  EXPECT_EQ(events[0].kind, "rebucket");
+  EXPECT_NE(events[0].detail.find("3 buckets"), std::string::npos) << events[0].detail;
   // Averaged over one rank: the gradients come back as written.
   EXPECT_EQ(grads_[1][5], 2.0f);
 }

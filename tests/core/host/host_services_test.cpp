@@ -103,7 +103,7 @@ TEST(HostServices, MetricsAndEventsAccumulate) {
   host->event(host->ctx, "rebucket", "order changed");
   EXPECT_EQ(services.metrics().at("fusion.cycles"), 5);
   ASSERT_EQ(services.events().size(), 1u);
-  EXPECT_EQ(services.events()[0].first, "rebucket");
+  EXPECT_EQ(services.events()[0].kind, "rebucket");
 }
 
 }  // namespace

@@ -35,7 +35,8 @@ struct RankSetup {
 };
 
 // "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true" -> the plugin
-// name and its parameters (true/false, numbers with '.' or 'e', integers).
+// name and its parameters (true/false, numbers with '.' or 'e', integers,
+// other text as strings).
 std::pair<std::string, ParamValues> parseStrategy(const std::string& spec) {
   const size_t colon = spec.find(':');
   ParamValues params;
@@ -48,6 +49,7 @@ std::pair<std::string, ParamValues> parseStrategy(const std::string& spec) {
     const size_t eq = item.find('=');
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
     if (value == "true" || value == "false") params[key] = value == "true";
+    else if (value.find_first_not_of("0123456789.e-") != std::string::npos) params[key] = value;
     else if (value.find_first_of(".e") != std::string::npos) params[key] = std::stod(value);
     else params[key] = int64_t{std::stoll(value)};
   }
@@ -195,7 +197,9 @@ INSTANTIATE_TEST_SUITE_P(Strategies, Equivalence,
                          ::testing::Values("example_c", "allreduce", "bucketed",
                                            "bucketed:bucket_cap_mb=1e-06,first_bucket_mb=1e-06",
                                            "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true",
-                                           "bucketed:find_unused_parameters=true,bucket_cap_mb=1e-06"),
+                                           "bucketed:find_unused_parameters=true,bucket_cap_mb=1e-06",
+                                           "fusion", "fusion:fusion_threshold_mb=0", "fusion:cache_capacity=0",
+                                           "fusion:preset=horovod-legacy"),
                          testName);
 
 class EquivalenceWithAccumulation : public ::testing::TestWithParam<const char*> {};
@@ -204,7 +208,7 @@ TEST_P(EquivalenceWithAccumulation, TwoMicroBatchesOnTwoRanksEqualOneBatch) { ex
 
 INSTANTIATE_TEST_SUITE_P(Strategies, EquivalenceWithAccumulation,
                          ::testing::Values("allreduce", "bucketed",
-                                           "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true"),
+                                           "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true", "fusion"),
                          testName);
 
 }  // namespace

@@ -1,0 +1,353 @@
+#include "fusion_strategy.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "dtbench/plugin.hpp"
+#include "fusion_plan.h"
+
+namespace dtb::strategy::fusion {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+// Coordination flags, combined with a bitwise AND across ranks: a flag
+// survives only if every rank set it.
+constexpr int32_t kNothingUncached = 0x1;  // no rank has an uncached tensor ready
+constexpr int32_t kNoAbort = 0x2;          // no rank gives up (stall, shutdown)
+
+dtb_tensor_t flat(void* data, uint64_t count, dtb_dtype_t dtype) {
+  dtb_tensor_t t{};
+  t.data = data;
+  t.count = count;
+  t.dtype = dtype;
+  t.device = {DTB_DEVICE_HOST, 0};
+  t.ndim = 1;
+  t.shape[0] = static_cast<int64_t>(count);
+  return t;
+}
+
+FusionOptions readOptions(const dtb_host_t* host) {
+  const char* preset = nullptr;
+  double thresholdMb = -1, cycleMs = -1, stall = 60;
+  int64_t capacity = 1024;
+  check(host->config_get_string(host->ctx, "preset", &preset), "preset");
+  check(host->config_get_float(host->ctx, "fusion_threshold_mb", &thresholdMb), "fusion_threshold_mb");
+  check(host->config_get_float(host->ctx, "cycle_time_ms", &cycleMs), "cycle_time_ms");
+  check(host->config_get_int(host->ctx, "cache_capacity", &capacity), "cache_capacity");
+  check(host->config_get_float(host->ctx, "stall_timeout_s", &stall), "stall_timeout_s");
+  // Horovod's defaults today, and before v0.21 (64 MiB, 5 ms).
+  const bool legacy = std::string(preset) == "horovod-legacy";
+  if (thresholdMb < 0) thresholdMb = legacy ? 64 : 128;
+  if (cycleMs < 0) cycleMs = legacy ? 5 : 1;
+  const int world = host->comm_size(host->ctx);  // the local launcher puts every rank on this host
+  return {roundThreshold(static_cast<uint64_t>(thresholdMb * kMiB), world), cycleMs,
+          static_cast<uint32_t>(capacity), stall};
+}
+
+}  // namespace
+
+FusionStrategy::FusionStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup)
+    : host_(host),
+      params_(setup.params, setup.params + setup.param_count),
+      accumulation_(setup.accumulation_steps),
+      options_(readOptions(host)),
+      rank_(host->comm_rank(host->ctx)),
+      world_(host->comm_size(host->ctx)),
+      table_(world_),
+      cache_(options_.cacheCapacity) {
+  if (accumulation_ == 0) throw Error(DTB_STATUS_INVALID_ARGUMENT, "fusion: accumulation_steps must be >= 1");
+  const uint32_t stateFloats = host_->optim_state_floats(host_->ctx);
+  for (uint32_t i = 0; i < params_.size(); ++i) {
+    dtb_param_t* p = params_[i];
+    if (p->grad.dtype != DTB_DTYPE_F32 || p->grad.device.type != DTB_DEVICE_HOST) {
+      throw Error(DTB_STATUS_UNSUPPORTED, std::string("fusion: parameter '") + p->name +
+                                              "' is not an f32 host tensor; this strategy works on those only");
+    }
+    if (p->index != i) throw Error(DTB_STATUS_INVALID_ARGUMENT, "fusion: parameters must come in index order");
+    elements_ += p->grad.count;
+    accumulated_.push_back(accumulation_ > 1 ? allocate(p->grad.count, DTB_MEM_GRADS) : nullptr);
+    state_.push_back(allocate(p->value.count * stateFloats, DTB_MEM_OPTIMIZER));
+  }
+  const std::string detail = "fusion threshold " + std::to_string(options_.thresholdBytes) + " bytes, cycle " +
+                             std::to_string(options_.cycleMs) + " ms, response cache " +
+                             std::to_string(options_.cacheCapacity);
+  host_->event(host_->ctx, "fusion", detail.c_str());
+  thread_ = std::thread([this] { cycleLoop(); });
+}
+
+FusionStrategy::~FusionStrategy() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+  host_->free(host_->ctx, fusionBuffer_);
+  for (float* buffer : accumulated_) host_->free(host_->ctx, buffer);
+  for (float* buffer : state_) host_->free(host_->ctx, buffer);
+}
+
+float* FusionStrategy::allocate(uint64_t floats, dtb_mem_category_t category) {
+  void* memory = nullptr;
+  check(host_->alloc(host_->ctx, floats * sizeof(float), {DTB_DEVICE_HOST, 0}, category, &memory), "alloc");
+  if (memory) std::memset(memory, 0, floats * sizeof(float));
+  return static_cast<float*>(memory);
+}
+
+void FusionStrategy::beforeForward(const dtb_step_info_t& step) {
+  sync_ = step.micro_step + 1 == accumulation_;
+  if (!sync_) return;
+  {
+    std::lock_guard lock(mutex_);
+    if (!error_.empty()) throw Error(DTB_STATUS_COMM_FAILURE, error_);
+    remaining_ = static_cast<uint32_t>(params_.size());
+    active_ = remaining_ > 0;
+  }
+  wake_.notify_all();
+}
+
+void FusionStrategy::gradReady(dtb_param_t* param) {
+  const uint32_t i = param->index;
+  if (i >= params_.size() || params_[i] != param) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("fusion: '") + param->name + "' is not a parameter of this model");
+  }
+  auto* grad = static_cast<float*>(param->grad.data);
+  const uint64_t count = param->grad.count;
+  if (float* sum = accumulated_[i]) {
+    if (!sync_) {
+      for (uint64_t k = 0; k < count; ++k) sum[k] += grad[k];
+      return;
+    }
+    // The mean over the step's micro-batches is what gets reduced.
+    const float scale = 1.0f / static_cast<float>(accumulation_);
+    for (uint64_t k = 0; k < count; ++k) {
+      grad[k] = (sum[k] + grad[k]) * scale;
+      sum[k] = 0.0f;
+    }
+  }
+  {
+    std::lock_guard lock(mutex_);
+    queue_.push_back(i);
+  }
+}
+
+void FusionStrategy::finishBackward() {
+  if (!sync_) return;
+  std::unique_lock lock(mutex_);
+  // The thread ends every step by itself: all reduced, a failed collective
+  // (each has the run's timeout) or rank 0's stall verdict. The deadline
+  // here only guards against a bug in that promise.
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration<double>(2 * options_.stallTimeoutS + 60);
+  if (!done_.wait_until(lock, deadline, [&] { return !active_; })) {
+    error_ = "fusion: the step did not finish within " + std::to_string(2 * options_.stallTimeoutS + 60) + " s";
+    stopping_ = true;
+  }
+  if (!error_.empty()) throw Error(DTB_STATUS_COMM_FAILURE, error_);
+}
+
+void FusionStrategy::step() {
+  for (size_t i = 0; i < params_.size(); ++i) {
+    dtb_param_t* p = params_[i];
+    check(host_->optim_update(host_->ctx, &p->value, &p->grad, state_[i], p->index), "optim_update");
+  }
+}
+
+void FusionStrategy::memoryReport(dtb_memory_report_t* out) const {
+  const uint64_t bytes = elements_ * sizeof(float);
+  out->param_bytes = bytes;
+  out->grad_bytes = accumulation_ > 1 ? 2 * bytes : bytes;
+  out->optimizer_bytes = bytes * host_->optim_state_floats(host_->ctx);
+  out->buffer_bytes = fusionFloats_ * sizeof(float);
+}
+
+void FusionStrategy::cycleLoop() {
+  for (;;) {
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [&] { return active_ || stopping_; });
+      if (!active_) return;  // stopping between steps
+    }
+    auto next = std::chrono::steady_clock::now();
+    bool more = true;
+    while (more) {
+      // Horovod sleeps out the rest of the cycle before each round.
+      next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double, std::milli>(options_.cycleMs));
+      std::this_thread::sleep_until(next);
+      try {
+        more = cycle();
+      } catch (const std::exception& e) {
+        std::lock_guard lock(mutex_);
+        if (error_.empty()) error_ = e.what();  // rank 0's stall verdict stays
+        more = false;
+      }
+    }
+    {
+      std::lock_guard lock(mutex_);
+      active_ = false;
+      pending_.clear();
+      queue_.clear();
+    }
+    done_.notify_all();
+  }
+}
+
+bool FusionStrategy::cycle() {
+  bool stopping = false;
+  {
+    std::lock_guard lock(mutex_);
+    pending_.insert(pending_.end(), queue_.begin(), queue_.end());
+    queue_.clear();
+    stopping = stopping_;
+  }
+  std::vector<uint32_t> uncached;
+  for (uint32_t t : pending_) {
+    if (!cache_.contains(t)) uncached.push_back(t);
+  }
+  // One bitwise-AND all-reduce: the flags, and the cache bits of the cached
+  // tensors ready here.
+  const int64_t negotiateStart = host_->now_ns(host_->ctx);
+  std::vector<int32_t> words(1 + cache_.words(), 0);
+  words[0] = (uncached.empty() ? kNothingUncached : 0) | (stopping ? 0 : kNoAbort);
+  std::vector<int32_t> bits(cache_.words(), 0);
+  cache_.setBits(pending_, bits);
+  std::copy(bits.begin(), bits.end(), words.begin() + 1);
+  dtb_tensor_t tensor = flat(words.data(), words.size(), DTB_DTYPE_I32);
+  dtb_request_t request = nullptr;
+  check(host_->comm_allreduce(host_->ctx, &tensor, DTB_REDUCE_BAND, &request), "fusion: cache bits all-reduce");
+  waitFor(request, "cache bits all-reduce");
+  if (!(words[0] & kNoAbort)) {
+    throw Error(DTB_STATUS_COMM_FAILURE, stopping ? "fusion: stopped while gradients were being reduced"
+                                                  : "fusion: another rank stopped the negotiation (see its error)");
+  }
+  std::vector<int32_t> agreed(words.begin() + 1, words.end());
+  std::vector<uint32_t> responses = cache_.tensorsWithBits(agreed);
+  if (!(words[0] & kNothingUncached)) {
+    bool abort = false;
+    const std::vector<uint32_t> negotiated = negotiate(uncached, &abort);
+    if (abort) {
+      throw Error(DTB_STATUS_COMM_FAILURE, "fusion: rank 0 gave up waiting for tensors (see its error)");
+    }
+    for (uint32_t t : negotiated) cache_.put(t);
+    responses.insert(responses.end(), negotiated.begin(), negotiated.end());
+  }
+  host_->trace_span(host_->ctx, "NEGOTIATE", "fusion", negotiateStart, host_->now_ns(host_->ctx));
+  if (!responses.empty()) execute(responses);
+  std::lock_guard lock(mutex_);
+  return remaining_ > 0;
+}
+
+std::vector<uint32_t> FusionStrategy::negotiate(const std::vector<uint32_t>& uncached, bool* abort) {
+  const uint32_t slots = static_cast<uint32_t>(params_.size()) + 1;
+  // Every rank's request list (count, then tensors) to rank 0.
+  std::vector<int32_t> mine(slots, -1), all(static_cast<size_t>(slots) * world_, -1);
+  mine[0] = static_cast<int32_t>(uncached.size());
+  for (size_t k = 0; k < uncached.size(); ++k) mine[k + 1] = static_cast<int32_t>(uncached[k]);
+  dtb_tensor_t in = flat(mine.data(), mine.size(), DTB_DTYPE_I32), out = flat(all.data(), all.size(), DTB_DTYPE_I32);
+  dtb_request_t request = nullptr;
+  check(host_->comm_allgather(host_->ctx, &in, &out, &request), "fusion: request gather");
+  waitFor(request, "request gather");
+  // Rank 0 decides; the plan goes out with a broadcast (Horovod's response list).
+  std::vector<int32_t> plan(slots + 1, 0);  // [abort, count, tensors...]
+  if (rank_ == 0) {
+    std::vector<std::vector<uint32_t>> reported(world_);
+    for (int r = 0; r < world_; ++r) {
+      const int32_t* list = all.data() + static_cast<size_t>(r) * slots;
+      for (int32_t k = 0; k < list[0]; ++k) reported[r].push_back(static_cast<uint32_t>(list[k + 1]));
+    }
+    const std::vector<uint32_t> ready = table_.add(reported);
+    const int64_t now = host_->now_ns(host_->ctx);
+    for (uint32_t t : ready) waitingSinceNs_.erase(t);
+    std::string stalled;
+    for (const auto& [t, ranks] : table_.waiting()) {
+      const int64_t since = waitingSinceNs_.emplace(t, now).first->second;
+      if ((now - since) / 1e9 < options_.stallTimeoutS || !stalled.empty()) continue;
+      std::string missing;
+      for (int r = 0; r < world_; ++r) {
+        if (!ranks.count(r)) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+      }
+      stalled = std::string(params_[t]->name) + "' was submitted by " + std::to_string(ranks.size()) + " of " +
+                std::to_string(world_) + " ranks; rank(s) " + missing + " never submitted it";
+    }
+    if (!stalled.empty()) {
+      {
+        std::lock_guard lock(mutex_);
+        error_ = "fusion: stalled for " + std::to_string(options_.stallTimeoutS) + " s: tensor '" + stalled +
+                 " (do all ranks compute the same parameters?)";
+      }
+      plan[0] = 1;
+    }
+    plan[1] = static_cast<int32_t>(ready.size());
+    for (size_t k = 0; k < ready.size(); ++k) plan[k + 2] = static_cast<int32_t>(ready[k]);
+  }
+  dtb_tensor_t planTensor = flat(plan.data(), plan.size(), DTB_DTYPE_I32);
+  check(host_->comm_broadcast(host_->ctx, &planTensor, 0, &request), "fusion: response broadcast");
+  waitFor(request, "response broadcast");
+  *abort = plan[0] != 0;
+  std::vector<uint32_t> responses;
+  for (int32_t k = 0; k < plan[1]; ++k) responses.push_back(static_cast<uint32_t>(plan[k + 2]));
+  return responses;
+}
+
+void FusionStrategy::execute(const std::vector<uint32_t>& responses) {
+  std::vector<uint64_t> bytes;
+  for (uint32_t t : responses) bytes.push_back(params_[t]->grad.count * sizeof(float));
+  for (const std::vector<uint32_t>& group : fuse(bytes, options_.thresholdBytes)) {
+    dtb_request_t request = nullptr;
+    if (group.size() == 1) {  // a lone tensor is reduced in place
+      dtb_param_t* p = params_[responses[group[0]]];
+      const int64_t start = host_->now_ns(host_->ctx);
+      check(host_->comm_allreduce(host_->ctx, &p->grad, DTB_REDUCE_AVG, &request), "fusion: all-reduce");
+      waitFor(request, "all-reduce");
+      host_->trace_span(host_->ctx, "ALLREDUCE", "fusion", start, host_->now_ns(host_->ctx));
+    } else {
+      uint64_t floats = 0;
+      for (uint32_t g : group) floats += params_[responses[g]]->grad.count;
+      if (floats > fusionFloats_) {  // one persistent buffer, allocated when first needed
+        host_->free(host_->ctx, fusionBuffer_);
+        fusionFloats_ = std::max<uint64_t>(floats, options_.thresholdBytes / sizeof(float));
+        fusionBuffer_ = allocate(fusionFloats_, DTB_MEM_BUFFERS);
+      }
+      int64_t t0 = host_->now_ns(host_->ctx);
+      uint64_t offset = 0;
+      for (uint32_t g : group) {
+        const dtb_param_t* p = params_[responses[g]];
+        std::memcpy(fusionBuffer_ + offset, p->grad.data, p->grad.count * sizeof(float));
+        offset += p->grad.count;
+      }
+      int64_t t1 = host_->now_ns(host_->ctx);
+      host_->trace_span(host_->ctx, "MEMCPY_IN_FUSION_BUFFER", "fusion", t0, t1);
+      dtb_tensor_t fused = flat(fusionBuffer_, floats, DTB_DTYPE_F32);
+      check(host_->comm_allreduce(host_->ctx, &fused, DTB_REDUCE_AVG, &request), "fusion: all-reduce");
+      waitFor(request, "all-reduce");
+      t0 = host_->now_ns(host_->ctx);
+      host_->trace_span(host_->ctx, "ALLREDUCE", "fusion", t1, t0);
+      offset = 0;
+      for (uint32_t g : group) {
+        dtb_param_t* p = params_[responses[g]];
+        std::memcpy(p->grad.data, fusionBuffer_ + offset, p->grad.count * sizeof(float));
+        offset += p->grad.count;
+      }
+      host_->trace_span(host_->ctx, "MEMCPY_OUT_FUSION_BUFFER", "fusion", t0, host_->now_ns(host_->ctx));
+    }
+  }
+  // Done: off the pending list, and counted for this step.
+  std::vector<bool> done(params_.size(), false);
+  for (uint32_t t : responses) done[t] = true;
+  std::erase_if(pending_, [&](uint32_t t) { return done[t]; });
+  std::lock_guard lock(mutex_);
+  remaining_ -= static_cast<uint32_t>(responses.size());
+}
+
+void FusionStrategy::waitFor(dtb_request_t request, const char* what) {
+  // The host's own message about the failure stays with this (the cycle)
+  // thread, so the one the step fails with says what the status means.
+  const dtb_status_t status = host_->comm_wait(host_->ctx, request, DTB_TIMEOUT_DEFAULT);
+  if (status == DTB_STATUS_OK) return;
+  const char* why = status == DTB_STATUS_TIMEOUT ? "timed out (a peer is gone or stuck)" : "failed (a peer is gone)";
+  throw Error(status, std::string("fusion: ") + what + " on rank " + std::to_string(rank_) + " " + why);
+}
+
+}  // namespace dtb::strategy::fusion

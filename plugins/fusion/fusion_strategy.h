@@ -1,0 +1,88 @@
+// Horovod's tensor fusion (horovod/common/operations.cc, controller.cc):
+// one background thread owns all communication. Every cycle (1 ms) it takes
+// the gradients that became ready, agrees with the other ranks which
+// tensors are ready everywhere — through rank 0's message table the first
+// time a tensor is seen, through the response cache's bitwise-AND
+// all-reduce afterwards — fuses them greedily into one persistent buffer up
+// to the fusion threshold (128 MiB), all-reduces it, scales by 1/world after
+// the sum, and copies the results back. Every rank reduces the same tensors
+// in the same order whatever order its backward produced them in.
+//
+// The thread cycles from the start of a synchronising micro-batch until all
+// of that step's gradients are reduced, so its collectives never interleave
+// with the host's own (Horovod's thread cycles all the time; between steps
+// it would only exchange empty cache bits).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dtbench/strategy.h"
+#include "negotiation.h"
+
+namespace dtb::strategy::fusion {
+
+struct FusionOptions {
+  uint64_t thresholdBytes;  // rounded as Horovod rounds it; 0: no fusion
+  double cycleMs;
+  uint32_t cacheCapacity;
+  double stallTimeoutS;
+};
+
+class FusionStrategy {
+ public:
+  FusionStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup);
+  ~FusionStrategy();
+  FusionStrategy(const FusionStrategy&) = delete;
+  FusionStrategy& operator=(const FusionStrategy&) = delete;
+
+  const dtb_host_t* host() const { return host_; }
+  void beforeForward(const dtb_step_info_t& step);
+  void gradReady(dtb_param_t* param);
+  void finishBackward();
+  void step();
+  void memoryReport(dtb_memory_report_t* out) const;
+
+ private:
+  float* allocate(uint64_t floats, dtb_mem_category_t category);
+  void cycleLoop();
+  // One cycle; false once this step is over (all reduced, or failed).
+  bool cycle();
+  // The uncached tensors every rank has ready, decided by rank 0.
+  std::vector<uint32_t> negotiate(const std::vector<uint32_t>& uncached, bool* abort);
+  void execute(const std::vector<uint32_t>& responses);
+  void waitFor(dtb_request_t request, const char* what);
+
+  const dtb_host_t* host_;
+  std::vector<dtb_param_t*> params_;
+  uint32_t accumulation_;
+  FusionOptions options_;
+  int rank_, world_;
+  std::vector<float*> accumulated_, state_;
+  uint64_t elements_ = 0;
+  bool sync_ = true;
+
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  // Guarded by mutex_.
+  std::vector<uint32_t> queue_;  // became ready, not yet taken by the thread
+  bool active_ = false;          // the thread cycles for this step
+  bool stopping_ = false;
+  uint32_t remaining_ = 0;  // this step's tensors not yet reduced
+  std::string error_;
+
+  // The thread's own.
+  std::vector<uint32_t> pending_;  // ready here, not yet reduced
+  MessageTable table_;             // rank 0
+  std::map<uint32_t, int64_t> waitingSinceNs_;  // rank 0: first report of a waiting tensor
+  ResponseCache cache_;
+  float* fusionBuffer_ = nullptr;
+  uint64_t fusionFloats_ = 0;
+};
+
+}  // namespace dtb::strategy::fusion

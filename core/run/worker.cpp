@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <thread>
 
 #include "data/data_loader.h"
@@ -175,7 +176,7 @@ class Worker {
       reduceDoubles(*comm_, phases, DTB_REDUCE_AVG);
       std::vector<double> totals = {lossSum, correct, samples};
       reduceDoubles(*comm_, totals, DTB_REDUCE_SUM);
-      const auto [testLoss, testAccuracy] = evaluate(info, static_cast<uint32_t>(batch));
+      const auto [testLoss, testAccuracy] = evaluate(info, static_cast<uint32_t>(batch), step);
       if (rank_ == 0) {
         EpochRecord e;
         e.epoch = static_cast<int>(epoch + 1);
@@ -240,7 +241,10 @@ class Worker {
 
   // Loss and accuracy on the test split, sharded over the ranks (rank r takes
   // samples r, r + world, ...; no padding, so every sample counts once).
-  std::pair<double, double> evaluate(const dtb_dataset_info_t& info, uint32_t batch) {
+  // Forward passes go through the strategy's hooks, and every rank makes as
+  // many as the busiest one (repeating its last batch, results discarded): a
+  // strategy may issue collectives in forward (ZeRO-3's gathers).
+  std::pair<double, double> evaluate(const dtb_dataset_info_t& info, uint32_t batch, const TrainingStep& step) {
     const auto& modelApi = model_->plugin().descriptor<dtb_model_plugin_v1_t>();
     double lossSum = 0, correct = 0, samples = 0;
     if (info.split_count > 1) {
@@ -249,15 +253,23 @@ class Worker {
       SamplerConfig shard{splitSize(1), 1, spec_.world, rank_, false, false, 0};
       shard.pad = false;
       DataLoader test(*dataset_, {1, batch, 0, false}, DistributedSampler(shard));
+      std::vector<double> passes = {static_cast<double>(test.batchesPerEpoch())};
+      reduceDoubles(*comm_, passes, DTB_REDUCE_MAX);
       test.startEpoch(0);
-      while (auto b = test.next()) {
-        dtb_batch_t view = batchView(*b, info);
+      std::optional<Batch> last;
+      for (uint64_t pass = 0; pass < static_cast<uint64_t>(passes[0]); ++pass) {
+        std::optional<Batch> b = test.next();
+        const bool counted = b.has_value();
+        if (counted) last = std::move(b);
+        if (!last) throw std::runtime_error("rank " + std::to_string(rank_) + " has no test samples to evaluate");
+        dtb_batch_t view = batchView(*last, info);
         dtb_forward_result_t out{};
         out.struct_size = sizeof(out);
-        model_->check("forward", modelApi.forward(model_->context(), &view, nullptr, &out));
-        lossSum += out.loss * b->size;
+        model_->check("forward", modelApi.forward(model_->context(), &view, step.hooks(), &out));
+        if (!counted) continue;
+        lossSum += out.loss * last->size;
         correct += out.correct;
-        samples += b->size;
+        samples += last->size;
       }
     }
     std::vector<double> totals = {lossSum, correct, samples};

@@ -32,6 +32,9 @@ class TrainingStep {
   // micro-batch of a step. Throws PluginCallError naming the plugin that
   // failed (the strategy, when a hook of its failed inside the model).
   StepResult run(const dtb_batch_t& batch, const dtb_step_info_t& info);
+  // The hooks wired to the strategy, for forward passes outside a step
+  // (evaluation): ZeRO-3 gathers its parameters in layer_begin.
+  const dtb_step_hooks_t* hooks() const { return &hooks_; }
 
  private:
   static dtb_status_t layerBegin(void* self, uint32_t layer, dtb_pass_t pass);

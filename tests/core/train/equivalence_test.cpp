@@ -131,6 +131,12 @@ std::vector<float> train(const RankSetup& s) {
   std::string error;
   EXPECT_EQ(communicator.barrier(&barrier, &error), DTB_STATUS_OK) << error;
   EXPECT_EQ(communicator.wait(barrier, DTB_TIMEOUT_DEFAULT, &error), DTB_STATUS_OK) << error;
+  // The parameters as a forward pass sees them: through the strategy's
+  // layer_begin hook, which gathers them where they are sharded (ZeRO-3).
+  const auto& strategyApi = strategy->plugin().descriptor<dtb_strategy_plugin_v1_t>();
+  if (strategyApi.layer_begin) {
+    strategy->check("layer_begin", strategyApi.layer_begin(strategy->context(), 0, DTB_PASS_FORWARD));
+  }
   std::vector<float> out;
   for (uint32_t p = 0; p < paramCount; ++p) {
     const auto* v = static_cast<const float*>(params[p]->value.data);
@@ -199,7 +205,10 @@ INSTANTIATE_TEST_SUITE_P(Strategies, Equivalence,
                                            "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true",
                                            "bucketed:find_unused_parameters=true,bucket_cap_mb=1e-06",
                                            "fusion", "fusion:fusion_threshold_mb=0", "fusion:cache_capacity=0",
-                                           "fusion:preset=horovod-legacy"),
+                                           "fusion:preset=horovod-legacy", "zero:stage=1", "zero:stage=2",
+                                           "zero:stage=3,param_persistence_threshold=0", "zero:stage=3",
+                                           "zero:stage=1,reduce_bucket_size=5,reduce_scatter=false",
+                                           "zero:stage=2,reduce_bucket_size=5"),
                          testName);
 
 class EquivalenceWithAccumulation : public ::testing::TestWithParam<const char*> {};
@@ -208,7 +217,9 @@ TEST_P(EquivalenceWithAccumulation, TwoMicroBatchesOnTwoRanksEqualOneBatch) { ex
 
 INSTANTIATE_TEST_SUITE_P(Strategies, EquivalenceWithAccumulation,
                          ::testing::Values("allreduce", "bucketed",
-                                           "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true", "fusion"),
+                                           "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true", "fusion",
+                                           "zero:stage=1", "zero:stage=2,reduce_bucket_size=5",
+                                           "zero:stage=3,param_persistence_threshold=0"),
                          testName);
 
 }  // namespace

@@ -1,0 +1,420 @@
+#include "zero_strategy.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "dtbench/plugin.hpp"
+
+namespace dtb::strategy::zero {
+namespace {
+
+dtb_tensor_t flat(float* data, uint64_t count) {
+  dtb_tensor_t t{};
+  t.data = data;
+  t.count = count;
+  t.dtype = DTB_DTYPE_F32;
+  t.device = {DTB_DEVICE_HOST, 0};
+  t.ndim = 1;
+  t.shape[0] = static_cast<int64_t>(count);
+  return t;
+}
+
+}  // namespace
+
+ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup)
+    : host_(host),
+      params_(setup.params, setup.params + setup.param_count),
+      accumulation_(setup.accumulation_steps),
+      rank_(host->comm_rank(host->ctx)),
+      world_(host->comm_size(host->ctx)) {
+  if (accumulation_ == 0) throw Error(DTB_STATUS_INVALID_ARGUMENT, "zero: accumulation_steps must be >= 1");
+  int64_t stage = 1, bucket = 0, persistence = 0;
+  int32_t reduceScatter = 1;
+  check(host->config_get_int(host->ctx, "stage", &stage), "stage");
+  check(host->config_get_int(host->ctx, "reduce_bucket_size", &bucket), "reduce_bucket_size");
+  check(host->config_get_int(host->ctx, "param_persistence_threshold", &persistence), "param_persistence_threshold");
+  check(host->config_get_bool(host->ctx, "reduce_scatter", &reduceScatter), "reduce_scatter");
+  stage_ = static_cast<int>(stage);
+  trueReduceScatter_ = reduceScatter != 0;
+  stateFloats_ = host->optim_state_floats(host->ctx);
+
+  std::vector<uint64_t> counts;
+  std::vector<uint32_t> layers;
+  for (uint32_t i = 0; i < params_.size(); ++i) {
+    dtb_param_t* p = params_[i];
+    if (p->grad.dtype != DTB_DTYPE_F32 || p->grad.device.type != DTB_DEVICE_HOST) {
+      throw Error(DTB_STATUS_UNSUPPORTED, std::string("zero: parameter '") + p->name +
+                                              "' is not an f32 host tensor; this strategy works on those only");
+    }
+    if (p->index != i) throw Error(DTB_STATUS_INVALID_ARGUMENT, "zero: parameters must come in index order");
+    if (p->layer >= setup.layer_count) {
+      throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("zero: parameter '") + p->name + "' names layer " +
+                                                   std::to_string(p->layer) + " of " +
+                                                   std::to_string(setup.layer_count));
+    }
+    counts.push_back(p->value.count);
+    layers.push_back(p->layer);
+    modelValues_.push_back(p->value.data);
+    modelGrads_.push_back(p->grad.data);
+  }
+  units_ = stage_ == 3 ? layerUnits(counts, layers, setup.layer_count, static_cast<uint64_t>(persistence), world_)
+                       : bucketUnits(counts, static_cast<uint64_t>(bucket), world_);
+  state_.resize(units_.size());
+  unitOf_.assign(params_.size(), 0);
+  layerUnits_.assign(setup.layer_count, {});
+  uint64_t maxPadded = 0, maxShard = 0;
+  for (size_t u = 0; u < units_.size(); ++u) {
+    const Unit& unit = units_[u];
+    maxPadded = std::max(maxPadded, unit.padded);
+    maxShard = std::max(maxShard, unit.shard);
+    for (uint32_t i : unit.params) {
+      unitOf_[i] = static_cast<uint32_t>(u);
+      auto& touching = layerUnits_[params_[i]->layer];
+      if (std::find(touching.begin(), touching.end(), u) == touching.end()) touching.push_back(static_cast<uint32_t>(u));
+    }
+    launchOrder_.push_back(stage_ == 3 ? units_.size() - 1 - u : u);  // stage 3 units run in forward order
+  }
+  staging_ = std::make_unique<BufferPool>(host_, maxPadded);
+  gathered_ = std::make_unique<BufferPool>(host_, maxPadded);
+  scratch_ = std::make_unique<BufferPool>(host_, maxShard);
+
+  for (size_t u = 0; u < units_.size(); ++u) {
+    const Unit& unit = units_[u];
+    UnitState& s = state_[u];
+    if (sharded(u)) {
+      // Only this rank's slice of the (identical) initial parameters is kept.
+      s.ownedParams = allocate(unit.shard, DTB_MEM_PARAMS);
+      const uint64_t begin = rank_ * unit.shard;
+      for (size_t k = 0; k < unit.params.size(); ++k) {
+        const dtb_param_t* p = params_[unit.params[k]];
+        const Piece piece = overlap(unit, k, p->value.count, begin, begin + unit.shard);
+        if (piece.count) {
+          std::memcpy(s.ownedParams + unit.offsets[k] + piece.first - begin,
+                      static_cast<const float*>(p->value.data) + piece.first, piece.count * sizeof(float));
+        }
+      }
+    } else {
+      s.full = allocate(unit.padded, DTB_MEM_PARAMS);
+      for (size_t k = 0; k < unit.params.size(); ++k) {
+        const dtb_param_t* p = params_[unit.params[k]];
+        std::memcpy(s.full + unit.offsets[k], p->value.data, p->value.count * sizeof(float));
+      }
+      pointParams(u, s.full);
+    }
+    if (stage_ == 1) {
+      // Stage 1 keeps whole gradients; the reduced slice overwrites this
+      // rank's part of them unless micro-batches must be summed apart.
+      s.staging = allocate(unit.padded, DTB_MEM_GRADS);
+      pointGrads(u, s.staging);
+      s.gradShard = accumulation_ > 1 ? allocate(unit.shard, DTB_MEM_GRADS) : s.staging + rank_ * unit.shard;
+    } else {
+      s.gradShard = allocate(unit.shard, DTB_MEM_GRADS);
+    }
+    s.state = allocate(unit.shard * stateFloats_, DTB_MEM_OPTIMIZER);
+    s.pending = static_cast<uint32_t>(unit.params.size());
+  }
+  ready_.assign(params_.size(), false);
+  const std::string detail = "stage " + std::to_string(stage_) + ", " + std::to_string(units_.size()) + " units, " +
+                             (trueReduceScatter_ ? "reduce-scatter" : "all-reduce and keep the slice");
+  host_->event(host_->ctx, "zero", detail.c_str());
+}
+
+ZeroStrategy::~ZeroStrategy() {
+  for (size_t u = 0; u < units_.size(); ++u) {
+    UnitState& s = state_[u];
+    for (dtb_request_t* r : {&s.reduce, &s.gather}) {
+      if (*r) host_->comm_wait(host_->ctx, *r, DTB_TIMEOUT_DEFAULT);  // abandoned after a failure
+    }
+    // The model keeps the latest values we hold in full.
+    if (s.full) {
+      for (size_t k = 0; k < units_[u].params.size(); ++k) {
+        const dtb_param_t* p = params_[units_[u].params[k]];
+        std::memcpy(modelValues_[units_[u].params[k]], s.full + units_[u].offsets[k], p->value.count * sizeof(float));
+      }
+    }
+    pointParams(u, nullptr);
+    pointGrads(u, nullptr);
+    host_->free(host_->ctx, s.full);
+    host_->free(host_->ctx, s.ownedParams);
+    if (stage_ != 1 || accumulation_ > 1) host_->free(host_->ctx, s.gradShard);
+    if (stage_ == 1) host_->free(host_->ctx, s.staging);
+    host_->free(host_->ctx, s.state);
+  }
+}
+
+float* ZeroStrategy::allocate(uint64_t floats, dtb_mem_category_t category) {
+  void* memory = nullptr;
+  check(host_->alloc(host_->ctx, floats * sizeof(float), {DTB_DEVICE_HOST, 0}, category, &memory), "alloc");
+  if (memory) std::memset(memory, 0, floats * sizeof(float));
+  return static_cast<float*>(memory);
+}
+
+float* ZeroStrategy::ownedSlice(size_t u) {
+  return sharded(u) ? state_[u].ownedParams : state_[u].full + rank_ * units_[u].shard;
+}
+
+void ZeroStrategy::pointParams(size_t u, float* base) {
+  const Unit& unit = units_[u];
+  for (size_t k = 0; k < unit.params.size(); ++k) {
+    const uint32_t i = unit.params[k];
+    params_[i]->value.data = base ? base + unit.offsets[k] : modelValues_[i];
+  }
+}
+
+void ZeroStrategy::pointGrads(size_t u, float* base) {
+  const Unit& unit = units_[u];
+  for (size_t k = 0; k < unit.params.size(); ++k) {
+    const uint32_t i = unit.params[k];
+    params_[i]->grad.data = base ? base + unit.offsets[k] : modelGrads_[i];
+  }
+}
+
+void ZeroStrategy::beforeForward(const dtb_step_info_t& step) {
+  microStep_ = step.micro_step;
+  if (stage_ == 3) releaseGathered(noUnit_, noUnit_);  // left over from evaluation
+}
+
+void ZeroStrategy::layerBegin(uint32_t layer, dtb_pass_t pass) {
+  if (layer >= layerUnits_.size()) throw Error(DTB_STATUS_INVALID_ARGUMENT, "zero: layer_begin for an unknown layer");
+  if (stage_ == 3) {
+    if (pass == DTB_PASS_FORWARD && recording_ &&
+        std::find(forwardOrder_.begin(), forwardOrder_.end(), layer) == forwardOrder_.end()) {
+      forwardOrder_.push_back(layer);
+    }
+    const size_t current = layerUnits_[layer].empty() ? noUnit_ : layerUnits_[layer][0];
+    // The next layer with parameters along the recorded order (reversed in
+    // backward): its gather goes out now, to overlap this layer's compute.
+    size_t next = noUnit_;
+    auto at = std::find(forwardOrder_.begin(), forwardOrder_.end(), layer);
+    if (at != forwardOrder_.end()) {
+      const ptrdiff_t step = pass == DTB_PASS_FORWARD ? 1 : -1;
+      for (ptrdiff_t k = (at - forwardOrder_.begin()) + step; k >= 0 && k < ptrdiff_t(forwardOrder_.size()); k += step) {
+        if (!layerUnits_[forwardOrder_[k]].empty()) {
+          next = layerUnits_[forwardOrder_[k]][0];
+          break;
+        }
+      }
+    }
+    releaseGathered(current, next);
+    if (current != noUnit_ && sharded(current)) {
+      if (!state_[current].gathered) startGather(current);
+      finishGather(current);
+    }
+    if (next != noUnit_ && sharded(next) && !state_[next].gathered) startGather(next);
+  }
+  if (pass == DTB_PASS_BACKWARD && stage_ >= 2) {
+    for (uint32_t u : layerUnits_[layer]) {
+      if (!state_[u].staging) stage(u);
+    }
+  }
+}
+
+void ZeroStrategy::stage(size_t u) {
+  UnitState& s = state_[u];
+  s.staging = staging_->acquire();
+  // The padding is reduced too: keep it zero.
+  std::fill(s.staging + units_[u].elements, s.staging + units_[u].padded, 0.0f);
+  pointGrads(u, s.staging);
+}
+
+void ZeroStrategy::gradReady(dtb_param_t* param) {
+  const uint32_t i = param->index;
+  if (i >= params_.size() || params_[i] != param) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("zero: '") + param->name + "' is not a parameter of this model");
+  }
+  if (ready_[i]) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                std::string("zero: the gradient of '") + param->name + "' was reported ready twice in one backward");
+  }
+  ready_[i] = true;
+  const size_t u = unitOf_[i];
+  UnitState& s = state_[u];
+  if (!s.staging) {
+    // A model that wrote the gradient without announcing its layer: take it
+    // from the model's own memory.
+    stage(u);
+    const Unit& unit = units_[u];
+    const size_t k = std::find(unit.params.begin(), unit.params.end(), i) - unit.params.begin();
+    std::memcpy(s.staging + unit.offsets[k], modelGrads_[i], param->grad.count * sizeof(float));
+  }
+  if (--s.pending == 0 && stage_ >= 2) launchReady();
+}
+
+void ZeroStrategy::launchReady() {
+  // In one order on every rank, whatever order this rank's gradients came in.
+  while (nextLaunch_ < launchOrder_.size() && state_[launchOrder_[nextLaunch_]].pending == 0) {
+    launchReduce(launchOrder_[nextLaunch_++]);
+  }
+}
+
+void ZeroStrategy::launchReduce(size_t u) {
+  const Unit& unit = units_[u];
+  UnitState& s = state_[u];
+  dtb_tensor_t all = flat(s.staging, unit.padded);
+  if (trueReduceScatter_) {
+    s.reduceOut = scratch_->acquire();
+    dtb_tensor_t mine = flat(s.reduceOut, unit.shard);
+    check(host_->comm_reduce_scatter(host_->ctx, &all, &mine, DTB_REDUCE_SUM, &s.reduce), "zero: reduce-scatter");
+  } else {
+    check(host_->comm_allreduce(host_->ctx, &all, DTB_REDUCE_SUM, &s.reduce), "zero: all-reduce");
+  }
+  s.launched = true;
+}
+
+void ZeroStrategy::completeReduce(size_t u) {
+  const Unit& unit = units_[u];
+  UnitState& s = state_[u];
+  wait(s.reduce, trueReduceScatter_ ? "reduce-scatter" : "all-reduce");
+  const float* reduced = trueReduceScatter_ ? s.reduceOut : s.staging + rank_ * unit.shard;
+  // The mean over ranks and micro-batches, summed into the slice over the
+  // step's micro-batches.
+  const float scale = 1.0f / static_cast<float>(world_ * static_cast<int64_t>(accumulation_));
+  for (uint64_t k = 0; k < unit.shard; ++k) {
+    const float v = reduced[k] * scale;
+    s.gradShard[k] = microStep_ == 0 ? v : s.gradShard[k] + v;
+  }
+  scratch_->release(s.reduceOut);
+  s.reduceOut = nullptr;
+  if (stage_ >= 2) {  // the whole gradients are gone: only the slice stays
+    pointGrads(u, nullptr);
+    staging_->release(s.staging);
+    s.staging = nullptr;
+  }
+}
+
+void ZeroStrategy::startGather(size_t u) {
+  UnitState& s = state_[u];
+  s.gathered = gathered_->acquire();
+  dtb_tensor_t mine = flat(s.ownedParams, units_[u].shard), all = flat(s.gathered, units_[u].padded);
+  check(host_->comm_allgather(host_->ctx, &mine, &all, &s.gather), "zero: parameter all-gather");
+}
+
+void ZeroStrategy::finishGather(size_t u) {
+  UnitState& s = state_[u];
+  if (s.gather) wait(s.gather, "parameter all-gather");
+  pointParams(u, s.gathered);
+}
+
+void ZeroStrategy::releaseGathered(size_t keep1, size_t keep2) {
+  for (size_t u = 0; u < units_.size(); ++u) {
+    UnitState& s = state_[u];
+    if (!s.gathered || u == keep1 || u == keep2) continue;
+    if (s.gather) wait(s.gather, "parameter all-gather");
+    pointParams(u, nullptr);
+    gathered_->release(s.gathered);
+    s.gathered = nullptr;
+  }
+}
+
+void ZeroStrategy::wait(dtb_request_t& request, const char* what) {
+  const dtb_status_t status = host_->comm_wait(host_->ctx, request, DTB_TIMEOUT_DEFAULT);
+  request = nullptr;
+  check(status, what);
+}
+
+std::string ZeroStrategy::unusedNames() const {
+  std::string names;
+  int listed = 0;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (ready_[i]) continue;
+    if (listed++ == 8) {
+      names += ", ...";
+      break;
+    }
+    names += (names.empty() ? "" : ", ") + std::string(params_[i]->name);
+  }
+  return names;
+}
+
+void ZeroStrategy::finishBackward() {
+  const std::string unused = unusedNames();
+  if (stage_ == 1 && unused.empty()) {
+    for (size_t u : launchOrder_) launchReduce(u);  // stage 1 reduces after backward
+    nextLaunch_ = launchOrder_.size();
+  }
+  // Every launched reduction is waited for, even when the step fails.
+  std::string failure;
+  for (size_t k = 0; k < nextLaunch_; ++k) {
+    try {
+      completeReduce(launchOrder_[k]);
+    } catch (const std::exception& e) {
+      if (failure.empty()) failure = e.what();
+    }
+  }
+  if (stage_ == 3) releaseGathered(noUnit_, noUnit_);
+  for (size_t u = 0; u < units_.size(); ++u) {
+    UnitState& s = state_[u];
+    s.pending = static_cast<uint32_t>(units_[u].params.size());
+    s.launched = false;
+    if (stage_ >= 2 && s.staging) {  // units that never completed
+      pointGrads(u, nullptr);
+      staging_->release(s.staging);
+      s.staging = nullptr;
+    }
+  }
+  ready_.assign(params_.size(), false);
+  nextLaunch_ = 0;
+  recording_ = false;
+  if (!failure.empty()) throw Error(DTB_STATUS_COMM_FAILURE, "zero: " + failure);
+  if (!unused.empty()) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                "zero: these parameters received no gradient in this step: " + unused +
+                    ". ZeRO reduces every parameter's gradient on every rank: each must take part in the loss");
+  }
+}
+
+void ZeroStrategy::step() {
+  for (size_t u = 0; u < units_.size(); ++u) {
+    const Unit& unit = units_[u];
+    UnitState& s = state_[u];
+    float* owned = ownedSlice(u);
+    const uint64_t begin = rank_ * unit.shard;
+    for (size_t k = 0; k < unit.params.size(); ++k) {
+      dtb_param_t* p = params_[unit.params[k]];
+      const Piece piece = overlap(unit, k, p->value.count, begin, begin + unit.shard);
+      if (!piece.count) continue;
+      const uint64_t at = unit.offsets[k] + piece.first - begin;  // within the slice
+      dtb_tensor_t value = flat(owned + at, piece.count), grad = flat(s.gradShard + at, piece.count);
+      check(host_->optim_update(host_->ctx, &value, &grad, s.state + at * stateFloats_, p->index), "optim_update");
+    }
+  }
+  // Replicated parameters take every rank's updated slice back.
+  std::vector<float*> inputs;
+  for (size_t u = 0; u < units_.size(); ++u) {
+    if (sharded(u)) continue;
+    UnitState& s = state_[u];
+    float* mine = scratch_->acquire();
+    inputs.push_back(mine);
+    std::memcpy(mine, ownedSlice(u), units_[u].shard * sizeof(float));
+    dtb_tensor_t in = flat(mine, units_[u].shard), out = flat(s.full, units_[u].padded);
+    check(host_->comm_allgather(host_->ctx, &in, &out, &s.gather), "zero: parameter all-gather");
+  }
+  std::string failure;
+  for (size_t u = 0; u < units_.size(); ++u) {
+    if (sharded(u) || !state_[u].gather) continue;
+    try {
+      wait(state_[u].gather, "parameter all-gather");
+    } catch (const std::exception& e) {
+      if (failure.empty()) failure = e.what();
+    }
+  }
+  for (float* b : inputs) scratch_->release(b);
+  if (!failure.empty()) throw Error(DTB_STATUS_COMM_FAILURE, "zero: " + failure);
+}
+
+void ZeroStrategy::memoryReport(dtb_memory_report_t* out) const {
+  uint64_t params = 0, grads = 0, optimizer = 0;
+  for (size_t u = 0; u < units_.size(); ++u) {
+    const Unit& unit = units_[u];
+    params += sharded(u) ? unit.shard : unit.padded;
+    grads += stage_ == 1 ? unit.padded + (accumulation_ > 1 ? unit.shard : 0) : unit.shard;
+    optimizer += unit.shard * stateFloats_;
+  }
+  out->param_bytes = params * sizeof(float);
+  out->grad_bytes = grads * sizeof(float);
+  out->optimizer_bytes = optimizer * sizeof(float);
+  out->buffer_bytes = staging_->peakBytes() + gathered_->peakBytes() + scratch_->peakBytes();
+}
+
+}  // namespace dtb::strategy::zero

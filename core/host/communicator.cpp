@@ -22,10 +22,12 @@ dtb_status_t Communicator::failed(dtb_status_t status, std::string* error) {
   return status;
 }
 
-dtb_status_t Communicator::started(dtb_status_t status, dtb_request_t request, uint64_t bytes, std::string* error) {
+dtb_status_t Communicator::started(dtb_status_t status, dtb_request_t request, uint64_t bytes, double busFactor,
+                                   std::string* error) {
   if (status != DTB_STATUS_OK) return failed(status, error);
   ++collectives_;
   bytes_ += bytes;
+  busBytes_ += static_cast<uint64_t>(static_cast<double>(bytes) * busFactor);
   std::lock_guard lock(mutex_);
   outstanding_.insert(request);
   return status;
@@ -37,33 +39,33 @@ dtb_status_t Communicator::allreduce(dtb_tensor_t* buffer, dtb_reduce_op_t op, d
                                      std::string* error) {
   // Start first, then read *out: argument evaluation order is unspecified.
   const dtb_status_t status = api().allreduce(backend_->context(), buffer, op, out);
-  return started(status, *out, bytesOf(*buffer), error);
+  return started(status, *out, bytesOf(*buffer), 2.0 * (world_ - 1) / world_, error);
 }
 
 dtb_status_t Communicator::reduceScatter(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_reduce_op_t op,
                                          dtb_request_t* out, std::string* error) {
   // Start first, then read *out: argument evaluation order is unspecified.
   const dtb_status_t status = api().reduce_scatter(backend_->context(), input, output, op, out);
-  return started(status, *out, bytesOf(*input), error);
+  return started(status, *out, bytesOf(*input), double(world_ - 1) / world_, error);
 }
 
 dtb_status_t Communicator::allgather(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_request_t* out,
                                      std::string* error) {
   // Start first, then read *out: argument evaluation order is unspecified.
   const dtb_status_t status = api().allgather(backend_->context(), input, output, out);
-  return started(status, *out, bytesOf(*output), error);
+  return started(status, *out, bytesOf(*output), double(world_ - 1) / world_, error);
 }
 
 dtb_status_t Communicator::broadcast(dtb_tensor_t* buffer, int32_t root, dtb_request_t* out, std::string* error) {
   // Start first, then read *out: argument evaluation order is unspecified.
   const dtb_status_t status = api().broadcast(backend_->context(), buffer, root, out);
-  return started(status, *out, bytesOf(*buffer), error);
+  return started(status, *out, bytesOf(*buffer), world_ > 1 ? 1.0 : 0.0, error);
 }
 
 dtb_status_t Communicator::barrier(dtb_request_t* out, std::string* error) {
   // Start first, then read *out: argument evaluation order is unspecified.
   const dtb_status_t status = api().barrier(backend_->context(), out);
-  return started(status, *out, 0, error);
+  return started(status, *out, 0, 0.0, error);
 }
 
 dtb_status_t Communicator::test(dtb_request_t request, int32_t* done, std::string* error) {

@@ -44,11 +44,16 @@ class Communicator {
 
   uint64_t collectives() const { return collectives_; }
   uint64_t bytes() const { return bytes_; }  // sum of S over collectives
+  // What a rank sends in a bandwidth-optimal algorithm, nccl-tests' bus
+  // bytes: S x 2(n-1)/n for all-reduce, S x (n-1)/n for reduce-scatter and
+  // all-gather, S for broadcast (0 at one rank).
+  uint64_t busBytes() const { return busBytes_; }
   double waitSeconds() const { return waitNanos_ / 1e9; }
 
  private:
   const dtb_backend_plugin_v1_t& api() const { return backend_->plugin().descriptor<dtb_backend_plugin_v1_t>(); }
-  dtb_status_t started(dtb_status_t status, dtb_request_t request, uint64_t bytes, std::string* error);
+  dtb_status_t started(dtb_status_t status, dtb_request_t request, uint64_t bytes, double busFactor,
+                       std::string* error);
   dtb_status_t failed(dtb_status_t status, std::string* error);
 
   std::unique_ptr<PluginInstance> backend_;
@@ -57,6 +62,7 @@ class Communicator {
   std::chrono::milliseconds defaultTimeout_;
   std::atomic<uint64_t> collectives_{0};
   std::atomic<uint64_t> bytes_{0};
+  std::atomic<uint64_t> busBytes_{0};
   std::atomic<int64_t> waitNanos_{0};
   std::mutex mutex_;  // outstanding_: strategies may issue from their own threads
   std::set<dtb_request_t> outstanding_;

@@ -59,13 +59,15 @@ void RecordWriter::epoch(const EpochRecord& e) {
        number(e.seconds) + " " + number(e.dataS) + " " + number(e.forwardS) + " " + number(e.backwardS) + " " +
        number(e.commExposedS) + " " + number(e.optimizerS) + " " + number(e.trainLoss) + " " +
        number(e.trainAccuracy) + " " + number(e.testLoss) + " " + number(e.testAccuracy) + " " +
-       std::to_string(e.bytesSent.value_or(0)) + " " + std::to_string(e.collectives.value_or(0)));
+       std::to_string(e.bytesSent.value_or(0)) + " " + std::to_string(e.collectives.value_or(0)) + " " +
+       number(e.stepBusBytes));
 }
 
 void RecordWriter::memory(const MemoryRecord& m) {
   line("memory " + std::to_string(m.rank) + " " + std::to_string(m.paramBytes.value_or(0)) + " " +
        std::to_string(m.gradBytes.value_or(0)) + " " + std::to_string(m.optimizerBytes.value_or(0)) + " " +
-       std::to_string(m.bufferBytes.value_or(0)) + " " + std::to_string(m.peakRssBytes.value_or(0)));
+       std::to_string(m.bufferBytes.value_or(0)) + " " + std::to_string(m.peakRssBytes.value_or(0)) + " " +
+       std::to_string(m.paramElements.value_or(0)) + " " + std::to_string(m.stateFloats.value_or(0)));
 }
 
 void RecordWriter::event(int rank, double atS, const std::string& kind, const std::string& detail) {
@@ -107,6 +109,7 @@ std::optional<Record> parseRecord(const std::string& text) {
       in >> bytes >> collectives;
       e.bytesSent = bytes;
       e.collectives = collectives;
+      e.stepBusBytes = optionalNumber(in);
     } else if (kind == "memory") {
       r.kind = Record::Kind::kMemory;
       int64_t p = 0, g = 0, o = 0, b = 0, rss = 0;
@@ -116,6 +119,11 @@ std::optional<Record> parseRecord(const std::string& text) {
       r.memoryRecord.optimizerBytes = o;
       r.memoryRecord.bufferBytes = b;
       r.memoryRecord.peakRssBytes = rss;
+      int64_t elements = 0, stateFloats = 0;
+      if (in >> elements >> stateFloats) {
+        r.memoryRecord.paramElements = elements;
+        r.memoryRecord.stateFloats = stateFloats;
+      }
     } else if (kind == "event") {
       r.kind = Record::Kind::kEvent;
       int rank = 0;

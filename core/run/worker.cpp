@@ -145,6 +145,7 @@ class Worker {
       const auto epochStart = Clock::now();
       StepTiming sum;
       double lossSum = 0, correct = 0, samples = 0;
+      double stepBusBytes = 0;  // moved by the strategy inside training steps
       auto lastProgress = Clock::now();
       for (int64_t s = 0; s < stepsPerEpoch; ++s) {
         optimizer.setLearningRate(schedule.at(epoch, s, stepsPerEpoch));
@@ -154,7 +155,9 @@ class Worker {
           dtb_batch_t view = batchView(*b, info);
           dtb_step_info_t stepInfo{sizeof(dtb_step_info_t), optimizerSteps, static_cast<uint32_t>(epoch), micro,
                                    accumulation};
+          const uint64_t busBefore = comm_->busBytes();
           const StepResult result = step.run(view, stepInfo);
+          stepBusBytes += static_cast<double>(comm_->busBytes() - busBefore);
           sum.forwardS += result.timing.forwardS;
           sum.backwardS += result.timing.backwardS;
           sum.commExposedS += result.timing.commExposedS;
@@ -194,6 +197,7 @@ class Worker {
         e.testAccuracy = testAccuracy;
         e.bytesSent = static_cast<int64_t>(comm_->bytes());
         e.collectives = static_cast<int64_t>(comm_->collectives());
+        e.stepBusBytes = stepBusBytes / static_cast<double>(stepsPerEpoch);
         records_.epoch(e);
       }
       forwardPluginEvents();
@@ -292,13 +296,13 @@ class Worker {
                     const Optimizer& optimizer) {
     MemoryRecord m;
     m.rank = rank_;
+    uint64_t elements = 0;
+    for (uint32_t i = 0; i < count; ++i) elements += params[i]->value.count;
     dtb_memory_report_t report{};
     report.struct_size = sizeof(report);
     if (api.memory_report) {
       strategy_->check("memory_report", api.memory_report(strategy_->context(), &report));
     } else {
-      uint64_t elements = 0;
-      for (uint32_t i = 0; i < count; ++i) elements += params[i]->value.count;
       report.param_bytes = report.grad_bytes = elements * sizeof(float);
       report.optimizer_bytes = elements * sizeof(float) * optimizer.stateFloats();
     }
@@ -309,6 +313,8 @@ class Worker {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     m.peakRssBytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+    m.paramElements = static_cast<int64_t>(elements);
+    m.stateFloats = optimizer.stateFloats();
     records_.memory(m);
   }
 

@@ -21,6 +21,7 @@ struct EpochRecord {
   std::optional<double> dataS, forwardS, backwardS, commExposedS, commTotalS, optimizerS;
   std::optional<double> trainLoss, trainAccuracy, testLoss, testAccuracy;
   std::optional<int64_t> bytesSent, collectives;
+  std::optional<double> stepBusBytes;  // per training step, nccl-tests' bus bytes
 };
 
 struct StepRecord {
@@ -57,6 +58,7 @@ struct MemoryRecord {
   int64_t runId = 0;
   int rank = 0;
   std::optional<int64_t> paramBytes, gradBytes, optimizerBytes, bufferBytes, peakRssBytes;
+  std::optional<int64_t> paramElements, stateFloats;
 };
 
 struct PluginLoadRecord {

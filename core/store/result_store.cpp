@@ -170,13 +170,14 @@ void ResultStore::write(const RecordBatch& batch) {
     Statement s = db_.prepare(
         "INSERT OR REPLACE INTO epoch (run_id, epoch, steps, samples, seconds, data_s, forward_s, backward_s, "
         "comm_exposed_s, comm_total_s, optimizer_s, train_loss, train_accuracy, test_loss, test_accuracy, "
-        "bytes_sent, collectives) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "bytes_sent, collectives, step_bus_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const EpochRecord& e : batch.epochs) {
       s.bind(1, e.runId).bind(2, int64_t{e.epoch}).bind(3, e.steps).bind(4, e.samples).bind(5, e.seconds);
       s.bind(6, optional(e.dataS)).bind(7, optional(e.forwardS)).bind(8, optional(e.backwardS));
       s.bind(9, optional(e.commExposedS)).bind(10, optional(e.commTotalS)).bind(11, optional(e.optimizerS));
       s.bind(12, optional(e.trainLoss)).bind(13, optional(e.trainAccuracy)).bind(14, optional(e.testLoss));
       s.bind(15, optional(e.testAccuracy)).bind(16, optional(e.bytesSent)).bind(17, optional(e.collectives));
+      s.bind(18, optional(e.stepBusBytes));
       s.run();
     }
   }
@@ -212,10 +213,11 @@ void ResultStore::write(const RecordBatch& batch) {
   if (!batch.memory.empty()) {
     Statement s = db_.prepare(
         "INSERT OR REPLACE INTO memory (run_id, rank, param_bytes, grad_bytes, optimizer_bytes, buffer_bytes, "
-        "peak_rss_bytes) VALUES (?, ?, ?, ?, ?, ?, ?)");
+        "peak_rss_bytes, param_elements, state_floats) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const MemoryRecord& m : batch.memory) {
       s.bind(1, m.runId).bind(2, int64_t{m.rank}).bind(3, optional(m.paramBytes)).bind(4, optional(m.gradBytes));
       s.bind(5, optional(m.optimizerBytes)).bind(6, optional(m.bufferBytes)).bind(7, optional(m.peakRssBytes));
+      s.bind(8, optional(m.paramElements)).bind(9, optional(m.stateFloats));
       s.run();
     }
   }

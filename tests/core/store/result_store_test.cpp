@@ -49,7 +49,7 @@ TEST_F(StoreTest, NewStoreHasTheLatestSchemaInWalMode) {
   ASSERT_TRUE(mode.step());
   EXPECT_EQ(mode.columnText(0), "wal");
   for (const char* view : {"run_summary", "repeat_stats", "scaling", "step_breakdown", "accuracy",
-                           "collective_bandwidth"}) {
+                           "collective_bandwidth", "memory_vs_theory", "traffic_vs_theory"}) {
     EXPECT_EQ(number("SELECT COUNT(*) FROM sqlite_schema WHERE type = 'view' AND name = '" +
                      std::string(view) + "'"),
               1)
@@ -63,6 +63,23 @@ TEST_F(StoreTest, ReopeningKeepsDataAndVersion) {
   { ResultStore again(db_); }
   EXPECT_EQ(number("SELECT COUNT(*) FROM run"), runs);
   EXPECT_EQ(number("PRAGMA user_version"), ResultStore::schemaVersion());
+}
+
+TEST_F(StoreTest, UpgradesAVersionOneStoreKeepingItsData) {
+  {  // A store as the first release wrote it: migration 1 only, one run.
+    std::ifstream in(DTBENCH_SOURCE_DIR "/core/store/migrations/0001_initial.sql");
+    std::stringstream sql;
+    sql << in.rdbuf();
+    Database db(db_, Database::Mode::kReadWrite);
+    db.exec(sql.str());
+    db.exec("INSERT INTO experiment (id, name, matrix_path, matrix_toml, created_at, host, dtbench_version, git_commit) VALUES (1, 'old', 'm.toml', '', '2026-01-01', 'h', '0.1', 'x')");
+    db.exec("PRAGMA user_version = 1");
+  }
+  { ResultStore store(db_); }
+  EXPECT_EQ(number("PRAGMA user_version"), ResultStore::schemaVersion());
+  EXPECT_EQ(number("SELECT COUNT(*) FROM experiment WHERE name = 'old'"), 1);
+  EXPECT_EQ(number("SELECT COUNT(*) FROM pragma_table_info('epoch') WHERE name = 'step_bus_bytes'"), 1);
+  EXPECT_EQ(number("SELECT COUNT(*) FROM pragma_table_info('memory') WHERE name = 'param_elements'"), 1);
 }
 
 TEST_F(StoreTest, RefusesANewerSchema) {

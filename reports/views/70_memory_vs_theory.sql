@@ -1,0 +1,32 @@
+-- Per-rank memory as the strategy laid it out (param, grad and optimizer
+-- bytes), against the ZeRO paper's formulas in fp32: with Ψ parameters, N
+-- ranks and K bytes of optimizer state per parameter (4 x state_floats:
+-- 4 for SGD with momentum, 8 for Adam), a replica holds 4Ψ + 4Ψ + KΨ;
+-- ZeRO stage 1 4Ψ + 4Ψ + KΨ/N, stage 2 4Ψ + (4 + K)Ψ/N, stage 3
+-- (4 + 4 + K)Ψ/N. ratio = measured / theory (padding to multiples of N and
+-- stage 3's persistent small layers put it slightly above 1).
+CREATE VIEW memory_vs_theory AS
+WITH m AS (
+  SELECT mem.*, r.experiment_id, r.cell, r.repeat, r.strategy, r.world_size AS n,
+         CASE WHEN r.strategy = 'zero'
+              THEN (SELECT CAST(p.value AS INTEGER) FROM run_param p
+                    WHERE p.run_id = r.id AND p.key = 'strategy.zero.stage')
+              ELSE 0 END AS stage
+  FROM memory mem
+  JOIN run r ON r.id = mem.run_id
+  WHERE mem.param_elements IS NOT NULL
+), t AS (
+  SELECT m.*,
+         4.0 * param_elements / (CASE WHEN stage >= 3 THEN n ELSE 1 END) AS theory_param_bytes,
+         4.0 * param_elements / (CASE WHEN stage >= 2 THEN n ELSE 1 END) AS theory_grad_bytes,
+         4.0 * state_floats * param_elements / (CASE WHEN stage >= 1 THEN n ELSE 1 END) AS theory_optimizer_bytes
+  FROM m
+)
+SELECT run_id, experiment_id, cell, repeat, strategy, stage, n AS world_size, rank, param_elements, state_floats,
+       param_bytes, grad_bytes, optimizer_bytes, buffer_bytes,
+       param_bytes + grad_bytes + optimizer_bytes AS state_bytes,
+       theory_param_bytes, theory_grad_bytes, theory_optimizer_bytes,
+       theory_param_bytes + theory_grad_bytes + theory_optimizer_bytes AS theory_state_bytes,
+       (param_bytes + grad_bytes + optimizer_bytes)
+         / (theory_param_bytes + theory_grad_bytes + theory_optimizer_bytes) AS ratio
+FROM t;

@@ -1,5 +1,7 @@
 #include "communicator.h"
 
+#include <chrono>
+
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/allreduce_halving_doubling.h>
@@ -130,8 +132,10 @@ void Communicator::work() {
       job = std::move(queue_.front());
       queue_.pop_front();
     }
+    const auto start = std::chrono::steady_clock::now();
     try {
       job.op(job.tag);
+      busyNs_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
       job.request->finish(DTB_STATUS_OK, "");
     } catch (const std::exception& e) {
       const dtb_status_t status = isTimeout(e) ? DTB_STATUS_TIMEOUT : DTB_STATUS_COMM_FAILURE;
@@ -256,6 +260,7 @@ dtb_comm_counters_t Communicator::counters() const {
   c.bytes_sent = bytesSent_;
   c.bytes_received = bytesReceived_;
   c.collectives = collectives_;
+  c.busy_ns = busyNs_;
   return c;
 }
 

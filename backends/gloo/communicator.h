@@ -78,6 +78,7 @@ class Communicator {
   std::atomic<uint64_t> bytesSent_{0};
   std::atomic<uint64_t> bytesReceived_{0};
   std::atomic<uint64_t> collectives_{0};
+  std::atomic<uint64_t> busyNs_{0};  // time the worker thread spent in collectives
 };
 
 }  // namespace dtb::backend::gloo

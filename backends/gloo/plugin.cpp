@@ -87,6 +87,7 @@ dtb_backend_plugin_v1_t makeDescriptor() {
     out->bytes_sent = c.bytes_sent;
     out->bytes_received = c.bytes_received;
     out->collectives = c.collectives;
+    if (DTB_HAS_MEMBER(out, dtb_comm_counters_t, busy_ns)) out->busy_ns = c.busy_ns;
     return DTB_STATUS_OK;
   };
   return d;

@@ -33,6 +33,14 @@ dtb_status_t Communicator::started(dtb_status_t status, dtb_request_t request, u
   return status;
 }
 
+std::optional<double> Communicator::busySeconds() const {
+  if (!api().counters) return std::nullopt;
+  dtb_comm_counters_t c{};
+  c.struct_size = sizeof(c);
+  if (api().counters(backend_->context(), &c) != DTB_STATUS_OK || c.struct_size < sizeof(c)) return std::nullopt;
+  return static_cast<double>(c.busy_ns) / 1e9;
+}
+
 static uint64_t bytesOf(const dtb_tensor_t& t) { return t.count * dtypeSize(t.dtype); }
 
 dtb_status_t Communicator::allreduce(dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out,

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -48,6 +49,9 @@ class Communicator {
   // bytes: S x 2(n-1)/n for all-reduce, S x (n-1)/n for reduce-scatter and
   // all-gather, S for broadcast (0 at one rank).
   uint64_t busBytes() const { return busBytes_; }
+  // Seconds the backend spent executing collectives (its counters' busy_ns),
+  // overlapped or not; nullopt when the backend does not count them.
+  std::optional<double> busySeconds() const;
   double waitSeconds() const { return waitNanos_ / 1e9; }
 
  private:

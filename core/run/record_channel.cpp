@@ -60,7 +60,7 @@ void RecordWriter::epoch(const EpochRecord& e) {
        number(e.commExposedS) + " " + number(e.optimizerS) + " " + number(e.trainLoss) + " " +
        number(e.trainAccuracy) + " " + number(e.testLoss) + " " + number(e.testAccuracy) + " " +
        std::to_string(e.bytesSent.value_or(0)) + " " + std::to_string(e.collectives.value_or(0)) + " " +
-       number(e.stepBusBytes));
+       number(e.stepBusBytes) + " " + number(e.commTotalS));
 }
 
 void RecordWriter::memory(const MemoryRecord& m) {
@@ -110,6 +110,7 @@ std::optional<Record> parseRecord(const std::string& text) {
       e.bytesSent = bytes;
       e.collectives = collectives;
       e.stepBusBytes = optionalNumber(in);
+      e.commTotalS = optionalNumber(in);
     } else if (kind == "memory") {
       r.kind = Record::Kind::kMemory;
       int64_t p = 0, g = 0, o = 0, b = 0, rss = 0;

@@ -3,8 +3,9 @@
 //   progress <epoch> <step> <steps> <samples_per_s>
 //   epoch <epoch> <steps> <samples> <seconds> <data> <forward> <backward>
 //         <comm_exposed> <optimizer> <train_loss> <train_acc> <test_loss>
-//         <test_acc> <bytes> <collectives>
+//         <test_acc> <bytes> <collectives> <step_bus_bytes> <comm_total>
 //   memory <rank> <params> <grads> <optimizer> <buffers> <peak_rss>
+//          <param_elements> <state_floats>
 //   event <rank> <at_s> <kind> <detail...>
 //   error <rank> <own|peer> <message...>   (peer: a collective failed or timed
 //                                          out: likely another rank's fault)

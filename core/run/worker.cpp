@@ -146,6 +146,7 @@ class Worker {
       StepTiming sum;
       double lossSum = 0, correct = 0, samples = 0;
       double stepBusBytes = 0;  // moved by the strategy inside training steps
+      double commTotalS = 0;    // the backend's busy time inside training steps, overlapped or not
       auto lastProgress = Clock::now();
       for (int64_t s = 0; s < stepsPerEpoch; ++s) {
         optimizer.setLearningRate(schedule.at(epoch, s, stepsPerEpoch));
@@ -156,8 +157,10 @@ class Worker {
           dtb_step_info_t stepInfo{sizeof(dtb_step_info_t), optimizerSteps, static_cast<uint32_t>(epoch), micro,
                                    accumulation};
           const uint64_t busBefore = comm_->busBytes();
+          const std::optional<double> busyBefore = comm_->busySeconds();
           const StepResult result = step.run(view, stepInfo);
           stepBusBytes += static_cast<double>(comm_->busBytes() - busBefore);
+          if (busyBefore) commTotalS += comm_->busySeconds().value_or(*busyBefore) - *busyBefore;
           sum.forwardS += result.timing.forwardS;
           sum.backwardS += result.timing.backwardS;
           sum.commExposedS += result.timing.commExposedS;
@@ -175,7 +178,7 @@ class Worker {
       const double seconds = since(epochStart);
       // Mean phase times over ranks; sums of loss and counts.
       std::vector<double> phases = {seconds, train.waitSeconds() - dataBefore, sum.forwardS, sum.backwardS,
-                                    sum.commExposedS, sum.optimizerS};
+                                    sum.commExposedS, sum.optimizerS, commTotalS};
       reduceDoubles(*comm_, phases, DTB_REDUCE_AVG);
       std::vector<double> totals = {lossSum, correct, samples};
       reduceDoubles(*comm_, totals, DTB_REDUCE_SUM);
@@ -191,6 +194,7 @@ class Worker {
         e.backwardS = phases[3];
         e.commExposedS = phases[4];
         e.optimizerS = phases[5];
+        if (comm_->busySeconds()) e.commTotalS = phases[6];
         e.trainLoss = totals[0] / totals[2];
         e.trainAccuracy = totals[1] / totals[2];
         e.testLoss = testLoss;

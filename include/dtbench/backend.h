@@ -55,6 +55,11 @@ typedef struct dtb_comm_counters {
   uint64_t bytes_sent;
   uint64_t bytes_received;
   uint64_t collectives;
+  /* Nanoseconds this rank's backend spent executing collectives (on the wire
+   * or reducing), whether or not anyone was waiting for them: the total
+   * communication time that overlap hides part of. Since 1.1: check with
+   * DTB_HAS_MEMBER. */
+  uint64_t busy_ns;
 } dtb_comm_counters_t;
 
 /*

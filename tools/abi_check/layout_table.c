@@ -149,6 +149,7 @@ static const dtb_layout_row kRows[] = {
     DTB_MEMBER(dtb_comm_counters_t, bytes_sent),
     DTB_MEMBER(dtb_comm_counters_t, bytes_received),
     DTB_MEMBER(dtb_comm_counters_t, collectives),
+    DTB_MEMBER(dtb_comm_counters_t, busy_ns),
     DTB_STRUCT(dtb_backend_plugin_v1_t),
     DTB_MEMBER(dtb_backend_plugin_v1_t, header),
     DTB_MEMBER(dtb_backend_plugin_v1_t, capabilities),

@@ -41,7 +41,7 @@ TEST(PluginLoader, LoadsByNameFileNameAndPath) {
   for (const auto& plugin : {byName, byFile, byPath}) {
     EXPECT_EQ(plugin->name(), "example_c");
     EXPECT_EQ(plugin->version(), "1.0.0");
-    EXPECT_EQ(plugin->abiVersion(), "1.0");
+    EXPECT_EQ(plugin->abiVersion(), std::to_string(DTB_ABI_MAJOR) + "." + std::to_string(DTB_ABI_MINOR));
     EXPECT_EQ(plugin->entryMajor(), 1u);
     EXPECT_EQ(fs::canonical(plugin->path()), fs::canonical(kGood / "dtbench-strategy-example_c.so"));
   }

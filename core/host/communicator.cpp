@@ -10,7 +10,7 @@ Communicator::Communicator(std::unique_ptr<PluginInstance> backend, int rank, in
     : backend_(std::move(backend)), rank_(rank), world_(world), defaultTimeout_(defaultTimeout) {}
 
 Communicator::~Communicator() {
-  for (dtb_request_t request : outstanding_) api().request_free(backend_->context(), request);
+  for (const auto& [request, inFlight] : outstanding_) api().request_free(backend_->context(), request);
 }
 
 dtb_status_t Communicator::failed(dtb_status_t status, std::string* error) {
@@ -22,14 +22,14 @@ dtb_status_t Communicator::failed(dtb_status_t status, std::string* error) {
   return status;
 }
 
-dtb_status_t Communicator::started(dtb_status_t status, dtb_request_t request, uint64_t bytes, double busFactor,
-                                   std::string* error) {
+dtb_status_t Communicator::started(dtb_status_t status, dtb_request_t request, const char* op, uint64_t bytes,
+                                   double busFactor, std::string* error) {
   if (status != DTB_STATUS_OK) return failed(status, error);
   ++collectives_;
   bytes_ += bytes;
   busBytes_ += static_cast<uint64_t>(static_cast<double>(bytes) * busFactor);
   std::lock_guard lock(mutex_);
-  outstanding_.insert(request);
+  outstanding_[request] = {op, TraceRecorder::nowNs()};
   return status;
 }
 
@@ -47,33 +47,33 @@ dtb_status_t Communicator::allreduce(dtb_tensor_t* buffer, dtb_reduce_op_t op, d
                                      std::string* error) {
   // Start first, then read *out: argument evaluation order is unspecified.
   const dtb_status_t status = api().allreduce(backend_->context(), buffer, op, out);
-  return started(status, *out, bytesOf(*buffer), 2.0 * (world_ - 1) / world_, error);
+  return started(status, *out, "allreduce", bytesOf(*buffer), 2.0 * (world_ - 1) / world_, error);
 }
 
 dtb_status_t Communicator::reduceScatter(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_reduce_op_t op,
                                          dtb_request_t* out, std::string* error) {
   // Start first, then read *out: argument evaluation order is unspecified.
   const dtb_status_t status = api().reduce_scatter(backend_->context(), input, output, op, out);
-  return started(status, *out, bytesOf(*input), double(world_ - 1) / world_, error);
+  return started(status, *out, "reduce_scatter", bytesOf(*input), double(world_ - 1) / world_, error);
 }
 
 dtb_status_t Communicator::allgather(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_request_t* out,
                                      std::string* error) {
   // Start first, then read *out: argument evaluation order is unspecified.
   const dtb_status_t status = api().allgather(backend_->context(), input, output, out);
-  return started(status, *out, bytesOf(*output), double(world_ - 1) / world_, error);
+  return started(status, *out, "allgather", bytesOf(*output), double(world_ - 1) / world_, error);
 }
 
 dtb_status_t Communicator::broadcast(dtb_tensor_t* buffer, int32_t root, dtb_request_t* out, std::string* error) {
   // Start first, then read *out: argument evaluation order is unspecified.
   const dtb_status_t status = api().broadcast(backend_->context(), buffer, root, out);
-  return started(status, *out, bytesOf(*buffer), world_ > 1 ? 1.0 : 0.0, error);
+  return started(status, *out, "broadcast", bytesOf(*buffer), world_ > 1 ? 1.0 : 0.0, error);
 }
 
 dtb_status_t Communicator::barrier(dtb_request_t* out, std::string* error) {
   // Start first, then read *out: argument evaluation order is unspecified.
   const dtb_status_t status = api().barrier(backend_->context(), out);
-  return started(status, *out, 0, 0.0, error);
+  return started(status, *out, "barrier", 0, 0.0, error);
 }
 
 dtb_status_t Communicator::test(dtb_request_t request, int32_t* done, std::string* error) {
@@ -89,7 +89,11 @@ dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::s
   if (status != DTB_STATUS_OK) failed(status, error);
   api().request_free(backend_->context(), request);
   std::lock_guard lock(mutex_);
-  outstanding_.erase(request);
+  auto it = outstanding_.find(request);
+  if (it != outstanding_.end()) {
+    if (trace_) trace_->span(it->second.op, "collective", it->second.beginNs, TraceRecorder::nowNs());
+    outstanding_.erase(it);
+  }
   return status;
 }
 

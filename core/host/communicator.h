@@ -10,10 +10,11 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
+#include <map>
 #include <string>
 
 #include "host/plugin_instance.h"
+#include "host/trace_recorder.h"
 
 namespace dtb::core {
 
@@ -43,6 +44,8 @@ class Communicator {
   // Waits (DTB_TIMEOUT_DEFAULT: the run's timeout) and releases the request.
   dtb_status_t wait(dtb_request_t request, int64_t timeoutMs, std::string* error);
 
+  // Records every collective, from issue to the end of its wait, when set.
+  void traceTo(TraceRecorder* trace) { trace_ = trace; }
   uint64_t collectives() const { return collectives_; }
   uint64_t bytes() const { return bytes_; }  // sum of S over collectives
   // What a rank sends in a bandwidth-optimal algorithm, nccl-tests' bus
@@ -56,7 +59,7 @@ class Communicator {
 
  private:
   const dtb_backend_plugin_v1_t& api() const { return backend_->plugin().descriptor<dtb_backend_plugin_v1_t>(); }
-  dtb_status_t started(dtb_status_t status, dtb_request_t request, uint64_t bytes, double busFactor,
+  dtb_status_t started(dtb_status_t status, dtb_request_t request, const char* op, uint64_t bytes, double busFactor,
                        std::string* error);
   dtb_status_t failed(dtb_status_t status, std::string* error);
 
@@ -69,7 +72,13 @@ class Communicator {
   std::atomic<uint64_t> busBytes_{0};
   std::atomic<int64_t> waitNanos_{0};
   std::mutex mutex_;  // outstanding_: strategies may issue from their own threads
-  std::set<dtb_request_t> outstanding_;
+  // In flight: what each request is and when it started (for the trace).
+  struct InFlight {
+    const char* op;
+    int64_t beginNs;
+  };
+  std::map<dtb_request_t, InFlight> outstanding_;
+  TraceRecorder* trace_ = nullptr;
 };
 
 }  // namespace dtb::core

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "host/communicator.h"
+#include "host/trace_recorder.h"
 #include "host/status.h"
 #include "train/optimizer.h"
 #include "log/log.h"
@@ -26,8 +27,6 @@ int64_t nowNs(dtb_host_ctx_t) {
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
-
-void ignoreSpan(dtb_host_ctx_t, const char*, const char*, int64_t, int64_t) {}
 
 // Communicator and optimizer services before the engine binds them.
 dtb_status_t unbound(dtb_host_ctx_t ctx, const char* what) {
@@ -87,7 +86,11 @@ HostServices::HostServices(std::string source, ParamValues config)
     std::lock_guard lock(host.mutex_);
     host.events_.push_back({std::chrono::steady_clock::now(), kind ? kind : "", detail ? detail : ""});
   };
-  table_.trace_span = &ignoreSpan;
+  table_.trace_span = [](dtb_host_ctx_t ctx, const char* name, const char* category, int64_t beginNs,
+                         int64_t endNs) {
+    HostServices& host = self(ctx);
+    if (host.trace_) host.trace_->span(name ? name : "", category ? category : "", beginNs, endNs);
+  };
   installCommunicator();
   installOptimizer();
 }

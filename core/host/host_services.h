@@ -21,6 +21,8 @@
 
 namespace dtb::core {
 
+class TraceRecorder;
+
 class Communicator;
 class Optimizer;
 
@@ -38,6 +40,9 @@ class HostServices {
 
   // Gives this instance the run's communicator and optimizer (not owned;
   // they outlive the instance). Either may be null.
+  // The plugin's trace_span calls go here (ignored while unset).
+  void traceTo(TraceRecorder* trace) { trace_ = trace; }
+
   void bind(Communicator* communicator, Optimizer* optimizer) {
     communicator_ = communicator;
     optimizer_ = optimizer;
@@ -78,6 +83,7 @@ class HostServices {
   std::map<std::string, double> metrics_;
   std::vector<PluginEvent> events_;
   Communicator* communicator_ = nullptr;
+  TraceRecorder* trace_ = nullptr;
   Optimizer* optimizer_ = nullptr;
   dtb_host_t table_{};
 };

@@ -152,6 +152,12 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
       spec.prefix = "run" + std::to_string(runId);
       spec.pluginDirs = options.pluginDirs;
       spec.cell = cell;
+      if (cell.flag("trace")) {
+        // Next to the database, one folder per run: traces/run-<id>/rank<r>.trace.json.
+        const std::filesystem::path traces = options.database.parent_path() / "traces" / ("run-" + std::to_string(runId));
+        std::filesystem::create_directories(traces);
+        spec.traceDir = traces.string();
+      }
       spec.write(scratch / "spec.toml");
 
       RecordBatch endOfRun;  // memory and events, written when the run ends

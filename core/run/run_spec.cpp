@@ -46,8 +46,8 @@ int threadsPerRank(const Cell& cell) {
 }
 
 void RunSpec::write(const std::filesystem::path& file) const {
-  toml::table run{{"run_id", runId}, {"world", world}, {"store_dir", storeDir}, {"prefix", prefix},
-                  {"cell_index", cell.index}};
+  toml::table run{{"run_id", runId}, {"world", world},       {"store_dir", storeDir},
+                  {"prefix", prefix}, {"trace_dir", traceDir}, {"cell_index", cell.index}};
   toml::array dirs;
   for (const std::string& d : pluginDirs) dirs.push_back(d);
   run.insert("plugin_dirs", std::move(dirs));
@@ -70,6 +70,7 @@ RunSpec RunSpec::read(const std::filesystem::path& file) {
     spec.world = static_cast<int>((*run)["world"].value_or<int64_t>(1));
     spec.storeDir = (*run)["store_dir"].value_or<std::string>("");
     spec.prefix = (*run)["prefix"].value_or<std::string>("");
+    spec.traceDir = (*run)["trace_dir"].value_or<std::string>("");
     spec.cell.index = static_cast<int>((*run)["cell_index"].value_or<int64_t>(0));
     if (const toml::array* dirs = (*run)["plugin_dirs"].as_array()) {
       for (const toml::node& d : *dirs) spec.pluginDirs.push_back(d.value_or<std::string>(""));

@@ -21,6 +21,7 @@ struct RunSpec {
   std::string storeDir;  // rendezvous file store shared by the ranks
   std::string prefix;    // rendezvous key prefix, unique per run
   std::vector<std::string> pluginDirs;  // searched before the default path
+  std::string traceDir;                 // trace = true: each rank writes rank<r>.trace.json here
   Cell cell;
 
   void write(const std::filesystem::path& file) const;

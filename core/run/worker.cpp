@@ -11,6 +11,7 @@
 #include "dtbench/plugin.hpp"
 #include "host/communicator.h"
 #include "host/host_services.h"
+#include "host/trace_recorder.h"
 #include "log/log.h"
 #include "matrix/run_schema.h"
 #include "plugin/loader.h"
@@ -130,6 +131,11 @@ class Worker {
                                strategySetup, comm_.get(), &optimizer);
     const auto& strategyApi = strategy_->plugin().descriptor<dtb_strategy_plugin_v1_t>();
 
+    if (!spec_.traceDir.empty()) {
+      trace_ = std::make_unique<TraceRecorder>(rank_);
+      comm_->traceTo(trace_.get());
+      strategy_->services().traceTo(trace_.get());
+    }
     TrainingStep step(*model_, *strategy_, optimizer);
     const int64_t maxSteps = cell.integer("max_steps_per_epoch");
     const int64_t stepsPerEpoch = [&] {
@@ -151,6 +157,7 @@ class Worker {
       for (int64_t s = 0; s < stepsPerEpoch; ++s) {
         optimizer.setLearningRate(schedule.at(epoch, s, stepsPerEpoch));
         for (uint32_t micro = 0; micro < accumulation; ++micro) {
+          const int64_t dataBegin = TraceRecorder::nowNs();
           std::optional<Batch> b = train.next();
           if (!b) throw std::runtime_error("the data loader ran out of batches mid-epoch");
           dtb_batch_t view = batchView(*b, info);
@@ -158,7 +165,9 @@ class Worker {
                                    accumulation};
           const uint64_t busBefore = comm_->busBytes();
           const std::optional<double> busyBefore = comm_->busySeconds();
+          const int64_t stepBegin = TraceRecorder::nowNs();
           const StepResult result = step.run(view, stepInfo);
+          if (trace_) traceStep(dataBegin, stepBegin, result.timing);
           stepBusBytes += static_cast<double>(comm_->busBytes() - busBefore);
           if (busyBefore) commTotalS += comm_->busySeconds().value_or(*busyBefore) - *busyBefore;
           sum.forwardS += result.timing.forwardS;
@@ -207,6 +216,7 @@ class Worker {
       forwardPluginEvents();
     }
     reportMemory(strategyApi, params, paramCount, optimizer);
+    writeTrace();
     // No rank leaves while a peer may still be finishing a collective with it.
     collective(*comm_, [&](dtb_request_t* r, std::string* e) { return comm_->barrier(r, e); });
   }
@@ -286,6 +296,29 @@ class Worker {
     return {totals[0] / totals[2], totals[1] / totals[2]};
   }
 
+  // The phases of one training step, back to back from its start (the
+  // training step times them in this order).
+  void traceStep(int64_t dataBegin, int64_t begin, const StepTiming& t) {
+    trace_->span("data", "step", dataBegin, begin);
+    const std::pair<const char*, double> phases[] = {
+        {"forward", t.forwardS}, {"backward", t.backwardS}, {"exposed communication", t.commExposedS},
+        {"optimizer", t.optimizerS}};
+    for (const auto& [name, seconds] : phases) {
+      const int64_t end = begin + static_cast<int64_t>(seconds * 1e9);
+      trace_->span(name, "step", begin, end);
+      begin = end;
+    }
+  }
+
+  // Writes this rank's trace where the coordinator asked, and says where.
+  void writeTrace() {
+    if (!trace_) return;
+    const std::filesystem::path file =
+        std::filesystem::path(spec_.traceDir) / ("rank" + std::to_string(rank_) + ".trace.json");
+    trace_->write(file);
+    records_.event(rank_, std::chrono::duration<double>(Clock::now() - started_).count(), "trace", file.string());
+  }
+
   // What the plugins reported with host->event() (a strategy's rebucket,
   // overflow, ...) goes to the store's event table, stamped from the run's start.
   void forwardPluginEvents() {
@@ -327,7 +360,8 @@ class Worker {
   RecordWriter& records_;
   const Clock::time_point started_ = Clock::now();
   // Destroyed in reverse: the strategy before the optimizer, communicator and
-  // model it points into, the dataset last.
+  // model it points into, the dataset, then the trace they all record into.
+  std::unique_ptr<TraceRecorder> trace_;  // trace = true
   std::unique_ptr<PluginInstance> dataset_;
   std::unique_ptr<PluginInstance> model_;
   std::unique_ptr<Communicator> comm_;

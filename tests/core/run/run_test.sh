@@ -46,6 +46,23 @@ grep -q "^2: failed: rank 0: .*finish_backward failed (timeout): backend .gloo. 
 grep -q "^3: ok: $" <<<"$errors" || fail "the matrix did not go on"
 [[ $(workers_left) == 0 ]] || fail "workers left behind"
 
+echo "== trace = true writes a Chrome trace per rank, named in the event table"
+"$dtbench" --plugin-path "$plugins" run "$matrices/traced.toml" --db "$scratch/t.db" > "$scratch/t.txt" 2>&1 \
+  || { cat "$scratch/t.txt"; fail "traced run failed"; }
+[[ $(q "$scratch/t.db" "SELECT COUNT(*) FROM event WHERE kind = 'trace'") == 6 ]] || fail "a trace per rank and run expected"
+q "$scratch/t.db" "SELECT r.strategy, e.detail FROM event e JOIN run r ON r.id = e.run_id WHERE e.kind = 'trace'" |
+  while IFS=, read -r strategy file; do
+    python3 - "$strategy" "$file" <<'PY' || fail "trace $file"
+import json, sys
+strategy, path = sys.argv[1], sys.argv[2]
+names = {e["name"] for e in json.load(open(path))["traceEvents"] if e.get("ph") == "X"}
+expected = {"forward", "backward", "exposed communication", "optimizer"}
+expected |= {"bucketed": {"allreduce"}, "fusion": {"NEGOTIATE", "ALLREDUCE"}, "zero": {"allgather", "reduce_scatter"}}[strategy]
+missing = expected - names
+if missing: sys.exit(f"{strategy}: {path} lacks {sorted(missing)}")
+PY
+  done
+
 echo "== Ctrl-C stops the run and keeps what was stored"
 sed 's/fault = \["kill", "error", "hang", "none"\]/fault = "hang"/; s/collective_timeout_s = 3/collective_timeout_s = 120/' \
   "$matrices/faults.toml" > "$scratch/hang.toml"

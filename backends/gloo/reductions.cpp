@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "dtbench/half.hpp"
 #include "dtbench/plugin.hpp"
 
 namespace dtb::backend::gloo {
@@ -36,6 +37,24 @@ ReduceFn forType(dtb_reduce_op_t op, dtb_dtype_t dtype) {
                                           " is not available for " + dtypeName(dtype));
 }
 
+// Half precision: each pair added in float and rounded back, as Gloo's own
+// float16 type and PyTorch's CPU kernels do.
+template <float (*ToFloat)(uint16_t), uint16_t (*FromFloat)(float)>
+ReduceFn forHalf(dtb_reduce_op_t op, dtb_dtype_t dtype) {
+  const auto apply = [](auto f) {
+    return make<uint16_t>([f](uint16_t x, uint16_t y) { return FromFloat(f(ToFloat(x), ToFloat(y))); });
+  };
+  switch (op) {
+    case DTB_REDUCE_SUM:
+    case DTB_REDUCE_AVG: return apply([](float x, float y) { return x + y; });
+    case DTB_REDUCE_MAX: return apply([](float x, float y) { return std::max(x, y); });
+    case DTB_REDUCE_MIN: return apply([](float x, float y) { return std::min(x, y); });
+    case DTB_REDUCE_BAND: break;
+  }
+  throw Error(DTB_STATUS_UNSUPPORTED, std::string("gloo: reduce op ") + std::to_string(op) +
+                                          " is not available for " + dtypeName(dtype));
+}
+
 }  // namespace
 
 ReduceFn reduction(dtb_dtype_t dtype, dtb_reduce_op_t op) {
@@ -46,8 +65,8 @@ ReduceFn reduction(dtb_dtype_t dtype, dtb_reduce_op_t op) {
     case DTB_DTYPE_I64: return forType<int64_t>(op, dtype);
     case DTB_DTYPE_U8: return forType<uint8_t>(op, dtype);
     case DTB_DTYPE_I8: return forType<int8_t>(op, dtype);
-    case DTB_DTYPE_F16:
-    case DTB_DTYPE_BF16: break;
+    case DTB_DTYPE_F16: return forHalf<halfToFloat, floatToHalf>(op, dtype);
+    case DTB_DTYPE_BF16: return forHalf<bfloat16ToFloat, floatToBfloat16>(op, dtype);
   }
   throw Error(DTB_STATUS_UNSUPPORTED,
               std::string("gloo: dtype ") + dtypeName(dtype) + " is not supported for reductions on the CPU");
@@ -62,6 +81,13 @@ void scaleDown(void* buffer, dtb_dtype_t dtype, size_t count, int divisor) {
     auto* b = static_cast<double*>(buffer);
     const double scale = 1.0 / divisor;
     for (size_t i = 0; i < count; ++i) b[i] *= scale;
+  } else if (dtype == DTB_DTYPE_F16 || dtype == DTB_DTYPE_BF16) {
+    auto* b = static_cast<uint16_t*>(buffer);
+    const bool half = dtype == DTB_DTYPE_F16;
+    for (size_t i = 0; i < count; ++i) {
+      const float v = (half ? halfToFloat(b[i]) : bfloat16ToFloat(b[i])) / static_cast<float>(divisor);
+      b[i] = half ? floatToHalf(v) : floatToBfloat16(v);
+    }
   }
 }
 

@@ -13,7 +13,8 @@ using ReduceFn = std::function<void(void* out, const void* a, const void* b, siz
 
 // The function for (dtype, op), AVG reducing as SUM (the caller scales after).
 // Throws dtb::Error(UNSUPPORTED) for a combination Gloo on the CPU cannot do
-// here: f16/bf16, AVG of integers, BAND of floats.
+// here: AVG of integers, BAND of floats. f16 and bf16 add in float and round
+// back per pair.
 ReduceFn reduction(dtb_dtype_t dtype, dtb_reduce_op_t op);
 
 // buffer[i] /= divisor, for AVG's postscale (floating dtypes only).

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "dtbench/half.hpp"
 #include "dtbench/plugin.hpp"
 
 namespace dtb::strategy::bucketed {
@@ -27,6 +28,10 @@ BucketedStrategy::BucketedStrategy(const dtb_host_t* host, const dtb_strategy_se
   if (accumulation_ == 0) throw Error(DTB_STATUS_INVALID_ARGUMENT, "bucketed: accumulation_steps must be >= 1");
   double capMb = 25, firstMb = 1;
   int32_t asView = 0, findUnused = 0;
+  const char* hook = nullptr;
+  check(host->config_get_string(host->ctx, "comm_hook", &hook), "comm_hook");
+  const std::string hookName = hook;
+  hook_ = hookName == "fp16" ? Hook::kFp16 : hookName == "bf16" ? Hook::kBf16 : Hook::kAllreduce;
   check(host->config_get_float(host->ctx, "bucket_cap_mb", &capMb), "bucket_cap_mb");
   check(host->config_get_float(host->ctx, "first_bucket_mb", &firstMb), "first_bucket_mb");
   check(host->config_get_bool(host->ctx, "gradient_as_bucket_view", &asView), "gradient_as_bucket_view");
@@ -35,7 +40,10 @@ BucketedStrategy::BucketedStrategy(const dtb_host_t* host, const dtb_strategy_se
   firstBucketBytes_ = static_cast<uint64_t>(firstMb * kMiB);
   asView_ = asView != 0;
   findUnused_ = findUnused != 0;
-  scale_ = 1.0f / static_cast<float>(host->comm_size(host->ctx) * static_cast<int64_t>(accumulation_));
+  world_ = host->comm_size(host->ctx);
+  // The default hook pre-divides by the world size while copying into the
+  // bucket; the compression hooks divide after casting, as DDP's do.
+  scale_ = 1.0f / static_cast<float>((hook_ == Hook::kAllreduce ? world_ : 1) * static_cast<int64_t>(accumulation_));
 
   const uint32_t stateFloats = host_->optim_state_floats(host_->ctx);
   std::vector<uint64_t> bytes;
@@ -70,7 +78,10 @@ float* BucketedStrategy::allocate(uint64_t floats, dtb_mem_category_t category) 
 }
 
 void BucketedStrategy::release() {
-  for (Bucket& b : buckets_) host_->free(host_->ctx, b.data);
+  for (Bucket& b : buckets_) {
+    host_->free(host_->ctx, b.data);
+    host_->free(host_->ctx, b.compressed);
+  }
   buckets_.clear();
   // The model's gradients are its own memory again.
   for (size_t i = 0; i < params_.size(); ++i) params_[i]->grad.data = modelGrads_[i];
@@ -91,6 +102,12 @@ void BucketedStrategy::build(const Buckets& assignment) {
     }
     // With gradient_as_bucket_view the bucket is the gradients' only memory.
     b.data = allocate(b.count, asView_ ? DTB_MEM_GRADS : DTB_MEM_BUFFERS);
+    if (hook_ != Hook::kAllreduce) {
+      void* memory = nullptr;
+      check(host_->alloc(host_->ctx, b.count * sizeof(uint16_t), {DTB_DEVICE_HOST, 0}, DTB_MEM_BUFFERS, &memory),
+            "alloc");
+      b.compressed = static_cast<uint16_t*>(memory);
+    }
     b.pending = static_cast<uint32_t>(members.size());
     buckets_.push_back(std::move(b));
   }
@@ -177,6 +194,16 @@ void BucketedStrategy::launchReady() {
     Bucket& b = buckets_[next_];
     dtb_tensor_t tensor = flat(b.data, b.count, DTB_DTYPE_F32);
     b.launchedNs = host_->now_ns(host_->ctx);
+    if (hook_ != Hook::kAllreduce) {
+      // compressed = half(bucket) / world, rounded to half again.
+      const bool fp16 = hook_ == Hook::kFp16;
+      const float world = static_cast<float>(world_);
+      for (uint64_t k = 0; k < b.count; ++k) {
+        b.compressed[k] = fp16 ? floatToHalf(halfToFloat(floatToHalf(b.data[k])) / world)
+                               : floatToBfloat16(bfloat16ToFloat(floatToBfloat16(b.data[k])) / world);
+      }
+      tensor = flat(b.compressed, b.count, fp16 ? DTB_DTYPE_F16 : DTB_DTYPE_BF16);
+    }
     check(host_->comm_allreduce(host_->ctx, &tensor, DTB_REDUCE_SUM, &b.request), "allreduce of a bucket");
     ++next_;
   }
@@ -230,6 +257,13 @@ void BucketedStrategy::finishBackward() {
                       host_->now_ns(host_->ctx));
   }
   check(status, "allreduce of a bucket");
+  if (hook_ != Hook::kAllreduce) {  // decompress
+    for (Bucket& b : buckets_) {
+      for (uint64_t k = 0; k < b.count; ++k) {
+        b.data[k] = hook_ == Hook::kFp16 ? halfToFloat(b.compressed[k]) : bfloat16ToFloat(b.compressed[k]);
+      }
+    }
+  }
   if (!unused.empty()) {
     throw Error(DTB_STATUS_INVALID_ARGUMENT,
                 "bucketed: these parameters received no gradient in this step: " + unused +
@@ -265,7 +299,7 @@ void BucketedStrategy::memoryReport(dtb_memory_report_t* out) const {
   out->param_bytes = bytes;
   out->grad_bytes = accumulation_ > 1 ? 2 * bytes : bytes;
   out->optimizer_bytes = bytes * host_->optim_state_floats(host_->ctx);
-  out->buffer_bytes = asView_ ? 0 : bytes;
+  out->buffer_bytes = (asView_ ? 0 : bytes) + (hook_ != Hook::kAllreduce ? elements_ * sizeof(uint16_t) : 0);
 }
 
 }  // namespace dtb::strategy::bucketed

@@ -12,7 +12,10 @@
 // find_unused_parameters (parameters that got no gradient are reduced as
 // zeros instead of failing the step with their names), and gradient
 // accumulation without synchronisation (no_sync) for all but the last
-// micro-batch of a step.
+// micro-batch of a step. Communication hooks as DDP's: `allreduce` (the
+// default above), `fp16` and `bf16` (fp16_compress_hook / bf16_compress_hook:
+// the bucket cast to half precision and divided by the world size there,
+// all-reduced in half precision, cast back).
 #pragma once
 
 #include <string>
@@ -42,6 +45,7 @@ class BucketedStrategy {
     std::vector<uint32_t> params;
     std::vector<uint64_t> offsets;  // element offset of each parameter
     float* data = nullptr;
+    uint16_t* compressed = nullptr;  // fp16/bf16 hooks: what crosses the wire
     uint64_t count = 0;
     uint32_t pending = 0;  // gradients still to arrive this step
     dtb_request_t request = nullptr;
@@ -63,7 +67,9 @@ class BucketedStrategy {
   uint32_t accumulation_;
   uint64_t firstBucketBytes_, capBytes_;
   bool asView_, findUnused_;
-  float scale_ = 1;  // 1 / (world x accumulation): DDP pre-divides
+  enum class Hook { kAllreduce, kFp16, kBf16 } hook_ = Hook::kAllreduce;
+  int world_ = 1;
+  float scale_ = 1;  // 1 / (world x accumulation): DDP pre-divides (compression hooks: 1 / accumulation)
   std::vector<Bucket> buckets_;
   std::vector<uint32_t> bucketOf_, slotOf_;
   std::vector<float*> accumulated_, state_;

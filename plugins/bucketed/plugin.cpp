@@ -19,6 +19,9 @@ const dtb_param_spec_t kParams[] = {
     {sizeof(dtb_param_spec_t), "find_unused_parameters", DTB_PARAM_BOOL, "false",
      "Reduce parameters that got no gradient as zeros instead of failing the step (and never rebuild buckets)", 0, 0,
      0, nullptr},
+    {sizeof(dtb_param_spec_t), "comm_hook", DTB_PARAM_STRING, "allreduce",
+     "DDP communication hook: allreduce (f32), fp16 or bf16 (fp16_compress_hook / bf16_compress_hook)", 0, 0, 0,
+     "allreduce|fp16|bf16"},
 };
 
 dtb_strategy_plugin_v1_t makeDescriptor() {

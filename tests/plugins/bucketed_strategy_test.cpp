@@ -3,11 +3,13 @@
 // soon as they are complete (overlap), the buckets are rebuilt once in the
 // order gradients became ready, a parameter without gradient fails the step
 // with its name (or is reduced as zero with find_unused_parameters), and
-// gradient_as_bucket_view makes the gradients live in the buckets.
+// gradient_as_bucket_view makes the gradients live in the buckets; the fp16
+// and bf16 hooks really send half precision.
 #include <gtest/gtest.h>
 
 #include <vector>
 
+#include "dtbench/half.hpp"
 #include "host/communicator.h"
 #include "host/host_services.h"
 #include "plugin/loader.h"
@@ -150,6 +152,23 @@ TEST_F(BucketedStrategy, GradientAsBucketViewPointsGradientsIntoTheBuckets) {
   EXPECT_EQ(report.grad_bytes, 28u * sizeof(float));
   strategy_.reset();
   EXPECT_EQ(params_[0].grad.data, grads_[0].data()) << "the model's own gradient memory is restored";
+}
+
+TEST_F(BucketedStrategy, CompressionHooksRoundThroughHalfPrecision) {
+  for (const char* hook : {"fp16", "bf16"}) {
+    create({{"comm_hook", std::string(hook)}});
+    beforeForward(0);
+    for (uint32_t i = 0; i < 3; ++i) {
+      grads_[i].assign(grads_[i].size(), 0.1f);  // not exact in either format
+      strategy_->check("grad_ready", api().grad_ready(strategy_->context(), &params_[i]));
+    }
+    strategy_->check("finish_backward", api().finish_backward(strategy_->context()));
+    const float expected = std::string(hook) == "fp16" ? dtb::halfToFloat(dtb::floatToHalf(0.1f))
+                                                       : dtb::bfloat16ToFloat(dtb::floatToBfloat16(0.1f));
+    EXPECT_NE(expected, 0.1f);
+    EXPECT_EQ(grads_[1][3], expected) << hook;
+    strategy_.reset();
+  }
 }
 
 TEST_F(BucketedStrategy, AGradientReadyTwiceIsAnError) {

@@ -194,11 +194,21 @@ void expectEquivalent(const std::string& strategy, int world, uint32_t accumulat
   }
   std::vector<std::vector<float>> ranks = {steps[0].back()};
   ASSERT_EQ(ranks[0].size(), reference.size());
-  double maxDiff = 0;
+  // Lossy communication (DDP's fp16 and bf16 compression hooks) may differ
+  // from the reference by a bounded amount: the format's rounding, relative
+  // to the largest parameter, accumulated over six steps at lr 0.5 with
+  // momentum 0.9 (bf16 keeps 8 mantissa bits, fp16 11).
+  const double lossy = strategy.find("comm_hook=fp16") != std::string::npos   ? 2e-3
+                       : strategy.find("comm_hook=bf16") != std::string::npos ? 6e-2
+                                                                               : 0;
+  double maxDiff = 0, largest = 0;
+  for (float v : reference) largest = std::max(largest, std::fabs(double(v)));
   for (size_t i = 0; i < reference.size(); ++i) {
     maxDiff = std::max(maxDiff, std::fabs(double(ranks[0][i]) - reference[i]));
-    EXPECT_NEAR(ranks[0][i], reference[i], 1e-5 + 1e-4 * std::fabs(reference[i])) << "parameter element " << i;
+    EXPECT_NEAR(ranks[0][i], reference[i], 1e-5 + 1e-4 * std::fabs(reference[i]) + lossy * largest)
+        << "parameter element " << i;
   }
+  ::testing::Test::RecordProperty("max_difference", std::to_string(maxDiff));
   // The parameters moved: the comparison is not between two initial states.
   RankSetup untrained{"single", 0, 1, 1, store.path().string(), "init", strategy};
   untrained.steps = 0;
@@ -206,7 +216,7 @@ void expectEquivalent(const std::string& strategy, int world, uint32_t accumulat
   const std::vector<float> initial = train(untrained).back();
   double moved = 0;
   for (size_t i = 0; i < reference.size(); ++i) moved = std::max(moved, std::fabs(double(initial[i]) - reference[i]));
-  EXPECT_GT(moved, 100 * maxDiff + 1e-3) << "max difference " << maxDiff << ", moved " << moved;
+  EXPECT_GT(moved, (lossy > 0 ? 5 : 100) * maxDiff + 1e-3) << "max difference " << maxDiff << ", moved " << moved;
 }
 
 // A test name from a strategy spec: letters and digits, the rest '_'.
@@ -236,6 +246,7 @@ const std::vector<const char*> kStrategies = {
                                            "bucketed:bucket_cap_mb=1e-06,first_bucket_mb=1e-06",
                                            "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true",
                                            "bucketed:find_unused_parameters=true,bucket_cap_mb=1e-06",
+                                           "bucketed:comm_hook=fp16", "bucketed:comm_hook=bf16,bucket_cap_mb=1e-06",
                                            "fusion", "fusion:fusion_threshold_mb=0", "fusion:cache_capacity=0",
                                            "fusion:preset=horovod-legacy", "zero:stage=1", "zero:stage=2",
                                            "zero:stage=3,param_persistence_threshold=0", "zero:stage=3",

@@ -31,7 +31,24 @@ BucketedStrategy::BucketedStrategy(const dtb_host_t* host, const dtb_strategy_se
   const char* hook = nullptr;
   check(host->config_get_string(host->ctx, "comm_hook", &hook), "comm_hook");
   const std::string hookName = hook;
-  hook_ = hookName == "fp16" ? Hook::kFp16 : hookName == "bf16" ? Hook::kBf16 : Hook::kAllreduce;
+  hook_ = hookName == "fp16"       ? Hook::kFp16
+          : hookName == "bf16"     ? Hook::kBf16
+          : hookName == "powersgd" ? Hook::kPowerSgd
+                                   : Hook::kAllreduce;
+  int64_t rank = 1, start = 1000, seed = 0;
+  int32_t feedback = 1, warm = 1;
+  check(host->config_get_int(host->ctx, "powersgd_rank", &rank), "powersgd_rank");
+  check(host->config_get_int(host->ctx, "powersgd_start_iter", &start), "powersgd_start_iter");
+  check(host->config_get_float(host->ctx, "powersgd_min_compression_rate", &powerSgd_.minCompressionRate),
+        "powersgd_min_compression_rate");
+  check(host->config_get_bool(host->ctx, "powersgd_error_feedback", &feedback), "powersgd_error_feedback");
+  check(host->config_get_bool(host->ctx, "powersgd_warm_start", &warm), "powersgd_warm_start");
+  check(host->config_get_int(host->ctx, "powersgd_seed", &seed), "powersgd_seed");
+  powerSgd_.rank = static_cast<uint32_t>(rank);
+  powerSgd_.startIteration = static_cast<uint64_t>(start);
+  powerSgd_.errorFeedback = feedback != 0;
+  powerSgd_.warmStart = warm != 0;
+  powerSgd_.seed = static_cast<uint64_t>(seed);
   check(host->config_get_float(host->ctx, "bucket_cap_mb", &capMb), "bucket_cap_mb");
   check(host->config_get_float(host->ctx, "first_bucket_mb", &firstMb), "first_bucket_mb");
   check(host->config_get_bool(host->ctx, "gradient_as_bucket_view", &asView), "gradient_as_bucket_view");
@@ -102,6 +119,16 @@ void BucketedStrategy::build(const Buckets& assignment) {
     }
     // With gradient_as_bucket_view the bucket is the gradients' only memory.
     b.data = allocate(b.count, asView_ ? DTB_MEM_GRADS : DTB_MEM_BUFFERS);
+    if (hook_ == Hook::kPowerSgd) {
+      // Each gradient as a matrix: its first dimension by the rest.
+      std::vector<BucketTensor> tensors;
+      for (size_t k = 0; k < members.size(); ++k) {
+        const dtb_tensor_t& g = params_[members[k]]->grad;
+        const uint64_t rows = g.ndim > 0 && g.shape[0] > 0 ? static_cast<uint64_t>(g.shape[0]) : 1;
+        tensors.push_back({b.offsets[k], rows, g.count / rows});
+      }
+      b.powerSgd = std::make_unique<PowerSgdBucket>(powerSgd_, std::move(tensors), b.count, buckets_.size());
+    }
     if (hook_ != Hook::kAllreduce) {
       void* memory = nullptr;
       check(host_->alloc(host_->ctx, b.count * sizeof(uint16_t), {DTB_DEVICE_HOST, 0}, DTB_MEM_BUFFERS, &memory),
@@ -194,7 +221,20 @@ void BucketedStrategy::launchReady() {
     Bucket& b = buckets_[next_];
     dtb_tensor_t tensor = flat(b.data, b.count, DTB_DTYPE_F32);
     b.launchedNs = host_->now_ns(host_->ctx);
-    if (hook_ != Hook::kAllreduce) {
+    if (hook_ == Hook::kPowerSgd) {
+      if (compressing()) {  // the uncompressed tensors and the Ps, summed
+        b.powerSgd->compress(b.data);
+        dtb_tensor_t plain = flat(b.powerSgd->uncompressed().data(), b.powerSgd->uncompressed().size(), DTB_DTYPE_F32);
+        dtb_tensor_t ps = flat(b.powerSgd->ps().data(), b.powerSgd->ps().size(), DTB_DTYPE_F32);
+        check(host_->comm_allreduce(host_->ctx, &plain, DTB_REDUCE_SUM, &b.request), "allreduce of a bucket");
+        check(host_->comm_allreduce(host_->ctx, &ps, DTB_REDUCE_SUM, &b.factors), "allreduce of PowerSGD's P");
+        ++next_;
+        continue;
+      }
+      // Before powersgd_start_iter: DDP's default hook, divide then sum.
+      const float inverse = 1.0f / static_cast<float>(world_);
+      for (uint64_t k = 0; k < b.count; ++k) b.data[k] *= inverse;
+    } else if (hook_ != Hook::kAllreduce) {
       // compressed = half(bucket) / world, rounded to half again.
       const bool fp16 = hook_ == Hook::kFp16;
       const float world = static_cast<float>(world_);
@@ -256,8 +296,12 @@ void BucketedStrategy::finishBackward() {
     host_->trace_span(host_->ctx, ("allreduce bucket " + std::to_string(k)).c_str(), "comm", b.launchedNs,
                       host_->now_ns(host_->ctx));
   }
+  if (compressing()) {  // its Ps were launched with the buckets: wait for them whatever happened
+    const dtb_status_t factors = finishPowerSgd(status == DTB_STATUS_OK);
+    if (status == DTB_STATUS_OK) status = factors;
+  }
   check(status, "allreduce of a bucket");
-  if (hook_ != Hook::kAllreduce) {  // decompress
+  if (hook_ == Hook::kFp16 || hook_ == Hook::kBf16) {  // decompress
     for (Bucket& b : buckets_) {
       for (uint64_t k = 0; k < b.count; ++k) {
         b.data[k] = hook_ == Hook::kFp16 ? halfToFloat(b.compressed[k]) : bfloat16ToFloat(b.compressed[k]);
@@ -281,10 +325,39 @@ void BucketedStrategy::finishBackward() {
   for (Bucket& b : buckets_) b.pending = static_cast<uint32_t>(b.params.size());
   ready_.assign(params_.size(), false);
   next_ = 0;
+  ++iteration_;
   if (recording_) {
     recording_ = false;
     rebuildDue_ = !findUnused_;  // as DDP: no rebuild when unused parameters are searched for
   }
+}
+
+dtb_status_t BucketedStrategy::finishPowerSgd(bool proceed) {
+  // Wait for every bucket's P all-reduce; then every bucket's Q goes out,
+  // in bucket order on every rank, and each bucket is decompressed.
+  dtb_status_t status = DTB_STATUS_OK;
+  for (Bucket& b : buckets_) {
+    const dtb_status_t waited = host_->comm_wait(host_->ctx, b.factors, DTB_TIMEOUT_DEFAULT);
+    b.factors = nullptr;
+    if (status == DTB_STATUS_OK) status = waited;
+  }
+  if (!proceed || status != DTB_STATUS_OK) return status;
+  size_t issued = 0;
+  for (; issued < buckets_.size(); ++issued) {
+    Bucket& b = buckets_[issued];
+    b.powerSgd->computeQs(world_);
+    dtb_tensor_t qs = flat(b.powerSgd->qs().data(), b.powerSgd->qs().size(), DTB_DTYPE_F32);
+    status = host_->comm_allreduce(host_->ctx, &qs, DTB_REDUCE_SUM, &b.factors);
+    if (status != DTB_STATUS_OK) break;
+  }
+  for (size_t k = 0; k < issued; ++k) {
+    Bucket& b = buckets_[k];
+    const dtb_status_t waited = host_->comm_wait(host_->ctx, b.factors, DTB_TIMEOUT_DEFAULT);
+    b.factors = nullptr;
+    if (status == DTB_STATUS_OK) status = waited;
+    if (waited == DTB_STATUS_OK) b.powerSgd->decompress(b.data, world_);
+  }
+  return status;
 }
 
 void BucketedStrategy::step() {

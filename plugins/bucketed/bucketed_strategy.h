@@ -15,13 +15,17 @@
 // micro-batch of a step. Communication hooks as DDP's: `allreduce` (the
 // default above), `fp16` and `bf16` (fp16_compress_hook / bf16_compress_hook:
 // the bucket cast to half precision and divided by the world size there,
-// all-reduced in half precision, cast back).
+// all-reduced in half precision, cast back) and `powersgd` (powerSGD_hook:
+// plain all-reduce for the first powersgd_start_iter steps, then low-rank
+// compression with error feedback and warm start; powersgd.h).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "bucket_assignment.h"
+#include "powersgd.h"
 #include "dtbench/strategy.h"
 
 namespace dtb::strategy::bucketed {
@@ -46,6 +50,8 @@ class BucketedStrategy {
     std::vector<uint64_t> offsets;  // element offset of each parameter
     float* data = nullptr;
     uint16_t* compressed = nullptr;  // fp16/bf16 hooks: what crosses the wire
+    std::unique_ptr<PowerSgdBucket> powerSgd;  // powersgd hook
+    dtb_request_t factors = nullptr;           // powersgd: the Ps' all-reduce (request: the uncompressed)
     uint64_t count = 0;
     uint32_t pending = 0;  // gradients still to arrive this step
     dtb_request_t request = nullptr;
@@ -59,6 +65,8 @@ class BucketedStrategy {
   void launchReady();
   void markReady(uint32_t index);
   void rebuildFromRankZero();
+  // PowerSGD's second and third collectives, after backward.
+  dtb_status_t finishPowerSgd(bool proceed);
   std::string unusedNames() const;
 
   const dtb_host_t* host_;
@@ -67,7 +75,10 @@ class BucketedStrategy {
   uint32_t accumulation_;
   uint64_t firstBucketBytes_, capBytes_;
   bool asView_, findUnused_;
-  enum class Hook { kAllreduce, kFp16, kBf16 } hook_ = Hook::kAllreduce;
+  enum class Hook { kAllreduce, kFp16, kBf16, kPowerSgd } hook_ = Hook::kAllreduce;
+  PowerSgdOptions powerSgd_;
+  uint64_t iteration_ = 0;  // synchronised steps so far (PowerSGD's state.iter)
+  bool compressing() const { return hook_ == Hook::kPowerSgd && iteration_ >= powerSgd_.startIteration; }
   int world_ = 1;
   float scale_ = 1;  // 1 / (world x accumulation): DDP pre-divides (compression hooks: 1 / accumulation)
   std::vector<Bucket> buckets_;

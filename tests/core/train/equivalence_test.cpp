@@ -201,6 +201,9 @@ void expectEquivalent(const std::string& strategy, int world, uint32_t accumulat
   const double lossy = strategy.find("comm_hook=fp16") != std::string::npos   ? 2e-3
                        : strategy.find("comm_hook=bf16") != std::string::npos ? 6e-2
                                                                                : 0;
+  // PowerSGD, once it runs, sends a rank-1 approximation: nothing bounds its
+  // distance from the reference, but every rank must still agree (above).
+  if (strategy.find("powersgd_start_iter") != std::string::npos) return;
   double maxDiff = 0, largest = 0;
   for (float v : reference) largest = std::max(largest, std::fabs(double(v)));
   for (size_t i = 0; i < reference.size(); ++i) {
@@ -247,6 +250,8 @@ const std::vector<const char*> kStrategies = {
                                            "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true",
                                            "bucketed:find_unused_parameters=true,bucket_cap_mb=1e-06",
                                            "bucketed:comm_hook=fp16", "bucketed:comm_hook=bf16,bucket_cap_mb=1e-06",
+                                           "bucketed:comm_hook=powersgd",
+                                           "bucketed:comm_hook=powersgd,powersgd_start_iter=2,bucket_cap_mb=1e-06",
                                            "fusion", "fusion:fusion_threshold_mb=0", "fusion:cache_capacity=0",
                                            "fusion:preset=horovod-legacy", "zero:stage=1", "zero:stage=2",
                                            "zero:stage=3,param_persistence_threshold=0", "zero:stage=3",

@@ -1,7 +1,5 @@
 #include "communicator.h"
 
-#include <chrono>
-
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/allreduce_halving_doubling.h>
@@ -15,6 +13,7 @@
 #include <gloo/transport/tcp/device.h>
 
 #include <cctype>
+#include <chrono>
 #include <cstring>
 
 #include "dtbench/plugin.hpp"
@@ -35,10 +34,13 @@ bool isTimeout(const std::exception& e) {
 
 void checkHost(const dtb_tensor_t& t, const char* what) {
   if (t.device.type != DTB_DEVICE_HOST) {
-    throw Error(DTB_STATUS_UNSUPPORTED, std::string("gloo: ") + what + " must be in host memory (use nccl for CUDA)");
+    throw Error(DTB_STATUS_UNSUPPORTED,
+                std::string("gloo: ") + what + " must be in host memory (use nccl for CUDA)");
   }
-  if (t.count > 0 && t.data == nullptr) throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("gloo: ") + what + " has no data");
-  if (dtypeSize(t.dtype) == 0) throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("gloo: ") + what + " has an unknown dtype");
+  if (t.count > 0 && t.data == nullptr)
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("gloo: ") + what + " has no data");
+  if (dtypeSize(t.dtype) == 0)
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("gloo: ") + what + " has an unknown dtype");
 }
 
 // Gloo's legacy allreduce algorithms, typed.
@@ -78,14 +80,16 @@ Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, 
                 "gloo: rank " + std::to_string(rank_) + " of world " + std::to_string(size_) + " is invalid");
   }
   if (rdv.store_path == nullptr) {
-    throw Error(DTB_STATUS_UNSUPPORTED, "gloo: needs a file store (rendezvous store_path); TCP stores are not supported yet");
+    throw Error(DTB_STATUS_UNSUPPORTED,
+                "gloo: needs a file store (rendezvous store_path); TCP stores are not supported yet");
   }
   ::gloo::transport::tcp::attr attr;
   attr.hostname = rdv.bind_address ? rdv.bind_address : "127.0.0.1";
   try {
     auto device = ::gloo::transport::tcp::CreateDevice(attr);
     auto files = std::make_shared<::gloo::rendezvous::FileStore>(rdv.store_path);
-    auto prefixed = std::make_shared<::gloo::rendezvous::PrefixStore>(rdv.prefix ? rdv.prefix : "dtbench", *files);
+    auto prefixed =
+        std::make_shared<::gloo::rendezvous::PrefixStore>(rdv.prefix ? rdv.prefix : "dtbench", *files);
     TimedStore store(prefixed, timeout_);
     context_ = std::make_shared<::gloo::rendezvous::Context>(rank_, size_);
     context_->setTimeout(timeout_);
@@ -93,9 +97,9 @@ Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, 
     // PrefixStore keeps a reference to `files`; both may go once connected.
   } catch (const std::exception& e) {
     throw Error(isTimeout(e) ? DTB_STATUS_TIMEOUT : DTB_STATUS_COMM_FAILURE,
-                "gloo: rank " + std::to_string(rank_) + " could not connect to its " + std::to_string(size_ - 1) +
-                    " peers through " + rdv.store_path + " within " + std::to_string(timeout_.count()) +
-                    " ms: " + e.what());
+                "gloo: rank " + std::to_string(rank_) + " could not connect to its " +
+                    std::to_string(size_ - 1) + " peers through " + rdv.store_path + " within " +
+                    std::to_string(timeout_.count()) + " ms: " + e.what());
   }
   worker_ = std::thread([this] { work(); });
 }
@@ -135,7 +139,9 @@ void Communicator::work() {
     const auto start = std::chrono::steady_clock::now();
     try {
       job.op(job.tag);
-      busyNs_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+      busyNs_ +=
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+              .count();
       job.request->finish(DTB_STATUS_OK, "");
     } catch (const std::exception& e) {
       const dtb_status_t status = isTimeout(e) ? DTB_STATUS_TIMEOUT : DTB_STATUS_COMM_FAILURE;
@@ -150,30 +156,47 @@ std::shared_ptr<Request> Communicator::allreduce(const dtb_tensor_t& buffer, dtb
   const size_t elementSize = dtypeSize(buffer.dtype);
   const bool legacy = algorithm_ == Algorithm::kRingChunked || algorithm_ == Algorithm::kHalvingDoubling;
   if (legacy && (op == DTB_REDUCE_BAND || elementSize < 4)) {
-    throw Error(DTB_STATUS_UNSUPPORTED, "gloo: ring_chunked and halving_doubling reduce 32/64-bit types with "
-                                        "sum, avg, min or max only; use algorithm = \"ring\"");
+    throw Error(DTB_STATUS_UNSUPPORTED,
+                "gloo: ring_chunked and halving_doubling reduce 32/64-bit types with "
+                "sum, avg, min or max only; use algorithm = \"ring\"");
   }
   const uint64_t bytes = buffer.count * elementSize;
   auto job = [this, buffer, op, reduce, elementSize, legacy](uint32_t tag) {
     if (buffer.count == 0) return;
     if (size_ > 1 && legacy) {
       switch (buffer.dtype) {
-        case DTB_DTYPE_F32: legacyAllreduce<float>(algorithm_, context_, buffer.data, buffer.count, op); break;
-        case DTB_DTYPE_F64: legacyAllreduce<double>(algorithm_, context_, buffer.data, buffer.count, op); break;
-        case DTB_DTYPE_I32: legacyAllreduce<int32_t>(algorithm_, context_, buffer.data, buffer.count, op); break;
-        default: legacyAllreduce<int64_t>(algorithm_, context_, buffer.data, buffer.count, op); break;
+        case DTB_DTYPE_F32:
+          legacyAllreduce<float>(algorithm_, context_, buffer.data, buffer.count, op);
+          break;
+        case DTB_DTYPE_F64:
+          legacyAllreduce<double>(algorithm_, context_, buffer.data, buffer.count, op);
+          break;
+        case DTB_DTYPE_I32:
+          legacyAllreduce<int32_t>(algorithm_, context_, buffer.data, buffer.count, op);
+          break;
+        default:
+          legacyAllreduce<int64_t>(algorithm_, context_, buffer.data, buffer.count, op);
+          break;
       }
     } else if (size_ > 1) {
       ::gloo::AllreduceOptions opts(context_);
-      opts.setAlgorithm(algorithm_ == Algorithm::kBcube ? ::gloo::AllreduceOptions::Algorithm::BCUBE
+      opts.setAlgorithm(algorithm_ == Algorithm::kBcube  ? ::gloo::AllreduceOptions::Algorithm::BCUBE
                         : algorithm_ == Algorithm::kRing ? ::gloo::AllreduceOptions::Algorithm::RING
                                                          : ::gloo::AllreduceOptions::Algorithm::UNSPECIFIED);
       // Gloo only needs the element size from the type; `reduce` knows the real dtype.
       switch (elementSize) {
-        case 1: opts.setOutput(static_cast<uint8_t*>(buffer.data), buffer.count); break;
-        case 2: opts.setOutput(static_cast<uint16_t*>(buffer.data), buffer.count); break;
-        case 4: opts.setOutput(static_cast<uint32_t*>(buffer.data), buffer.count); break;
-        default: opts.setOutput(static_cast<uint64_t*>(buffer.data), buffer.count); break;
+        case 1:
+          opts.setOutput(static_cast<uint8_t*>(buffer.data), buffer.count);
+          break;
+        case 2:
+          opts.setOutput(static_cast<uint16_t*>(buffer.data), buffer.count);
+          break;
+        case 4:
+          opts.setOutput(static_cast<uint32_t*>(buffer.data), buffer.count);
+          break;
+        default:
+          opts.setOutput(static_cast<uint64_t*>(buffer.data), buffer.count);
+          break;
       }
       opts.setReduceFunction(reduce);
       opts.setTag(tag);
@@ -190,8 +213,9 @@ std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, 
   checkHost(input, "reduce-scatter input");
   checkHost(output, "reduce-scatter output");
   if (input.dtype != output.dtype || input.count != output.count * static_cast<uint64_t>(size_)) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, "gloo: reduce-scatter input must hold world_size x output.count "
-                                             "elements of the output's dtype");
+    throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                "gloo: reduce-scatter input must hold world_size x output.count "
+                "elements of the output's dtype");
   }
   const ReduceFn reduce = reduction(input.dtype, op);
   const size_t elementSize = dtypeSize(input.dtype);
@@ -206,8 +230,9 @@ std::shared_ptr<Request> Communicator::allgather(const dtb_tensor_t& input, cons
   checkHost(input, "all-gather input");
   checkHost(output, "all-gather output");
   if (input.dtype != output.dtype || output.count != input.count * static_cast<uint64_t>(size_)) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, "gloo: all-gather output must hold world_size x input.count "
-                                             "elements of the input's dtype");
+    throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                "gloo: all-gather output must hold world_size x input.count "
+                "elements of the input's dtype");
   }
   const size_t bytes = input.count * dtypeSize(input.dtype);
   auto job = [this, input, output, bytes](uint32_t tag) {
@@ -229,7 +254,8 @@ std::shared_ptr<Request> Communicator::allgather(const dtb_tensor_t& input, cons
 std::shared_ptr<Request> Communicator::broadcast(const dtb_tensor_t& buffer, int root) {
   checkHost(buffer, "broadcast buffer");
   if (root < 0 || root >= size_) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, "gloo: broadcast root " + std::to_string(root) + " is not a rank");
+    throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                "gloo: broadcast root " + std::to_string(root) + " is not a rank");
   }
   const size_t bytes = buffer.count * dtypeSize(buffer.dtype);
   auto job = [this, buffer, root, bytes](uint32_t tag) {

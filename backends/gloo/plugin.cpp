@@ -1,10 +1,11 @@
 // The Gloo backend plugin: dtbench's C ABI over gloo::Context on TCP.
+#include "dtbench/plugin.hpp"
+
 #include <memory>
 #include <string>
 
 #include "communicator.h"
 #include "dtbench/backend.h"
-#include "dtbench/plugin.hpp"
 
 namespace dtb::backend::gloo {
 namespace {
@@ -34,8 +35,14 @@ const dtb_param_spec_t kParams[] = {
 
 dtb_backend_plugin_v1_t makeDescriptor() {
   dtb_backend_plugin_v1_t d{};
-  d.header = {sizeof(dtb_backend_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_BACKEND, "gloo", "0.1.0",
-              "Gloo collectives over TCP (CPU memory), rendezvous through a file store", kParams, 1};
+  d.header = {sizeof(dtb_backend_plugin_v1_t),
+              DTB_ABI_VERSION,
+              DTB_PLUGIN_BACKEND,
+              "gloo",
+              "0.1.0",
+              "Gloo collectives over TCP (CPU memory), rendezvous through a file store",
+              kParams,
+              1};
   d.capabilities = DTB_BACKEND_CAP_HOST_MEMORY | DTB_BACKEND_CAP_ALLREDUCE | DTB_BACKEND_CAP_REDUCE_SCATTER |
                    DTB_BACKEND_CAP_ALLGATHER | DTB_BACKEND_CAP_BROADCAST | DTB_BACKEND_CAP_BARRIER |
                    DTB_BACKEND_CAP_REBUILD;
@@ -98,4 +105,6 @@ const dtb_backend_plugin_v1_t kDescriptor = makeDescriptor();
 }  // namespace
 }  // namespace dtb::backend::gloo
 
-extern "C" const dtb_backend_plugin_v1_t* dtb_backend_plugin_v1(void) { return &dtb::backend::gloo::kDescriptor; }
+extern "C" const dtb_backend_plugin_v1_t* dtb_backend_plugin_v1(void) {
+  return &dtb::backend::gloo::kDescriptor;
+}

@@ -27,8 +27,10 @@ ReduceFn forType(dtb_reduce_op_t op, dtb_dtype_t dtype) {
     case DTB_REDUCE_AVG:
       if (op == DTB_REDUCE_AVG && !std::is_floating_point_v<T>) break;
       return make<T>([](T x, T y) { return static_cast<T>(x + y); });
-    case DTB_REDUCE_MAX: return make<T>([](T x, T y) { return std::max(x, y); });
-    case DTB_REDUCE_MIN: return make<T>([](T x, T y) { return std::min(x, y); });
+    case DTB_REDUCE_MAX:
+      return make<T>([](T x, T y) { return std::max(x, y); });
+    case DTB_REDUCE_MIN:
+      return make<T>([](T x, T y) { return std::min(x, y); });
     case DTB_REDUCE_BAND:
       if constexpr (std::is_integral_v<T>) return make<T>([](T x, T y) { return static_cast<T>(x & y); });
       break;
@@ -46,10 +48,14 @@ ReduceFn forHalf(dtb_reduce_op_t op, dtb_dtype_t dtype) {
   };
   switch (op) {
     case DTB_REDUCE_SUM:
-    case DTB_REDUCE_AVG: return apply([](float x, float y) { return x + y; });
-    case DTB_REDUCE_MAX: return apply([](float x, float y) { return std::max(x, y); });
-    case DTB_REDUCE_MIN: return apply([](float x, float y) { return std::min(x, y); });
-    case DTB_REDUCE_BAND: break;
+    case DTB_REDUCE_AVG:
+      return apply([](float x, float y) { return x + y; });
+    case DTB_REDUCE_MAX:
+      return apply([](float x, float y) { return std::max(x, y); });
+    case DTB_REDUCE_MIN:
+      return apply([](float x, float y) { return std::min(x, y); });
+    case DTB_REDUCE_BAND:
+      break;
   }
   throw Error(DTB_STATUS_UNSUPPORTED, std::string("gloo: reduce op ") + std::to_string(op) +
                                           " is not available for " + dtypeName(dtype));
@@ -59,14 +65,22 @@ ReduceFn forHalf(dtb_reduce_op_t op, dtb_dtype_t dtype) {
 
 ReduceFn reduction(dtb_dtype_t dtype, dtb_reduce_op_t op) {
   switch (dtype) {
-    case DTB_DTYPE_F32: return forType<float>(op, dtype);
-    case DTB_DTYPE_F64: return forType<double>(op, dtype);
-    case DTB_DTYPE_I32: return forType<int32_t>(op, dtype);
-    case DTB_DTYPE_I64: return forType<int64_t>(op, dtype);
-    case DTB_DTYPE_U8: return forType<uint8_t>(op, dtype);
-    case DTB_DTYPE_I8: return forType<int8_t>(op, dtype);
-    case DTB_DTYPE_F16: return forHalf<halfToFloat, floatToHalf>(op, dtype);
-    case DTB_DTYPE_BF16: return forHalf<bfloat16ToFloat, floatToBfloat16>(op, dtype);
+    case DTB_DTYPE_F32:
+      return forType<float>(op, dtype);
+    case DTB_DTYPE_F64:
+      return forType<double>(op, dtype);
+    case DTB_DTYPE_I32:
+      return forType<int32_t>(op, dtype);
+    case DTB_DTYPE_I64:
+      return forType<int64_t>(op, dtype);
+    case DTB_DTYPE_U8:
+      return forType<uint8_t>(op, dtype);
+    case DTB_DTYPE_I8:
+      return forType<int8_t>(op, dtype);
+    case DTB_DTYPE_F16:
+      return forHalf<halfToFloat, floatToHalf>(op, dtype);
+    case DTB_DTYPE_BF16:
+      return forHalf<bfloat16ToFloat, floatToBfloat16>(op, dtype);
   }
   throw Error(DTB_STATUS_UNSUPPORTED,
               std::string("gloo: dtype ") + dtypeName(dtype) + " is not supported for reductions on the CPU");

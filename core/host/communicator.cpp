@@ -37,7 +37,8 @@ std::optional<double> Communicator::busySeconds() const {
   if (!api().counters) return std::nullopt;
   dtb_comm_counters_t c{};
   c.struct_size = sizeof(c);
-  if (api().counters(backend_->context(), &c) != DTB_STATUS_OK || c.struct_size < sizeof(c)) return std::nullopt;
+  if (api().counters(backend_->context(), &c) != DTB_STATUS_OK || c.struct_size < sizeof(c))
+    return std::nullopt;
   return static_cast<double>(c.busy_ns) / 1e9;
 }
 
@@ -64,7 +65,8 @@ dtb_status_t Communicator::allgather(const dtb_tensor_t* input, dtb_tensor_t* ou
   return started(status, *out, "allgather", bytesOf(*output), double(world_ - 1) / world_, error);
 }
 
-dtb_status_t Communicator::broadcast(dtb_tensor_t* buffer, int32_t root, dtb_request_t* out, std::string* error) {
+dtb_status_t Communicator::broadcast(dtb_tensor_t* buffer, int32_t root, dtb_request_t* out,
+                                     std::string* error) {
   // Start first, then read *out: argument evaluation order is unspecified.
   const dtb_status_t status = api().broadcast(backend_->context(), buffer, root, out);
   return started(status, *out, "broadcast", bytesOf(*buffer), world_ > 1 ? 1.0 : 0.0, error);
@@ -85,7 +87,8 @@ dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::s
   const int64_t timeout = timeoutMs < 0 ? defaultTimeout_.count() : timeoutMs;
   const auto start = std::chrono::steady_clock::now();
   const dtb_status_t status = api().wait(backend_->context(), request, timeout);
-  waitNanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+  waitNanos_ +=
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
   if (status != DTB_STATUS_OK) failed(status, error);
   api().request_free(backend_->context(), request);
   std::lock_guard lock(mutex_);

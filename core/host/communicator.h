@@ -7,10 +7,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <map>
 #include <string>
 
 #include "host/plugin_instance.h"
@@ -37,7 +37,8 @@ class Communicator {
   dtb_status_t allreduce(dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out, std::string* error);
   dtb_status_t reduceScatter(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_reduce_op_t op,
                              dtb_request_t* out, std::string* error);
-  dtb_status_t allgather(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_request_t* out, std::string* error);
+  dtb_status_t allgather(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_request_t* out,
+                         std::string* error);
   dtb_status_t broadcast(dtb_tensor_t* buffer, int32_t root, dtb_request_t* out, std::string* error);
   dtb_status_t barrier(dtb_request_t* out, std::string* error);
   dtb_status_t test(dtb_request_t request, int32_t* done, std::string* error);
@@ -58,9 +59,11 @@ class Communicator {
   double waitSeconds() const { return waitNanos_ / 1e9; }
 
  private:
-  const dtb_backend_plugin_v1_t& api() const { return backend_->plugin().descriptor<dtb_backend_plugin_v1_t>(); }
-  dtb_status_t started(dtb_status_t status, dtb_request_t request, const char* op, uint64_t bytes, double busFactor,
-                       std::string* error);
+  const dtb_backend_plugin_v1_t& api() const {
+    return backend_->plugin().descriptor<dtb_backend_plugin_v1_t>();
+  }
+  dtb_status_t started(dtb_status_t status, dtb_request_t request, const char* op, uint64_t bytes,
+                       double busFactor, std::string* error);
   dtb_status_t failed(dtb_status_t status, std::string* error);
 
   std::unique_ptr<PluginInstance> backend_;

@@ -6,10 +6,10 @@
 #include <utility>
 
 #include "host/communicator.h"
-#include "host/trace_recorder.h"
 #include "host/status.h"
-#include "train/optimizer.h"
+#include "host/trace_recorder.h"
 #include "log/log.h"
+#include "train/optimizer.h"
 
 namespace dtb::core {
 namespace {
@@ -67,8 +67,8 @@ HostServices::HostServices(std::string source, ParamValues config)
     if (status == DTB_STATUS_OK) *out = value->c_str();
     return status;
   };
-  table_.config_get_int_list = [](dtb_host_ctx_t ctx, const char* key, int64_t* out,
-                                  uint64_t capacity, uint64_t* outCount) {
+  table_.config_get_int_list = [](dtb_host_ctx_t ctx, const char* key, int64_t* out, uint64_t capacity,
+                                  uint64_t* outCount) {
     const std::vector<int64_t>* value = nullptr;
     dtb_status_t status = self(ctx).lookup(key, &value);
     if (status != DTB_STATUS_OK) return status;
@@ -138,9 +138,9 @@ template <typename T>
 dtb_status_t HostServices::lookup(const char* key, T* out) {
   auto it = config_.find(key ? key : "");
   if (it == config_.end()) {
-    setErrorThunk(table_.ctx, ("config: no parameter '" + std::string(key ? key : "") +
-                               "' is declared by this plugin")
-                                  .c_str());
+    setErrorThunk(
+        table_.ctx,
+        ("config: no parameter '" + std::string(key ? key : "") + "' is declared by this plugin").c_str());
     return DTB_STATUS_NOT_FOUND;
   }
   using Stored = std::remove_const_t<std::remove_pointer_t<T>>;
@@ -174,7 +174,8 @@ void HostServices::installCommunicator() {
     Communicator* c = self(ctx).communicator_;
     return int32_t{c ? c->size() : 1};
   };
-  table_.comm_allreduce = [](dtb_host_ctx_t ctx, dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out) {
+  table_.comm_allreduce = [](dtb_host_ctx_t ctx, dtb_tensor_t* buffer, dtb_reduce_op_t op,
+                             dtb_request_t* out) {
     HostServices& h = self(ctx);
     if (!h.communicator_) return unbound(ctx, "comm_allreduce");
     std::string error;
@@ -235,7 +236,8 @@ void HostServices::installOptimizer() {
       return DTB_STATUS_INVALID_ARGUMENT;
     }
     if (h.optimizer_->stateFloats() > 0 && state == nullptr && param->count > 0) {
-      setErrorThunk(ctx, "optim_update: this optimizer needs state (optim_state_floats() floats per element)");
+      setErrorThunk(ctx,
+                    "optim_update: this optimizer needs state (optim_state_floats() floats per element)");
       return DTB_STATUS_INVALID_ARGUMENT;
     }
     h.optimizer_->update(static_cast<float*>(param->data), static_cast<const float*>(grad->data), state,

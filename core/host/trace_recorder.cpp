@@ -24,7 +24,8 @@ std::string jsonString(const std::string& s) {
 }  // namespace
 
 int64_t TraceRecorder::nowNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
@@ -45,16 +46,18 @@ size_t TraceRecorder::size() const {
 void TraceRecorder::write(const std::filesystem::path& file) const {
   std::lock_guard lock(mutex_);
   std::ofstream out(file);
-  const int64_t origin = spans_.empty() ? 0 : std::min_element(spans_.begin(), spans_.end(), [](auto& a, auto& b) {
-                                                return a.beginNs < b.beginNs;
-                                              })->beginNs;
+  const int64_t origin =
+      spans_.empty() ? 0 : std::min_element(spans_.begin(), spans_.end(), [](auto& a, auto& b) {
+                             return a.beginNs < b.beginNs;
+                           })->beginNs;
   out << "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
   out << "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " << rank_ << ", \"args\": {\"name\": \"rank "
       << rank_ << "\"}}";
   for (const Span& s : spans_) {
     out << ",\n{\"name\": " << jsonString(s.name) << ", \"cat\": " << jsonString(s.category)
-        << ", \"ph\": \"X\", \"ts\": " << (s.beginNs - origin) / 1000.0 << ", \"dur\": " << (s.endNs - s.beginNs) / 1000.0
-        << ", \"pid\": " << rank_ << ", \"tid\": " << s.thread << "}";
+        << ", \"ph\": \"X\", \"ts\": " << (s.beginNs - origin) / 1000.0
+        << ", \"dur\": " << (s.endNs - s.beginNs) / 1000.0 << ", \"pid\": " << rank_
+        << ", \"tid\": " << s.thread << "}";
   }
   out << "\n]}\n";
   if (!out) throw std::runtime_error(file.string() + ": cannot write the trace");

@@ -60,8 +60,9 @@ class Progress {
     const double done = index_ + fraction;
     const double eta = done > 0 ? elapsed / done * (runs_ - done) : NAN;
     char line[512];
-    std::snprintf(line, sizeof(line), "[run %zu/%zu] %s | epoch %d/%d step %lld/%lld | %.0f samples/s | ETA %s",
-                  index_ + 1, runs_, label_.c_str(), r.epoch, epochs_, static_cast<long long>(r.step),
+    std::snprintf(line, sizeof(line),
+                  "[run %zu/%zu] %s | epoch %d/%d step %lld/%lld | %.0f samples/s | ETA %s", index_ + 1,
+                  runs_, label_.c_str(), r.epoch, epochs_, static_cast<long long>(r.step),
                   static_cast<long long>(r.steps), r.samplesPerSecond, clock(eta).c_str());
     if (tty_) {
       std::fprintf(stderr, "\r\033[K%s", line);
@@ -74,8 +75,8 @@ class Progress {
 
   void endRun(const std::string& outcome) {
     const double seconds = std::chrono::duration<double>(Clock::now() - runStart_).count();
-    std::fprintf(stderr, "%s[run %zu/%zu] %s: %s (%s)\n", tty_ ? "\r\033[K" : "", index_ + 1, runs_, label_.c_str(),
-                 outcome.c_str(), clock(seconds).c_str());
+    std::fprintf(stderr, "%s[run %zu/%zu] %s: %s (%s)\n", tty_ ? "\r\033[K" : "", index_ + 1, runs_,
+                 label_.c_str(), outcome.c_str(), clock(seconds).c_str());
   }
 
  private:
@@ -138,8 +139,9 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
       const int64_t runId = store.addRun(experiment, cell, static_cast<int>(repeat));
       std::vector<PluginLoadRecord> loads;
       store.startRun(runId, environmentOf(plan, cell, loads), loads);
-      const std::string label = cell.text("model") + " " + cell.text("strategy") + " " + cell.text("backend") +
-                                " x" + cell.text("world_size") + " rep " + std::to_string(repeat + 1);
+      const std::string label = cell.text("model") + " " + cell.text("strategy") + " " +
+                                cell.text("backend") + " x" + cell.text("world_size") + " rep " +
+                                std::to_string(repeat + 1);
       progress.beginRun(index, label);
       progress.epochs(static_cast<int>(cell.integer("epochs")));
 
@@ -154,7 +156,8 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
       spec.cell = cell;
       if (cell.flag("trace")) {
         // Next to the database, one folder per run: traces/run-<id>/rank<r>.trace.json.
-        const std::filesystem::path traces = options.database.parent_path() / "traces" / ("run-" + std::to_string(runId));
+        const std::filesystem::path traces =
+            options.database.parent_path() / "traces" / ("run-" + std::to_string(runId));
         std::filesystem::create_directories(traces);
         spec.traceDir = traces.string();
       }
@@ -162,11 +165,17 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
 
       RecordBatch endOfRun;  // memory and events, written when the run ends
       const double timeout = cell.real("collective_timeout_s");
-      LaunchOptions launch{options.executable, scratch / "spec.toml", spec.world, threadsPerRank(cell),
-                           std::max(60.0, 2 * timeout + 10), &interrupted};
+      LaunchOptions launch{options.executable,
+                           scratch / "spec.toml",
+                           spec.world,
+                           threadsPerRank(cell),
+                           std::max(60.0, 2 * timeout + 10),
+                           &interrupted};
       const LaunchOutcome outcome = launchLocal(launch, [&](int, const Record& r) {
         switch (r.kind) {
-          case Record::Kind::kProgress: progress.update(r); break;
+          case Record::Kind::kProgress:
+            progress.update(r);
+            break;
           case Record::Kind::kEpoch: {
             RecordBatch batch;  // one transaction per epoch: a crash loses at most this one
             batch.epochs.push_back(r.epochRecord);
@@ -182,7 +191,8 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
             endOfRun.events.push_back(r.eventRecord);
             endOfRun.events.back().runId = runId;
             break;
-          default: break;
+          default:
+            break;
         }
       });
       store.write(endOfRun);
@@ -210,7 +220,8 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
   std::fprintf(stderr, "dtbench run: %zu ok, %zu failed%s; results in %s (experiment %lld)\n", ok, failed,
-               stopped ? ", stopped by the user" : "", options.database.c_str(), static_cast<long long>(experiment));
+               stopped ? ", stopped by the user" : "", options.database.c_str(),
+               static_cast<long long>(experiment));
   printSummary(options.database, experiment);
   return stopped ? 130 : failed > 0 ? 1 : 0;
 }

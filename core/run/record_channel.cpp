@@ -55,12 +55,12 @@ void RecordWriter::progress(int epoch, int64_t step, int64_t steps, double sampl
 }
 
 void RecordWriter::epoch(const EpochRecord& e) {
-  line("epoch " + std::to_string(e.epoch) + " " + std::to_string(e.steps) + " " + std::to_string(e.samples) + " " +
-       number(e.seconds) + " " + number(e.dataS) + " " + number(e.forwardS) + " " + number(e.backwardS) + " " +
-       number(e.commExposedS) + " " + number(e.optimizerS) + " " + number(e.trainLoss) + " " +
-       number(e.trainAccuracy) + " " + number(e.testLoss) + " " + number(e.testAccuracy) + " " +
-       std::to_string(e.bytesSent.value_or(0)) + " " + std::to_string(e.collectives.value_or(0)) + " " +
-       number(e.stepBusBytes) + " " + number(e.commTotalS));
+  line("epoch " + std::to_string(e.epoch) + " " + std::to_string(e.steps) + " " + std::to_string(e.samples) +
+       " " + number(e.seconds) + " " + number(e.dataS) + " " + number(e.forwardS) + " " +
+       number(e.backwardS) + " " + number(e.commExposedS) + " " + number(e.optimizerS) + " " +
+       number(e.trainLoss) + " " + number(e.trainAccuracy) + " " + number(e.testLoss) + " " +
+       number(e.testAccuracy) + " " + std::to_string(e.bytesSent.value_or(0)) + " " +
+       std::to_string(e.collectives.value_or(0)) + " " + number(e.stepBusBytes) + " " + number(e.commTotalS));
 }
 
 void RecordWriter::memory(const MemoryRecord& m) {

@@ -1,10 +1,11 @@
 #include "run/run_spec.h"
 
-#include <fstream>
+#include <toml++/toml.h>
+
 #include <algorithm>
+#include <fstream>
 #include <stdexcept>
 #include <thread>
-#include <toml++/toml.h>
 
 namespace dtb::core {
 namespace {
@@ -46,7 +47,7 @@ int threadsPerRank(const Cell& cell) {
 }
 
 void RunSpec::write(const std::filesystem::path& file) const {
-  toml::table run{{"run_id", runId}, {"world", world},       {"store_dir", storeDir},
+  toml::table run{{"run_id", runId},  {"world", world},        {"store_dir", storeDir},
                   {"prefix", prefix}, {"trace_dir", traceDir}, {"cell_index", cell.index}};
   toml::array dirs;
   for (const std::string& d : pluginDirs) dirs.push_back(d);

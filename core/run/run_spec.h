@@ -18,8 +18,8 @@ int threadsPerRank(const Cell& cell);
 struct RunSpec {
   int64_t runId = 0;
   int world = 1;
-  std::string storeDir;  // rendezvous file store shared by the ranks
-  std::string prefix;    // rendezvous key prefix, unique per run
+  std::string storeDir;                 // rendezvous file store shared by the ranks
+  std::string prefix;                   // rendezvous key prefix, unique per run
   std::vector<std::string> pluginDirs;  // searched before the default path
   std::string traceDir;                 // trace = true: each rank writes rank<r>.trace.json here
   Cell cell;

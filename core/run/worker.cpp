@@ -43,7 +43,8 @@ void reduceDoubles(Communicator& comm, std::vector<double>& values, dtb_reduce_o
 
 class Worker {
  public:
-  Worker(const RunSpec& spec, int rank, RecordWriter& records) : spec_(spec), rank_(rank), records_(records) {}
+  Worker(const RunSpec& spec, int rank, RecordWriter& records)
+      : spec_(spec), rank_(rank), records_(records) {}
 
   void run() {
     const Cell& cell = spec_.cell;
@@ -52,12 +53,14 @@ class Worker {
     PluginLoader loader(std::move(path));
 
     // Data.
-    dataset_ = openDataset(loader.load(PluginKind::kDataset, cell.text("dataset")), cell.pluginParams("dataset"));
+    dataset_ =
+        openDataset(loader.load(PluginKind::kDataset, cell.text("dataset")), cell.pluginParams("dataset"));
     const int64_t batch = cell.integer("batch_size");
     const int64_t seed = cell.integer("seed");
-    DataLoader train(*dataset_, {0, static_cast<uint32_t>(batch), static_cast<int>(cell.integer("loader_threads")), false},
-                     DistributedSampler({splitSize(0), static_cast<uint64_t>(cell.integer("dataset_scale")), spec_.world,
-                                         rank_, true, false, static_cast<uint64_t>(seed)}));
+    DataLoader train(
+        *dataset_, {0, static_cast<uint32_t>(batch), static_cast<int>(cell.integer("loader_threads")), false},
+        DistributedSampler({splitSize(0), static_cast<uint64_t>(cell.integer("dataset_scale")), spec_.world,
+                            rank_, true, false, static_cast<uint64_t>(seed)}));
     const dtb_dataset_info_t& info = train.info();
 
     // Model, identical on every rank.
@@ -71,7 +74,8 @@ class Worker {
     modelSetup.seed = static_cast<uint64_t>(seed);
     modelSetup.label_smoothing = static_cast<float>(cell.real("label_smoothing"));
     modelSetup.threads = threadsPerRank(cell);
-    model_ = createModel(loader.load(PluginKind::kModel, cell.text("model")), cell.pluginParams("model"), modelSetup);
+    model_ = createModel(loader.load(PluginKind::kModel, cell.text("model")), cell.pluginParams("model"),
+                         modelSetup);
     const auto& modelApi = model_->plugin().descriptor<dtb_model_plugin_v1_t>();
     dtb_param_t* const* params = nullptr;
     uint32_t paramCount = 0;
@@ -93,9 +97,10 @@ class Worker {
     rdv.prefix = spec_.prefix.c_str();
     rdv.bind_address = "127.0.0.1";
     rdv.timeout_ms = timeout.count();
-    comm_ = std::make_unique<Communicator>(
-        createBackend(loader.load(PluginKind::kBackend, cell.text("backend")), cell.pluginParams("backend"), rdv),
-        rank_, spec_.world, timeout);
+    comm_ =
+        std::make_unique<Communicator>(createBackend(loader.load(PluginKind::kBackend, cell.text("backend")),
+                                                     cell.pluginParams("backend"), rdv),
+                                       rank_, spec_.world, timeout);
     syncInitialWeights(params, paramCount);
 
     // Optimizer, schedule, strategy.
@@ -127,8 +132,8 @@ class Worker {
     strategySetup.layer_count = layerCount;
     strategySetup.device = {DTB_DEVICE_HOST, 0};
     strategySetup.accumulation_steps = accumulation;
-    strategy_ = createStrategy(loader.load(PluginKind::kStrategy, cell.text("strategy")), cell.pluginParams("strategy"),
-                               strategySetup, comm_.get(), &optimizer);
+    strategy_ = createStrategy(loader.load(PluginKind::kStrategy, cell.text("strategy")),
+                               cell.pluginParams("strategy"), strategySetup, comm_.get(), &optimizer);
     const auto& strategyApi = strategy_->plugin().descriptor<dtb_strategy_plugin_v1_t>();
 
     if (!spec_.traceDir.empty()) {
@@ -142,7 +147,10 @@ class Worker {
       const int64_t all = static_cast<int64_t>(train.batchesPerEpoch()) / accumulation;
       return maxSteps > 0 ? std::min(all, maxSteps) : all;
     }();
-    if (stepsPerEpoch == 0) throw std::runtime_error("an epoch has no full step: the dataset is too small for batch_size x accumulation_steps x world_size");
+    if (stepsPerEpoch == 0)
+      throw std::runtime_error(
+          "an epoch has no full step: the dataset is too small for batch_size x accumulation_steps x "
+          "world_size");
     uint64_t optimizerSteps = 0;
     for (int64_t epoch = 0; epoch < epochs; ++epoch) {
       modelApi.set_mode(model_->context(), DTB_MODE_TRAIN);
@@ -161,8 +169,8 @@ class Worker {
           std::optional<Batch> b = train.next();
           if (!b) throw std::runtime_error("the data loader ran out of batches mid-epoch");
           dtb_batch_t view = batchView(*b, info);
-          dtb_step_info_t stepInfo{sizeof(dtb_step_info_t), optimizerSteps, static_cast<uint32_t>(epoch), micro,
-                                   accumulation};
+          dtb_step_info_t stepInfo{sizeof(dtb_step_info_t), optimizerSteps, static_cast<uint32_t>(epoch),
+                                   micro, accumulation};
           const uint64_t busBefore = comm_->busBytes();
           const std::optional<double> busyBefore = comm_->busySeconds();
           const int64_t stepBegin = TraceRecorder::nowNs();
@@ -180,14 +188,17 @@ class Worker {
         }
         ++optimizerSteps;
         if (rank_ == 0 && since(lastProgress) > 1.0) {
-          records_.progress(static_cast<int>(epoch + 1), s + 1, stepsPerEpoch, samples * spec_.world / since(epochStart));
+          records_.progress(static_cast<int>(epoch + 1), s + 1, stepsPerEpoch,
+                            samples * spec_.world / since(epochStart));
           lastProgress = Clock::now();
         }
       }
       const double seconds = since(epochStart);
       // Mean phase times over ranks; sums of loss and counts.
-      std::vector<double> phases = {seconds, train.waitSeconds() - dataBefore, sum.forwardS, sum.backwardS,
-                                    sum.commExposedS, sum.optimizerS, commTotalS};
+      std::vector<double> phases = {seconds,          train.waitSeconds() - dataBefore,
+                                    sum.forwardS,     sum.backwardS,
+                                    sum.commExposedS, sum.optimizerS,
+                                    commTotalS};
       reduceDoubles(*comm_, phases, DTB_REDUCE_AVG);
       std::vector<double> totals = {lossSum, correct, samples};
       reduceDoubles(*comm_, totals, DTB_REDUCE_SUM);
@@ -247,14 +258,17 @@ class Worker {
   void syncInitialWeights(dtb_param_t* const* params, uint32_t count) {
     double checksum = 0;
     for (uint32_t i = 0; i < count; ++i) {
-      collective(*comm_, [&](dtb_request_t* r, std::string* e) { return comm_->broadcast(&params[i]->value, 0, r, e); });
+      collective(*comm_, [&](dtb_request_t* r, std::string* e) {
+        return comm_->broadcast(&params[i]->value, 0, r, e);
+      });
       const auto* v = static_cast<const float*>(params[i]->value.data);
       for (uint64_t k = 0; k < params[i]->value.count; ++k) checksum += v[k] * double(k % 7 + 1);
     }
     std::vector<double> low = {checksum}, high = {checksum};
     reduceDoubles(*comm_, low, DTB_REDUCE_MIN);
     reduceDoubles(*comm_, high, DTB_REDUCE_MAX);
-    if (low[0] != high[0]) throw std::runtime_error("ranks hold different initial weights after the broadcast");
+    if (low[0] != high[0])
+      throw std::runtime_error("ranks hold different initial weights after the broadcast");
   }
 
   // Loss and accuracy on the test split, sharded over the ranks (rank r takes
@@ -262,7 +276,8 @@ class Worker {
   // Forward passes go through the strategy's hooks, and every rank makes as
   // many as the busiest one (repeating its last batch, results discarded): a
   // strategy may issue collectives in forward (ZeRO-3's gathers).
-  std::pair<double, double> evaluate(const dtb_dataset_info_t& info, uint32_t batch, const TrainingStep& step) {
+  std::pair<double, double> evaluate(const dtb_dataset_info_t& info, uint32_t batch,
+                                     const TrainingStep& step) {
     const auto& modelApi = model_->plugin().descriptor<dtb_model_plugin_v1_t>();
     double lossSum = 0, correct = 0, samples = 0;
     if (info.split_count > 1) {
@@ -279,7 +294,8 @@ class Worker {
         std::optional<Batch> b = test.next();
         const bool counted = b.has_value();
         if (counted) last = std::move(b);
-        if (!last) throw std::runtime_error("rank " + std::to_string(rank_) + " has no test samples to evaluate");
+        if (!last)
+          throw std::runtime_error("rank " + std::to_string(rank_) + " has no test samples to evaluate");
         dtb_batch_t view = batchView(*last, info);
         dtb_forward_result_t out{};
         out.struct_size = sizeof(out);
@@ -300,9 +316,10 @@ class Worker {
   // training step times them in this order).
   void traceStep(int64_t dataBegin, int64_t begin, const StepTiming& t) {
     trace_->span("data", "step", dataBegin, begin);
-    const std::pair<const char*, double> phases[] = {
-        {"forward", t.forwardS}, {"backward", t.backwardS}, {"exposed communication", t.commExposedS},
-        {"optimizer", t.optimizerS}};
+    const std::pair<const char*, double> phases[] = {{"forward", t.forwardS},
+                                                     {"backward", t.backwardS},
+                                                     {"exposed communication", t.commExposedS},
+                                                     {"optimizer", t.optimizerS}};
     for (const auto& [name, seconds] : phases) {
       const int64_t end = begin + static_cast<int64_t>(seconds * 1e9);
       trace_->span(name, "step", begin, end);
@@ -316,7 +333,8 @@ class Worker {
     const std::filesystem::path file =
         std::filesystem::path(spec_.traceDir) / ("rank" + std::to_string(rank_) + ".trace.json");
     trace_->write(file);
-    records_.event(rank_, std::chrono::duration<double>(Clock::now() - started_).count(), "trace", file.string());
+    records_.event(rank_, std::chrono::duration<double>(Clock::now() - started_).count(), "trace",
+                   file.string());
   }
 
   // What the plugins reported with host->event() (a strategy's rebucket,

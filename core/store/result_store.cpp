@@ -29,11 +29,16 @@ SqlValue numeric(const ParamValue& value) {
 
 const char* runStatusName(RunStatus status) {
   switch (status) {
-    case RunStatus::kPending: return "pending";
-    case RunStatus::kRunning: return "running";
-    case RunStatus::kOk: return "ok";
-    case RunStatus::kFailed: return "failed";
-    case RunStatus::kStopped: return "stopped";
+    case RunStatus::kPending:
+      return "pending";
+    case RunStatus::kRunning:
+      return "running";
+    case RunStatus::kOk:
+      return "ok";
+    case RunStatus::kFailed:
+      return "failed";
+    case RunStatus::kStopped:
+      return "stopped";
   }
   return "failed";
 }
@@ -52,8 +57,8 @@ std::string utcNow() {
   std::tm utc{};
   gmtime_r(&seconds, &utc);
   char text[96];  // room for any int the compiler imagines in each field
-  std::snprintf(text, sizeof(text), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900,
-                utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(millis));
+  std::snprintf(text, sizeof(text), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1,
+                utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, static_cast<int>(millis));
   return text;
 }
 
@@ -85,7 +90,8 @@ void ResultStore::migrate() {
     Statement tables = db_.prepare("SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table'");
     tables.step();
     if (tables.columnInt(0) != 0) {
-      throw StoreError(db_.path().string() + ": has tables but no dtbench schema version: not a dtbench store");
+      throw StoreError(db_.path().string() +
+                       ": has tables but no dtbench schema version: not a dtbench store");
     }
   }
   for (int v = version; v < latest; ++v) {
@@ -100,7 +106,8 @@ void ResultStore::createViews() {
   Transaction tx(db_);
   // Drop in reverse order: later views depend on earlier ones.
   const auto views = reportViews();
-  for (auto it = views.rbegin(); it != views.rend(); ++it) db_.exec("DROP VIEW IF EXISTS " + viewName(it->name));
+  for (auto it = views.rbegin(); it != views.rend(); ++it)
+    db_.exec("DROP VIEW IF EXISTS " + viewName(it->name));
   for (const EmbeddedSql& view : views) db_.exec(view.sql);
   tx.commit();
 }
@@ -145,9 +152,16 @@ void ResultStore::startRun(int64_t runId, const std::vector<std::pair<std::strin
   Statement env = db_.prepare("INSERT OR REPLACE INTO environment (run_id, key, value) VALUES (?, ?, ?)");
   for (const auto& [key, value] : environment) env.bind(1, runId).bind(2, key).bind(3, value).run();
   Statement load = db_.prepare(
-      "INSERT OR REPLACE INTO plugin_load (run_id, kind, name, version, abi, path) VALUES (?, ?, ?, ?, ?, ?)");
+      "INSERT OR REPLACE INTO plugin_load (run_id, kind, name, version, abi, path) VALUES (?, ?, ?, ?, ?, "
+      "?)");
   for (const PluginLoadRecord& p : plugins) {
-    load.bind(1, runId).bind(2, p.kind).bind(3, p.name).bind(4, p.version).bind(5, p.abi).bind(6, p.path).run();
+    load.bind(1, runId)
+        .bind(2, p.kind)
+        .bind(3, p.name)
+        .bind(4, p.version)
+        .bind(5, p.abi)
+        .bind(6, p.path)
+        .run();
   }
   tx.commit();
 }
@@ -168,9 +182,11 @@ void ResultStore::write(const RecordBatch& batch) {
   Transaction tx(db_);
   if (!batch.epochs.empty()) {
     Statement s = db_.prepare(
-        "INSERT OR REPLACE INTO epoch (run_id, epoch, steps, samples, seconds, data_s, forward_s, backward_s, "
+        "INSERT OR REPLACE INTO epoch (run_id, epoch, steps, samples, seconds, data_s, forward_s, "
+        "backward_s, "
         "comm_exposed_s, comm_total_s, optimizer_s, train_loss, train_accuracy, test_loss, test_accuracy, "
-        "bytes_sent, collectives, step_bus_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "bytes_sent, collectives, step_bus_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?)");
     for (const EpochRecord& e : batch.epochs) {
       s.bind(1, e.runId).bind(2, int64_t{e.epoch}).bind(3, e.steps).bind(4, e.samples).bind(5, e.seconds);
       s.bind(6, optional(e.dataS)).bind(7, optional(e.forwardS)).bind(8, optional(e.backwardS));
@@ -184,9 +200,14 @@ void ResultStore::write(const RecordBatch& batch) {
   if (!batch.steps.empty()) {
     Statement s = db_.prepare(
         "INSERT OR REPLACE INTO step (run_id, rank, step, epoch, seconds, data_s, forward_s, backward_s, "
-        "comm_exposed_s, optimizer_s, loss, bytes_sent, collectives) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "comm_exposed_s, optimizer_s, loss, bytes_sent, collectives) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?, ?, ?)");
     for (const StepRecord& r : batch.steps) {
-      s.bind(1, r.runId).bind(2, int64_t{r.rank}).bind(3, r.step).bind(4, int64_t{r.epoch}).bind(5, r.seconds);
+      s.bind(1, r.runId)
+          .bind(2, int64_t{r.rank})
+          .bind(3, r.step)
+          .bind(4, int64_t{r.epoch})
+          .bind(5, r.seconds);
       s.bind(6, optional(r.dataS)).bind(7, optional(r.forwardS)).bind(8, optional(r.backwardS));
       s.bind(9, optional(r.commExposedS)).bind(10, optional(r.optimizerS)).bind(11, optional(r.loss));
       s.bind(12, optional(r.bytesSent)).bind(13, optional(r.collectives));
@@ -212,11 +233,17 @@ void ResultStore::write(const RecordBatch& batch) {
   }
   if (!batch.memory.empty()) {
     Statement s = db_.prepare(
-        "INSERT OR REPLACE INTO memory (run_id, rank, param_bytes, grad_bytes, optimizer_bytes, buffer_bytes, "
+        "INSERT OR REPLACE INTO memory (run_id, rank, param_bytes, grad_bytes, optimizer_bytes, "
+        "buffer_bytes, "
         "peak_rss_bytes, param_elements, state_floats) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const MemoryRecord& m : batch.memory) {
-      s.bind(1, m.runId).bind(2, int64_t{m.rank}).bind(3, optional(m.paramBytes)).bind(4, optional(m.gradBytes));
-      s.bind(5, optional(m.optimizerBytes)).bind(6, optional(m.bufferBytes)).bind(7, optional(m.peakRssBytes));
+      s.bind(1, m.runId)
+          .bind(2, int64_t{m.rank})
+          .bind(3, optional(m.paramBytes))
+          .bind(4, optional(m.gradBytes));
+      s.bind(5, optional(m.optimizerBytes))
+          .bind(6, optional(m.bufferBytes))
+          .bind(7, optional(m.peakRssBytes));
       s.bind(8, optional(m.paramElements)).bind(9, optional(m.stateFloats));
       s.run();
     }

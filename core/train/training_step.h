@@ -11,7 +11,7 @@ namespace dtb::core {
 
 struct StepTiming {
   double forwardS = 0;
-  double backwardS = 0;  // includes time the strategy spends in its hooks
+  double backwardS = 0;     // includes time the strategy spends in its hooks
   double commExposedS = 0;  // finish_backward: communication backward did not hide
   double optimizerS = 0;
 };

@@ -18,15 +18,16 @@ extern "C" {
 #endif
 
 /* Capability bits (dtb_backend_plugin_v1_t.capabilities). */
-#define DTB_BACKEND_CAP_HOST_MEMORY 0x1u    /* accepts tensors on DTB_DEVICE_HOST */
-#define DTB_BACKEND_CAP_CUDA_MEMORY 0x2u    /* accepts tensors on DTB_DEVICE_CUDA */
+#define DTB_BACKEND_CAP_HOST_MEMORY 0x1u /* accepts tensors on DTB_DEVICE_HOST */
+#define DTB_BACKEND_CAP_CUDA_MEMORY 0x2u /* accepts tensors on DTB_DEVICE_CUDA */
 #define DTB_BACKEND_CAP_ALLREDUCE 0x10u
 #define DTB_BACKEND_CAP_REDUCE_SCATTER 0x20u
 #define DTB_BACKEND_CAP_ALLGATHER 0x40u
 #define DTB_BACKEND_CAP_BROADCAST 0x80u
 #define DTB_BACKEND_CAP_BARRIER 0x100u
-#define DTB_BACKEND_CAP_REBUILD 0x1000u /* a new communicator can be made in-process
-                                           after a peer failed (elastic) */
+#define DTB_BACKEND_CAP_REBUILD                        \
+  0x1000u /* a new communicator can be made in-process \
+             after a peer failed (elastic) */
 
 /* How the ranks of one communicator find each other. Owned by the host,
  * borrowed for create. Exactly one of store_path / store_address is set. */
@@ -81,16 +82,14 @@ typedef struct dtb_backend_plugin_v1_s {
   void (*destroy)(void* comm);
 
   /* In place over `buffer`. */
-  dtb_status_t (*allreduce)(void* comm, dtb_tensor_t* buffer, dtb_reduce_op_t op,
-                            dtb_request_t* out_request);
+  dtb_status_t (*allreduce)(void* comm, dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out_request);
   /* input.count = world x output.count; rank r gets the reduced r-th block. */
   dtb_status_t (*reduce_scatter)(void* comm, const dtb_tensor_t* input, dtb_tensor_t* output,
                                  dtb_reduce_op_t op, dtb_request_t* out_request);
   /* output.count = world x input.count; block r holds rank r's input. */
   dtb_status_t (*allgather)(void* comm, const dtb_tensor_t* input, dtb_tensor_t* output,
                             dtb_request_t* out_request);
-  dtb_status_t (*broadcast)(void* comm, dtb_tensor_t* buffer, int32_t root,
-                            dtb_request_t* out_request);
+  dtb_status_t (*broadcast)(void* comm, dtb_tensor_t* buffer, int32_t root, dtb_request_t* out_request);
   dtb_status_t (*barrier)(void* comm, dtb_request_t* out_request);
 
   /* *out_done = 1 when the request finished (successfully or not; wait()

@@ -1,16 +1,18 @@
-// descriptors.hpp — optional C++20 helpers that build a model or dataset
-// descriptor from a class, so a C++ plugin writes its logic and one line of
+// descriptors.hpp — optional C++20 helpers that build a model, dataset or
+// strategy descriptor from a class, so a C++ plugin writes its logic and one line of
 // wiring. Every entry point goes through dtb::guard (no exception crosses the
 // boundary). Header-only; links nothing from the host.
 //
 //   const dtb_model_plugin_v1_t kDescriptor = dtb::modelDescriptor<LeNet>(
-//       {sizeof(dtb_model_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_MODEL, "lenet", "0.1.0", "...", kParams, 1});
+//       {sizeof(dtb_model_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_MODEL, "lenet", "0.1.0", "...", kParams,
+//       1});
 #ifndef DTBENCH_DESCRIPTORS_HPP
 #define DTBENCH_DESCRIPTORS_HPP
 
 #include "dtbench/dataset.h"
 #include "dtbench/model.h"
 #include "dtbench/plugin.hpp"
+#include "dtbench/strategy.h"
 
 namespace dtb {
 
@@ -44,7 +46,8 @@ dtb_model_plugin_v1_t modelDescriptor(dtb_plugin_header_t header) {
     static_cast<Model*>(p)->setTraining(mode == DTB_MODE_TRAIN);
     return DTB_STATUS_OK;
   };
-  d.forward = [](void* p, const dtb_batch_t* batch, const dtb_step_hooks_t* hooks, dtb_forward_result_t* out) {
+  d.forward = [](void* p, const dtb_batch_t* batch, const dtb_step_hooks_t* hooks,
+                 dtb_forward_result_t* out) {
     auto* model = static_cast<Model*>(p);
     return guard(model->host(), [&] { model->forward(*batch, hooks, out); });
   };
@@ -75,10 +78,63 @@ dtb_dataset_plugin_v1_t datasetDescriptor(dtb_plugin_header_t header) {
     auto* dataset = static_cast<Dataset*>(p);
     return guard(dataset->host(), [&] { dataset->split(split, out); });
   };
-  d.read = [](void* p, uint32_t split, const uint64_t* indices, uint32_t count, void* samples, int32_t* labels) {
+  d.read = [](void* p, uint32_t split, const uint64_t* indices, uint32_t count, void* samples,
+              int32_t* labels) {
     auto* dataset = static_cast<Dataset*>(p);
     return guard(dataset->host(), [&] { dataset->read(split, indices, count, samples, labels); });
   };
+  return d;
+}
+
+// Strategy must provide:
+//   Strategy(const dtb_host_t*, const dtb_strategy_setup_t&);
+//   const dtb_host_t* host() const;
+//   void finishBackward();  void step();
+// and may provide (the descriptor leaves an entry NULL when it does not):
+//   void beforeForward(const dtb_step_info_t&);
+//   void layerBegin(uint32_t layer, dtb_pass_t pass);
+//   void gradReady(dtb_param_t*);
+//   void memoryReport(dtb_memory_report_t*) const;
+template <typename Strategy>
+dtb_strategy_plugin_v1_t strategyDescriptor(dtb_plugin_header_t header) {
+  dtb_strategy_plugin_v1_t d{};
+  d.header = header;
+  d.create = [](const dtb_host_t* host, const dtb_strategy_setup_t* setup, void** out) {
+    return guard(host, [&] { *out = new Strategy(host, *setup); });
+  };
+  d.destroy = [](void* p) { delete static_cast<Strategy*>(p); };
+  if constexpr (requires(Strategy & s, const dtb_step_info_t& i) { s.beforeForward(i); }) {
+    d.before_forward = [](void* p, const dtb_step_info_t* step) {
+      auto* s = static_cast<Strategy*>(p);
+      return guard(s->host(), [&] { s->beforeForward(*step); });
+    };
+  }
+  if constexpr (requires(Strategy & s) { s.layerBegin(0u, DTB_PASS_FORWARD); }) {
+    d.layer_begin = [](void* p, uint32_t layer, dtb_pass_t pass) {
+      auto* s = static_cast<Strategy*>(p);
+      return guard(s->host(), [&] { s->layerBegin(layer, pass); });
+    };
+  }
+  if constexpr (requires(Strategy & s, dtb_param_t * param) { s.gradReady(param); }) {
+    d.grad_ready = [](void* p, dtb_param_t* param) {
+      auto* s = static_cast<Strategy*>(p);
+      return guard(s->host(), [&] { s->gradReady(param); });
+    };
+  }
+  d.finish_backward = [](void* p) {
+    auto* s = static_cast<Strategy*>(p);
+    return guard(s->host(), [&] { s->finishBackward(); });
+  };
+  d.step = [](void* p) {
+    auto* s = static_cast<Strategy*>(p);
+    return guard(s->host(), [&] { s->step(); });
+  };
+  if constexpr (requires(const Strategy& s, dtb_memory_report_t* out) { s.memoryReport(out); }) {
+    d.memory_report = [](void* p, dtb_memory_report_t* out) {
+      auto* s = static_cast<Strategy*>(p);
+      return guard(s->host(), [&] { s->memoryReport(out); });
+    };
+  }
   return d;
 }
 

@@ -111,10 +111,10 @@ typedef struct dtb_tensor {
  * defaults, so a plugin's config lookups never miss a declared key. */
 typedef enum dtb_param_type {
   DTB_PARAM_BOOL = 1,
-  DTB_PARAM_INT = 2,      /* int64 */
-  DTB_PARAM_FLOAT = 3,    /* double */
-  DTB_PARAM_STRING = 4,   /* UTF-8 */
-  DTB_PARAM_INT_LIST = 5  /* array of int64, e.g. layer widths */
+  DTB_PARAM_INT = 2,     /* int64 */
+  DTB_PARAM_FLOAT = 3,   /* double */
+  DTB_PARAM_STRING = 4,  /* UTF-8 */
+  DTB_PARAM_INT_LIST = 5 /* array of int64, e.g. layer widths */
 } dtb_param_type_t;
 
 #define DTB_PARAM_HAS_MIN 0x1u /* min_value applies (INT, FLOAT, INT_LIST elements) */
@@ -151,9 +151,9 @@ typedef struct dtb_plugin_header {
   uint32_t struct_size; /* sizeof the WHOLE descriptor the plugin was built with */
   uint32_t abi_version; /* DTB_ABI_VERSION the plugin was built with */
   dtb_plugin_kind_t kind;
-  const char* name;        /* e.g. "zero": matches dtbench-<kind>-<name>.so */
-  const char* version;     /* the plugin's own version, e.g. "1.2.0" */
-  const char* description; /* one line */
+  const char* name;               /* e.g. "zero": matches dtbench-<kind>-<name>.so */
+  const char* version;            /* the plugin's own version, e.g. "1.2.0" */
+  const char* description;        /* one line */
   const dtb_param_spec_t* params; /* NULL when param_count is 0 */
   uint32_t param_count;
 } dtb_plugin_header_t;
@@ -224,8 +224,8 @@ typedef struct dtb_host {
    * them under `category`. Returns DTB_STATUS_OUT_OF_MEMORY or
    * DTB_STATUS_UNSUPPORTED (device not available). `*out` is set to NULL for
    * zero bytes. */
-  dtb_status_t (*alloc)(dtb_host_ctx_t ctx, uint64_t bytes, dtb_device_t device,
-                        dtb_mem_category_t category, void** out);
+  dtb_status_t (*alloc)(dtb_host_ctx_t ctx, uint64_t bytes, dtb_device_t device, dtb_mem_category_t category,
+                        void** out);
   /* Frees memory from alloc(); NULL is ignored. */
   void (*free)(dtb_host_ctx_t ctx, void* ptr);
 
@@ -238,8 +238,8 @@ typedef struct dtb_host {
   dtb_status_t (*config_get_float)(dtb_host_ctx_t ctx, const char* key, double* out);
   dtb_status_t (*config_get_string)(dtb_host_ctx_t ctx, const char* key, const char** out);
   /* Copies up to `capacity` elements to `out`; `*out_count` gets the full length. */
-  dtb_status_t (*config_get_int_list)(dtb_host_ctx_t ctx, const char* key, int64_t* out,
-                                      uint64_t capacity, uint64_t* out_count);
+  dtb_status_t (*config_get_int_list)(dtb_host_ctx_t ctx, const char* key, int64_t* out, uint64_t capacity,
+                                      uint64_t* out_count);
 
   /* Metrics and events --------------------------------------------------------- */
   /* Adds `value` to the named per-step metric of this rank (e.g.
@@ -248,8 +248,8 @@ typedef struct dtb_host {
   /* Records a discrete event (kind e.g. "rebucket", "overflow", "membership"). */
   void (*event)(dtb_host_ctx_t ctx, const char* kind, const char* detail);
   /* Records a timed span for the Chrome trace (when tracing is on). */
-  void (*trace_span)(dtb_host_ctx_t ctx, const char* name, const char* category,
-                     int64_t begin_ns, int64_t end_ns);
+  void (*trace_span)(dtb_host_ctx_t ctx, const char* name, const char* category, int64_t begin_ns,
+                     int64_t end_ns);
 
   /* Communicator --------------------------------------------------------------- */
   /* The run's communicator, wrapped by the host (which counts bytes and
@@ -263,11 +263,10 @@ typedef struct dtb_host {
   int32_t (*comm_size)(dtb_host_ctx_t ctx);
   dtb_status_t (*comm_allreduce)(dtb_host_ctx_t ctx, dtb_tensor_t* buffer, dtb_reduce_op_t op,
                                  dtb_request_t* out_request);
-  dtb_status_t (*comm_reduce_scatter)(dtb_host_ctx_t ctx, const dtb_tensor_t* input,
-                                      dtb_tensor_t* output, dtb_reduce_op_t op,
-                                      dtb_request_t* out_request);
-  dtb_status_t (*comm_allgather)(dtb_host_ctx_t ctx, const dtb_tensor_t* input,
-                                 dtb_tensor_t* output, dtb_request_t* out_request);
+  dtb_status_t (*comm_reduce_scatter)(dtb_host_ctx_t ctx, const dtb_tensor_t* input, dtb_tensor_t* output,
+                                      dtb_reduce_op_t op, dtb_request_t* out_request);
+  dtb_status_t (*comm_allgather)(dtb_host_ctx_t ctx, const dtb_tensor_t* input, dtb_tensor_t* output,
+                                 dtb_request_t* out_request);
   dtb_status_t (*comm_broadcast)(dtb_host_ctx_t ctx, dtb_tensor_t* buffer, int32_t root,
                                  dtb_request_t* out_request);
   dtb_status_t (*comm_barrier)(dtb_host_ctx_t ctx, dtb_request_t* out_request);

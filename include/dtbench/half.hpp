@@ -20,7 +20,7 @@ inline uint16_t floatToHalf(float value) {
   if (exponent == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mantissa ? 0x200u : 0u));  // inf, NaN
   const int32_t e = exponent - 127 + 15;
   if (e >= 0x1f) return static_cast<uint16_t>(sign | 0x7c00u);  // too large: infinity
-  if (e <= 0) {                                                  // subnormal or zero
+  if (e <= 0) {                                                 // subnormal or zero
     if (e < -10) return static_cast<uint16_t>(sign);
     mantissa |= 0x800000u;
     const uint32_t shift = static_cast<uint32_t>(14 - e);

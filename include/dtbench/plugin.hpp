@@ -16,6 +16,7 @@
 #ifndef DTBENCH_PLUGIN_HPP
 #define DTBENCH_PLUGIN_HPP
 
+#include <cstring>
 #include <exception>
 #include <new>
 #include <stdexcept>
@@ -79,13 +80,17 @@ dtb_status_t guard(const dtb_host_t* host, Body&& body) noexcept {
 constexpr size_t dtypeSize(dtb_dtype_t dtype) noexcept {
   switch (dtype) {
     case DTB_DTYPE_F64:
-    case DTB_DTYPE_I64: return 8;
+    case DTB_DTYPE_I64:
+      return 8;
     case DTB_DTYPE_F32:
-    case DTB_DTYPE_I32: return 4;
+    case DTB_DTYPE_I32:
+      return 4;
     case DTB_DTYPE_F16:
-    case DTB_DTYPE_BF16: return 2;
+    case DTB_DTYPE_BF16:
+      return 2;
     case DTB_DTYPE_U8:
-    case DTB_DTYPE_I8: return 1;
+    case DTB_DTYPE_I8:
+      return 1;
   }
   return 0;
 }
@@ -102,17 +107,35 @@ inline dtb_tensor_t hostTensor(void* data, uint64_t count, dtb_dtype_t dtype) no
   return t;
 }
 
+// `count` zeroed elements of T from the host's allocator, counted under
+// `category` (null for zero elements); release with host->free.
+template <typename T>
+T* hostAllocZeroed(const dtb_host_t* host, uint64_t count, dtb_mem_category_t category) {
+  void* memory = nullptr;
+  check(host->alloc(host->ctx, count * sizeof(T), {DTB_DEVICE_HOST, 0}, category, &memory), "alloc");
+  if (memory) std::memset(memory, 0, count * sizeof(T));
+  return static_cast<T*>(memory);
+}
+
 // "f32", "bf16", ...: the names the result store uses.
 constexpr const char* dtypeName(dtb_dtype_t dtype) noexcept {
   switch (dtype) {
-    case DTB_DTYPE_F32: return "f32";
-    case DTB_DTYPE_F16: return "f16";
-    case DTB_DTYPE_BF16: return "bf16";
-    case DTB_DTYPE_F64: return "f64";
-    case DTB_DTYPE_I32: return "i32";
-    case DTB_DTYPE_I64: return "i64";
-    case DTB_DTYPE_U8: return "u8";
-    case DTB_DTYPE_I8: return "i8";
+    case DTB_DTYPE_F32:
+      return "f32";
+    case DTB_DTYPE_F16:
+      return "f16";
+    case DTB_DTYPE_BF16:
+      return "bf16";
+    case DTB_DTYPE_F64:
+      return "f64";
+    case DTB_DTYPE_I32:
+      return "i32";
+    case DTB_DTYPE_I64:
+      return "i64";
+    case DTB_DTYPE_U8:
+      return "u8";
+    case DTB_DTYPE_I8:
+      return "i8";
   }
   return "unknown";
 }

@@ -18,7 +18,8 @@ constexpr int64_t kClasses = 10;
 LeNet::LeNet(const dtb_host_t* host, const dtb_model_setup_t& setup)
     : host_(host), labelSmoothing_(setup.label_smoothing), rng_(setup.seed ^ 0x5eedULL) {
   check(host->config_get_float(host->ctx, "dropout", &dropout_), "dropout");
-  if (setup.input_ndim != 3 || setup.input_shape[0] != 1 || setup.input_shape[1] != 28 || setup.input_shape[2] != 28) {
+  if (setup.input_ndim != 3 || setup.input_shape[0] != 1 || setup.input_shape[1] != 28 ||
+      setup.input_shape[2] != 28) {
     throw Error(DTB_STATUS_INVALID_ARGUMENT, "lenet expects 1x28x28 samples (MNIST, Fashion-MNIST)");
   }
   if (setup.num_classes != kClasses) {
@@ -26,7 +27,8 @@ LeNet::LeNet(const dtb_host_t* host, const dtb_model_setup_t& setup)
                 "lenet has 10 outputs; the dataset has " + std::to_string(setup.num_classes) + " classes");
   }
   auto add = [&](const char* name, std::vector<int64_t> shape, uint32_t layer) -> nn::Parameter& {
-    params_.push_back(std::make_unique<nn::Parameter>(name, std::move(shape), static_cast<uint32_t>(params_.size()), layer));
+    params_.push_back(std::make_unique<nn::Parameter>(name, std::move(shape),
+                                                      static_cast<uint32_t>(params_.size()), layer));
     views_.push_back(params_.back()->view());
     return *params_.back();
   };
@@ -38,10 +40,12 @@ LeNet::LeNet(const dtb_host_t* host, const dtb_model_setup_t& setup)
   nn::Parameter& f1b = add("fc1.bias", {50}, 2);
   nn::Parameter& f2w = add("fc2.weight", {10, 50}, 3);
   nn::Parameter& f2b = add("fc2.bias", {10}, 3);
-  f1b.view()->flags = f2b.view()->flags = c1b.view()->flags = c2b.view()->flags = DTB_PARAM_FLAG_NO_WEIGHT_DECAY;
+  f1b.view()->flags = f2b.view()->flags = c1b.view()->flags = c2b.view()->flags =
+      DTB_PARAM_FLAG_NO_WEIGHT_DECAY;
   // PyTorch's default initialisation: U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
   const double fanIn[] = {25, 25, 250, 250, 320, 320, 50, 50};
-  for (size_t i = 0; i < params_.size(); ++i) params_[i]->initUniform(1.0 / std::sqrt(fanIn[i]), setup.seed * 1000 + i);
+  for (size_t i = 0; i < params_.size(); ++i)
+    params_[i]->initUniform(1.0 / std::sqrt(fanIn[i]), setup.seed * 1000 + i);
 
   conv1_ = std::make_unique<nn::Conv2d>(dnnl_, 1, 10, 5, 0, c1w, c1b);
   conv2_ = std::make_unique<nn::Conv2d>(dnnl_, 10, 20, 5, 0, c2w, c2b);
@@ -62,7 +66,8 @@ void LeNet::forward(const dtb_batch_t& batch, const dtb_step_hooks_t* hooks, dtb
   n_ = n;
   const auto* x = static_cast<const float*>(batch.inputs.data);
   input_.assign(x, x + n * 784);
-  labels_.assign(static_cast<const int32_t*>(batch.labels.data), static_cast<const int32_t*>(batch.labels.data) + n);
+  labels_.assign(static_cast<const int32_t*>(batch.labels.data),
+                 static_cast<const int32_t*>(batch.labels.data) + n);
   for (auto* buffer : {&a1_, &p1_, &r1_, &a2_, &d2_, &p2_, &r2_, &a3_, &r3_, &d3_, &z_}) buffer->clear();
   a1_.resize(n * 10 * 24 * 24);
   p1_.resize(n * 10 * 12 * 12);
@@ -92,15 +97,16 @@ void LeNet::forward(const dtb_batch_t& batch, const dtb_step_hooks_t* hooks, dtb
   nn::dropoutForward(r3_.data(), d3_.data(), d3_.size(), p, 1, rng_, mask3_);
   hook(hooks, 3, DTB_PASS_FORWARD);
   fc2_->forward(d3_.data(), n, z_.data());
-  const nn::LossResult loss = nn::crossEntropyForward(z_.data(), labels_.data(), n, kClasses, labelSmoothing_, probabilities_);
+  const nn::LossResult loss =
+      nn::crossEntropyForward(z_.data(), labels_.data(), n, kClasses, labelSmoothing_, probabilities_);
   out->loss = loss.loss;
   out->correct = loss.correct;
 }
 
 void LeNet::backward(const dtb_step_hooks_t* hooks) {
   const int64_t n = n_;
-  std::vector<float> dz(n * kClasses), dd3(n * 50), da3(n * 50), dr2(n * 320), dd2(n * 20 * 64), da2(n * 20 * 64),
-      dr1(n * 10 * 144), da1(n * 10 * 576);
+  std::vector<float> dz(n * kClasses), dd3(n * 50), da3(n * 50), dr2(n * 320), dd2(n * 20 * 64),
+      da2(n * 20 * 64), dr1(n * 10 * 144), da1(n * 10 * 576);
   nn::crossEntropyBackward(probabilities_, labels_.data(), n, kClasses, labelSmoothing_, dz.data());
   // Reverse layer order; a layer's bias and weight are final after its backward.
   hook(hooks, 3, DTB_PASS_BACKWARD);

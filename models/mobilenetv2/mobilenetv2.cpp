@@ -15,7 +15,7 @@ struct Stage {
   int64_t expansion, channels, repeats, stride;
 };
 
-constexpr Stage kStages[] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
+constexpr Stage kStages[] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
                              {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
 
 // torchvision's _make_divisible: the nearest multiple of 8, never more than
@@ -28,8 +28,8 @@ int64_t divisible(double value) {
 
 // Convolution, batch norm and (unless `linear`) ReLU6, named <name>.0 and .1
 // as torchvision's Conv2dNormActivation.
-void convBnRelu(nn::Sequential& seq, nn::ParameterRegistry& registry, nn::DnnlContext& ctx, const std::string& name,
-                const nn::Conv2dSpec& spec, bool linear = false) {
+void convBnRelu(nn::Sequential& seq, nn::ParameterRegistry& registry, nn::DnnlContext& ctx,
+                const std::string& name, const nn::Conv2dSpec& spec, bool linear = false) {
   seq.emplace<nn::ConvModule>(registry, ctx, name + ".0", spec);
   seq.emplace<nn::BatchNormModule>(registry, name + ".1", spec.out);
   if (!linear) seq.emplace<nn::ReluModule>(true);

@@ -22,4 +22,6 @@ const dtb_model_plugin_v1_t kDescriptor = modelDescriptor<MobileNetV2>(
 }  // namespace
 }  // namespace dtb::model::mobilenetv2
 
-extern "C" const dtb_model_plugin_v1_t* dtb_model_plugin_v1(void) { return &dtb::model::mobilenetv2::kDescriptor; }
+extern "C" const dtb_model_plugin_v1_t* dtb_model_plugin_v1(void) {
+  return &dtb::model::mobilenetv2::kDescriptor;
+}

@@ -54,7 +54,8 @@ void BatchNorm2d::forward(const float* x, int64_t n, int64_t h, int64_t w, bool 
       runningMean_[ch] = static_cast<float>((1 - momentum_) * runningMean_[ch] + momentum_ * mean);
       runningVar_[ch] = static_cast<float>((1 - momentum_) * runningVar_[ch] + momentum_ * unbiased);
     }
-    const float scale = static_cast<float>(gamma[ch] * invStd), shift = static_cast<float>(beta[ch] - mean * scale);
+    const float scale = static_cast<float>(gamma[ch] * invStd),
+                shift = static_cast<float>(beta[ch] - mean * scale);
     for (int64_t s = 0; s < n; ++s) {
       const float* in = x + (s * c + ch) * plane;
       float* out = y + (s * c + ch) * plane;

@@ -37,7 +37,17 @@ struct Conv2d::Primitives {
 
 namespace {
 
-enum Role { kSrc, kWeights, kDst, kDiffDst, kDiffDstForData, kDiffSrc, kDiffWeights, kBackwardWeights, kBackwardSrc };
+enum Role {
+  kSrc,
+  kWeights,
+  kDst,
+  kDiffDst,
+  kDiffDstForData,
+  kDiffSrc,
+  kDiffWeights,
+  kBackwardWeights,
+  kBackwardSrc
+};
 
 // `ours` in the layout `wanted`: itself when the layouts agree, else a copy
 // in staging memory kept for the next call.
@@ -68,7 +78,8 @@ memory target(DnnlContext& ctx, std::map<int, Staged>& staging, int role, const 
 
 // After target(): the result copied back into ours, where it was staged.
 void output(DnnlContext& ctx, std::map<int, Staged>& staging, int role, memory& written, memory& ours) {
-  if (written.get_data_handle() != ours.get_data_handle()) staging[role].reorder.execute(ctx.stream, written, ours);
+  if (written.get_data_handle() != ours.get_data_handle())
+    staging[role].reorder.execute(ctx.stream, written, ours);
 }
 
 }  // namespace
@@ -91,23 +102,27 @@ Conv2d::Primitives& Conv2d::primitives(int64_t n, int64_t h, int64_t w) {
   p->weights = memory::desc(weights, f32, g == 1 ? tag::oihw : tag::goihw);
   p->bias = memory::desc({spec_.out}, f32, tag::x);
   p->dst = memory::desc(dst, f32, tag::nchw);
-  const memory::desc anySrc(src, f32, tag::any), anyWeights(weights, f32, tag::any), anyDst(dst, f32, tag::any);
+  const memory::desc anySrc(src, f32, tag::any), anyWeights(weights, f32, tag::any),
+      anyDst(dst, f32, tag::any);
   const memory::dims strides = {spec_.stride, spec_.stride}, pad = {spec_.padding, spec_.padding};
   const auto direct = dnnl::algorithm::convolution_direct;
   const auto training = dnnl::prop_kind::forward_training;
   using Forward = dnnl::convolution_forward;
   using BackwardWeights = dnnl::convolution_backward_weights;
-  p->forwardPd = bias_ ? Forward::primitive_desc(
-                             {training, direct, anySrc, anyWeights, p->bias, anyDst, strides, pad, pad}, ctx_.attr(), ctx_.engine)
-                       : Forward::primitive_desc({training, direct, anySrc, anyWeights, anyDst, strides, pad, pad},
-                                                 ctx_.attr(), ctx_.engine);
+  p->forwardPd =
+      bias_ ? Forward::primitive_desc(
+                  {training, direct, anySrc, anyWeights, p->bias, anyDst, strides, pad, pad}, ctx_.attr(),
+                  ctx_.engine)
+            : Forward::primitive_desc({training, direct, anySrc, anyWeights, anyDst, strides, pad, pad},
+                                      ctx_.attr(), ctx_.engine);
   p->backwardDataPd = dnnl::convolution_backward_data::primitive_desc(
       {direct, anySrc, anyWeights, anyDst, strides, pad, pad}, ctx_.attr(), ctx_.engine, p->forwardPd);
   p->backwardWeightsPd =
-      bias_ ? BackwardWeights::primitive_desc({direct, anySrc, anyWeights, p->bias, anyDst, strides, pad, pad},
-                                              ctx_.attr(), ctx_.engine, p->forwardPd)
-            : BackwardWeights::primitive_desc({direct, anySrc, anyWeights, anyDst, strides, pad, pad}, ctx_.attr(),
-                                              ctx_.engine, p->forwardPd);
+      bias_
+          ? BackwardWeights::primitive_desc({direct, anySrc, anyWeights, p->bias, anyDst, strides, pad, pad},
+                                            ctx_.attr(), ctx_.engine, p->forwardPd)
+          : BackwardWeights::primitive_desc({direct, anySrc, anyWeights, anyDst, strides, pad, pad},
+                                            ctx_.attr(), ctx_.engine, p->forwardPd);
   p->forward = Forward(p->forwardPd);
   p->backwardData = dnnl::convolution_backward_data(p->backwardDataPd);
   p->backwardWeights = BackwardWeights(p->backwardWeightsPd);
@@ -121,8 +136,8 @@ void Conv2d::forward(const float* x, int64_t n, int64_t h, int64_t w, float* y) 
   memory out = target(ctx_, p.staging, kDst, dst, p.forwardPd.dst_desc());
   p.forwardSrc =
       input(ctx_, p.staging, kSrc, memory(p.src, ctx_.engine, const_cast<float*>(x)), p.forwardPd.src_desc());
-  p.forwardWeights =
-      input(ctx_, p.staging, kWeights, memory(p.weights, ctx_.engine, weight_.value()), p.forwardPd.weights_desc());
+  p.forwardWeights = input(ctx_, p.staging, kWeights, memory(p.weights, ctx_.engine, weight_.value()),
+                           p.forwardPd.weights_desc());
   std::unordered_map<int, memory> args = {
       {DNNL_ARG_SRC, p.forwardSrc},
       {DNNL_ARG_WEIGHTS, p.forwardWeights},
@@ -138,13 +153,15 @@ void Conv2d::backward(const float* x, const float* dy, int64_t n, int64_t h, int
   Primitives& p = primitives(n, h, w);
   const memory diffDst(p.dst, ctx_.engine, const_cast<float*>(dy));
   memory diffWeights(p.weights, ctx_.engine, weight_.grad());
-  memory wroteWeights = target(ctx_, p.staging, kDiffWeights, diffWeights, p.backwardWeightsPd.diff_weights_desc());
+  memory wroteWeights =
+      target(ctx_, p.staging, kDiffWeights, diffWeights, p.backwardWeightsPd.diff_weights_desc());
   // x and the weights are what the forward read (the optimizer steps after
   // backward), so its reordered copies serve when the layouts agree.
-  const memory src = p.forwardSrc && p.forwardSrc.get_desc() == p.backwardWeightsPd.src_desc()
-                         ? p.forwardSrc
-                         : input(ctx_, p.staging, kBackwardSrc, memory(p.src, ctx_.engine, const_cast<float*>(x)),
-                                 p.backwardWeightsPd.src_desc());
+  const memory src =
+      p.forwardSrc && p.forwardSrc.get_desc() == p.backwardWeightsPd.src_desc()
+          ? p.forwardSrc
+          : input(ctx_, p.staging, kBackwardSrc, memory(p.src, ctx_.engine, const_cast<float*>(x)),
+                  p.backwardWeightsPd.src_desc());
   const memory gradient = input(ctx_, p.staging, kDiffDst, diffDst, p.backwardWeightsPd.diff_dst_desc());
   std::unordered_map<int, memory> args = {
       {DNNL_ARG_SRC, src},
@@ -159,19 +176,20 @@ void Conv2d::backward(const float* x, const float* dy, int64_t n, int64_t h, int
     memory wroteSrc = target(ctx_, p.staging, kDiffSrc, diffSrc, p.backwardDataPd.diff_src_desc());
     // diff_dst and the weights are reordered again only if backward-data
     // wants other layouts than those already made.
-    const memory dataGradient = gradient.get_desc() == p.backwardDataPd.diff_dst_desc()
-                                    ? gradient
-                                    : input(ctx_, p.staging, kDiffDstForData, diffDst, p.backwardDataPd.diff_dst_desc());
-    const memory weights = p.forwardWeights && p.forwardWeights.get_desc() == p.backwardDataPd.weights_desc()
-                               ? p.forwardWeights
-                               : input(ctx_, p.staging, kBackwardWeights,
-                                       memory(p.weights, ctx_.engine, weight_.value()), p.backwardDataPd.weights_desc());
-    p.backwardData.execute(
-        ctx_.stream,
-        {{DNNL_ARG_DIFF_DST, dataGradient},
-         {DNNL_ARG_WEIGHTS, weights},
-         {DNNL_ARG_DIFF_SRC, wroteSrc},
-         {DNNL_ARG_SCRATCHPAD, ctx_.scratchpad(p.backwardDataPd.scratchpad_desc())}});
+    const memory dataGradient =
+        gradient.get_desc() == p.backwardDataPd.diff_dst_desc()
+            ? gradient
+            : input(ctx_, p.staging, kDiffDstForData, diffDst, p.backwardDataPd.diff_dst_desc());
+    const memory weights =
+        p.forwardWeights && p.forwardWeights.get_desc() == p.backwardDataPd.weights_desc()
+            ? p.forwardWeights
+            : input(ctx_, p.staging, kBackwardWeights, memory(p.weights, ctx_.engine, weight_.value()),
+                    p.backwardDataPd.weights_desc());
+    p.backwardData.execute(ctx_.stream,
+                           {{DNNL_ARG_DIFF_DST, dataGradient},
+                            {DNNL_ARG_WEIGHTS, weights},
+                            {DNNL_ARG_DIFF_SRC, wroteSrc},
+                            {DNNL_ARG_SCRATCHPAD, ctx_.scratchpad(p.backwardDataPd.scratchpad_desc())}});
     output(ctx_, p.staging, kDiffSrc, wroteSrc, diffSrc);
   }
   ctx_.stream.wait();

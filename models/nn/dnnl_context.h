@@ -2,8 +2,8 @@
 // scratch memory its primitives share.
 #pragma once
 
-#include <oneapi/dnnl/dnnl.hpp>
 #include <cstdint>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <vector>
 
 namespace dtb::nn {

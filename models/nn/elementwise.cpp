@@ -26,8 +26,8 @@ void relu6Backward(const float* y, const float* dy, float* dx, uint64_t count) {
   for (uint64_t i = 0; i < count; ++i) dx[i] = y[i] > 0 && y[i] < 6 ? dy[i] : 0.0f;
 }
 
-void dropoutForward(const float* x, float* y, uint64_t count, double p, uint64_t channelSize, std::mt19937_64& rng,
-                    std::vector<float>& mask) {
+void dropoutForward(const float* x, float* y, uint64_t count, double p, uint64_t channelSize,
+                    std::mt19937_64& rng, std::vector<float>& mask) {
   mask.resize(count);
   if (p <= 0) {
     for (uint64_t i = 0; i < count; ++i) {
@@ -40,8 +40,10 @@ void dropoutForward(const float* x, float* y, uint64_t count, double p, uint64_t
   const float scale = static_cast<float>(1.0 / (1.0 - p));
   for (uint64_t start = 0; start < count; start += channelSize) {
     for (uint64_t i = start; i < start + channelSize && i < count; ++i) {
-      if (i == start || channelSize == 1) mask[i] = keep(rng) ? scale : 0.0f;
-      else mask[i] = mask[start];
+      if (i == start || channelSize == 1)
+        mask[i] = keep(rng) ? scale : 0.0f;
+      else
+        mask[i] = mask[start];
       y[i] = x[i] * mask[i];
     }
   }

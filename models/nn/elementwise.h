@@ -18,8 +18,8 @@ void relu6Backward(const float* y, const float* dy, float* dx, uint64_t count);
 
 // Dropout of probability p: mask[i] is 0 or 1 / (1 - p). `perChannel`
 // drops whole channels of `channelSize` elements (Dropout2d).
-void dropoutForward(const float* x, float* y, uint64_t count, double p, uint64_t channelSize, std::mt19937_64& rng,
-                    std::vector<float>& mask);
+void dropoutForward(const float* x, float* y, uint64_t count, double p, uint64_t channelSize,
+                    std::mt19937_64& rng, std::vector<float>& mask);
 void dropoutBackward(const float* dy, const std::vector<float>& mask, float* dx, uint64_t count);
 
 }  // namespace dtb::nn

@@ -15,8 +15,8 @@ float* sized(std::vector<float>& buffer, uint64_t count) {
 
 }  // namespace
 
-ConvModule::ConvModule(ParameterRegistry& registry, DnnlContext& ctx, const std::string& name, const Conv2dSpec& spec,
-                       bool bias)
+ConvModule::ConvModule(ParameterRegistry& registry, DnnlContext& ctx, const std::string& name,
+                       const Conv2dSpec& spec, bool bias)
     : layer_(registry.addLayer(name)),
       weight_(registry.add(name + ".weight", {spec.out, spec.in / spec.groups, spec.kernel, spec.kernel})) {
   if (bias) bias_ = &registry.add(name + ".bias", {spec.out});

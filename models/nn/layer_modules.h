@@ -99,7 +99,8 @@ class GlobalAvgPoolModule : public Module {
 // Fully connected over the flattened input: [n, c, h, w] -> [n, out, 1, 1].
 class LinearModule : public Module {
  public:
-  LinearModule(ParameterRegistry& registry, DnnlContext& ctx, const std::string& name, int64_t in, int64_t out);
+  LinearModule(ParameterRegistry& registry, DnnlContext& ctx, const std::string& name, int64_t in,
+               int64_t out);
   Shape outputShape(const Shape& in) const override { return {in.n, out_, 1, 1}; }
   const float* forward(const float* x, const Shape& in, const Pass& pass) override;
   const float* backward(const float* dy, const Pass& pass, bool inputGrad) override;

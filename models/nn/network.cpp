@@ -8,7 +8,10 @@
 namespace dtb::nn {
 
 Network::Network(const dtb_host_t* host, const dtb_model_setup_t& setup)
-    : host_(host), registry_(setup.seed), classes_(setup.num_classes), labelSmoothing_(setup.label_smoothing) {
+    : host_(host),
+      registry_(setup.seed),
+      classes_(setup.num_classes),
+      labelSmoothing_(setup.label_smoothing) {
   if (setup.input_ndim != 3) {
     throw Error(DTB_STATUS_INVALID_ARGUMENT, "expects image samples [channels, height, width]; got " +
                                                  std::to_string(setup.input_ndim) + " dimensions");
@@ -19,8 +22,9 @@ Network::Network(const dtb_host_t* host, const dtb_model_setup_t& setup)
 void Network::checkOutputShape(const char* model) const {
   const Shape out = body_.outputShape(sample_);
   if (out.c != static_cast<int64_t>(classes_) || out.h != 1 || out.w != 1) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(model) + ": samples of " + std::to_string(sample_.c) + "x" +
-                                                 std::to_string(sample_.h) + "x" + std::to_string(sample_.w) +
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(model) + ": samples of " +
+                                                 std::to_string(sample_.c) + "x" + std::to_string(sample_.h) +
+                                                 "x" + std::to_string(sample_.w) +
                                                  " are too small for this network");
   }
 }
@@ -34,7 +38,8 @@ void Network::forward(const dtb_batch_t& batch, const dtb_step_hooks_t* hooks, d
   const auto* labels = static_cast<const int32_t*>(batch.labels.data);
   labels_.assign(labels, labels + n_);
   const float* logits = body_.forward(input_.data(), in, Pass(hooks, training_));
-  const LossResult loss = crossEntropyForward(logits, labels_.data(), n_, classes_, labelSmoothing_, probabilities_);
+  const LossResult loss =
+      crossEntropyForward(logits, labels_.data(), n_, classes_, labelSmoothing_, probabilities_);
   out->loss = loss.loss;
   out->correct = loss.correct;
 }

@@ -5,8 +5,8 @@
 
 namespace dtb::nn {
 
-void maxPoolForward(const float* x, int64_t n, int64_t c, int64_t h, int64_t w, const PoolSpec& spec, float* y,
-                    std::vector<uint32_t>& argmax) {
+void maxPoolForward(const float* x, int64_t n, int64_t c, int64_t h, int64_t w, const PoolSpec& spec,
+                    float* y, std::vector<uint32_t>& argmax) {
   const int64_t oh = spec.outSize(h), ow = spec.outSize(w);
   argmax.resize(static_cast<size_t>(n * c * oh * ow));
 #pragma omp parallel for

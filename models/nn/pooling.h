@@ -15,8 +15,8 @@ struct PoolSpec {
 };
 
 // `argmax` records the winning input index of each output.
-void maxPoolForward(const float* x, int64_t n, int64_t c, int64_t h, int64_t w, const PoolSpec& spec, float* y,
-                    std::vector<uint32_t>& argmax);
+void maxPoolForward(const float* x, int64_t n, int64_t c, int64_t h, int64_t w, const PoolSpec& spec,
+                    float* y, std::vector<uint32_t>& argmax);
 void maxPoolBackward(const float* dy, const std::vector<uint32_t>& argmax, float* dx, uint64_t inputCount);
 
 void globalAvgPoolForward(const float* x, int64_t planes, int64_t planeSize, float* y);

@@ -6,8 +6,9 @@ namespace dtb::model::resnet {
 namespace {
 
 const dtb_param_spec_t kParams[] = {
-    {sizeof(dtb_param_spec_t), "depth", DTB_PARAM_INT, "18", "Number of weighted layers: 18, 34, 50, 101 or 152",
-     DTB_PARAM_HAS_MIN | DTB_PARAM_HAS_MAX, 18, 152, nullptr},
+    {sizeof(dtb_param_spec_t), "depth", DTB_PARAM_INT, "18",
+     "Number of weighted layers: 18, 34, 50, 101 or 152", DTB_PARAM_HAS_MIN | DTB_PARAM_HAS_MAX, 18, 152,
+     nullptr},
     {sizeof(dtb_param_spec_t), "stem", DTB_PARAM_STRING, "auto",
      "First layers: imagenet (7x7/2 convolution, 3x3/2 max pool), cifar (3x3/1 convolution), auto (cifar for "
      "samples up to 64 pixels high)",

@@ -16,7 +16,7 @@ struct Architecture {
 };
 
 constexpr Architecture kArchitectures[] = {
-    {18, {2, 2, 2, 2}, false},  {34, {3, 4, 6, 3}, false},   {50, {3, 4, 6, 3}, true},
+    {18, {2, 2, 2, 2}, false},  {34, {3, 4, 6, 3}, false},  {50, {3, 4, 6, 3}, true},
     {101, {3, 4, 23, 3}, true}, {152, {3, 8, 36, 3}, true},
 };
 

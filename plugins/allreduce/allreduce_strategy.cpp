@@ -7,17 +7,22 @@
 namespace dtb::strategy::allreduce {
 
 AllreduceStrategy::AllreduceStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup)
-    : host_(host), params_(setup.params, setup.params + setup.param_count), accumulation_(setup.accumulation_steps) {
-  if (accumulation_ == 0) throw Error(DTB_STATUS_INVALID_ARGUMENT, "allreduce: accumulation_steps must be >= 1");
+    : host_(host),
+      params_(setup.params, setup.params + setup.param_count),
+      accumulation_(setup.accumulation_steps) {
+  if (accumulation_ == 0)
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, "allreduce: accumulation_steps must be >= 1");
   const uint32_t stateFloats = host_->optim_state_floats(host_->ctx);
   for (dtb_param_t* p : params_) {
     if (p->grad.dtype != DTB_DTYPE_F32 || p->grad.device.type != DTB_DEVICE_HOST) {
-      throw Error(DTB_STATUS_UNSUPPORTED, std::string("allreduce: parameter '") + p->name +
-                                              "' is not an f32 host tensor; this strategy works on those only");
+      throw Error(DTB_STATUS_UNSUPPORTED,
+                  std::string("allreduce: parameter '") + p->name +
+                      "' is not an f32 host tensor; this strategy works on those only");
     }
     elements_ += p->value.count;
-    accumulated_.push_back(accumulation_ > 1 ? allocate(p->grad.count, DTB_MEM_GRADS) : nullptr);
-    state_.push_back(allocate(p->value.count * stateFloats, DTB_MEM_OPTIMIZER));
+    accumulated_.push_back(accumulation_ > 1 ? hostAllocZeroed<float>(host_, p->grad.count, DTB_MEM_GRADS)
+                                             : nullptr);
+    state_.push_back(hostAllocZeroed<float>(host_, p->value.count * stateFloats, DTB_MEM_OPTIMIZER));
   }
   requests_.resize(params_.size());
 }
@@ -25,13 +30,6 @@ AllreduceStrategy::AllreduceStrategy(const dtb_host_t* host, const dtb_strategy_
 AllreduceStrategy::~AllreduceStrategy() {
   for (float* buffer : accumulated_) host_->free(host_->ctx, buffer);
   for (float* buffer : state_) host_->free(host_->ctx, buffer);
-}
-
-float* AllreduceStrategy::allocate(uint64_t floats, dtb_mem_category_t category) {
-  void* memory = nullptr;
-  check(host_->alloc(host_->ctx, floats * sizeof(float), {DTB_DEVICE_HOST, 0}, category, &memory), "alloc");
-  if (memory) std::memset(memory, 0, floats * sizeof(float));
-  return static_cast<float*>(memory);
 }
 
 void AllreduceStrategy::beforeForward(const dtb_step_info_t& step) { microStep_ = step.micro_step; }

@@ -29,8 +29,6 @@ class AllreduceStrategy {
   void memoryReport(dtb_memory_report_t* out) const;
 
  private:
-  float* allocate(uint64_t floats, dtb_mem_category_t category);
-
   const dtb_host_t* host_;
   std::vector<dtb_param_t*> params_;
   uint32_t accumulation_;

@@ -30,7 +30,8 @@ Buckets initialBuckets(const std::vector<uint64_t>& bytes, uint64_t firstBucketB
                        bool findUnusedParameters) {
   std::vector<uint32_t> registration(bytes.size());
   std::iota(registration.begin(), registration.end(), 0u);
-  if (!findUnusedParameters) return assignBuckets(registration, bytes, {std::numeric_limits<uint64_t>::max()});
+  if (!findUnusedParameters)
+    return assignBuckets(registration, bytes, {std::numeric_limits<uint64_t>::max()});
   Buckets buckets = assignBuckets(registration, bytes, {firstBucketBytes, capBytes});
   std::sort(buckets.begin(), buckets.end(), [](const auto& a, const auto& b) {
     return *std::min_element(a.begin(), a.end()) < *std::min_element(b.begin(), b.end());

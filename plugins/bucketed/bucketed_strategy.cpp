@@ -10,22 +10,14 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-dtb_tensor_t flat(void* data, uint64_t count, dtb_dtype_t dtype) {
-  dtb_tensor_t t{};
-  t.data = data;
-  t.count = count;
-  t.dtype = dtype;
-  t.device = {DTB_DEVICE_HOST, 0};
-  t.ndim = 1;
-  t.shape[0] = static_cast<int64_t>(count);
-  return t;
-}
-
 }  // namespace
 
 BucketedStrategy::BucketedStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup)
-    : host_(host), params_(setup.params, setup.params + setup.param_count), accumulation_(setup.accumulation_steps) {
-  if (accumulation_ == 0) throw Error(DTB_STATUS_INVALID_ARGUMENT, "bucketed: accumulation_steps must be >= 1");
+    : host_(host),
+      params_(setup.params, setup.params + setup.param_count),
+      accumulation_(setup.accumulation_steps) {
+  if (accumulation_ == 0)
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, "bucketed: accumulation_steps must be >= 1");
   double capMb = 25, firstMb = 1;
   int32_t asView = 0, findUnused = 0;
   const char* hook = nullptr;
@@ -60,22 +52,26 @@ BucketedStrategy::BucketedStrategy(const dtb_host_t* host, const dtb_strategy_se
   world_ = host->comm_size(host->ctx);
   // The default hook pre-divides by the world size while copying into the
   // bucket; the compression hooks divide after casting, as DDP's do.
-  scale_ = 1.0f / static_cast<float>((hook_ == Hook::kAllreduce ? world_ : 1) * static_cast<int64_t>(accumulation_));
+  scale_ = 1.0f /
+           static_cast<float>((hook_ == Hook::kAllreduce ? world_ : 1) * static_cast<int64_t>(accumulation_));
 
   const uint32_t stateFloats = host_->optim_state_floats(host_->ctx);
   std::vector<uint64_t> bytes;
   for (uint32_t i = 0; i < params_.size(); ++i) {
     dtb_param_t* p = params_[i];
     if (p->grad.dtype != DTB_DTYPE_F32 || p->grad.device.type != DTB_DEVICE_HOST) {
-      throw Error(DTB_STATUS_UNSUPPORTED, std::string("bucketed: parameter '") + p->name +
-                                              "' is not an f32 host tensor; this strategy works on those only");
+      throw Error(DTB_STATUS_UNSUPPORTED,
+                  std::string("bucketed: parameter '") + p->name +
+                      "' is not an f32 host tensor; this strategy works on those only");
     }
-    if (p->index != i) throw Error(DTB_STATUS_INVALID_ARGUMENT, "bucketed: parameters must come in index order");
+    if (p->index != i)
+      throw Error(DTB_STATUS_INVALID_ARGUMENT, "bucketed: parameters must come in index order");
     elements_ += p->grad.count;
     bytes.push_back(p->grad.count * sizeof(float));
     modelGrads_.push_back(p->grad.data);
-    accumulated_.push_back(accumulation_ > 1 ? allocate(p->grad.count, DTB_MEM_GRADS) : nullptr);
-    state_.push_back(allocate(p->value.count * stateFloats, DTB_MEM_OPTIMIZER));
+    accumulated_.push_back(accumulation_ > 1 ? hostAllocZeroed<float>(host_, p->grad.count, DTB_MEM_GRADS)
+                                             : nullptr);
+    state_.push_back(hostAllocZeroed<float>(host_, p->value.count * stateFloats, DTB_MEM_OPTIMIZER));
   }
   ready_.assign(params_.size(), false);
   build(initialBuckets(bytes, firstBucketBytes_, capBytes_, findUnused_));
@@ -85,13 +81,6 @@ BucketedStrategy::~BucketedStrategy() {
   release();
   for (float* buffer : accumulated_) host_->free(host_->ctx, buffer);
   for (float* buffer : state_) host_->free(host_->ctx, buffer);
-}
-
-float* BucketedStrategy::allocate(uint64_t floats, dtb_mem_category_t category) {
-  void* memory = nullptr;
-  check(host_->alloc(host_->ctx, floats * sizeof(float), {DTB_DEVICE_HOST, 0}, category, &memory), "alloc");
-  if (memory) std::memset(memory, 0, floats * sizeof(float));
-  return static_cast<float*>(memory);
 }
 
 void BucketedStrategy::release() {
@@ -118,7 +107,7 @@ void BucketedStrategy::build(const Buckets& assignment) {
       b.count += params_[index]->grad.count;
     }
     // With gradient_as_bucket_view the bucket is the gradients' only memory.
-    b.data = allocate(b.count, asView_ ? DTB_MEM_GRADS : DTB_MEM_BUFFERS);
+    b.data = hostAllocZeroed<float>(host_, b.count, asView_ ? DTB_MEM_GRADS : DTB_MEM_BUFFERS);
     if (hook_ == Hook::kPowerSgd) {
       // Each gradient as a matrix: its first dimension by the rest.
       std::vector<BucketTensor> tensors;
@@ -130,10 +119,7 @@ void BucketedStrategy::build(const Buckets& assignment) {
       b.powerSgd = std::make_unique<PowerSgdBucket>(powerSgd_, std::move(tensors), b.count, buckets_.size());
     }
     if (hook_ != Hook::kAllreduce) {
-      void* memory = nullptr;
-      check(host_->alloc(host_->ctx, b.count * sizeof(uint16_t), {DTB_DEVICE_HOST, 0}, DTB_MEM_BUFFERS, &memory),
-            "alloc");
-      b.compressed = static_cast<uint16_t*>(memory);
+      b.compressed = hostAllocZeroed<uint16_t>(host_, b.count, DTB_MEM_BUFFERS);
     }
     b.pending = static_cast<uint32_t>(members.size());
     buckets_.push_back(std::move(b));
@@ -158,7 +144,7 @@ void BucketedStrategy::rebuildFromRankZero() {
   // Every rank must bucket alike, so rank 0's observed order wins.
   std::vector<int32_t> order(params_.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(readyOrder_[i]);
-  dtb_tensor_t tensor = flat(order.data(), order.size(), DTB_DTYPE_I32);
+  dtb_tensor_t tensor = hostTensor(order.data(), order.size(), DTB_DTYPE_I32);
   dtb_request_t request = nullptr;
   check(host_->comm_broadcast(host_->ctx, &tensor, 0, &request), "broadcast of the bucket order");
   check(host_->comm_wait(host_->ctx, request, DTB_TIMEOUT_DEFAULT), "broadcast of the bucket order");
@@ -166,7 +152,8 @@ void BucketedStrategy::rebuildFromRankZero() {
   std::vector<bool> seen(params_.size(), false);
   for (int32_t index : order) {
     if (index < 0 || static_cast<size_t>(index) >= params_.size() || seen[index]) {
-      throw Error(DTB_STATUS_COMM_FAILURE, "bucketed: rank 0's gradient order is not a permutation of the parameters");
+      throw Error(DTB_STATUS_COMM_FAILURE,
+                  "bucketed: rank 0's gradient order is not a permutation of the parameters");
     }
     seen[index] = true;
     ready.push_back(static_cast<uint32_t>(index));
@@ -182,11 +169,12 @@ void BucketedStrategy::rebuildFromRankZero() {
 void BucketedStrategy::gradReady(dtb_param_t* param) {
   const uint32_t i = param->index;
   if (i >= params_.size() || params_[i] != param) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("bucketed: '") + param->name + "' is not a parameter of this model");
+    throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                std::string("bucketed: '") + param->name + "' is not a parameter of this model");
   }
   if (ready_[i]) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT,
-                std::string("bucketed: the gradient of '") + param->name + "' was reported ready twice in one backward");
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("bucketed: the gradient of '") + param->name +
+                                                 "' was reported ready twice in one backward");
   }
   ready_[i] = true;
   const auto* grad = static_cast<const float*>(param->grad.data);
@@ -219,15 +207,17 @@ void BucketedStrategy::launchReady() {
   // in the same order whatever order its own gradients finished in.
   while (next_ < buckets_.size() && buckets_[next_].pending == 0) {
     Bucket& b = buckets_[next_];
-    dtb_tensor_t tensor = flat(b.data, b.count, DTB_DTYPE_F32);
+    dtb_tensor_t tensor = hostTensor(b.data, b.count, DTB_DTYPE_F32);
     b.launchedNs = host_->now_ns(host_->ctx);
     if (hook_ == Hook::kPowerSgd) {
       if (compressing()) {  // the uncompressed tensors and the Ps, summed
         b.powerSgd->compress(b.data);
-        dtb_tensor_t plain = flat(b.powerSgd->uncompressed().data(), b.powerSgd->uncompressed().size(), DTB_DTYPE_F32);
-        dtb_tensor_t ps = flat(b.powerSgd->ps().data(), b.powerSgd->ps().size(), DTB_DTYPE_F32);
+        dtb_tensor_t plain =
+            hostTensor(b.powerSgd->uncompressed().data(), b.powerSgd->uncompressed().size(), DTB_DTYPE_F32);
+        dtb_tensor_t ps = hostTensor(b.powerSgd->ps().data(), b.powerSgd->ps().size(), DTB_DTYPE_F32);
         check(host_->comm_allreduce(host_->ctx, &plain, DTB_REDUCE_SUM, &b.request), "allreduce of a bucket");
-        check(host_->comm_allreduce(host_->ctx, &ps, DTB_REDUCE_SUM, &b.factors), "allreduce of PowerSGD's P");
+        check(host_->comm_allreduce(host_->ctx, &ps, DTB_REDUCE_SUM, &b.factors),
+              "allreduce of PowerSGD's P");
         ++next_;
         continue;
       }
@@ -242,7 +232,7 @@ void BucketedStrategy::launchReady() {
         b.compressed[k] = fp16 ? floatToHalf(halfToFloat(floatToHalf(b.data[k])) / world)
                                : floatToBfloat16(bfloat16ToFloat(floatToBfloat16(b.data[k])) / world);
       }
-      tensor = flat(b.compressed, b.count, fp16 ? DTB_DTYPE_F16 : DTB_DTYPE_BF16);
+      tensor = hostTensor(b.compressed, b.count, fp16 ? DTB_DTYPE_F16 : DTB_DTYPE_BF16);
     }
     check(host_->comm_allreduce(host_->ctx, &tensor, DTB_REDUCE_SUM, &b.request), "allreduce of a bucket");
     ++next_;
@@ -309,10 +299,11 @@ void BucketedStrategy::finishBackward() {
     }
   }
   if (!unused.empty()) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT,
-                "bucketed: these parameters received no gradient in this step: " + unused +
-                    ". Every parameter must take part in the loss on every rank, or set find_unused_parameters = "
-                    "true (as DistributedDataParallel requires)");
+    throw Error(
+        DTB_STATUS_INVALID_ARGUMENT,
+        "bucketed: these parameters received no gradient in this step: " + unused +
+            ". Every parameter must take part in the loss on every rank, or set find_unused_parameters = "
+            "true (as DistributedDataParallel requires)");
   }
   if (!asView_) {
     for (const Bucket& b : buckets_) {
@@ -346,7 +337,7 @@ dtb_status_t BucketedStrategy::finishPowerSgd(bool proceed) {
   for (; issued < buckets_.size(); ++issued) {
     Bucket& b = buckets_[issued];
     b.powerSgd->computeQs(world_);
-    dtb_tensor_t qs = flat(b.powerSgd->qs().data(), b.powerSgd->qs().size(), DTB_DTYPE_F32);
+    dtb_tensor_t qs = hostTensor(b.powerSgd->qs().data(), b.powerSgd->qs().size(), DTB_DTYPE_F32);
     status = host_->comm_allreduce(host_->ctx, &qs, DTB_REDUCE_SUM, &b.factors);
     if (status != DTB_STATUS_OK) break;
   }

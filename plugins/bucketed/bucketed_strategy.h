@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "bucket_assignment.h"
-#include "powersgd.h"
 #include "dtbench/strategy.h"
+#include "powersgd.h"
 
 namespace dtb::strategy::bucketed {
 
@@ -49,7 +49,7 @@ class BucketedStrategy {
     std::vector<uint32_t> params;
     std::vector<uint64_t> offsets;  // element offset of each parameter
     float* data = nullptr;
-    uint16_t* compressed = nullptr;  // fp16/bf16 hooks: what crosses the wire
+    uint16_t* compressed = nullptr;            // fp16/bf16 hooks: what crosses the wire
     std::unique_ptr<PowerSgdBucket> powerSgd;  // powersgd hook
     dtb_request_t factors = nullptr;           // powersgd: the Ps' all-reduce (request: the uncompressed)
     uint64_t count = 0;
@@ -58,7 +58,6 @@ class BucketedStrategy {
     int64_t launchedNs = 0;
   };
 
-  float* allocate(uint64_t floats, dtb_mem_category_t category);
   void build(const Buckets& assignment);
   void release();
   // Launches every bucket from next_ on that is complete, in index order.

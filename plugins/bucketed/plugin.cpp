@@ -1,15 +1,16 @@
 // The bucketed strategy plugin: the C ABI over BucketedStrategy.
+#include <iterator>
+
 #include "bucketed_strategy.h"
-#include "dtbench/plugin.hpp"
+#include "dtbench/descriptors.hpp"
 
 namespace dtb::strategy::bucketed {
 namespace {
 
-BucketedStrategy* self(void* p) { return static_cast<BucketedStrategy*>(p); }
-
 const dtb_param_spec_t kParams[] = {
     {sizeof(dtb_param_spec_t), "bucket_cap_mb", DTB_PARAM_FLOAT, "25",
-     "Size limit of every bucket but the first, in MiB (DDP's bucket_cap_mb); a bucket closes once it reaches it",
+     "Size limit of every bucket but the first, in MiB (DDP's bucket_cap_mb); a bucket closes once it "
+     "reaches it",
      DTB_PARAM_HAS_MIN, 0, 0, nullptr},
     {sizeof(dtb_param_spec_t), "first_bucket_mb", DTB_PARAM_FLOAT, "1",
      "Size limit of the first bucket after the rebuild, in MiB (DDP's _DEFAULT_FIRST_BUCKET_BYTES)",
@@ -17,49 +18,34 @@ const dtb_param_spec_t kParams[] = {
     {sizeof(dtb_param_spec_t), "gradient_as_bucket_view", DTB_PARAM_BOOL, "false",
      "Gradients live in the buckets: no copies in or out, one gradient copy in memory", 0, 0, 0, nullptr},
     {sizeof(dtb_param_spec_t), "find_unused_parameters", DTB_PARAM_BOOL, "false",
-     "Reduce parameters that got no gradient as zeros instead of failing the step (and never rebuild buckets)", 0, 0,
-     0, nullptr},
+     "Reduce parameters that got no gradient as zeros instead of failing the step (and never rebuild "
+     "buckets)",
+     0, 0, 0, nullptr},
     {sizeof(dtb_param_spec_t), "comm_hook", DTB_PARAM_STRING, "allreduce",
-     "DDP communication hook: allreduce (f32), fp16 or bf16 (fp16_compress_hook / bf16_compress_hook), powersgd",
+     "DDP communication hook: allreduce (f32), fp16 or bf16 (fp16_compress_hook / bf16_compress_hook), "
+     "powersgd",
      0, 0, 0, "allreduce|fp16|bf16|powersgd"},
     {sizeof(dtb_param_spec_t), "powersgd_rank", DTB_PARAM_INT, "1", "PowerSGD's matrix_approximation_rank",
      DTB_PARAM_HAS_MIN, 1, 0, nullptr},
     {sizeof(dtb_param_spec_t), "powersgd_start_iter", DTB_PARAM_INT, "1000",
-     "Steps of plain all-reduce before PowerSGD starts (start_powerSGD_iter)", DTB_PARAM_HAS_MIN, 0, 0, nullptr},
+     "Steps of plain all-reduce before PowerSGD starts (start_powerSGD_iter)", DTB_PARAM_HAS_MIN, 0, 0,
+     nullptr},
     {sizeof(dtb_param_spec_t), "powersgd_min_compression_rate", DTB_PARAM_FLOAT, "2",
-     "A matrix n x m is compressed only when (n + m) x rank x this < n x m", DTB_PARAM_HAS_MIN, 0, 0, nullptr},
+     "A matrix n x m is compressed only when (n + m) x rank x this < n x m", DTB_PARAM_HAS_MIN, 0, 0,
+     nullptr},
     {sizeof(dtb_param_spec_t), "powersgd_error_feedback", DTB_PARAM_BOOL, "true",
-     "Add what the last compression missed to the next step's gradients (use_error_feedback)", 0, 0, 0, nullptr},
+     "Add what the last compression missed to the next step's gradients (use_error_feedback)", 0, 0, 0,
+     nullptr},
     {sizeof(dtb_param_spec_t), "powersgd_warm_start", DTB_PARAM_BOOL, "true",
      "Start each step's power iteration from the last step's Q (warm_start)", 0, 0, 0, nullptr},
     {sizeof(dtb_param_spec_t), "powersgd_seed", DTB_PARAM_INT, "0", "Seed of the first Q (random_seed)",
      DTB_PARAM_HAS_MIN, 0, 0, nullptr},
 };
 
-dtb_strategy_plugin_v1_t makeDescriptor() {
-  dtb_strategy_plugin_v1_t d{};
-  d.header = {sizeof(dtb_strategy_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_STRATEGY, "bucketed", "0.1.0",
-              "PyTorch DDP's reducer: gradient buckets all-reduced during backward, rebuilt in ready order",
-              kParams, sizeof(kParams) / sizeof(kParams[0])};
-  d.create = [](const dtb_host_t* host, const dtb_strategy_setup_t* setup, void** out) {
-    return guard(host, [&] { *out = new BucketedStrategy(host, *setup); });
-  };
-  d.destroy = [](void* p) { delete self(p); };
-  d.before_forward = [](void* p, const dtb_step_info_t* step) {
-    return guard(self(p)->host(), [&] { self(p)->beforeForward(*step); });
-  };
-  d.grad_ready = [](void* p, dtb_param_t* param) {
-    return guard(self(p)->host(), [&] { self(p)->gradReady(param); });
-  };
-  d.finish_backward = [](void* p) { return guard(self(p)->host(), [&] { self(p)->finishBackward(); }); };
-  d.step = [](void* p) { return guard(self(p)->host(), [&] { self(p)->step(); }); };
-  d.memory_report = [](void* p, dtb_memory_report_t* out) {
-    return guard(self(p)->host(), [&] { self(p)->memoryReport(out); });
-  };
-  return d;
-}
-
-const dtb_strategy_plugin_v1_t kDescriptor = makeDescriptor();
+const dtb_strategy_plugin_v1_t kDescriptor = strategyDescriptor<BucketedStrategy>(
+    {sizeof(dtb_strategy_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_STRATEGY, "bucketed", "0.1.0",
+     "PyTorch DDP's reducer: gradient buckets all-reduced during backward, rebuilt in ready order", kParams,
+     std::size(kParams)});
 
 }  // namespace
 }  // namespace dtb::strategy::bucketed

@@ -5,8 +5,8 @@
 
 namespace dtb::strategy::bucketed {
 
-PowerSgdBucket::PowerSgdBucket(const PowerSgdOptions& options, std::vector<BucketTensor> tensors, uint64_t count,
-                               uint64_t bucketIndex)
+PowerSgdBucket::PowerSgdBucket(const PowerSgdOptions& options, std::vector<BucketTensor> tensors,
+                               uint64_t count, uint64_t bucketIndex)
     : options_(options), count_(count), rng_(options.seed * 1000003 + bucketIndex) {
   uint64_t p = 0, q = 0;
   for (const BucketTensor& t : tensors) {
@@ -32,7 +32,8 @@ void PowerSgdBucket::orthogonalise(float* m, uint64_t rows, uint64_t rank) {
     for (uint64_t r = 0; r < rows; ++r) norm += double(m[r * rank + i]) * m[r * rank + i];
     norm = std::sqrt(norm);
     // A zero column would be 0/0 (PyTorch then recovers it as zeros).
-    for (uint64_t r = 0; r < rows; ++r) m[r * rank + i] = norm > 0 ? static_cast<float>(m[r * rank + i] / norm) : 0.0f;
+    for (uint64_t r = 0; r < rows; ++r)
+      m[r * rank + i] = norm > 0 ? static_cast<float>(m[r * rank + i] / norm) : 0.0f;
     for (uint64_t j = i + 1; j < rank; ++j) {  // remove its projection from the later columns
       double dot = 0;
       for (uint64_t r = 0; r < rows; ++r) dot += double(m[r * rank + i]) * m[r * rank + j];
@@ -48,7 +49,8 @@ void PowerSgdBucket::compress(const float* bucket) {
   }
   uncompressed_.clear();
   for (const BucketTensor& t : plain_) {
-    uncompressed_.insert(uncompressed_.end(), input_.begin() + t.offset, input_.begin() + t.offset + t.rows * t.cols);
+    uncompressed_.insert(uncompressed_.end(), input_.begin() + t.offset,
+                         input_.begin() + t.offset + t.rows * t.cols);
   }
   const bool fresh = !options_.warmStart || !haveQs_;
   std::normal_distribution<float> gaussian(0.0f, 1.0f);
@@ -64,7 +66,8 @@ void PowerSgdBucket::compress(const float* bucket) {
     for (uint64_t r = 0; r < c.tensor.rows; ++r) {
       for (uint64_t j = 0; j < c.rank; ++j) {
         double sum = 0;
-        for (uint64_t k = 0; k < c.tensor.cols; ++k) sum += double(m[r * c.tensor.cols + k]) * q[k * c.rank + j];
+        for (uint64_t k = 0; k < c.tensor.cols; ++k)
+          sum += double(m[r * c.tensor.cols + k]) * q[k * c.rank + j];
         p[r * c.rank + j] = static_cast<float>(sum);
       }
     }
@@ -82,7 +85,8 @@ void PowerSgdBucket::computeQs(int) {
     for (uint64_t k = 0; k < c.tensor.cols; ++k) {
       for (uint64_t j = 0; j < c.rank; ++j) {
         double sum = 0;
-        for (uint64_t r = 0; r < c.tensor.rows; ++r) sum += double(m[r * c.tensor.cols + k]) * p[r * c.rank + j];
+        for (uint64_t r = 0; r < c.tensor.rows; ++r)
+          sum += double(m[r * c.tensor.cols + k]) * p[r * c.rank + j];
         q[k * c.rank + j] = static_cast<float>(sum);
       }
     }

@@ -16,17 +16,6 @@ constexpr double kMiB = 1024.0 * 1024.0;
 constexpr int32_t kNothingUncached = 0x1;  // no rank has an uncached tensor ready
 constexpr int32_t kNoAbort = 0x2;          // no rank gives up (stall, shutdown)
 
-dtb_tensor_t flat(void* data, uint64_t count, dtb_dtype_t dtype) {
-  dtb_tensor_t t{};
-  t.data = data;
-  t.count = count;
-  t.dtype = dtype;
-  t.device = {DTB_DEVICE_HOST, 0};
-  t.ndim = 1;
-  t.shape[0] = static_cast<int64_t>(count);
-  return t;
-}
-
 FusionOptions readOptions(const dtb_host_t* host) {
   const char* preset = nullptr;
   double thresholdMb = -1, cycleMs = -1, stall = 60;
@@ -61,16 +50,19 @@ FusionStrategy::FusionStrategy(const dtb_host_t* host, const dtb_strategy_setup_
   for (uint32_t i = 0; i < params_.size(); ++i) {
     dtb_param_t* p = params_[i];
     if (p->grad.dtype != DTB_DTYPE_F32 || p->grad.device.type != DTB_DEVICE_HOST) {
-      throw Error(DTB_STATUS_UNSUPPORTED, std::string("fusion: parameter '") + p->name +
-                                              "' is not an f32 host tensor; this strategy works on those only");
+      throw Error(DTB_STATUS_UNSUPPORTED,
+                  std::string("fusion: parameter '") + p->name +
+                      "' is not an f32 host tensor; this strategy works on those only");
     }
-    if (p->index != i) throw Error(DTB_STATUS_INVALID_ARGUMENT, "fusion: parameters must come in index order");
+    if (p->index != i)
+      throw Error(DTB_STATUS_INVALID_ARGUMENT, "fusion: parameters must come in index order");
     elements_ += p->grad.count;
-    accumulated_.push_back(accumulation_ > 1 ? allocate(p->grad.count, DTB_MEM_GRADS) : nullptr);
-    state_.push_back(allocate(p->value.count * stateFloats, DTB_MEM_OPTIMIZER));
+    accumulated_.push_back(accumulation_ > 1 ? hostAllocZeroed<float>(host_, p->grad.count, DTB_MEM_GRADS)
+                                             : nullptr);
+    state_.push_back(hostAllocZeroed<float>(host_, p->value.count * stateFloats, DTB_MEM_OPTIMIZER));
   }
-  const std::string detail = "fusion threshold " + std::to_string(options_.thresholdBytes) + " bytes, cycle " +
-                             std::to_string(options_.cycleMs) + " ms, response cache " +
+  const std::string detail = "fusion threshold " + std::to_string(options_.thresholdBytes) +
+                             " bytes, cycle " + std::to_string(options_.cycleMs) + " ms, response cache " +
                              std::to_string(options_.cacheCapacity);
   host_->event(host_->ctx, "fusion", detail.c_str());
   thread_ = std::thread([this] { cycleLoop(); });
@@ -88,13 +80,6 @@ FusionStrategy::~FusionStrategy() {
   for (float* buffer : state_) host_->free(host_->ctx, buffer);
 }
 
-float* FusionStrategy::allocate(uint64_t floats, dtb_mem_category_t category) {
-  void* memory = nullptr;
-  check(host_->alloc(host_->ctx, floats * sizeof(float), {DTB_DEVICE_HOST, 0}, category, &memory), "alloc");
-  if (memory) std::memset(memory, 0, floats * sizeof(float));
-  return static_cast<float*>(memory);
-}
-
 void FusionStrategy::beforeForward(const dtb_step_info_t& step) {
   sync_ = step.micro_step + 1 == accumulation_;
   if (!sync_) return;
@@ -110,7 +95,8 @@ void FusionStrategy::beforeForward(const dtb_step_info_t& step) {
 void FusionStrategy::gradReady(dtb_param_t* param) {
   const uint32_t i = param->index;
   if (i >= params_.size() || params_[i] != param) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("fusion: '") + param->name + "' is not a parameter of this model");
+    throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                std::string("fusion: '") + param->name + "' is not a parameter of this model");
   }
   auto* grad = static_cast<float*>(param->grad.data);
   const uint64_t count = param->grad.count;
@@ -138,10 +124,11 @@ void FusionStrategy::finishBackward() {
   // The thread ends every step by itself: all reduced, a failed collective
   // (each has the run's timeout) or rank 0's stall verdict. The deadline
   // here only guards against a bug in that promise.
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration<double>(2 * options_.stallTimeoutS + 60);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(2 * options_.stallTimeoutS + 60);
   if (!done_.wait_until(lock, deadline, [&] { return !active_; })) {
-    error_ = "fusion: the step did not finish within " + std::to_string(2 * options_.stallTimeoutS + 60) + " s";
+    error_ =
+        "fusion: the step did not finish within " + std::to_string(2 * options_.stallTimeoutS + 60) + " s";
     stopping_ = true;
   }
   if (!error_.empty()) throw Error(DTB_STATUS_COMM_FAILURE, error_);
@@ -214,13 +201,15 @@ bool FusionStrategy::cycle() {
   std::vector<int32_t> bits(cache_.words(), 0);
   cache_.setBits(pending_, bits);
   std::copy(bits.begin(), bits.end(), words.begin() + 1);
-  dtb_tensor_t tensor = flat(words.data(), words.size(), DTB_DTYPE_I32);
+  dtb_tensor_t tensor = hostTensor(words.data(), words.size(), DTB_DTYPE_I32);
   dtb_request_t request = nullptr;
-  check(host_->comm_allreduce(host_->ctx, &tensor, DTB_REDUCE_BAND, &request), "fusion: cache bits all-reduce");
+  check(host_->comm_allreduce(host_->ctx, &tensor, DTB_REDUCE_BAND, &request),
+        "fusion: cache bits all-reduce");
   waitFor(request, "cache bits all-reduce");
   if (!(words[0] & kNoAbort)) {
-    throw Error(DTB_STATUS_COMM_FAILURE, stopping ? "fusion: stopped while gradients were being reduced"
-                                                  : "fusion: another rank stopped the negotiation (see its error)");
+    throw Error(DTB_STATUS_COMM_FAILURE,
+                stopping ? "fusion: stopped while gradients were being reduced"
+                         : "fusion: another rank stopped the negotiation (see its error)");
   }
   std::vector<int32_t> agreed(words.begin() + 1, words.end());
   std::vector<uint32_t> responses = cache_.tensorsWithBits(agreed);
@@ -245,7 +234,8 @@ std::vector<uint32_t> FusionStrategy::negotiate(const std::vector<uint32_t>& unc
   std::vector<int32_t> mine(slots, -1), all(static_cast<size_t>(slots) * world_, -1);
   mine[0] = static_cast<int32_t>(uncached.size());
   for (size_t k = 0; k < uncached.size(); ++k) mine[k + 1] = static_cast<int32_t>(uncached[k]);
-  dtb_tensor_t in = flat(mine.data(), mine.size(), DTB_DTYPE_I32), out = flat(all.data(), all.size(), DTB_DTYPE_I32);
+  dtb_tensor_t in = hostTensor(mine.data(), mine.size(), DTB_DTYPE_I32),
+               out = hostTensor(all.data(), all.size(), DTB_DTYPE_I32);
   dtb_request_t request = nullptr;
   check(host_->comm_allgather(host_->ctx, &in, &out, &request), "fusion: request gather");
   waitFor(request, "request gather");
@@ -268,8 +258,8 @@ std::vector<uint32_t> FusionStrategy::negotiate(const std::vector<uint32_t>& unc
       for (int r = 0; r < world_; ++r) {
         if (!ranks.count(r)) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
       }
-      stalled = std::string(params_[t]->name) + "' was submitted by " + std::to_string(ranks.size()) + " of " +
-                std::to_string(world_) + " ranks; rank(s) " + missing + " never submitted it";
+      stalled = std::string(params_[t]->name) + "' was submitted by " + std::to_string(ranks.size()) +
+                " of " + std::to_string(world_) + " ranks; rank(s) " + missing + " never submitted it";
     }
     if (!stalled.empty()) {
       {
@@ -282,7 +272,7 @@ std::vector<uint32_t> FusionStrategy::negotiate(const std::vector<uint32_t>& unc
     plan[1] = static_cast<int32_t>(ready.size());
     for (size_t k = 0; k < ready.size(); ++k) plan[k + 2] = static_cast<int32_t>(ready[k]);
   }
-  dtb_tensor_t planTensor = flat(plan.data(), plan.size(), DTB_DTYPE_I32);
+  dtb_tensor_t planTensor = hostTensor(plan.data(), plan.size(), DTB_DTYPE_I32);
   check(host_->comm_broadcast(host_->ctx, &planTensor, 0, &request), "fusion: response broadcast");
   waitFor(request, "response broadcast");
   *abort = plan[0] != 0;
@@ -308,7 +298,7 @@ void FusionStrategy::execute(const std::vector<uint32_t>& responses) {
       if (floats > fusionFloats_) {  // one persistent buffer, allocated when first needed
         host_->free(host_->ctx, fusionBuffer_);
         fusionFloats_ = std::max<uint64_t>(floats, options_.thresholdBytes / sizeof(float));
-        fusionBuffer_ = allocate(fusionFloats_, DTB_MEM_BUFFERS);
+        fusionBuffer_ = hostAllocZeroed<float>(host_, fusionFloats_, DTB_MEM_BUFFERS);
       }
       int64_t t0 = host_->now_ns(host_->ctx);
       uint64_t offset = 0;
@@ -319,7 +309,7 @@ void FusionStrategy::execute(const std::vector<uint32_t>& responses) {
       }
       int64_t t1 = host_->now_ns(host_->ctx);
       host_->trace_span(host_->ctx, "MEMCPY_IN_FUSION_BUFFER", "fusion", t0, t1);
-      dtb_tensor_t fused = flat(fusionBuffer_, floats, DTB_DTYPE_F32);
+      dtb_tensor_t fused = hostTensor(fusionBuffer_, floats, DTB_DTYPE_F32);
       check(host_->comm_allreduce(host_->ctx, &fused, DTB_REDUCE_AVG, &request), "fusion: all-reduce");
       waitFor(request, "all-reduce");
       t0 = host_->now_ns(host_->ctx);
@@ -346,7 +336,8 @@ void FusionStrategy::waitFor(dtb_request_t request, const char* what) {
   // thread, so the one the step fails with says what the status means.
   const dtb_status_t status = host_->comm_wait(host_->ctx, request, DTB_TIMEOUT_DEFAULT);
   if (status == DTB_STATUS_OK) return;
-  const char* why = status == DTB_STATUS_TIMEOUT ? "timed out (a peer is gone or stuck)" : "failed (a peer is gone)";
+  const char* why =
+      status == DTB_STATUS_TIMEOUT ? "timed out (a peer is gone or stuck)" : "failed (a peer is gone)";
   throw Error(status, std::string("fusion: ") + what + " on rank " + std::to_string(rank_) + " " + why);
 }
 

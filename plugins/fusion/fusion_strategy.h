@@ -48,7 +48,6 @@ class FusionStrategy {
   void memoryReport(dtb_memory_report_t* out) const;
 
  private:
-  float* allocate(uint64_t floats, dtb_mem_category_t category);
   void cycleLoop();
   // One cycle; false once this step is over (all reduced, or failed).
   bool cycle();
@@ -77,8 +76,8 @@ class FusionStrategy {
   std::string error_;
 
   // The thread's own.
-  std::vector<uint32_t> pending_;  // ready here, not yet reduced
-  MessageTable table_;             // rank 0
+  std::vector<uint32_t> pending_;               // ready here, not yet reduced
+  MessageTable table_;                          // rank 0
   std::map<uint32_t, int64_t> waitingSinceNs_;  // rank 0: first report of a waiting tensor
   ResponseCache cache_;
   float* fusionBuffer_ = nullptr;

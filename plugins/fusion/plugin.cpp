@@ -1,15 +1,16 @@
 // The fusion strategy plugin: the C ABI over FusionStrategy.
-#include "dtbench/plugin.hpp"
+#include <iterator>
+
+#include "dtbench/descriptors.hpp"
 #include "fusion_strategy.h"
 
 namespace dtb::strategy::fusion {
 namespace {
 
-FusionStrategy* self(void* p) { return static_cast<FusionStrategy*>(p); }
-
 const dtb_param_spec_t kParams[] = {
     {sizeof(dtb_param_spec_t), "preset", DTB_PARAM_STRING, "horovod",
-     "Defaults of threshold and cycle time: horovod (128 MiB, 1 ms) or horovod-legacy (64 MiB, 5 ms, before v0.21)",
+     "Defaults of threshold and cycle time: horovod (128 MiB, 1 ms) or horovod-legacy (64 MiB, 5 ms, before "
+     "v0.21)",
      0, 0, 0, "horovod|horovod-legacy"},
     {sizeof(dtb_param_spec_t), "fusion_threshold_mb", DTB_PARAM_FLOAT, "-1",
      "Fusion buffer size in MiB (HOROVOD_FUSION_THRESHOLD); 0 disables fusion; -1 takes the preset's",
@@ -21,34 +22,15 @@ const dtb_param_spec_t kParams[] = {
      "Response cache entries (HOROVOD_CACHE_CAPACITY); 0 negotiates every tensor through rank 0 every time",
      DTB_PARAM_HAS_MIN, 0, 0, nullptr},
     {sizeof(dtb_param_spec_t), "stall_timeout_s", DTB_PARAM_FLOAT, "60",
-     "Seconds rank 0 waits for a tensor some ranks submitted before failing the step, naming the missing ranks",
+     "Seconds rank 0 waits for a tensor some ranks submitted before failing the step, naming the missing "
+     "ranks",
      DTB_PARAM_HAS_MIN, 0.001, 0, nullptr},
 };
 
-dtb_strategy_plugin_v1_t makeDescriptor() {
-  dtb_strategy_plugin_v1_t d{};
-  d.header = {sizeof(dtb_strategy_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_STRATEGY, "fusion", "0.1.0",
-              "Horovod tensor fusion: a cycle thread, rank-0 negotiation, response cache, one fusion buffer",
-              kParams, sizeof(kParams) / sizeof(kParams[0])};
-  d.create = [](const dtb_host_t* host, const dtb_strategy_setup_t* setup, void** out) {
-    return guard(host, [&] { *out = new FusionStrategy(host, *setup); });
-  };
-  d.destroy = [](void* p) { delete self(p); };
-  d.before_forward = [](void* p, const dtb_step_info_t* step) {
-    return guard(self(p)->host(), [&] { self(p)->beforeForward(*step); });
-  };
-  d.grad_ready = [](void* p, dtb_param_t* param) {
-    return guard(self(p)->host(), [&] { self(p)->gradReady(param); });
-  };
-  d.finish_backward = [](void* p) { return guard(self(p)->host(), [&] { self(p)->finishBackward(); }); };
-  d.step = [](void* p) { return guard(self(p)->host(), [&] { self(p)->step(); }); };
-  d.memory_report = [](void* p, dtb_memory_report_t* out) {
-    return guard(self(p)->host(), [&] { self(p)->memoryReport(out); });
-  };
-  return d;
-}
-
-const dtb_strategy_plugin_v1_t kDescriptor = makeDescriptor();
+const dtb_strategy_plugin_v1_t kDescriptor = strategyDescriptor<FusionStrategy>(
+    {sizeof(dtb_strategy_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_STRATEGY, "fusion", "0.1.0",
+     "Horovod tensor fusion: a cycle thread, rank-0 negotiation, response cache, one fusion buffer", kParams,
+     std::size(kParams)});
 
 }  // namespace
 }  // namespace dtb::strategy::fusion

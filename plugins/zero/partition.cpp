@@ -51,7 +51,8 @@ std::vector<Unit> layerUnits(const std::vector<uint64_t>& counts, const std::vec
 }
 
 Piece overlap(const Unit& unit, size_t k, uint64_t paramElements, uint64_t begin, uint64_t end) {
-  const uint64_t first = std::max(unit.offsets[k], begin), last = std::min(unit.offsets[k] + paramElements, end);
+  const uint64_t first = std::max(unit.offsets[k], begin),
+                 last = std::min(unit.offsets[k] + paramElements, end);
   if (first >= last) return {};
   return {first - unit.offsets[k], last - first};
 }

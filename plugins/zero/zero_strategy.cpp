@@ -7,21 +7,6 @@
 #include "dtbench/plugin.hpp"
 
 namespace dtb::strategy::zero {
-namespace {
-
-dtb_tensor_t flat(float* data, uint64_t count) {
-  dtb_tensor_t t{};
-  t.data = data;
-  t.count = count;
-  t.dtype = DTB_DTYPE_F32;
-  t.device = {DTB_DEVICE_HOST, 0};
-  t.ndim = 1;
-  t.shape[0] = static_cast<int64_t>(count);
-  return t;
-}
-
-}  // namespace
-
 ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup)
     : host_(host),
       params_(setup.params, setup.params + setup.param_count),
@@ -33,7 +18,8 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
   int32_t reduceScatter = 1;
   check(host->config_get_int(host->ctx, "stage", &stage), "stage");
   check(host->config_get_int(host->ctx, "reduce_bucket_size", &bucket), "reduce_bucket_size");
-  check(host->config_get_int(host->ctx, "param_persistence_threshold", &persistence), "param_persistence_threshold");
+  check(host->config_get_int(host->ctx, "param_persistence_threshold", &persistence),
+        "param_persistence_threshold");
   check(host->config_get_bool(host->ctx, "reduce_scatter", &reduceScatter), "reduce_scatter");
   stage_ = static_cast<int>(stage);
   trueReduceScatter_ = reduceScatter != 0;
@@ -44,8 +30,9 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
   for (uint32_t i = 0; i < params_.size(); ++i) {
     dtb_param_t* p = params_[i];
     if (p->grad.dtype != DTB_DTYPE_F32 || p->grad.device.type != DTB_DEVICE_HOST) {
-      throw Error(DTB_STATUS_UNSUPPORTED, std::string("zero: parameter '") + p->name +
-                                              "' is not an f32 host tensor; this strategy works on those only");
+      throw Error(DTB_STATUS_UNSUPPORTED,
+                  std::string("zero: parameter '") + p->name +
+                      "' is not an f32 host tensor; this strategy works on those only");
     }
     if (p->index != i) throw Error(DTB_STATUS_INVALID_ARGUMENT, "zero: parameters must come in index order");
     if (p->layer >= setup.layer_count) {
@@ -58,8 +45,9 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
     modelValues_.push_back(p->value.data);
     modelGrads_.push_back(p->grad.data);
   }
-  units_ = stage_ == 3 ? layerUnits(counts, layers, setup.layer_count, static_cast<uint64_t>(persistence), world_)
-                       : bucketUnits(counts, static_cast<uint64_t>(bucket), world_);
+  units_ = stage_ == 3
+               ? layerUnits(counts, layers, setup.layer_count, static_cast<uint64_t>(persistence), world_)
+               : bucketUnits(counts, static_cast<uint64_t>(bucket), world_);
   state_.resize(units_.size());
   unitOf_.assign(params_.size(), 0);
   layerUnits_.assign(setup.layer_count, {});
@@ -71,7 +59,8 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
     for (uint32_t i : unit.params) {
       unitOf_[i] = static_cast<uint32_t>(u);
       auto& touching = layerUnits_[params_[i]->layer];
-      if (std::find(touching.begin(), touching.end(), u) == touching.end()) touching.push_back(static_cast<uint32_t>(u));
+      if (std::find(touching.begin(), touching.end(), u) == touching.end())
+        touching.push_back(static_cast<uint32_t>(u));
     }
     launchOrder_.push_back(stage_ == 3 ? units_.size() - 1 - u : u);  // stage 3 units run in forward order
   }
@@ -84,7 +73,7 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
     UnitState& s = state_[u];
     if (sharded(u)) {
       // Only this rank's slice of the (identical) initial parameters is kept.
-      s.ownedParams = allocate(unit.shard, DTB_MEM_PARAMS);
+      s.ownedParams = hostAllocZeroed<float>(host_, unit.shard, DTB_MEM_PARAMS);
       const uint64_t begin = rank_ * unit.shard;
       for (size_t k = 0; k < unit.params.size(); ++k) {
         const dtb_param_t* p = params_[unit.params[k]];
@@ -95,7 +84,7 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
         }
       }
     } else {
-      s.full = allocate(unit.padded, DTB_MEM_PARAMS);
+      s.full = hostAllocZeroed<float>(host_, unit.padded, DTB_MEM_PARAMS);
       for (size_t k = 0; k < unit.params.size(); ++k) {
         const dtb_param_t* p = params_[unit.params[k]];
         std::memcpy(s.full + unit.offsets[k], p->value.data, p->value.count * sizeof(float));
@@ -105,17 +94,19 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
     if (stage_ == 1) {
       // Stage 1 keeps whole gradients; the reduced slice overwrites this
       // rank's part of them unless micro-batches must be summed apart.
-      s.staging = allocate(unit.padded, DTB_MEM_GRADS);
+      s.staging = hostAllocZeroed<float>(host_, unit.padded, DTB_MEM_GRADS);
       pointGrads(u, s.staging);
-      s.gradShard = accumulation_ > 1 ? allocate(unit.shard, DTB_MEM_GRADS) : s.staging + rank_ * unit.shard;
+      s.gradShard = accumulation_ > 1 ? hostAllocZeroed<float>(host_, unit.shard, DTB_MEM_GRADS)
+                                      : s.staging + rank_ * unit.shard;
     } else {
-      s.gradShard = allocate(unit.shard, DTB_MEM_GRADS);
+      s.gradShard = hostAllocZeroed<float>(host_, unit.shard, DTB_MEM_GRADS);
     }
-    s.state = allocate(unit.shard * stateFloats_, DTB_MEM_OPTIMIZER);
+    s.state = hostAllocZeroed<float>(host_, unit.shard * stateFloats_, DTB_MEM_OPTIMIZER);
     s.pending = static_cast<uint32_t>(unit.params.size());
   }
   ready_.assign(params_.size(), false);
-  const std::string detail = "stage " + std::to_string(stage_) + ", " + std::to_string(units_.size()) + " units, " +
+  const std::string detail = "stage " + std::to_string(stage_) + ", " + std::to_string(units_.size()) +
+                             " units, " +
                              (trueReduceScatter_ ? "reduce-scatter" : "all-reduce and keep the slice");
   host_->event(host_->ctx, "zero", detail.c_str());
 }
@@ -130,7 +121,8 @@ ZeroStrategy::~ZeroStrategy() {
     if (s.full) {
       for (size_t k = 0; k < units_[u].params.size(); ++k) {
         const dtb_param_t* p = params_[units_[u].params[k]];
-        std::memcpy(modelValues_[units_[u].params[k]], s.full + units_[u].offsets[k], p->value.count * sizeof(float));
+        std::memcpy(modelValues_[units_[u].params[k]], s.full + units_[u].offsets[k],
+                    p->value.count * sizeof(float));
       }
     }
     pointParams(u, nullptr);
@@ -141,13 +133,6 @@ ZeroStrategy::~ZeroStrategy() {
     if (stage_ == 1) host_->free(host_->ctx, s.staging);
     host_->free(host_->ctx, s.state);
   }
-}
-
-float* ZeroStrategy::allocate(uint64_t floats, dtb_mem_category_t category) {
-  void* memory = nullptr;
-  check(host_->alloc(host_->ctx, floats * sizeof(float), {DTB_DEVICE_HOST, 0}, category, &memory), "alloc");
-  if (memory) std::memset(memory, 0, floats * sizeof(float));
-  return static_cast<float*>(memory);
 }
 
 float* ZeroStrategy::ownedSlice(size_t u) {
@@ -176,7 +161,8 @@ void ZeroStrategy::beforeForward(const dtb_step_info_t& step) {
 }
 
 void ZeroStrategy::layerBegin(uint32_t layer, dtb_pass_t pass) {
-  if (layer >= layerUnits_.size()) throw Error(DTB_STATUS_INVALID_ARGUMENT, "zero: layer_begin for an unknown layer");
+  if (layer >= layerUnits_.size())
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, "zero: layer_begin for an unknown layer");
   if (stage_ == 3) {
     if (pass == DTB_PASS_FORWARD && recording_ &&
         std::find(forwardOrder_.begin(), forwardOrder_.end(), layer) == forwardOrder_.end()) {
@@ -189,7 +175,8 @@ void ZeroStrategy::layerBegin(uint32_t layer, dtb_pass_t pass) {
     auto at = std::find(forwardOrder_.begin(), forwardOrder_.end(), layer);
     if (at != forwardOrder_.end()) {
       const ptrdiff_t step = pass == DTB_PASS_FORWARD ? 1 : -1;
-      for (ptrdiff_t k = (at - forwardOrder_.begin()) + step; k >= 0 && k < ptrdiff_t(forwardOrder_.size()); k += step) {
+      for (ptrdiff_t k = (at - forwardOrder_.begin()) + step; k >= 0 && k < ptrdiff_t(forwardOrder_.size());
+           k += step) {
         if (!layerUnits_[forwardOrder_[k]].empty()) {
           next = layerUnits_[forwardOrder_[k]][0];
           break;
@@ -221,22 +208,26 @@ void ZeroStrategy::stage(size_t u) {
 void ZeroStrategy::gradReady(dtb_param_t* param) {
   const uint32_t i = param->index;
   if (i >= params_.size() || params_[i] != param) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("zero: '") + param->name + "' is not a parameter of this model");
+    throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                std::string("zero: '") + param->name + "' is not a parameter of this model");
   }
   if (ready_[i]) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT,
-                std::string("zero: the gradient of '") + param->name + "' was reported ready twice in one backward");
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("zero: the gradient of '") + param->name +
+                                                 "' was reported ready twice in one backward");
   }
   ready_[i] = true;
   const size_t u = unitOf_[i];
   UnitState& s = state_[u];
   if (!s.staging) {
-    // A model that wrote the gradient without announcing its layer: take it
-    // from the model's own memory.
+    // A model that wrote gradients without announcing the layer: take the
+    // unit's gradients from the model's own memory (those not computed yet
+    // are overwritten in the staging buffer when they are).
     stage(u);
     const Unit& unit = units_[u];
-    const size_t k = std::find(unit.params.begin(), unit.params.end(), i) - unit.params.begin();
-    std::memcpy(s.staging + unit.offsets[k], modelGrads_[i], param->grad.count * sizeof(float));
+    for (size_t k = 0; k < unit.params.size(); ++k) {
+      std::memcpy(s.staging + unit.offsets[k], modelGrads_[unit.params[k]],
+                  params_[unit.params[k]]->grad.count * sizeof(float));
+    }
   }
   if (--s.pending == 0 && stage_ >= 2) launchReady();
 }
@@ -251,11 +242,12 @@ void ZeroStrategy::launchReady() {
 void ZeroStrategy::launchReduce(size_t u) {
   const Unit& unit = units_[u];
   UnitState& s = state_[u];
-  dtb_tensor_t all = flat(s.staging, unit.padded);
+  dtb_tensor_t all = hostTensor(s.staging, unit.padded, DTB_DTYPE_F32);
   if (trueReduceScatter_) {
     s.reduceOut = scratch_->acquire();
-    dtb_tensor_t mine = flat(s.reduceOut, unit.shard);
-    check(host_->comm_reduce_scatter(host_->ctx, &all, &mine, DTB_REDUCE_SUM, &s.reduce), "zero: reduce-scatter");
+    dtb_tensor_t mine = hostTensor(s.reduceOut, unit.shard, DTB_DTYPE_F32);
+    check(host_->comm_reduce_scatter(host_->ctx, &all, &mine, DTB_REDUCE_SUM, &s.reduce),
+          "zero: reduce-scatter");
   } else {
     check(host_->comm_allreduce(host_->ctx, &all, DTB_REDUCE_SUM, &s.reduce), "zero: all-reduce");
   }
@@ -286,7 +278,8 @@ void ZeroStrategy::completeReduce(size_t u) {
 void ZeroStrategy::startGather(size_t u) {
   UnitState& s = state_[u];
   s.gathered = gathered_->acquire();
-  dtb_tensor_t mine = flat(s.ownedParams, units_[u].shard), all = flat(s.gathered, units_[u].padded);
+  dtb_tensor_t mine = hostTensor(s.ownedParams, units_[u].shard, DTB_DTYPE_F32);
+  dtb_tensor_t all = hostTensor(s.gathered, units_[u].padded, DTB_DTYPE_F32);
   check(host_->comm_allgather(host_->ctx, &mine, &all, &s.gather), "zero: parameter all-gather");
 }
 
@@ -358,9 +351,10 @@ void ZeroStrategy::finishBackward() {
   recording_ = false;
   if (!failure.empty()) throw Error(DTB_STATUS_COMM_FAILURE, "zero: " + failure);
   if (!unused.empty()) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT,
-                "zero: these parameters received no gradient in this step: " + unused +
-                    ". ZeRO reduces every parameter's gradient on every rank: each must take part in the loss");
+    throw Error(
+        DTB_STATUS_INVALID_ARGUMENT,
+        "zero: these parameters received no gradient in this step: " + unused +
+            ". ZeRO reduces every parameter's gradient on every rank: each must take part in the loss");
   }
 }
 
@@ -375,8 +369,10 @@ void ZeroStrategy::step() {
       const Piece piece = overlap(unit, k, p->value.count, begin, begin + unit.shard);
       if (!piece.count) continue;
       const uint64_t at = unit.offsets[k] + piece.first - begin;  // within the slice
-      dtb_tensor_t value = flat(owned + at, piece.count), grad = flat(s.gradShard + at, piece.count);
-      check(host_->optim_update(host_->ctx, &value, &grad, s.state + at * stateFloats_, p->index), "optim_update");
+      dtb_tensor_t value = hostTensor(owned + at, piece.count, DTB_DTYPE_F32);
+      dtb_tensor_t grad = hostTensor(s.gradShard + at, piece.count, DTB_DTYPE_F32);
+      check(host_->optim_update(host_->ctx, &value, &grad, s.state + at * stateFloats_, p->index),
+            "optim_update");
     }
   }
   // Replicated parameters take every rank's updated slice back.
@@ -387,7 +383,8 @@ void ZeroStrategy::step() {
     float* mine = scratch_->acquire();
     inputs.push_back(mine);
     std::memcpy(mine, ownedSlice(u), units_[u].shard * sizeof(float));
-    dtb_tensor_t in = flat(mine, units_[u].shard), out = flat(s.full, units_[u].padded);
+    dtb_tensor_t in = hostTensor(mine, units_[u].shard, DTB_DTYPE_F32);
+    dtb_tensor_t out = hostTensor(s.full, units_[u].padded, DTB_DTYPE_F32);
     check(host_->comm_allgather(host_->ctx, &in, &out, &s.gather), "zero: parameter all-gather");
   }
   std::string failure;

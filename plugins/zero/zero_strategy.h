@@ -43,19 +43,18 @@ class ZeroStrategy {
 
  private:
   struct UnitState {
-    float* full = nullptr;       // gathered parameters (stages 1-2, persistent units)
+    float* full = nullptr;         // gathered parameters (stages 1-2, persistent units)
     float* ownedParams = nullptr;  // stage 3: this rank's slice of the parameters
-    float* gradShard = nullptr;  // this rank's slice of the reduced gradients
-    float* state = nullptr;      // optimizer state of the slice
-    float* staging = nullptr;    // where this backward's gradients are written
-    float* reduceOut = nullptr;  // reduce-scatter output
-    float* gathered = nullptr;   // stage 3: the parameters while gathered
+    float* gradShard = nullptr;    // this rank's slice of the reduced gradients
+    float* state = nullptr;        // optimizer state of the slice
+    float* staging = nullptr;      // where this backward's gradients are written
+    float* reduceOut = nullptr;    // reduce-scatter output
+    float* gathered = nullptr;     // stage 3: the parameters while gathered
     dtb_request_t reduce = nullptr, gather = nullptr;
     uint32_t pending = 0;  // gradients still to come this backward
     bool launched = false;
   };
 
-  float* allocate(uint64_t floats, dtb_mem_category_t category);
   float* ownedSlice(size_t u);  // this rank's parameter slice
   bool sharded(size_t u) const { return stage_ == 3 && !units_[u].persistent; }
   void pointParams(size_t u, float* base);
@@ -79,9 +78,9 @@ class ZeroStrategy {
   uint32_t stateFloats_;
   std::vector<Unit> units_;
   std::vector<UnitState> state_;
-  std::vector<uint32_t> unitOf_;                  // per parameter
+  std::vector<uint32_t> unitOf_;                   // per parameter
   std::vector<std::vector<uint32_t>> layerUnits_;  // units touching each layer
-  std::vector<size_t> launchOrder_;               // units in the order backward completes them
+  std::vector<size_t> launchOrder_;                // units in the order backward completes them
   size_t nextLaunch_ = 0;
   std::unique_ptr<BufferPool> staging_, gathered_, scratch_;
   std::vector<bool> ready_;

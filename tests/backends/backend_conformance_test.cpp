@@ -3,13 +3,12 @@
 // kBackends and it must pass the same suite.
 #include <gtest/gtest.h>
 
-#include "dtbench/half.hpp"
-
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
 
 #include "backend_test_support.h"
+#include "dtbench/half.hpp"
 
 namespace dtb::testing {
 namespace {
@@ -27,9 +26,15 @@ T reference(dtb_reduce_op_t op, int world, size_t i) {
     const T v = valueAt<T>(r, i);
     switch (op) {
       case DTB_REDUCE_SUM:
-      case DTB_REDUCE_AVG: acc = static_cast<T>(acc + v); break;
-      case DTB_REDUCE_MAX: acc = std::max(acc, v); break;
-      case DTB_REDUCE_MIN: acc = std::min(acc, v); break;
+      case DTB_REDUCE_AVG:
+        acc = static_cast<T>(acc + v);
+        break;
+      case DTB_REDUCE_MAX:
+        acc = std::max(acc, v);
+        break;
+      case DTB_REDUCE_MIN:
+        acc = std::min(acc, v);
+        break;
       case DTB_REDUCE_BAND:
         if constexpr (std::is_integral_v<T>) acc = static_cast<T>(acc & v);
         break;
@@ -68,7 +73,9 @@ class BackendConformance : public ::testing::TestWithParam<Case> {
     if (!*GetParam().algorithm) return {};
     return {{"algorithm", std::string(GetParam().algorithm)}};
   }
-  void run(const std::function<void(Rank&)>& body) { runRanks(GetParam().backend, GetParam().world, params(), body); }
+  void run(const std::function<void(Rank&)>& body) {
+    runRanks(GetParam().backend, GetParam().world, params(), body);
+  }
 };
 
 const size_t kCounts[] = {0, 1, 7, 1023, 4099};
@@ -81,7 +88,8 @@ void allreduceAll(Rank& rank, dtb_reduce_op_t op) {
     dtb_tensor_t t = tensorOf(data.data(), count, dtypeOf<T>());
     rank.run([&](dtb_request_t* r) { return rank.backend().allreduce(rank.comm(), &t, op, r); });
     for (size_t i = 0; i < count; ++i) {
-      ASSERT_EQ(data[i], reference<T>(op, rank.world(), i)) << "op " << op << " count " << count << " i " << i;
+      ASSERT_EQ(data[i], reference<T>(op, rank.world(), i))
+          << "op " << op << " count " << count << " i " << i;
     }
   }
 }
@@ -111,7 +119,8 @@ TEST_P(BackendConformance, HalfPrecisionAllreduceAddsInFloat) {
         const auto to = dtype == DTB_DTYPE_F16 ? dtb::floatToHalf : dtb::floatToBfloat16;
         const auto from = dtype == DTB_DTYPE_F16 ? dtb::halfToFloat : dtb::bfloat16ToFloat;
         std::vector<uint16_t> data(1023);
-        for (size_t i = 0; i < data.size(); ++i) data[i] = to(static_cast<float>(rank.rank() + 1) * 0.5f * (i % 4));
+        for (size_t i = 0; i < data.size(); ++i)
+          data[i] = to(static_cast<float>(rank.rank() + 1) * 0.5f * (i % 4));
         dtb_tensor_t t = tensorOf(data.data(), data.size(), dtype);
         rank.run([&](dtb_request_t* r) { return rank.backend().allreduce(rank.comm(), &t, op, r); });
         const int n = rank.world();
@@ -134,7 +143,9 @@ TEST_P(BackendConformance, ReduceScatterGivesEachRankItsBlock) {
       const std::vector<float> before = input;
       dtb_tensor_t in = tensorOf(input.data(), input.size(), DTB_DTYPE_F32);
       dtb_tensor_t out = tensorOf(output.data(), count, DTB_DTYPE_F32);
-      rank.run([&](dtb_request_t* r) { return rank.backend().reduce_scatter(rank.comm(), &in, &out, DTB_REDUCE_AVG, r); });
+      rank.run([&](dtb_request_t* r) {
+        return rank.backend().reduce_scatter(rank.comm(), &in, &out, DTB_REDUCE_AVG, r);
+      });
       for (size_t i = 0; i < count; ++i) {
         ASSERT_FLOAT_EQ(output[i], reference<float>(DTB_REDUCE_AVG, world, rank.rank() * count + i))
             << "count " << count << " i " << i;
@@ -223,7 +234,8 @@ TEST_P(BackendConformance, RejectsMismatchedShapesAtOnce) {
     }
     if (std::string(GetParam().backend) != "gloo") return;  // dtype support differs by backend
     dtb_tensor_t floats = tensorOf(in.data(), in.size(), DTB_DTYPE_F32);
-    EXPECT_EQ(rank.backend().allreduce(rank.comm(), &floats, DTB_REDUCE_BAND, &request), DTB_STATUS_UNSUPPORTED);
+    EXPECT_EQ(rank.backend().allreduce(rank.comm(), &floats, DTB_REDUCE_BAND, &request),
+              DTB_STATUS_UNSUPPORTED);
     EXPECT_NE(rank.instance().services().takeError()->find("f32"), std::string::npos);
   });
 }

@@ -21,18 +21,18 @@ TEST(Half, EveryFiniteHalfRoundTripsThroughFloat) {
 TEST(Half, KnownValuesAndRoundingToEven) {
   EXPECT_EQ(floatToHalf(1.0f), 0x3c00);
   EXPECT_EQ(floatToHalf(-2.0f), 0xc000);
-  EXPECT_EQ(floatToHalf(65504.0f), 0x7bff);                  // the largest half
-  EXPECT_EQ(floatToHalf(65520.0f), 0x7c00);                  // rounds up to infinity
-  EXPECT_EQ(halfToFloat(0x0001), std::ldexp(1.0f, -24));     // the smallest subnormal
-  EXPECT_EQ(floatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3c00);  // halfway: to even (down)
+  EXPECT_EQ(floatToHalf(65504.0f), 0x7bff);                          // the largest half
+  EXPECT_EQ(floatToHalf(65520.0f), 0x7c00);                          // rounds up to infinity
+  EXPECT_EQ(halfToFloat(0x0001), std::ldexp(1.0f, -24));             // the smallest subnormal
+  EXPECT_EQ(floatToHalf(1.0f + std::ldexp(1.0f, -11)), 0x3c00);      // halfway: to even (down)
   EXPECT_EQ(floatToHalf(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);  // halfway: to even (up)
-  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -26)), 0x0000);     // below half the smallest subnormal
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -26)), 0x0000);             // below half the smallest subnormal
   EXPECT_TRUE(std::isnan(halfToFloat(floatToHalf(std::numeric_limits<float>::quiet_NaN()))));
 }
 
 TEST(Bfloat16, RoundsToNearestEvenAndKeepsTheExponentRange) {
   EXPECT_EQ(floatToBfloat16(1.0f), 0x3f80);
-  EXPECT_EQ(floatToBfloat16(3.0e38f) & 0x7f80, 0x7f00);  // fp32's exponent range, unlike fp16
+  EXPECT_EQ(floatToBfloat16(3.0e38f) & 0x7f80, 0x7f00);                 // fp32's exponent range, unlike fp16
   EXPECT_EQ(floatToBfloat16(1.0f + std::ldexp(1.0f, -8)), 0x3f80);      // halfway: to even (down)
   EXPECT_EQ(floatToBfloat16(1.0f + 3 * std::ldexp(1.0f, -8)), 0x3f82);  // halfway: to even (up)
   for (uint32_t b = 0; b < 0x10000; ++b) {

@@ -30,7 +30,8 @@ dtb_model_setup_t imageSetup(int64_t channels, int64_t size, uint32_t classes) {
   return setup;
 }
 
-std::unique_ptr<PluginInstance> create(const char* model, const ParamValues& params, const dtb_model_setup_t& setup) {
+std::unique_ptr<PluginInstance> create(const char* model, const ParamValues& params,
+                                       const dtb_model_setup_t& setup) {
   PluginLoader loader(SearchPath({DTBENCH_PLUGIN_DIR}));
   return createModel(loader.load(PluginKind::kModel, model), params, setup);
 }
@@ -131,8 +132,10 @@ TEST(ImageModels, RefusesWhatItCannotBuild) {
       EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
     }
   };
-  expectError("resnet", {{"depth", int64_t{20}}}, imageSetup(3, 32, 10), "depth must be 18, 34, 50, 101 or 152; got 20");
-  expectError("resnet", {{"stem", std::string("tiny")}}, imageSetup(3, 32, 10), "'tiny' is not one of: auto, cifar");
+  expectError("resnet", {{"depth", int64_t{20}}}, imageSetup(3, 32, 10),
+              "depth must be 18, 34, 50, 101 or 152; got 20");
+  expectError("resnet", {{"stem", std::string("tiny")}}, imageSetup(3, 32, 10),
+              "'tiny' is not one of: auto, cifar");
   dtb_model_setup_t flat = imageSetup(3, 32, 10);
   flat.input_ndim = 1;
   expectError("mobilenetv2", {}, flat, "expects image samples [channels, height, width]; got 1 dimensions");

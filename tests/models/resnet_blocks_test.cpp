@@ -69,11 +69,13 @@ class BlockNet {
     for (uint32_t p = 0; p < registry_.paramCount(); ++p) {
       dtb_param_t* param = registry_.views()[p];
       auto* v = static_cast<float*>(param->value.data);
-      for (uint64_t i = 0; i < param->value.count; ++i) v[i] = static_cast<float>(0.1 * std::sin(1.3 * i + p));
+      for (uint64_t i = 0; i < param->value.count; ++i)
+        v[i] = static_cast<float>(0.1 * std::sin(1.3 * i + p));
     }
     input_.resize(2 * channels * 36);
     for (size_t k = 0; k < input_.size(); ++k) {
-      input_[k] = static_cast<float>(std::sin(0.7 * static_cast<double>(k % (input_.size() / 2)) + k / (input_.size() / 2)));
+      input_[k] = static_cast<float>(
+          std::sin(0.7 * static_cast<double>(k % (input_.size() / 2)) + k / (input_.size() / 2)));
     }
   }
 
@@ -111,7 +113,8 @@ TEST_P(ResNetBlocks, LossGradientsAndRunningStatisticsMatchPyTorch) {
 
   ASSERT_EQ(net.registry().paramCount(), ref.order.size());
   for (uint32_t p = 0; p < net.registry().paramCount(); ++p) {
-    EXPECT_EQ(net.registry().views()[p]->name, ref.order[p]) << "registration order differs from torchvision's";
+    EXPECT_EQ(net.registry().views()[p]->name, ref.order[p])
+        << "registration order differs from torchvision's";
   }
   const nn::LossResult out = net.forward(true);
   EXPECT_NEAR(out.loss, ref.loss, 1e-5);
@@ -124,7 +127,8 @@ TEST_P(ResNetBlocks, LossGradientsAndRunningStatisticsMatchPyTorch) {
     ASSERT_EQ(expected.size(), param->grad.count) << param->name;
     const auto* grad = static_cast<const float*>(param->grad.data);
     for (uint64_t i = 0; i < param->grad.count; ++i, ++checked) {
-      ASSERT_NEAR(grad[i], expected[i], 1e-6 + 1e-3 * std::fabs(expected[i])) << param->name << "[" << i << "]";
+      ASSERT_NEAR(grad[i], expected[i], 1e-6 + 1e-3 * std::fabs(expected[i]))
+          << param->name << "[" << i << "]";
     }
   }
   EXPECT_GT(checked, 1000u);

@@ -55,8 +55,8 @@ class BucketedStrategy : public ::testing::Test {
     setup.layer_count = 3;
     setup.device = {DTB_DEVICE_HOST, 0};
     setup.accumulation_steps = 1;
-    strategy_ = createStrategy(loader_.load(PluginKind::kStrategy, "bucketed"), params, setup, communicator_.get(),
-                               &optimizer_);
+    strategy_ = createStrategy(loader_.load(PluginKind::kStrategy, "bucketed"), params, setup,
+                               communicator_.get(), &optimizer_);
   }
 
   const dtb_strategy_plugin_v1_t& api() { return strategy_->plugin().descriptor<dtb_strategy_plugin_v1_t>(); }

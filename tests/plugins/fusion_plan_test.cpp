@@ -1,8 +1,9 @@
 // Horovod's fusion decisions (plugins/fusion): threshold rounding, greedy
 // fusion, rank 0's message table and the response cache.
+#include "fusion_plan.h"
+
 #include <gtest/gtest.h>
 
-#include "fusion_plan.h"
 #include "negotiation.h"
 
 namespace dtb::strategy::fusion {
@@ -18,7 +19,8 @@ TEST(FusionPlan, TheThresholdIsRoundedUpToLocalSizeTimes512Bytes) {
 TEST(FusionPlan, TensorsFuseGreedilyInOrderWithinTheThreshold) {
   EXPECT_EQ(fuse({40, 40, 30, 100, 10}, 100), (std::vector<std::vector<uint32_t>>{{0, 1}, {2}, {3}, {4}}));
   EXPECT_EQ(fuse({40, 60, 200, 1}, 100), (std::vector<std::vector<uint32_t>>{{0, 1}, {2}, {3}}));
-  EXPECT_EQ(fuse({1, 1, 1}, 0), (std::vector<std::vector<uint32_t>>{{0}, {1}, {2}})) << "threshold 0: no fusion";
+  EXPECT_EQ(fuse({1, 1, 1}, 0), (std::vector<std::vector<uint32_t>>{{0}, {1}, {2}}))
+      << "threshold 0: no fusion";
   EXPECT_TRUE(fuse({}, 100).empty());
 }
 

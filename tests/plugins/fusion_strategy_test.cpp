@@ -25,8 +25,8 @@ struct RankResult {
 
 // One rank: three gradients (5, 300 and 2 floats) filled with rank + 1 and
 // handed over in `order`, then finish_backward.
-RankResult runRank(int rank, const std::string& store, const std::vector<uint32_t>& order, const ParamValues& params,
-                   int steps = 2) {
+RankResult runRank(int rank, const std::string& store, const std::vector<uint32_t>& order,
+                   const ParamValues& params, int steps = 2) {
   PluginLoader loader(SearchPath({DTBENCH_PLUGIN_DIR}));
   dtb_rendezvous_t rdv{};
   rdv.struct_size = sizeof(rdv);
@@ -49,8 +49,10 @@ RankResult runRank(int rank, const std::string& store, const std::vector<uint32_
     params3[i].struct_size = sizeof(dtb_param_t);
     params3[i].index = i;
     params3[i].name = kNames[i];
-    params3[i].value = {values[i].data(), counts[i], DTB_DTYPE_F32, {DTB_DEVICE_HOST, 0}, 1, {int64_t(counts[i])}};
-    params3[i].grad = {grads[i].data(), counts[i], DTB_DTYPE_F32, {DTB_DEVICE_HOST, 0}, 1, {int64_t(counts[i])}};
+    params3[i].value = {values[i].data(),     counts[i], DTB_DTYPE_F32,
+                        {DTB_DEVICE_HOST, 0}, 1,         {int64_t(counts[i])}};
+    params3[i].grad = {grads[i].data(),      counts[i], DTB_DTYPE_F32,
+                       {DTB_DEVICE_HOST, 0}, 1,         {int64_t(counts[i])}};
     views[i] = &params3[i];
   }
   dtb_strategy_setup_t setup{};

@@ -103,8 +103,7 @@ class BrokenPlugin : public ::testing::TestWithParam<BrokenCase> {};
 TEST_P(BrokenPlugin, FailsWithOneLineNamingTheFileAndTheCause) {
   const BrokenCase& c = GetParam();
   const std::string error = loadError(c.plugin);
-  EXPECT_NE(error.find("dtbench-strategy-" + std::string(c.plugin) + ".so"), std::string::npos)
-      << error;
+  EXPECT_NE(error.find("dtbench-strategy-" + std::string(c.plugin) + ".so"), std::string::npos) << error;
   EXPECT_NE(error.find(c.cause), std::string::npos) << error;
   EXPECT_EQ(error.find('\n'), std::string::npos) << error;
 }
@@ -113,7 +112,9 @@ INSTANTIATE_TEST_SUITE_P(
     LoaderErrors, BrokenPlugin,
     ::testing::Values(
         BrokenCase{"no_entry", "no entry symbol 'dtb_strategy_plugin_v1'"},
-        BrokenCase{"future_abi", "built for plugin ABI v2 (exports dtb_strategy_plugin_v2); this dtbench supports ABI v1 only"},
+        BrokenCase{
+            "future_abi",
+            "built for plugin ABI v2 (exports dtb_strategy_plugin_v2); this dtbench supports ABI v1 only"},
         BrokenCase{"wrong_major", "descriptor declares ABI 2.0 but is exported as dtb_strategy_plugin_v1"},
         BrokenCase{"undersized", "descriptor struct_size is"},
         BrokenCase{"null_descriptor", "dtb_strategy_plugin_v1() returned NULL"},
@@ -138,8 +139,7 @@ TEST(PluginLoader, UnknownNameSaysWhereItLooked) {
 }
 
 TEST(PluginLoader, MissingPathIsNamed) {
-  EXPECT_THROW(goodLoader().load(PluginKind::kStrategy, "/nonexistent/dtbench-strategy-x.so"),
-               PluginError);
+  EXPECT_THROW(goodLoader().load(PluginKind::kStrategy, "/nonexistent/dtbench-strategy-x.so"), PluginError);
 }
 
 // A private copy of a working plugin in a directory we can chmod.

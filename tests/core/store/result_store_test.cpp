@@ -23,7 +23,6 @@ namespace fs = std::filesystem;
 
 class StoreTest : public ::testing::Test {
  protected:
-
   QueryResult query(const std::string& sql) { return runReadOnlyQuery(db_, sql); }
   double number(const std::string& sql) {
     QueryResult r = query(sql);
@@ -72,7 +71,9 @@ TEST_F(StoreTest, UpgradesAVersionOneStoreKeepingItsData) {
     sql << in.rdbuf();
     Database db(db_, Database::Mode::kReadWrite);
     db.exec(sql.str());
-    db.exec("INSERT INTO experiment (id, name, matrix_path, matrix_toml, created_at, host, dtbench_version, git_commit) VALUES (1, 'old', 'm.toml', '', '2026-01-01', 'h', '0.1', 'x')");
+    db.exec(
+        "INSERT INTO experiment (id, name, matrix_path, matrix_toml, created_at, host, dtbench_version, "
+        "git_commit) VALUES (1, 'old', 'm.toml', '', '2026-01-01', 'h', '0.1', 'x')");
     db.exec("PRAGMA user_version = 1");
   }
   { ResultStore store(db_); }
@@ -121,7 +122,8 @@ TEST_F(StoreTest, ReleasedColumnsAreStillThere) {
   std::string table, column;
   int checked = 0;
   while (released >> table >> column) {
-    EXPECT_EQ(number("SELECT COUNT(*) FROM pragma_table_info('" + table + "') WHERE name = '" + column + "'"), 1)
+    EXPECT_EQ(number("SELECT COUNT(*) FROM pragma_table_info('" + table + "') WHERE name = '" + column + "'"),
+              1)
         << table << "." << column << " was dropped or renamed";
     ++checked;
   }
@@ -131,8 +133,8 @@ TEST_F(StoreTest, ReleasedColumnsAreStillThere) {
 TEST_F(StoreTest, RunParametersAreStoredWithTheirNumbers) {
   testing::writeSampleStore(db_);
   EXPECT_EQ(number("SELECT value_num FROM run_param WHERE run_id = 4 AND key = 'world_size'"), 2);
-  EXPECT_EQ(std::get<std::string>(query("SELECT value FROM run_param WHERE run_id = 1 AND key = 'strategy'")
-                                      .rows[0][0]),
+  EXPECT_EQ(std::get<std::string>(
+                query("SELECT value FROM run_param WHERE run_id = 1 AND key = 'strategy'").rows[0][0]),
             "\"allreduce\"");
   EXPECT_EQ(number("SELECT COUNT(*) FROM environment WHERE run_id = 1"), 1);
   EXPECT_EQ(number("SELECT COUNT(*) FROM plugin_load WHERE run_id = 1"), 1);
@@ -205,8 +207,9 @@ TEST_F(StoreTest, KillingTheWriterMidBatchLosesAtMostThatBatch) {
     ResultStore store(db_);
     const int64_t experiment = store.addExperiment({"kill", "", "k.toml", ""});
     Cell cell;
-    cell.values = {{"model", std::string("m")}, {"dataset", std::string("d")}, {"strategy", std::string("s")},
-                   {"backend", std::string("b")}, {"world_size", int64_t{1}}, {"batch_size", int64_t{1}},
+    cell.values = {{"model", std::string("m")},      {"dataset", std::string("d")},
+                   {"strategy", std::string("s")},   {"backend", std::string("b")},
+                   {"world_size", int64_t{1}},       {"batch_size", int64_t{1}},
                    {"global_batch_size", int64_t{1}}};
     runId = store.addRun(experiment, cell, 0);
   }
@@ -218,8 +221,8 @@ TEST_F(StoreTest, KillingTheWriterMidBatchLosesAtMostThatBatch) {
       for (int batchNo = 0;; ++batchNo) {
         RecordBatch batch;
         for (int i = 0; i < kEventsPerBatch; ++i) {
-          batch.events.push_back({runId, 0, double(i), "tick",
-                                  std::to_string(attempt) + "/" + std::to_string(batchNo)});
+          batch.events.push_back(
+              {runId, 0, double(i), "tick", std::to_string(attempt) + "/" + std::to_string(batchNo)});
         }
         store.write(batch);
       }

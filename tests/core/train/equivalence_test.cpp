@@ -4,18 +4,17 @@
 // gradient accumulation). Each rank is a thread with its own model, dataset,
 // strategy and communicator, all loaded as plugins and driven by the host's
 // TrainingStep.
-#include "train/training_step.h"
-
 #include <gtest/gtest.h>
 
 #include <cctype>
-#include <filesystem>
 #include <cmath>
+#include <filesystem>
 #include <thread>
 
 #include "host/communicator.h"
 #include "plugin/loader.h"
 #include "temp_dir.h"
+#include "train/training_step.h"
 
 namespace dtb::core {
 namespace {
@@ -27,7 +26,7 @@ struct RankSetup {
   std::string backend;
   int rank;
   int world;
-  uint32_t batch;       // this rank's batch
+  uint32_t batch;  // this rank's batch
   std::string storePath;
   std::string prefix;
   std::string strategy = "example_c";  // "name" or "name:key=value,key=value"
@@ -50,10 +49,14 @@ std::pair<std::string, ParamValues> parseStrategy(const std::string& spec) {
     rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
     const size_t eq = item.find('=');
     const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    if (value == "true" || value == "false") params[key] = value == "true";
-    else if (value.find_first_not_of("0123456789.e-") != std::string::npos) params[key] = value;
-    else if (value.find_first_of(".e") != std::string::npos) params[key] = std::stod(value);
-    else params[key] = int64_t{std::stoll(value)};
+    if (value == "true" || value == "false")
+      params[key] = value == "true";
+    else if (value.find_first_not_of("0123456789.e-") != std::string::npos)
+      params[key] = value;
+    else if (value.find_first_of(".e") != std::string::npos)
+      params[key] = std::stod(value);
+    else
+      params[key] = int64_t{std::stoll(value)};
   }
   return {spec.substr(0, colon), params};
 }
@@ -66,7 +69,8 @@ std::vector<float> readParams(PluginInstance& strategy, dtb_param_t* const* para
   const auto& api = strategy.plugin().descriptor<dtb_strategy_plugin_v1_t>();
   std::vector<std::vector<float>> byParam(count);
   for (uint32_t l = 0; l < layers; ++l) {
-    if (api.layer_begin) strategy.check("layer_begin", api.layer_begin(strategy.context(), l, DTB_PASS_FORWARD));
+    if (api.layer_begin)
+      strategy.check("layer_begin", api.layer_begin(strategy.context(), l, DTB_PASS_FORWARD));
     for (uint32_t p = 0; p < count; ++p) {
       if (params[p]->layer != l) continue;
       const auto* v = static_cast<const float*>(params[p]->value.data);
@@ -96,9 +100,10 @@ std::vector<std::vector<float>> train(const RankSetup& s) {
   modelSetup.max_batch = s.batch;
   modelSetup.seed = 7;  // identical initial weights on every rank
   modelSetup.threads = 1;
-  auto model = s.oddModel ? createModel(loader.load(PluginKind::kModel, "mlp"),
-                                        {{"widths", std::vector<int64_t>{7, 3}}}, modelSetup)
-                          : createModel(loader.load(PluginKind::kModel, "linear"), {{"init_scale", 0.1}}, modelSetup);
+  auto model =
+      s.oddModel ? createModel(loader.load(PluginKind::kModel, "mlp"),
+                               {{"widths", std::vector<int64_t>{7, 3}}}, modelSetup)
+                 : createModel(loader.load(PluginKind::kModel, "linear"), {{"init_scale", 0.1}}, modelSetup);
   const auto& modelApi = model->plugin().descriptor<dtb_model_plugin_v1_t>();
   dtb_param_t* const* params = nullptr;
   uint32_t paramCount = 0;
@@ -115,8 +120,8 @@ std::vector<std::vector<float>> train(const RankSetup& s) {
   rdv.prefix = s.prefix.c_str();
   rdv.bind_address = "127.0.0.1";
   rdv.timeout_ms = 20000;
-  Communicator communicator(createBackend(loader.load(PluginKind::kBackend, s.backend), {}, rdv), s.rank, s.world,
-                            std::chrono::milliseconds(20000));
+  Communicator communicator(createBackend(loader.load(PluginKind::kBackend, s.backend), {}, rdv), s.rank,
+                            s.world, std::chrono::milliseconds(20000));
   Optimizer optimizer({"sgd", 0.5, 0.9, false, 1e-4});
 
   dtb_strategy_setup_t strategySetup{};
@@ -127,8 +132,8 @@ std::vector<std::vector<float>> train(const RankSetup& s) {
   strategySetup.device = {DTB_DEVICE_HOST, 0};
   strategySetup.accumulation_steps = s.accumulation;
   const auto [strategyName, strategyParams] = parseStrategy(s.strategy);
-  auto strategy = createStrategy(loader.load(PluginKind::kStrategy, strategyName), strategyParams, strategySetup,
-                                 &communicator, &optimizer);
+  auto strategy = createStrategy(loader.load(PluginKind::kStrategy, strategyName), strategyParams,
+                                 strategySetup, &communicator, &optimizer);
 
   TrainingStep step(*model, *strategy, optimizer);
   std::vector<float> inputs(s.batch * 4);
@@ -142,12 +147,14 @@ std::vector<std::vector<float>> train(const RankSetup& s) {
       const uint64_t first = static_cast<uint64_t>(t) * kBatchPerRank * 2 +
                              static_cast<uint64_t>(s.rank) * s.batch * s.accumulation + m * s.batch;
       for (uint32_t i = 0; i < s.batch; ++i) indices[i] = first + i;
-      dataset->check("read", data.read(dataset->context(), 0, indices.data(), s.batch, inputs.data(), labels.data()));
+      dataset->check("read",
+                     data.read(dataset->context(), 0, indices.data(), s.batch, inputs.data(), labels.data()));
       for (float& x : inputs) x /= 256.0f;  // inputs in [0, 16): moderate logits
       dtb_batch_t batch{};
       batch.struct_size = sizeof(batch);
       batch.size = s.batch;
-      batch.inputs = {inputs.data(), inputs.size(), DTB_DTYPE_F32, {DTB_DEVICE_HOST, 0}, 4, {s.batch, 1, 2, 2}};
+      batch.inputs = {inputs.data(),     inputs.size(), DTB_DTYPE_F32, {DTB_DEVICE_HOST, 0}, 4,
+                      {s.batch, 1, 2, 2}};
       batch.labels = {labels.data(), labels.size(), DTB_DTYPE_I32, {DTB_DEVICE_HOST, 0}, 1, {s.batch}};
       dtb_step_info_t info{sizeof(dtb_step_info_t), static_cast<uint64_t>(t), 0, m, s.accumulation};
       const StepResult result = step.run(batch, info);
@@ -178,7 +185,8 @@ void expectEquivalent(const std::string& strategy, int world, uint32_t accumulat
   for (int r = 0; r < world; ++r) {
     threads.emplace_back([&, r] {
       try {
-        RankSetup s{"gloo", r, world, 2 * kBatchPerRank / world / accumulation, store.path().string(), "dp", strategy};
+        RankSetup s{"gloo", r,       world, 2 * kBatchPerRank / world / accumulation, store.path().string(),
+                    "dp",   strategy};
         s.accumulation = accumulation;
         s.oddModel = oddModel;
         steps[r] = train(s);
@@ -190,7 +198,8 @@ void expectEquivalent(const std::string& strategy, int world, uint32_t accumulat
   for (auto& t : threads) t.join();
   ASSERT_EQ(steps[0].size(), static_cast<size_t>(kSteps));
   for (int r = 1; r < world; ++r) {
-    for (int t = 0; t < kSteps; ++t) ASSERT_EQ(steps[0][t], steps[r][t]) << "rank " << r << " diverged at step " << t;
+    for (int t = 0; t < kSteps; ++t)
+      ASSERT_EQ(steps[0][t], steps[r][t]) << "rank " << r << " diverged at step " << t;
   }
   std::vector<std::vector<float>> ranks = {steps[0].back()};
   ASSERT_EQ(ranks[0].size(), reference.size());
@@ -200,7 +209,7 @@ void expectEquivalent(const std::string& strategy, int world, uint32_t accumulat
   // momentum 0.9 (bf16 keeps 8 mantissa bits, fp16 11).
   const double lossy = strategy.find("comm_hook=fp16") != std::string::npos   ? 2e-3
                        : strategy.find("comm_hook=bf16") != std::string::npos ? 6e-2
-                                                                               : 0;
+                                                                              : 0;
   // PowerSGD, once it runs, sends a rank-1 approximation: nothing bounds its
   // distance from the reference, but every rank must still agree (above).
   if (strategy.find("powersgd_start_iter") != std::string::npos) return;
@@ -218,8 +227,10 @@ void expectEquivalent(const std::string& strategy, int world, uint32_t accumulat
   untrained.oddModel = oddModel;
   const std::vector<float> initial = train(untrained).back();
   double moved = 0;
-  for (size_t i = 0; i < reference.size(); ++i) moved = std::max(moved, std::fabs(double(initial[i]) - reference[i]));
-  EXPECT_GT(moved, (lossy > 0 ? 5 : 100) * maxDiff + 1e-3) << "max difference " << maxDiff << ", moved " << moved;
+  for (size_t i = 0; i < reference.size(); ++i)
+    moved = std::max(moved, std::fabs(double(initial[i]) - reference[i]));
+  EXPECT_GT(moved, (lossy > 0 ? 5 : 100) * maxDiff + 1e-3)
+      << "max difference " << maxDiff << ", moved " << moved;
 }
 
 // A test name from a strategy spec: letters and digits, the rest '_'.
@@ -245,18 +256,26 @@ TEST_P(Equivalence, FourRanksOnOddParameterSizes) { expectEquivalent(GetParam(),
 // bucket per tensor (buckets launched during backward, out of a rebuild),
 // gradients living in the buckets, the unused-parameter search.
 const std::vector<const char*> kStrategies = {
-    "example_c", "allreduce", "bucketed",
-                                           "bucketed:bucket_cap_mb=1e-06,first_bucket_mb=1e-06",
-                                           "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true",
-                                           "bucketed:find_unused_parameters=true,bucket_cap_mb=1e-06",
-                                           "bucketed:comm_hook=fp16", "bucketed:comm_hook=bf16,bucket_cap_mb=1e-06",
-                                           "bucketed:comm_hook=powersgd",
-                                           "bucketed:comm_hook=powersgd,powersgd_start_iter=2,bucket_cap_mb=1e-06",
-                                           "fusion", "fusion:fusion_threshold_mb=0", "fusion:cache_capacity=0",
-                                           "fusion:preset=horovod-legacy", "zero:stage=1", "zero:stage=2",
-                                           "zero:stage=3,param_persistence_threshold=0", "zero:stage=3",
-                                           "zero:stage=1,reduce_bucket_size=5,reduce_scatter=false",
-                                           "zero:stage=2,reduce_bucket_size=5"};
+    "example_c",
+    "allreduce",
+    "bucketed",
+    "bucketed:bucket_cap_mb=1e-06,first_bucket_mb=1e-06",
+    "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true",
+    "bucketed:find_unused_parameters=true,bucket_cap_mb=1e-06",
+    "bucketed:comm_hook=fp16",
+    "bucketed:comm_hook=bf16,bucket_cap_mb=1e-06",
+    "bucketed:comm_hook=powersgd",
+    "bucketed:comm_hook=powersgd,powersgd_start_iter=2,bucket_cap_mb=1e-06",
+    "fusion",
+    "fusion:fusion_threshold_mb=0",
+    "fusion:cache_capacity=0",
+    "fusion:preset=horovod-legacy",
+    "zero:stage=1",
+    "zero:stage=2",
+    "zero:stage=3,param_persistence_threshold=0",
+    "zero:stage=3",
+    "zero:stage=1,reduce_bucket_size=5,reduce_scatter=false",
+    "zero:stage=2,reduce_bucket_size=5"};
 
 INSTANTIATE_TEST_SUITE_P(Strategies, Equivalence, ::testing::ValuesIn(kStrategies), testName);
 
@@ -271,19 +290,22 @@ TEST(Equivalence, CoversEveryStrategyOnThePluginPath) {
       if (name == "faulty") continue;  // the fault-injection fixture, not a strategy to compare
       bool covered = false;
       for (const char* spec : kStrategies) covered |= parseStrategy(spec).first == name;
-      EXPECT_TRUE(covered) << "strategy plugin '" << name << "' (" << entry.path() << ") is not in kStrategies";
+      EXPECT_TRUE(covered) << "strategy plugin '" << name << "' (" << entry.path()
+                           << ") is not in kStrategies";
     }
   }
 }
 
 class EquivalenceWithAccumulation : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(EquivalenceWithAccumulation, TwoMicroBatchesOnTwoRanksEqualOneBatch) { expectEquivalent(GetParam(), 2, 2); }
+TEST_P(EquivalenceWithAccumulation, TwoMicroBatchesOnTwoRanksEqualOneBatch) {
+  expectEquivalent(GetParam(), 2, 2);
+}
 
 INSTANTIATE_TEST_SUITE_P(Strategies, EquivalenceWithAccumulation,
                          ::testing::Values("allreduce", "bucketed",
-                                           "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true", "fusion",
-                                           "zero:stage=1", "zero:stage=2,reduce_bucket_size=5",
+                                           "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true",
+                                           "fusion", "zero:stage=1", "zero:stage=2,reduce_bucket_size=5",
                                            "zero:stage=3,param_persistence_threshold=0"),
                          testName);
 

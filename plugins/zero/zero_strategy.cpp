@@ -198,6 +198,10 @@ void ZeroStrategy::layerBegin(uint32_t layer, dtb_pass_t pass) {
 }
 
 void ZeroStrategy::stage(size_t u) {
+  // DeepSpeed's double buffering: at most two buckets' reductions in flight;
+  // the oldest finishes, and gives its staging buffer back, before another
+  // bucket starts filling. So whole gradients never exist for every layer.
+  while (nextLaunch_ - completed_ >= 2) completeReduce(launchOrder_[completed_++]);
   UnitState& s = state_[u];
   s.staging = staging_->acquire();
   // The padding is reduced too: keep it zero.
@@ -328,7 +332,7 @@ void ZeroStrategy::finishBackward() {
   }
   // Every launched reduction is waited for, even when the step fails.
   std::string failure;
-  for (size_t k = 0; k < nextLaunch_; ++k) {
+  for (size_t k = completed_; k < nextLaunch_; ++k) {
     try {
       completeReduce(launchOrder_[k]);
     } catch (const std::exception& e) {
@@ -347,7 +351,7 @@ void ZeroStrategy::finishBackward() {
     }
   }
   ready_.assign(params_.size(), false);
-  nextLaunch_ = 0;
+  nextLaunch_ = completed_ = 0;
   recording_ = false;
   if (!failure.empty()) throw Error(DTB_STATUS_COMM_FAILURE, "zero: " + failure);
   if (!unused.empty()) {

@@ -81,7 +81,8 @@ class ZeroStrategy {
   std::vector<uint32_t> unitOf_;                   // per parameter
   std::vector<std::vector<uint32_t>> layerUnits_;  // units touching each layer
   std::vector<size_t> launchOrder_;                // units in the order backward completes them
-  size_t nextLaunch_ = 0;
+  size_t nextLaunch_ = 0;  // launchOrder_ position of the next reduction to issue
+  size_t completed_ = 0;   // ... and of the next to wait for
   std::unique_ptr<BufferPool> staging_, gathered_, scratch_;
   std::vector<bool> ready_;
   uint32_t microStep_ = 0;

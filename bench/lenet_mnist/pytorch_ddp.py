@@ -25,21 +25,8 @@ import torch.multiprocessing as mp
 import torch.nn.functional as F
 
 
-class LeNet(torch.nn.Module):  # PyTorch's MNIST example, as dtbench's lenet
-    def __init__(self):
-        super().__init__()
-        self.conv1 = torch.nn.Conv2d(1, 10, kernel_size=5)
-        self.conv2 = torch.nn.Conv2d(10, 20, kernel_size=5)
-        self.conv2_drop = torch.nn.Dropout2d()
-        self.fc1 = torch.nn.Linear(320, 50)
-        self.fc2 = torch.nn.Linear(50, 10)
-
-    def forward(self, x):
-        x = F.relu(F.max_pool2d(self.conv1(x), 2))
-        x = F.relu(F.max_pool2d(self.conv2_drop(self.conv2(x)), 2))
-        x = F.relu(self.fc1(x.view(-1, 320)))
-        x = F.dropout(x, training=self.training)
-        return F.log_softmax(self.fc2(x), dim=1)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "fixtures"))
+from lenet_reference import LeNet  # noqa: E402  PyTorch's MNIST example, as dtbench's lenet
 
 
 def idx(path):

@@ -55,11 +55,8 @@ std::unique_ptr<nn::Module> invertedResidual(nn::ParameterRegistry& registry, nn
 
 MobileNetV2::MobileNetV2(const dtb_host_t* host, const dtb_model_setup_t& setup) : Network(host, setup) {
   double width = 1;
-  const char* stem = nullptr;
   check(host->config_get_float(host->ctx, "width", &width), "width");
-  check(host->config_get_string(host->ctx, "stem", &stem), "stem");
-  const std::string stemName = stem;
-  const bool cifar = stemName == "cifar" || (stemName == "auto" && sampleShape().h <= 64);
+  const bool cifar = cifarStem();
 
   auto& r = registry();
   int64_t in = divisible(32 * width);

@@ -19,6 +19,13 @@ Network::Network(const dtb_host_t* host, const dtb_model_setup_t& setup)
   sample_ = {1, setup.input_shape[0], setup.input_shape[1], setup.input_shape[2]};
 }
 
+bool Network::cifarStem() const {
+  const char* stem = nullptr;
+  check(host_->config_get_string(host_->ctx, "stem", &stem), "stem");
+  const std::string name = stem;
+  return name == "cifar" || (name == "auto" && sample_.h <= 64);
+}
+
 void Network::checkOutputShape(const char* model) const {
   const Shape out = body_.outputShape(sample_);
   if (out.c != static_cast<int64_t>(classes_) || out.h != 1 || out.w != 1) {

@@ -34,6 +34,9 @@ class Network {
   // Sample shape [c, h, w] the model was built for.
   const Shape& sampleShape() const { return sample_; }
   uint32_t classes() const { return classes_; }
+  // The plugin's "stem" parameter resolved: cifar, imagenet, or auto (the
+  // CIFAR stem for samples up to 64 pixels high).
+  bool cifarStem() const;
   // Fails unless the body maps a sample to `classes` outputs.
   void checkOutputShape(const char* model) const;
 

@@ -32,12 +32,9 @@ const Architecture& architecture(int64_t depth) {
 
 ResNet::ResNet(const dtb_host_t* host, const dtb_model_setup_t& setup) : Network(host, setup) {
   int64_t depth = 0;
-  const char* stem = nullptr;
   check(host->config_get_int(host->ctx, "depth", &depth), "depth");
-  check(host->config_get_string(host->ctx, "stem", &stem), "stem");
   const Architecture& arch = architecture(depth);
-  const std::string stemName = stem;
-  const bool cifar = stemName == "cifar" || (stemName == "auto" && sampleShape().h <= 64);
+  const bool cifar = cifarStem();
 
   auto& r = registry();
   const int64_t channels = sampleShape().c;

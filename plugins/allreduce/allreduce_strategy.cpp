@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "dtbench/plugin.hpp"
+#include "dtbench/strategy.hpp"
 
 namespace dtb::strategy::allreduce {
 
@@ -14,11 +14,7 @@ AllreduceStrategy::AllreduceStrategy(const dtb_host_t* host, const dtb_strategy_
     throw Error(DTB_STATUS_INVALID_ARGUMENT, "allreduce: accumulation_steps must be >= 1");
   const uint32_t stateFloats = host_->optim_state_floats(host_->ctx);
   for (dtb_param_t* p : params_) {
-    if (p->grad.dtype != DTB_DTYPE_F32 || p->grad.device.type != DTB_DEVICE_HOST) {
-      throw Error(DTB_STATUS_UNSUPPORTED,
-                  std::string("allreduce: parameter '") + p->name +
-                      "' is not an f32 host tensor; this strategy works on those only");
-    }
+    requireHostF32("allreduce", *p);
     elements_ += p->value.count;
     accumulated_.push_back(accumulation_ > 1 ? hostAllocZeroed<float>(host_, p->grad.count, DTB_MEM_GRADS)
                                              : nullptr);
@@ -64,12 +60,7 @@ void AllreduceStrategy::finishBackward() {
   check(status, "allreduce");
 }
 
-void AllreduceStrategy::step() {
-  for (size_t i = 0; i < params_.size(); ++i) {
-    dtb_param_t* p = params_[i];
-    check(host_->optim_update(host_->ctx, &p->value, &p->grad, state_[i], p->index), "optim_update");
-  }
-}
+void AllreduceStrategy::step() { updateEach(host_, params_, state_); }
 
 void AllreduceStrategy::memoryReport(dtb_memory_report_t* out) const {
   const uint64_t bytes = elements_ * sizeof(float);

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "dtbench/half.hpp"
-#include "dtbench/plugin.hpp"
+#include "dtbench/strategy.hpp"
 
 namespace dtb::strategy::bucketed {
 namespace {
@@ -59,11 +59,7 @@ BucketedStrategy::BucketedStrategy(const dtb_host_t* host, const dtb_strategy_se
   std::vector<uint64_t> bytes;
   for (uint32_t i = 0; i < params_.size(); ++i) {
     dtb_param_t* p = params_[i];
-    if (p->grad.dtype != DTB_DTYPE_F32 || p->grad.device.type != DTB_DEVICE_HOST) {
-      throw Error(DTB_STATUS_UNSUPPORTED,
-                  std::string("bucketed: parameter '") + p->name +
-                      "' is not an f32 host tensor; this strategy works on those only");
-    }
+    requireHostF32("bucketed", *p);
     if (p->index != i)
       throw Error(DTB_STATUS_INVALID_ARGUMENT, "bucketed: parameters must come in index order");
     elements_ += p->grad.count;
@@ -239,20 +235,6 @@ void BucketedStrategy::launchReady() {
   }
 }
 
-std::string BucketedStrategy::unusedNames() const {
-  std::string names;
-  int listed = 0;
-  for (size_t i = 0; i < params_.size(); ++i) {
-    if (ready_[i]) continue;
-    if (listed++ == 8) {
-      names += ", ...";
-      break;
-    }
-    names += (names.empty() ? "" : ", ") + std::string(params_[i]->name);
-  }
-  return names;
-}
-
 void BucketedStrategy::finishBackward() {
   if (!sync_) {
     ready_.assign(params_.size(), false);
@@ -274,7 +256,7 @@ void BucketedStrategy::finishBackward() {
       markReady(i);
     }
   } else {
-    unused = unusedNames();
+    unused = namesNotReady(params_, ready_);
   }
   // Wait for every launched bucket exactly once, even after a failure.
   dtb_status_t status = DTB_STATUS_OK;
@@ -351,12 +333,7 @@ dtb_status_t BucketedStrategy::finishPowerSgd(bool proceed) {
   return status;
 }
 
-void BucketedStrategy::step() {
-  for (size_t i = 0; i < params_.size(); ++i) {
-    dtb_param_t* p = params_[i];
-    check(host_->optim_update(host_->ctx, &p->value, &p->grad, state_[i], p->index), "optim_update");
-  }
-}
+void BucketedStrategy::step() { updateEach(host_, params_, state_); }
 
 void BucketedStrategy::memoryReport(dtb_memory_report_t* out) const {
   const uint64_t bytes = elements_ * sizeof(float);

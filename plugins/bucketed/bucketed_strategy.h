@@ -66,7 +66,6 @@ class BucketedStrategy {
   void rebuildFromRankZero();
   // PowerSGD's second and third collectives, after backward.
   dtb_status_t finishPowerSgd(bool proceed);
-  std::string unusedNames() const;
 
   const dtb_host_t* host_;
   std::vector<dtb_param_t*> params_;

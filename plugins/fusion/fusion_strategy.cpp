@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "dtbench/plugin.hpp"
+#include "dtbench/strategy.hpp"
 #include "fusion_plan.h"
 
 namespace dtb::strategy::fusion {
@@ -49,11 +49,7 @@ FusionStrategy::FusionStrategy(const dtb_host_t* host, const dtb_strategy_setup_
   const uint32_t stateFloats = host_->optim_state_floats(host_->ctx);
   for (uint32_t i = 0; i < params_.size(); ++i) {
     dtb_param_t* p = params_[i];
-    if (p->grad.dtype != DTB_DTYPE_F32 || p->grad.device.type != DTB_DEVICE_HOST) {
-      throw Error(DTB_STATUS_UNSUPPORTED,
-                  std::string("fusion: parameter '") + p->name +
-                      "' is not an f32 host tensor; this strategy works on those only");
-    }
+    requireHostF32("fusion", *p);
     if (p->index != i)
       throw Error(DTB_STATUS_INVALID_ARGUMENT, "fusion: parameters must come in index order");
     elements_ += p->grad.count;
@@ -134,12 +130,7 @@ void FusionStrategy::finishBackward() {
   if (!error_.empty()) throw Error(DTB_STATUS_COMM_FAILURE, error_);
 }
 
-void FusionStrategy::step() {
-  for (size_t i = 0; i < params_.size(); ++i) {
-    dtb_param_t* p = params_[i];
-    check(host_->optim_update(host_->ctx, &p->value, &p->grad, state_[i], p->index), "optim_update");
-  }
-}
+void FusionStrategy::step() { updateEach(host_, params_, state_); }
 
 void FusionStrategy::memoryReport(dtb_memory_report_t* out) const {
   const uint64_t bytes = elements_ * sizeof(float);

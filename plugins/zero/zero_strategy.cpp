@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string>
 
-#include "dtbench/plugin.hpp"
+#include "dtbench/strategy.hpp"
 
 namespace dtb::strategy::zero {
 ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup)
@@ -29,11 +29,7 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
   std::vector<uint32_t> layers;
   for (uint32_t i = 0; i < params_.size(); ++i) {
     dtb_param_t* p = params_[i];
-    if (p->grad.dtype != DTB_DTYPE_F32 || p->grad.device.type != DTB_DEVICE_HOST) {
-      throw Error(DTB_STATUS_UNSUPPORTED,
-                  std::string("zero: parameter '") + p->name +
-                      "' is not an f32 host tensor; this strategy works on those only");
-    }
+    requireHostF32("zero", *p);
     if (p->index != i) throw Error(DTB_STATUS_INVALID_ARGUMENT, "zero: parameters must come in index order");
     if (p->layer >= setup.layer_count) {
       throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("zero: parameter '") + p->name + "' names layer " +
@@ -310,22 +306,8 @@ void ZeroStrategy::wait(dtb_request_t& request, const char* what) {
   check(status, what);
 }
 
-std::string ZeroStrategy::unusedNames() const {
-  std::string names;
-  int listed = 0;
-  for (size_t i = 0; i < params_.size(); ++i) {
-    if (ready_[i]) continue;
-    if (listed++ == 8) {
-      names += ", ...";
-      break;
-    }
-    names += (names.empty() ? "" : ", ") + std::string(params_[i]->name);
-  }
-  return names;
-}
-
 void ZeroStrategy::finishBackward() {
-  const std::string unused = unusedNames();
+  const std::string unused = namesNotReady(params_, ready_);
   if (stage_ == 1 && unused.empty()) {
     for (size_t u : launchOrder_) launchReduce(u);  // stage 1 reduces after backward
     nextLaunch_ = launchOrder_.size();

@@ -67,7 +67,6 @@ class ZeroStrategy {
   void finishGather(size_t u);
   void releaseGathered(size_t keep1, size_t keep2);
   void wait(dtb_request_t& request, const char* what);
-  std::string unusedNames() const;
 
   const dtb_host_t* host_;
   std::vector<dtb_param_t*> params_;

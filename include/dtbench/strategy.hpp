@@ -1,0 +1,51 @@
+// strategy.hpp — optional C++ helpers for strategy plugins: the checks and
+// loops every strategy on f32 host parameters needs. Header-only; links
+// nothing from the host.
+#ifndef DTBENCH_STRATEGY_HPP
+#define DTBENCH_STRATEGY_HPP
+
+#include <string>
+#include <vector>
+
+#include "dtbench/plugin.hpp"
+#include "dtbench/strategy.h"
+
+namespace dtb {
+
+// Throws UNSUPPORTED, naming the strategy and the parameter, unless the
+// parameter's gradient is f32 in host memory.
+inline void requireHostF32(const char* strategy, const dtb_param_t& p) {
+  if (p.grad.dtype != DTB_DTYPE_F32 || p.grad.device.type != DTB_DEVICE_HOST) {
+    throw Error(DTB_STATUS_UNSUPPORTED, std::string(strategy) + ": parameter '" + p.name +
+                                            "' is not an f32 host tensor; this strategy works on those only");
+  }
+}
+
+// "a, b, c": the parameters whose gradient did not arrive (ready[i] false),
+// at most eight, then ", ...". Empty when all arrived.
+inline std::string namesNotReady(const std::vector<dtb_param_t*>& params, const std::vector<bool>& ready) {
+  std::string names;
+  int listed = 0;
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (ready[i]) continue;
+    if (listed++ == 8) {
+      names += ", ...";
+      break;
+    }
+    names += (names.empty() ? "" : ", ") + std::string(params[i]->name);
+  }
+  return names;
+}
+
+// The run's optimizer on every parameter, state[i] being parameter i's.
+inline void updateEach(const dtb_host_t* host, const std::vector<dtb_param_t*>& params,
+                       const std::vector<float*>& state) {
+  for (size_t i = 0; i < params.size(); ++i) {
+    dtb_param_t* p = params[i];
+    check(host->optim_update(host->ctx, &p->value, &p->grad, state[i], p->index), "optim_update");
+  }
+}
+
+}  // namespace dtb
+
+#endif  // DTBENCH_STRATEGY_HPP

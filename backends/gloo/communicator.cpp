@@ -16,8 +16,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "common/reductions.h"
 #include "dtbench/plugin.hpp"
-#include "reductions.h"
 #include "ring_reduce_scatter.h"
 #include "timed_store.h"
 
@@ -152,7 +152,7 @@ void Communicator::work() {
 
 std::shared_ptr<Request> Communicator::allreduce(const dtb_tensor_t& buffer, dtb_reduce_op_t op) {
   checkHost(buffer, "all-reduce buffer");
-  const ReduceFn reduce = reduction(buffer.dtype, op);  // throws for unsupported combinations
+  const ReduceFn reduce = reduction(buffer.dtype, op, "gloo");  // throws for unsupported combinations
   const size_t elementSize = dtypeSize(buffer.dtype);
   const bool legacy = algorithm_ == Algorithm::kRingChunked || algorithm_ == Algorithm::kHalvingDoubling;
   if (legacy && (op == DTB_REDUCE_BAND || elementSize < 4)) {
@@ -217,7 +217,7 @@ std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, 
                 "gloo: reduce-scatter input must hold world_size x output.count "
                 "elements of the output's dtype");
   }
-  const ReduceFn reduce = reduction(input.dtype, op);
+  const ReduceFn reduce = reduction(input.dtype, op, "gloo");
   const size_t elementSize = dtypeSize(input.dtype);
   auto job = [this, input, output, op, reduce, elementSize](uint32_t tag) {
     ringReduceScatter(context_, input.data, output.data, output.count, elementSize, reduce, tag, timeout_);

@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "dtbench/backend.h"
-#include "request.h"
+#include "common/request.h"
 
 namespace gloo::rendezvous {
 class Context;

@@ -12,15 +12,6 @@ namespace {
 
 Communicator* self(void* comm) { return static_cast<Communicator*>(comm); }
 
-// Requests cross the ABI as a heap-held shared_ptr, so the worker thread and
-// the caller can each let go first.
-dtb_request_t toHandle(std::shared_ptr<Request> request) {
-  return reinterpret_cast<dtb_request_t>(new std::shared_ptr<Request>(std::move(request)));
-}
-const std::shared_ptr<Request>& fromHandle(dtb_request_t handle) {
-  return *reinterpret_cast<std::shared_ptr<Request>*>(handle);
-}
-
 template <typename Start>
 dtb_status_t start(void* comm, dtb_request_t* out, Start&& body) {
   return guard(self(comm)->host(), [&] { *out = toHandle(body(*self(comm))); });
@@ -75,20 +66,9 @@ dtb_backend_plugin_v1_t makeDescriptor() {
     return DTB_STATUS_OK;
   };
   d.wait = [](void* comm, dtb_request_t request, int64_t timeoutMs) {
-    const dtb_host_t* host = self(comm)->host();
-    const std::shared_ptr<Request>& r = fromHandle(request);
-    if (!r->waitFor(std::chrono::milliseconds(timeoutMs < 0 ? 0 : timeoutMs))) {
-      host->set_error(host->ctx, ("gloo: rank " + std::to_string(self(comm)->rank()) +
-                                  ": collective not finished after " + std::to_string(timeoutMs) + " ms")
-                                     .c_str());
-      return DTB_STATUS_TIMEOUT;
-    }
-    if (r->status() != DTB_STATUS_OK) host->set_error(host->ctx, r->message().c_str());
-    return r->status();
+    return waitForRequest(self(comm)->host(), "gloo", self(comm)->rank(), request, timeoutMs);
   };
-  d.request_free = [](void*, dtb_request_t request) {
-    delete reinterpret_cast<std::shared_ptr<Request>*>(request);
-  };
+  d.request_free = [](void*, dtb_request_t request) { freeHandle(request); };
   d.counters = [](void* comm, dtb_comm_counters_t* out) {
     const dtb_comm_counters_t c = self(comm)->counters();
     out->bytes_sent = c.bytes_sent;

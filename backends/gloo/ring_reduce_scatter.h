@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "reductions.h"
+#include "common/reductions.h"
 
 namespace dtb::backend::gloo {
 

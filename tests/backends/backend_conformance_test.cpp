@@ -1,6 +1,8 @@
 // Every backend against a naive reference: each collective, over world sizes
-// 1-4, odd and zero sizes, dtypes and reduce ops. Add a backend to
-// kBackends and it must pass the same suite.
+// 1-4, odd and zero sizes, dtypes and reduce ops. Add a backend to cases()
+// and it must pass the same suite. The MPI cases run when mpirun starts this
+// binary (ctest's backend_conformance.mpi_world<N> tests do), one case for
+// the job's size; outside mpirun there is none.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -69,6 +71,13 @@ std::string caseName(const ::testing::TestParamInfo<Case>& info) {
 
 class BackendConformance : public ::testing::TestWithParam<Case> {
  protected:
+  void SetUp() override {
+    if (ranksAreProcesses(GetParam().backend) && mpiWorld() != GetParam().world) {
+      GTEST_SKIP() << GetParam().backend << " ranks are processes: run under mpirun -np " << GetParam().world
+                   << " (ctest's backend_conformance." << GetParam().backend << "_world" << GetParam().world
+                   << ")";
+    }
+  }
   core::ParamValues params() const {
     if (!*GetParam().algorithm) return {};
     return {{"algorithm", std::string(GetParam().algorithm)}};
@@ -112,7 +121,7 @@ TEST_P(BackendConformance, AllreduceEveryOpAndDtype) {
 TEST_P(BackendConformance, HalfPrecisionAllreduceAddsInFloat) {
   const bool legacy = std::string(GetParam().algorithm) == "ring_chunked" ||
                       std::string(GetParam().algorithm) == "halving_doubling";
-  if (legacy || std::string(GetParam().backend) != "gloo") return;  // 32/64-bit only there
+  if (legacy || std::string(GetParam().backend) == "single") return;  // 32/64-bit only there
   run([&](Rank& rank) {
     for (dtb_dtype_t dtype : {DTB_DTYPE_F16, DTB_DTYPE_BF16}) {
       for (dtb_reduce_op_t op : {DTB_REDUCE_SUM, DTB_REDUCE_AVG, DTB_REDUCE_MAX}) {
@@ -232,7 +241,7 @@ TEST_P(BackendConformance, RejectsMismatchedShapesAtOnce) {
                 DTB_STATUS_INVALID_ARGUMENT);
       EXPECT_TRUE(rank.instance().services().takeError().has_value());
     }
-    if (std::string(GetParam().backend) != "gloo") return;  // dtype support differs by backend
+    if (std::string(GetParam().backend) == "single") return;  // dtype support differs by backend
     dtb_tensor_t floats = tensorOf(in.data(), in.size(), DTB_DTYPE_F32);
     EXPECT_EQ(rank.backend().allreduce(rank.comm(), &floats, DTB_REDUCE_BAND, &request),
               DTB_STATUS_UNSUPPORTED);
@@ -247,6 +256,8 @@ std::vector<Case> cases() {
       out.push_back({"gloo", algorithm, world});
     }
   }
+  // MPI: the one world this process's mpirun job has (none outside mpirun).
+  if (mpiWorld() > 0) out.push_back({"mpi", "", mpiWorld()});
   out.push_back({"single", "", 1});
   return out;
 }

@@ -1,9 +1,13 @@
 // Running N ranks of a backend as threads of one process, each with its own
 // communicator instance made through the C ABI, rendezvousing through a
 // private file store — as Gloo's own tests do with an in-memory store.
+// Backends whose ranks must be processes (MPI) run one rank per process
+// instead: the test binary is started by mpirun, and each process runs its own
+// rank (mpiWorld() says the size, or 0 outside mpirun).
 #pragma once
 
 #include <barrier>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
@@ -55,6 +59,19 @@ class Rank {
   int world_;
 };
 
+// The size of the MPI job this process belongs to (mpirun's environment), or
+// 0 when it was not started by mpirun.
+inline int mpiWorld() {
+  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  return size ? std::atoi(size) : 0;
+}
+inline int mpiRank() {
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  return rank ? std::atoi(rank) : 0;
+}
+// Backends whose ranks are processes, not threads.
+inline bool ranksAreProcesses(const std::string& backend) { return backend == "mpi"; }
+
 inline dtb_tensor_t tensorOf(void* data, uint64_t count, dtb_dtype_t dtype) {
   return dtb::hostTensor(data, count, dtype);
 }
@@ -71,10 +88,8 @@ inline void runRanks(const std::string& name, int world, const core::ParamValues
   const std::string prefix = "test" + std::to_string(++generation);
   // No rank tears down its communicator while a peer may still be finishing
   // a collective with it (a real run ends with a barrier for the same reason).
-  std::barrier allDone(world);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < world; ++r) {
-    threads.emplace_back([&, r] {
+  std::barrier allDone(ranksAreProcesses(name) ? 1 : world);
+  auto runRank = [&](int r) {
       dtb_rendezvous_t rdv{};
       rdv.struct_size = sizeof(rdv);
       rdv.rank = r;
@@ -93,9 +108,22 @@ inline void runRanks(const std::string& name, int world, const core::ParamValues
       } catch (const std::exception& e) {
         ADD_FAILURE() << "rank " << r << ": " << e.what();
       }
+      if (ranksAreProcesses(name) && rank) {
+        // Processes: the backend's own barrier stands in for the thread barrier.
+        try {
+          rank->run([&](dtb_request_t* req) { return rank->backend().barrier(rank->comm(), req); });
+        } catch (const std::exception& e) {
+          ADD_FAILURE() << "rank " << r << ": final barrier: " << e.what();
+        }
+      }
       allDone.arrive_and_wait();
-    });
+  };
+  if (ranksAreProcesses(name)) {
+    runRank(mpiRank());  // this process's rank; the callers check mpiWorld() == world
+    return;
   }
+  std::vector<std::thread> threads;
+  for (int r = 0; r < world; ++r) threads.emplace_back(runRank, r);
   for (auto& t : threads) t.join();
 }
 

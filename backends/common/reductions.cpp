@@ -7,7 +7,7 @@
 #include "dtbench/half.hpp"
 #include "dtbench/plugin.hpp"
 
-namespace dtb::backend::gloo {
+namespace dtb::backend {
 namespace {
 
 template <typename T, typename Op>
@@ -21,7 +21,7 @@ ReduceFn make(Op op) {
 }
 
 template <typename T>
-ReduceFn forType(dtb_reduce_op_t op, dtb_dtype_t dtype) {
+ReduceFn forType(dtb_reduce_op_t op, dtb_dtype_t dtype, const char* backend) {
   switch (op) {
     case DTB_REDUCE_SUM:
     case DTB_REDUCE_AVG:
@@ -35,14 +35,14 @@ ReduceFn forType(dtb_reduce_op_t op, dtb_dtype_t dtype) {
       if constexpr (std::is_integral_v<T>) return make<T>([](T x, T y) { return static_cast<T>(x & y); });
       break;
   }
-  throw Error(DTB_STATUS_UNSUPPORTED, std::string("gloo: reduce op ") + std::to_string(op) +
+  throw Error(DTB_STATUS_UNSUPPORTED, std::string(backend) + ": reduce op " + std::to_string(op) +
                                           " is not available for " + dtypeName(dtype));
 }
 
 // Half precision: each pair added in float and rounded back, as Gloo's own
 // float16 type and PyTorch's CPU kernels do.
 template <float (*ToFloat)(uint16_t), uint16_t (*FromFloat)(float)>
-ReduceFn forHalf(dtb_reduce_op_t op, dtb_dtype_t dtype) {
+ReduceFn forHalf(dtb_reduce_op_t op, dtb_dtype_t dtype, const char* backend) {
   const auto apply = [](auto f) {
     return make<uint16_t>([f](uint16_t x, uint16_t y) { return FromFloat(f(ToFloat(x), ToFloat(y))); });
   };
@@ -57,33 +57,33 @@ ReduceFn forHalf(dtb_reduce_op_t op, dtb_dtype_t dtype) {
     case DTB_REDUCE_BAND:
       break;
   }
-  throw Error(DTB_STATUS_UNSUPPORTED, std::string("gloo: reduce op ") + std::to_string(op) +
+  throw Error(DTB_STATUS_UNSUPPORTED, std::string(backend) + ": reduce op " + std::to_string(op) +
                                           " is not available for " + dtypeName(dtype));
 }
 
 }  // namespace
 
-ReduceFn reduction(dtb_dtype_t dtype, dtb_reduce_op_t op) {
+ReduceFn reduction(dtb_dtype_t dtype, dtb_reduce_op_t op, const char* backend) {
   switch (dtype) {
     case DTB_DTYPE_F32:
-      return forType<float>(op, dtype);
+      return forType<float>(op, dtype, backend);
     case DTB_DTYPE_F64:
-      return forType<double>(op, dtype);
+      return forType<double>(op, dtype, backend);
     case DTB_DTYPE_I32:
-      return forType<int32_t>(op, dtype);
+      return forType<int32_t>(op, dtype, backend);
     case DTB_DTYPE_I64:
-      return forType<int64_t>(op, dtype);
+      return forType<int64_t>(op, dtype, backend);
     case DTB_DTYPE_U8:
-      return forType<uint8_t>(op, dtype);
+      return forType<uint8_t>(op, dtype, backend);
     case DTB_DTYPE_I8:
-      return forType<int8_t>(op, dtype);
+      return forType<int8_t>(op, dtype, backend);
     case DTB_DTYPE_F16:
-      return forHalf<halfToFloat, floatToHalf>(op, dtype);
+      return forHalf<halfToFloat, floatToHalf>(op, dtype, backend);
     case DTB_DTYPE_BF16:
-      return forHalf<bfloat16ToFloat, floatToBfloat16>(op, dtype);
+      return forHalf<bfloat16ToFloat, floatToBfloat16>(op, dtype, backend);
   }
   throw Error(DTB_STATUS_UNSUPPORTED,
-              std::string("gloo: dtype ") + dtypeName(dtype) + " is not supported for reductions on the CPU");
+              std::string(backend) + ": dtype " + dtypeName(dtype) + " is not supported for reductions on the CPU");
 }
 
 void scaleDown(void* buffer, dtb_dtype_t dtype, size_t count, int divisor) {
@@ -105,4 +105,4 @@ void scaleDown(void* buffer, dtb_dtype_t dtype, size_t count, int divisor) {
   }
 }
 
-}  // namespace dtb::backend::gloo
+}  // namespace dtb::backend

@@ -1,9 +1,12 @@
 #include "cli/worker_command.h"
 
+#include <sys/prctl.h>
+
 #include <csignal>
 #include <cstdio>
 #include <memory>
 
+#include "run/rank_environment.h"
 #include "run/record_channel.h"
 #include "run/run_spec.h"
 #include "run/worker.h"
@@ -13,24 +16,43 @@ namespace dtb::cli {
 void addWorkerCommand(CLI::App& app, GlobalOptions& global) {
   struct Options {
     std::string spec;
-    int rank = 0;
+    int rank = -1;
     int recordFd = -1;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("worker", "Run one rank of one run (started by dtbench run)");
   cmd->group("");  // hidden
   cmd->add_option("--spec", o->spec, "The run spec (TOML) written by the coordinator")->required();
-  cmd->add_option("--rank", o->rank, "This process's rank")->required();
+  cmd->add_option("--rank", o->rank,
+                  "This process's rank; by default the launcher's (OMPI_COMM_WORLD_RANK, SLURM_PROCID, ...)");
   cmd->add_option("--record-fd", o->recordFd, "File descriptor to write records to (-1: none)");
   cmd->allow_extras(false);
   cmd->callback([&global, o] {
     // A peer that died closes its sockets; writing to them must fail the
     // collective with an error (EPIPE), not kill this rank with SIGPIPE.
     signal(SIGPIPE, SIG_IGN);
+    // Dies with whoever started it (coordinator, mpirun, srun): no orphan trains on.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     core::RecordWriter records(o->recordFd);
     try {
       const core::RunSpec spec = core::RunSpec::read(o->spec);
-      global.exitCode = core::runWorker(spec, o->rank, records);
+      int rank = o->rank;
+      if (rank < 0) {
+        const auto launched = core::rankFromEnvironment();
+        if (!launched) {
+          throw std::runtime_error(
+              "no --rank given and no launcher's rank in the environment (OMPI_COMM_WORLD_RANK, "
+              "SLURM_PROCID, PMI_RANK or RANK)");
+        }
+        if (launched->world != spec.world) {
+          throw std::runtime_error("the launcher started " + std::to_string(launched->world) + " ranks (" +
+                                   launched->source + "), the run wants world_size = " +
+                                   std::to_string(spec.world));
+        }
+        rank = launched->rank;
+      }
+      o->rank = rank;
+      global.exitCode = core::runWorker(spec, rank, records);
     } catch (const std::exception& e) {
       records.error(o->rank, false, e.what());
       std::fprintf(stderr, "dtbench worker: %s\n", e.what());

@@ -16,8 +16,17 @@ std::vector<ParamSpec> makeSchema() {
       spec("dataset", DTB_PARAM_STRING, {}, "Dataset plugin name, e.g. idx"),
       spec("strategy", DTB_PARAM_STRING, S("allreduce"), "Strategy plugin name"),
       spec("backend", DTB_PARAM_STRING, S("gloo"), "Communication backend plugin name"),
-      spec("launcher", DTB_PARAM_STRING, S("local"), "How workers are started", {}, {},
-           {"local", "mpirun", "srun"}),
+      spec("launcher", DTB_PARAM_STRING, S("auto"),
+           "How workers are started: local forks them here; mpirun and srun start them as a job "
+           "(rank and size from the launcher); auto is mpirun for backend mpi, local otherwise",
+           {}, {}, {"auto", "local", "mpirun", "srun"}),
+      spec("hostfile", DTB_PARAM_STRING, S(""), "mpirun --hostfile: the hosts to start ranks on"),
+      spec("launcher_args", DTB_PARAM_STRING, S(""),
+           "Extra arguments for mpirun or srun, split at spaces (e.g. \"--mca btl tcp,self\")"),
+      spec("rendezvous_dir", DTB_PARAM_STRING, S(""),
+           "Directory shared by every host, for the run's spec and the backends' file store; "
+           "\"\" is a temporary directory (local) or .dtbench-rendezvous beside the database "
+           "(mpirun, srun)"),
       spec("device", DTB_PARAM_STRING, S("cpu"), "Where tensors live", {}, {}, {"cpu", "cuda"}),
       spec("world_size", DTB_PARAM_INT, int64_t{1}, "Number of worker processes (ranks)", 1.0),
       spec("batch_size", DTB_PARAM_INT, int64_t{64},

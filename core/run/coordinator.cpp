@@ -7,8 +7,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <sstream>
 
-#include "run/local_launcher.h"
+#include "run/launch.h"
 #include "run/run_spec.h"
 #include "store/environment.h"
 #include "store/read_only_query.h"
@@ -38,10 +40,26 @@ std::string clock(double seconds) {
 }
 
 // A private scratch directory for one run: its spec and rendezvous store.
-std::filesystem::path scratchDirectory() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "dtbench-run-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a temporary directory");
+// Ranks a job launcher starts may be on other hosts: theirs is on a shared
+// path (rendezvous_dir, or beside the database, which a cluster keeps on a
+// shared file system).
+std::filesystem::path scratchDirectory(const Cell& cell, const std::string& launcher,
+                                       const std::filesystem::path& database, int64_t runId) {
+  std::filesystem::path base = cell.text("rendezvous_dir");
+  if (base.empty() && launcher == "local") base = std::filesystem::temp_directory_path();
+  if (base.empty()) base = std::filesystem::absolute(database).parent_path() / ".dtbench-rendezvous";
+  std::filesystem::create_directories(base);
+  std::string pattern = (base / ("run-" + std::to_string(runId) + "-XXXXXX")).string();
+  if (mkdtemp(pattern.data()) == nullptr)
+    throw std::runtime_error("cannot create a run directory in " + base.string() + ": " + std::strerror(errno));
   return pattern;
+}
+
+std::vector<std::string> splitWords(const std::string& text) {
+  std::vector<std::string> words;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
 }
 
 class Progress {
@@ -145,7 +163,8 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
       progress.beginRun(index, label);
       progress.epochs(static_cast<int>(cell.integer("epochs")));
 
-      const std::filesystem::path scratch = scratchDirectory();
+      const std::string launcher = resolveLauncher(cell.text("launcher"), cell.text("backend"));
+      const std::filesystem::path scratch = scratchDirectory(cell, launcher, options.database, runId);
       RunSpec spec;
       spec.runId = runId;
       spec.world = static_cast<int>(cell.integer("world_size"));
@@ -165,13 +184,16 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
 
       RecordBatch endOfRun;  // memory and events, written when the run ends
       const double timeout = cell.real("collective_timeout_s");
-      LaunchOptions launch{options.executable,
-                           scratch / "spec.toml",
-                           spec.world,
-                           threadsPerRank(cell),
-                           std::max(60.0, 2 * timeout + 10),
-                           &interrupted};
-      const LaunchOutcome outcome = launchLocal(launch, [&](int, const Record& r) {
+      LaunchOptions how{options.executable,
+                        scratch / "spec.toml",
+                        spec.world,
+                        threadsPerRank(cell),
+                        std::max(60.0, 2 * timeout + 10),
+                        &interrupted,
+                        launcher,
+                        cell.text("hostfile"),
+                        splitWords(cell.text("launcher_args"))};
+      const LaunchOutcome outcome = launch(how, [&](int, const Record& r) {
         switch (r.kind) {
           case Record::Kind::kProgress:
             progress.update(r);

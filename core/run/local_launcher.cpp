@@ -1,5 +1,7 @@
 #include "run/local_launcher.h"
 
+#include "run/rank_output.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -22,13 +24,11 @@ constexpr int kRecordFd = 3;  // where a worker writes its records
 struct Rank {
   pid_t pid = -1;
   int fd = -1;  // read end of its record pipe
-  std::string pending;  // a partial line
   bool exited = false;
   int status = 0;
-  std::string error;  // its error record, if any
 };
 
-std::string describeExit(int rank, const Rank& r) {
+std::string describeExit(int rank, const Rank& r, const std::string& error) {
   if (WIFSIGNALED(r.status)) {
     const int sig = WTERMSIG(r.status);
     const char* name = sigabbrev_np(sig);
@@ -36,7 +36,7 @@ std::string describeExit(int rank, const Rank& r) {
            (name ? name : "?") + ")";
   }
   std::string text = "rank " + std::to_string(rank) + " exited with code " + std::to_string(WEXITSTATUS(r.status));
-  if (!r.error.empty()) text += ": " + r.error;
+  if (!error.empty()) text += ": " + error;
   return text;
 }
 
@@ -61,7 +61,7 @@ void stopAll(std::vector<Rank>& ranks, pid_t group) {
 
 }  // namespace
 
-LaunchOutcome launchLocal(const LaunchOptions& options, const std::function<void(int, const Record&)>& onRecord) {
+LaunchOutcome launchLocal(const LaunchOptions& options, const RecordHandler& onRecord) {
   std::vector<Rank> ranks(options.world);
   pid_t group = 0;
   const pid_t parent = getpid();
@@ -102,8 +102,7 @@ LaunchOutcome launchLocal(const LaunchOptions& options, const std::function<void
   }
 
   LaunchOutcome outcome;
-  std::string firstOwnError, firstPeerError;  // in the order they arrived
-  auto lastRecord = Clock::now();
+  RankOutput output(options.world, onRecord);
   std::optional<Clock::time_point> settleUntil;  // after a failure, until the other ranks' reports are in
   for (;;) {
     std::vector<pollfd> polls;
@@ -120,23 +119,7 @@ LaunchOutcome launchLocal(const LaunchOptions& options, const std::function<void
       if (r.fd < 0) continue;
       char buffer[4096];
       ssize_t n;
-      while ((n = read(r.fd, buffer, sizeof(buffer))) > 0) {
-        lastRecord = Clock::now();
-        r.pending.append(buffer, static_cast<size_t>(n));
-        size_t end;
-        while ((end = r.pending.find('\n')) != std::string::npos) {
-          const std::string line = r.pending.substr(0, end);
-          r.pending.erase(0, end + 1);
-          if (auto record = parseRecord(line)) {
-            if (record->kind == Record::Kind::kError) {
-              r.error = record->message;
-              std::string& first = record->peerFailure ? firstPeerError : firstOwnError;
-              if (first.empty()) first = "rank " + std::to_string(i) + ": " + record->message;
-            }
-            onRecord(i, *record);
-          }
-        }
-      }
+      while ((n = read(r.fd, buffer, sizeof(buffer))) > 0) output.feed(i, buffer, static_cast<size_t>(n));
       if (n == 0) {  // the worker closed its end: it is exiting
         close(r.fd);
         r.fd = -1;
@@ -163,13 +146,13 @@ LaunchOutcome launchLocal(const LaunchOptions& options, const std::function<void
       // own error, an error from a failed collective, a bare exit code.
       outcome.status = LaunchOutcome::Status::kFailed;
       if (signalled >= 0) {
-        outcome.error = describeExit(signalled, ranks[signalled]);
-      } else if (!firstOwnError.empty()) {
-        outcome.error = firstOwnError;
-      } else if (!firstPeerError.empty()) {
-        outcome.error = firstPeerError;
+        outcome.error = describeExit(signalled, ranks[signalled], output.errorOf(signalled));
+      } else if (!output.firstOwnError().empty()) {
+        outcome.error = output.firstOwnError();
+      } else if (!output.firstPeerError().empty()) {
+        outcome.error = output.firstPeerError();
       } else {
-        outcome.error = describeExit(failedRank, ranks[failedRank]);
+        outcome.error = describeExit(failedRank, ranks[failedRank], output.errorOf(failedRank));
       }
     }
     if (outcome.status == LaunchOutcome::Status::kFailed || allDone) break;
@@ -177,7 +160,7 @@ LaunchOutcome launchLocal(const LaunchOptions& options, const std::function<void
       outcome = {LaunchOutcome::Status::kInterrupted, "stopped by the user (Ctrl-C)"};
       break;
     }
-    const double silent = std::chrono::duration<double>(Clock::now() - lastRecord).count();
+    const double silent = output.secondsSilent();
     if (silent > options.silenceLimitS) {
       outcome = {LaunchOutcome::Status::kFailed,
                  "no rank reported anything for " + std::to_string(static_cast<int>(silent)) +

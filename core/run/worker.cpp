@@ -15,6 +15,8 @@
 #include "log/log.h"
 #include "matrix/run_schema.h"
 #include "plugin/loader.h"
+#include "run/launch.h"
+#include "run/rank_environment.h"
 #include "train/lr_schedule.h"
 #include "train/training_step.h"
 
@@ -91,11 +93,14 @@ class Worker {
     rdv.struct_size = sizeof(rdv);
     rdv.rank = rank_;
     rdv.world_size = spec_.world;
-    rdv.local_rank = rank_;
-    rdv.local_size = spec_.world;
+    const std::string launcher = resolveLauncher(cell.text("launcher"), cell.text("backend"));
+    const auto launched = launcher == "local" ? std::nullopt : rankFromEnvironment();
+    rdv.local_rank = launched ? launched->localRank : rank_;
+    rdv.local_size = launched ? launched->localSize : spec_.world;
     rdv.store_path = spec_.storeDir.c_str();
     rdv.prefix = spec_.prefix.c_str();
-    rdv.bind_address = "127.0.0.1";
+    const std::string bind = bindAddress(launcher);
+    rdv.bind_address = bind.c_str();
     rdv.timeout_ms = timeout.count();
     comm_ =
         std::make_unique<Communicator>(createBackend(loader.load(PluginKind::kBackend, cell.text("backend")),

@@ -63,6 +63,34 @@ if missing: sys.exit(f"{strategy}: {path} lacks {sorted(missing)}")
 PY
   done
 
+echo "== launcher = \"mpirun\": Gloo (file store beside the database) and MPI ranks started by mpirun"
+sed 's/^backend = "gloo"/backend = ["gloo", "mpi"]\nlauncher = "mpirun"/' "$matrices/two_scales.toml" > "$scratch/mpirun.toml"
+"$dtbench" --plugin-path "$plugins" run "$scratch/mpirun.toml" --db "$scratch/m.db" > "$scratch/m.txt" 2>&1 \
+  || { cat "$scratch/m.txt"; fail "mpirun matrix failed"; }
+[[ $(q "$scratch/m.db" "SELECT COUNT(*) FROM run WHERE status = 'ok'") == 4 ]] || fail "mpirun runs not ok"
+[[ $(q "$scratch/m.db" "SELECT COUNT(*) FROM epoch e JOIN run r ON r.id = e.run_id WHERE r.backend = 'mpi'") == 4 ]] \
+  || fail "mpi epochs missing"
+[[ $(q "$scratch/m.db" "SELECT COUNT(*) FROM memory m JOIN run r ON r.id = m.run_id WHERE r.backend = 'mpi'") == 3 ]] \
+  || fail "one memory row per mpi rank expected"
+
+echo "== MPI ranks: killed, erroring and hanging ranks fail their runs; the matrix goes on"
+sed 's/^backend = "gloo"/backend = "mpi"/' "$matrices/faults.toml" > "$scratch/faults_mpi.toml"
+start=$(date +%s)
+if "$dtbench" --plugin-path "$plugins" run "$scratch/faults_mpi.toml" --db "$scratch/fm.db" > "$scratch/fm.txt" 2>&1; then
+  fail "an mpi matrix with failing runs exited 0"
+fi
+elapsed=$(( $(date +%s) - start ))
+(( elapsed < 60 )) || fail "mpi failures took $elapsed s to detect"
+errors=$(q "$scratch/fm.db" "SELECT cell || ': ' || status || ': ' || COALESCE(error, '') FROM run ORDER BY cell")
+echo "$errors"
+grep -q "^0: failed: rank 1 was killed by signal 9 (SIGKILL) on " <<<"$errors" || fail "mpi kill not reported"
+grep -q "^1: failed: rank 1: strategy 'faulty'.*injected error at step 2$" <<<"$errors" || fail "mpi error not reported"
+grep -q "^2: failed: rank 0: .*finish_backward failed (timeout): backend .mpi. on rank 0: " <<<"$errors" \
+  || fail "mpi hang not reported"
+grep -q "^3: ok: $" <<<"$errors" || fail "the mpi matrix did not go on"
+[[ $(workers_left) == 0 ]] || fail "workers left behind by mpirun"
+[[ $(pgrep -f "mpirun.*$scratch" | wc -l) == 0 ]] || fail "mpirun left behind"
+
 echo "== Ctrl-C stops the run and keeps what was stored"
 sed 's/fault = \["kill", "error", "hang", "none"\]/fault = "hang"/; s/collective_timeout_s = 3/collective_timeout_s = 120/' \
   "$matrices/faults.toml" > "$scratch/hang.toml"

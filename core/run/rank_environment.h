@@ -1,0 +1,28 @@
+// Where a worker that a job launcher started finds its place: mpirun, srun
+// and other PMI launchers put the rank and size in the environment (as
+// torchrun puts RANK and WORLD_SIZE).
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace dtb::core {
+
+struct RankEnvironment {
+  int rank = 0;
+  int world = 1;
+  int localRank = 0;  // among the ranks on this host
+  int localSize = 1;
+  std::string source;  // the variable the rank came from, for messages
+};
+
+// The first launcher whose variables are set: Open MPI (OMPI_COMM_WORLD_*),
+// Slurm (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID), PMI (PMI_RANK, PMI_SIZE),
+// torchrun (RANK, WORLD_SIZE, LOCAL_RANK). nullopt when none is.
+std::optional<RankEnvironment> rankFromEnvironment();
+
+// The address a rank's transport binds: loopback for local runs; otherwise
+// DTBENCH_BIND_ADDRESS, or this host's name (which its peers can resolve).
+std::string bindAddress(const std::string& launcher);
+
+}  // namespace dtb::core

@@ -1,0 +1,44 @@
+// What the ranks of one run said, as the launchers read it: record lines cut
+// out of each rank's byte stream, the errors they reported, and when anything
+// last arrived (a run that goes silent is a hang). Shared by the local
+// launcher (one pipe per rank) and the job launcher (mpirun/srun's tagged
+// output).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "run/record_channel.h"
+
+namespace dtb::core {
+
+class RankOutput {
+ public:
+  using OnRecord = std::function<void(int rank, const Record&)>;
+
+  RankOutput(int world, OnRecord onRecord);
+
+  // Bytes from rank `rank`'s record stream; complete lines become records.
+  void feed(int rank, const char* data, size_t size);
+  // One complete line from rank `rank`.
+  void line(int rank, const std::string& text);
+
+  const std::string& errorOf(int rank) const { return errors_[rank]; }
+  // The first error a rank raised itself, and the first from a failed
+  // collective (most likely a peer's fault); "" when none. Each is prefixed
+  // "rank N: ".
+  const std::string& firstOwnError() const { return firstOwnError_; }
+  const std::string& firstPeerError() const { return firstPeerError_; }
+  double secondsSilent() const;
+
+ private:
+  OnRecord onRecord_;
+  std::vector<std::string> pending_;  // partial lines
+  std::vector<std::string> errors_;
+  std::string firstOwnError_, firstPeerError_;
+  std::chrono::steady_clock::time_point lastRecord_;
+};
+
+}  // namespace dtb::core

@@ -1,0 +1,106 @@
+// The pieces of the job launcher that do not need a cluster: the mpirun and
+// srun command lines, reading their tagged output, their reports of a dead
+// rank, and a worker's rank from each launcher's environment. (mpirun itself
+// runs end to end in run.end_to_end; srun cannot run here, no Slurm.)
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "run/job_launcher.h"
+#include "run/rank_environment.h"
+
+namespace dtb::core {
+namespace {
+
+LaunchOptions options(const std::string& launcher) {
+  LaunchOptions o;
+  o.executable = "/opt/dtbench/bin/dtbench";
+  o.specFile = "/shared/run-1/spec.toml";
+  o.world = 4;
+  o.threadsPerWorker = 2;
+  o.launcher = launcher;
+  return o;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string text;
+  for (const std::string& w : words) text += (text.empty() ? "" : " ") + w;
+  return text;
+}
+
+TEST(JobCommand, MpirunAllowsRootAndOversubscriptionAndPassesTheHostfile) {
+  LaunchOptions o = options("mpirun");
+  o.hostfile = "/shared/hosts";
+  o.launcherArgs = {"--mca", "btl", "tcp,self"};
+  EXPECT_EQ(joined(jobCommand(o, true)),
+            "mpirun -np 4 --tag-output --oversubscribe --bind-to none -x OMP_NUM_THREADS=2 --allow-run-as-root "
+            "--hostfile /shared/hosts --mca btl tcp,self /opt/dtbench/bin/dtbench worker --spec "
+            "/shared/run-1/spec.toml --record-fd 1");
+  EXPECT_EQ(joined(jobCommand(options("mpirun"), false)).find("--allow-run-as-root"), std::string::npos);
+}
+
+TEST(JobCommand, SrunLabelsOutputAndKillsTheStepWhenARankFails) {
+  EXPECT_EQ(joined(jobCommand(options("srun"), true)),
+            "srun --ntasks=4 --label --kill-on-bad-exit=1 --export=ALL,OMP_NUM_THREADS=2 "
+            "/opt/dtbench/bin/dtbench worker --spec /shared/run-1/spec.toml --record-fd 1");
+}
+
+TEST(TaggedOutput, SplitsMpirunAndSrunLines) {
+  EXPECT_EQ(splitTaggedLine("[1,3]<stdout>:done 3"), std::make_pair(3, std::string("done 3")));
+  EXPECT_EQ(splitTaggedLine(" 12: epoch 1 2"), std::make_pair(12, std::string("epoch 1 2")));
+  EXPECT_FALSE(splitTaggedLine("[1,3]<stderr>:a log line"));
+  EXPECT_FALSE(splitTaggedLine("untagged"));
+}
+
+TEST(DeathReport, NamesTheRankAndSignalMpirunOrSrunSaw) {
+  EXPECT_EQ(deathReport("-----\nmpirun noticed that process rank 1 with PID 0 on node vm exited on signal 9 "
+                        "(Killed).\n-----\n"),
+            "rank 1 was killed by signal 9 (SIGKILL) on vm");
+  EXPECT_EQ(deathReport("srun: error: node7: task 3: Killed\n"), "rank 3 on node7: Killed");
+  EXPECT_EQ(deathReport("Primary job terminated normally, but 1 process returned a non-zero exit code"), "");
+}
+
+class RankEnvironmentTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+                             "OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"}) {
+      unsetenv(name);
+    }
+  }
+};
+
+TEST_F(RankEnvironmentTest, ReadsOpenMpiThenSlurm) {
+  if (std::getenv("OMPI_COMM_WORLD_RANK") || std::getenv("PMI_RANK") || std::getenv("RANK"))
+    GTEST_SKIP() << "this test process was itself started by a launcher";
+  EXPECT_FALSE(rankFromEnvironment());
+  setenv("SLURM_PROCID", "5", 1);
+  setenv("SLURM_NTASKS", "8", 1);
+  setenv("SLURM_LOCALID", "1", 1);
+  auto e = rankFromEnvironment();
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->rank, 5);
+  EXPECT_EQ(e->world, 8);
+  EXPECT_EQ(e->localRank, 1);
+  EXPECT_EQ(e->source, "SLURM_PROCID");
+  setenv("OMPI_COMM_WORLD_RANK", "2", 1);
+  setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+  e = rankFromEnvironment();
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->rank, 2);
+  EXPECT_EQ(e->world, 4);
+  EXPECT_EQ(e->localRank, 2);  // no local rank given: the global one
+  setenv("OMPI_COMM_WORLD_SIZE", "four", 1);
+  EXPECT_EQ(rankFromEnvironment()->source, "SLURM_PROCID");  // unreadable: the next launcher's
+}
+
+TEST(BindAddress, LoopbackForLocalRunsTheGivenOrHostNameOtherwise) {
+  EXPECT_EQ(bindAddress("local"), "127.0.0.1");
+  setenv("DTBENCH_BIND_ADDRESS", "10.0.0.7", 1);
+  EXPECT_EQ(bindAddress("mpirun"), "10.0.0.7");
+  unsetenv("DTBENCH_BIND_ADDRESS");
+  EXPECT_FALSE(bindAddress("srun").empty());
+}
+
+}  // namespace
+}  // namespace dtb::core

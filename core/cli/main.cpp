@@ -5,6 +5,7 @@
 
 #include "build_info.h"
 #include "cli/check_command.h"
+#include "cli/comm_command.h"
 #include "cli/global_options.h"
 #include "cli/plugins_command.h"
 #include "cli/query_command.h"
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
   cli::addCheckCommand(app, global);
   cli::addValidateCommand(app, global);
   cli::addRunCommand(app, global);
+  cli::addCommCommand(app, global);
   cli::addQueryCommand(app, global);
   cli::addRunsCommand(app, global);
   cli::addWorkerCommand(app, global);

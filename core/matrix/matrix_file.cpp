@@ -20,11 +20,13 @@ class Parser {
         if (auto* table = expectTable(node, "[run]")) m_.run = settings(*table);
       } else if (name == "matrix") {
         matrix(node);
+      } else if (name == "comm") {
+        // A collective sweep's settings, read by `dtbench comm FILE` (comm/sweep_spec.h).
       } else if (auto kind = parseKind(name)) {
         pluginTables(*kind, node);
       } else {
         fail(node, "unknown table [" + name +
-                       "]; a matrix has [experiment], [run], [matrix] and plugin tables "
+                       "]; a matrix has [experiment], [run], [matrix], [comm] and plugin tables "
                        "[strategy.NAME], [backend.NAME], [model.NAME], [dataset.NAME]");
       }
     }

@@ -7,8 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <sstream>
 
 #include "run/launch.h"
 #include "run/run_spec.h"
@@ -37,29 +35,6 @@ std::string clock(double seconds) {
     std::snprintf(text, sizeof(text), "%02d:%02d", s / 60, s % 60);
   }
   return text;
-}
-
-// A private scratch directory for one run: its spec and rendezvous store.
-// Ranks a job launcher starts may be on other hosts: theirs is on a shared
-// path (rendezvous_dir, or beside the database, which a cluster keeps on a
-// shared file system).
-std::filesystem::path scratchDirectory(const Cell& cell, const std::string& launcher,
-                                       const std::filesystem::path& database, int64_t runId) {
-  std::filesystem::path base = cell.text("rendezvous_dir");
-  if (base.empty() && launcher == "local") base = std::filesystem::temp_directory_path();
-  if (base.empty()) base = std::filesystem::absolute(database).parent_path() / ".dtbench-rendezvous";
-  std::filesystem::create_directories(base);
-  std::string pattern = (base / ("run-" + std::to_string(runId) + "-XXXXXX")).string();
-  if (mkdtemp(pattern.data()) == nullptr)
-    throw std::runtime_error("cannot create a run directory in " + base.string() + ": " + std::strerror(errno));
-  return pattern;
-}
-
-std::vector<std::string> splitWords(const std::string& text) {
-  std::vector<std::string> words;
-  std::istringstream in(text);
-  for (std::string word; in >> word;) words.push_back(word);
-  return words;
 }
 
 class Progress {
@@ -164,7 +139,7 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
       progress.epochs(static_cast<int>(cell.integer("epochs")));
 
       const std::string launcher = resolveLauncher(cell.text("launcher"), cell.text("backend"));
-      const std::filesystem::path scratch = scratchDirectory(cell, launcher, options.database, runId);
+      const std::filesystem::path scratch = runDirectory(cell, launcher, options.database, runId);
       RunSpec spec;
       spec.runId = runId;
       spec.world = static_cast<int>(cell.integer("world_size"));

@@ -1,5 +1,11 @@
 #include "run/launch.h"
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+
 #include "run/job_launcher.h"
 #include "run/local_launcher.h"
 
@@ -13,6 +19,26 @@ LaunchOutcome launch(const LaunchOptions& options, const RecordHandler& onRecord
 std::string resolveLauncher(const std::string& launcher, const std::string& backend) {
   if (launcher != "auto" && !launcher.empty()) return launcher;
   return backend == "mpi" ? "mpirun" : "local";
+}
+
+std::filesystem::path runDirectory(const Cell& cell, const std::string& launcher,
+                                   const std::filesystem::path& database, int64_t runId) {
+  std::filesystem::path base = cell.text("rendezvous_dir");
+  if (base.empty() && launcher == "local") base = std::filesystem::temp_directory_path();
+  if (base.empty()) base = std::filesystem::absolute(database).parent_path() / ".dtbench-rendezvous";
+  std::error_code ignored;
+  std::filesystem::create_directories(base, ignored);
+  std::string pattern = (base / ("run-" + std::to_string(runId) + "-XXXXXX")).string();
+  if (mkdtemp(pattern.data()) == nullptr)
+    throw std::runtime_error("cannot create a run directory in " + base.string() + ": " + std::strerror(errno));
+  return pattern;
+}
+
+std::vector<std::string> splitWords(const std::string& text) {
+  std::vector<std::string> words;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
 }
 
 }  // namespace dtb::core

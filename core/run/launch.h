@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "matrix/cell.h"
 #include "run/record_channel.h"
 
 namespace dtb::core {
@@ -36,6 +37,17 @@ using RecordHandler = std::function<void(int rank, const Record&)>;
 
 // Runs the workers to completion, calling `onRecord` for each record.
 LaunchOutcome launch(const LaunchOptions& options, const RecordHandler& onRecord);
+
+// A private directory for one run: its spec and the backends' rendezvous
+// store. Ranks a job launcher starts may be on other hosts, so theirs is on a
+// shared path: the cell's rendezvous_dir, or .dtbench-rendezvous beside the
+// database (which a cluster keeps on a shared file system). Local runs use
+// the temporary directory. Throws std::runtime_error naming the directory.
+std::filesystem::path runDirectory(const Cell& cell, const std::string& launcher,
+                                   const std::filesystem::path& database, int64_t runId);
+
+// launcher_args split at spaces.
+std::vector<std::string> splitWords(const std::string& text);
 
 // The launcher a cell runs with: its `launcher`, where "auto" means mpirun
 // for backend "mpi" (whose ranks must be an MPI job) and local otherwise.

@@ -78,6 +78,16 @@ void RecordWriter::error(int rank, bool peerFailure, const std::string& message)
   line("error " + std::to_string(rank) + (peerFailure ? " peer " : " own ") + oneLine(message));
 }
 
+void RecordWriter::collective(const CollectiveRecord& c) {
+  line("collective " + std::to_string(c.rank) + " " + c.op + " " + c.dtype + " " + std::to_string(c.bytes) + " " +
+       std::to_string(c.iterations) + " " + number(c.timeS) + " " + number(c.p50S) + " " + number(c.p95S) + " " +
+       std::to_string(c.wrong));
+}
+
+void RecordWriter::reference(const BandwidthReferenceRecord& b) {
+  line("reference " + b.name + " " + std::to_string(b.bytes) + " " + number(b.gbps));
+}
+
 void RecordWriter::done(int rank) { line("done " + std::to_string(rank)); }
 
 std::optional<Record> parseRecord(const std::string& text) {
@@ -139,6 +149,18 @@ std::optional<Record> parseRecord(const std::string& text) {
       in >> r.rank >> origin;
       r.peerFailure = origin == "peer";
       std::getline(in >> std::ws, r.message);
+    } else if (kind == "collective") {
+      r.kind = Record::Kind::kCollective;
+      CollectiveRecord& c = r.collectiveRecord;
+      in >> c.rank >> c.op >> c.dtype >> c.bytes >> c.iterations;
+      c.timeS = optionalNumber(in).value_or(0);
+      c.p50S = optionalNumber(in);
+      c.p95S = optionalNumber(in);
+      in >> c.wrong;
+    } else if (kind == "reference") {
+      r.kind = Record::Kind::kReference;
+      in >> r.referenceRecord.name >> r.referenceRecord.bytes;
+      r.referenceRecord.gbps = optionalNumber(in).value_or(0);
     } else if (kind == "done") {
       r.kind = Record::Kind::kDone;
       in >> r.rank;

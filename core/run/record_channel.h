@@ -7,6 +7,9 @@
 //   memory <rank> <params> <grads> <optimizer> <buffers> <peak_rss>
 //          <param_elements> <state_floats>
 //   event <rank> <at_s> <kind> <detail...>
+//   collective <rank> <op> <dtype> <bytes> <iterations> <time_s> <p50_s>
+//              <p95_s> <wrong>            (dtbench comm)
+//   reference <name> <bytes> <gbps>       (dtbench comm: memcpy bandwidth)
 //   error <rank> <own|peer> <message...>   (peer: a collective failed or timed
 //                                          out: likely another rank's fault)
 //   done <rank>
@@ -34,6 +37,8 @@ class RecordWriter {
   void epoch(const EpochRecord& e);
   void memory(const MemoryRecord& m);
   void event(int rank, double atS, const std::string& kind, const std::string& detail);
+  void collective(const CollectiveRecord& c);
+  void reference(const BandwidthReferenceRecord& b);
   void error(int rank, bool peerFailure, const std::string& message);
   void done(int rank);
 
@@ -44,13 +49,15 @@ class RecordWriter {
 
 // One parsed line.
 struct Record {
-  enum class Kind { kProgress, kEpoch, kMemory, kEvent, kError, kDone } kind;
+  enum class Kind { kProgress, kEpoch, kMemory, kEvent, kCollective, kReference, kError, kDone } kind;
   int epoch = 0;
   int64_t step = 0, steps = 0;
   double samplesPerSecond = 0;
   EpochRecord epochRecord;
   MemoryRecord memoryRecord;
   EventRecord eventRecord;
+  CollectiveRecord collectiveRecord;
+  BandwidthReferenceRecord referenceRecord;
   int rank = 0;
   bool peerFailure = false;  // error: raised by a failed collective
   std::string message;

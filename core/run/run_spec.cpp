@@ -55,6 +55,7 @@ void RunSpec::write(const std::filesystem::path& file) const {
   toml::table values;
   for (const auto& [key, value] : cell.values) put(values, key, value);
   toml::table root{{"run", std::move(run)}, {"cell", std::move(values)}};
+  if (sweep) root.insert("sweep", sweep->toToml());
   std::ofstream out(file);
   out << root << "\n";
   if (!out) throw std::runtime_error(file.string() + ": cannot write the run spec");
@@ -77,10 +78,11 @@ RunSpec RunSpec::read(const std::filesystem::path& file) {
       for (const toml::node& d : *dirs) spec.pluginDirs.push_back(d.value_or<std::string>(""));
     }
     for (const auto& [key, node] : *cell) spec.cell.values[std::string(key.str())] = get(node);
+    if (const toml::table* sweep = root["sweep"].as_table()) spec.sweep = SweepSpec::fromToml(*sweep);
     return spec;
   } catch (const toml::parse_error& e) {
     throw std::runtime_error(file.string() + ": " + std::string(e.description()));
-  } catch (const std::runtime_error& e) {
+  } catch (const std::exception& e) {
     throw std::runtime_error(file.string() + ": " + e.what());
   }
 }

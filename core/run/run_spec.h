@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "comm/sweep_spec.h"
 #include "matrix/cell.h"
 
 namespace dtb::core {
@@ -23,6 +26,7 @@ struct RunSpec {
   std::vector<std::string> pluginDirs;  // searched before the default path
   std::string traceDir;                 // trace = true: each rank writes rank<r>.trace.json here
   Cell cell;
+  std::optional<SweepSpec> sweep;  // set: a collective sweep (dtbench comm) instead of training
 
   void write(const std::filesystem::path& file) const;
   // Throws std::runtime_error naming the file when it is not a valid spec.

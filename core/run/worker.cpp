@@ -15,8 +15,8 @@
 #include "log/log.h"
 #include "matrix/run_schema.h"
 #include "plugin/loader.h"
-#include "run/launch.h"
-#include "run/rank_environment.h"
+#include "comm/collective_sweep.h"
+#include "run/connect.h"
 #include "train/lr_schedule.h"
 #include "train/training_step.h"
 
@@ -27,20 +27,9 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// Starts a collective with start(&request, &error), then waits for it;
-// throws with the backend's message (which names the rank) on failure.
-template <typename Start>
-void collective(Communicator& comm, Start&& start) {
-  dtb_request_t request = nullptr;
-  std::string error;
-  dtb_status_t status = start(&request, &error);
-  if (status == DTB_STATUS_OK) status = comm.wait(request, DTB_TIMEOUT_DEFAULT, &error);
-  if (status != DTB_STATUS_OK) throw PluginCallError(error, status);
-}
-
 void reduceDoubles(Communicator& comm, std::vector<double>& values, dtb_reduce_op_t op) {
   dtb_tensor_t t = dtb::hostTensor(values.data(), values.size(), DTB_DTYPE_F64);
-  collective(comm, [&](dtb_request_t* r, std::string* e) { return comm.allreduce(&t, op, r, e); });
+  runCollective(comm, [&](dtb_request_t* r, std::string* e) { return comm.allreduce(&t, op, r, e); });
 }
 
 class Worker {
@@ -50,9 +39,7 @@ class Worker {
 
   void run() {
     const Cell& cell = spec_.cell;
-    SearchPath path = SearchPath::fromEnvironment();
-    for (auto it = spec_.pluginDirs.rbegin(); it != spec_.pluginDirs.rend(); ++it) path.prepend(*it);
-    PluginLoader loader(std::move(path));
+    PluginLoader loader = workerLoader(spec_);
 
     // Data.
     dataset_ =
@@ -86,26 +73,7 @@ class Worker {
     uint32_t layerCount = 0;
     model_->check("layers", modelApi.layers(model_->context(), &layerNames, &layerCount));
 
-    // Communicator.
-    const double timeoutS = cell.real("collective_timeout_s");
-    const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeoutS * 1000));
-    dtb_rendezvous_t rdv{};
-    rdv.struct_size = sizeof(rdv);
-    rdv.rank = rank_;
-    rdv.world_size = spec_.world;
-    const std::string launcher = resolveLauncher(cell.text("launcher"), cell.text("backend"));
-    const auto launched = launcher == "local" ? std::nullopt : rankFromEnvironment();
-    rdv.local_rank = launched ? launched->localRank : rank_;
-    rdv.local_size = launched ? launched->localSize : spec_.world;
-    rdv.store_path = spec_.storeDir.c_str();
-    rdv.prefix = spec_.prefix.c_str();
-    const std::string bind = bindAddress(launcher);
-    rdv.bind_address = bind.c_str();
-    rdv.timeout_ms = timeout.count();
-    comm_ =
-        std::make_unique<Communicator>(createBackend(loader.load(PluginKind::kBackend, cell.text("backend")),
-                                                     cell.pluginParams("backend"), rdv),
-                                       rank_, spec_.world, timeout);
+    comm_ = connectRank(spec_, rank_, loader);
     syncInitialWeights(params, paramCount);
 
     // Optimizer, schedule, strategy.
@@ -234,7 +202,7 @@ class Worker {
     reportMemory(strategyApi, params, paramCount, optimizer);
     writeTrace();
     // No rank leaves while a peer may still be finishing a collective with it.
-    collective(*comm_, [&](dtb_request_t* r, std::string* e) { return comm_->barrier(r, e); });
+    runCollective(*comm_, [&](dtb_request_t* r, std::string* e) { return comm_->barrier(r, e); });
   }
 
  private:
@@ -263,7 +231,7 @@ class Worker {
   void syncInitialWeights(dtb_param_t* const* params, uint32_t count) {
     double checksum = 0;
     for (uint32_t i = 0; i < count; ++i) {
-      collective(*comm_, [&](dtb_request_t* r, std::string* e) {
+      runCollective(*comm_, [&](dtb_request_t* r, std::string* e) {
         return comm_->broadcast(&params[i]->value, 0, r, e);
       });
       const auto* v = static_cast<const float*>(params[i]->value.data);
@@ -396,7 +364,13 @@ class Worker {
 
 int runWorker(const RunSpec& spec, int rank, RecordWriter& records) {
   try {
-    Worker(spec, rank, records).run();
+    if (spec.sweep) {
+      PluginLoader loader = workerLoader(spec);
+      std::unique_ptr<Communicator> comm = connectRank(spec, rank, loader);
+      runCollectiveSweep(*spec.sweep, *comm, rank, spec.world, records);
+    } else {
+      Worker(spec, rank, records).run();
+    }
     records.done(rank);
     return 0;
   } catch (const std::exception& e) {

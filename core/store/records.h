@@ -46,6 +46,14 @@ struct CollectiveRecord {
   int64_t wrong = 0;
 };
 
+// What this machine can move, measured beside a collective sweep.
+struct BandwidthReferenceRecord {
+  int64_t runId = 0;
+  std::string name;  // memcpy
+  int64_t bytes = 0;
+  double gbps = 0;
+};
+
 struct EventRecord {
   int64_t runId = 0;
   std::optional<int> rank;  // nullopt: the coordinator
@@ -70,11 +78,13 @@ struct RecordBatch {
   std::vector<EpochRecord> epochs;
   std::vector<StepRecord> steps;
   std::vector<CollectiveRecord> collectives;
+  std::vector<BandwidthReferenceRecord> references;
   std::vector<EventRecord> events;
   std::vector<MemoryRecord> memory;
 
   bool empty() const {
-    return epochs.empty() && steps.empty() && collectives.empty() && events.empty() && memory.empty();
+    return epochs.empty() && steps.empty() && collectives.empty() && references.empty() && events.empty() &&
+           memory.empty();
   }
 };
 

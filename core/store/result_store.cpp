@@ -224,6 +224,13 @@ void ResultStore::write(const RecordBatch& batch) {
       s.bind(10, c.wrong).run();
     }
   }
+  if (!batch.references.empty()) {
+    Statement s =
+        db_.prepare("INSERT OR REPLACE INTO bandwidth_reference (run_id, name, bytes, gbps) VALUES (?, ?, ?, ?)");
+    for (const BandwidthReferenceRecord& b : batch.references) {
+      s.bind(1, b.runId).bind(2, b.name).bind(3, b.bytes).bind(4, b.gbps).run();
+    }
+  }
   if (!batch.events.empty()) {
     Statement s = db_.prepare("INSERT INTO event (run_id, rank, at_s, kind, detail) VALUES (?, ?, ?, ?, ?)");
     for (const EventRecord& e : batch.events) {

@@ -1,0 +1,117 @@
+#include "cli/comm_command.h"
+
+#include <toml++/toml.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "comm/sweep_runner.h"
+
+namespace dtb::cli {
+namespace {
+
+struct Options {
+  std::string file;
+  std::vector<std::string> backends, ops, dtypes;
+  std::string reduceOp, minBytes, maxBytes, launcher, hostfile, launcherArgs, name;
+  double factor = 0, timeoutS = 60;
+  int64_t warmup = -1, iterations = -1, check = -1;
+  int ranks = 0;
+  std::string db = "results.db";
+};
+
+// Settings from the file's [comm] table, then the command line's on top.
+core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
+  core::SweepOptions s;
+  if (!o.file.empty()) {
+    const toml::table document = toml::parse_file(o.file);
+    s.source = o.file;
+    s.name = document["experiment"]["name"].value_or<std::string>("comm");
+    const toml::table* comm = document["comm"].as_table();
+    if (!comm) throw std::invalid_argument(o.file + ": no [comm] table (the sweep's settings) in this file");
+    try {
+      s.sweep = core::SweepSpec::fromToml(*comm);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(o.file + ": " + e.what());
+    }
+    if (const toml::array* backends = (*comm)["backends"].as_array()) {
+      s.backends.clear();
+      for (const toml::node& b : *backends) s.backends.push_back(b.value_or<std::string>(""));
+    }
+    s.world = static_cast<int>((*comm)["ranks"].value_or<int64_t>(s.world));
+    s.launcher = (*comm)["launcher"].value_or(s.launcher);
+  }
+  auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
+  if (given("--backend")) s.backends = o.backends;
+  if (given("--ops")) s.sweep.ops = o.ops;
+  if (given("--dtype")) s.sweep.dtypes = o.dtypes;
+  if (given("--reduce-op")) s.sweep.reduceOp = o.reduceOp;
+  if (given("--min-bytes")) s.sweep.minBytes = core::parseSize(o.minBytes);
+  if (given("--max-bytes")) s.sweep.maxBytes = core::parseSize(o.maxBytes);
+  if (given("--step-factor")) s.sweep.factor = o.factor;
+  if (given("--warmup-iters")) s.sweep.warmup = o.warmup;
+  if (given("--iters")) s.sweep.iterations = o.iterations;
+  if (given("--check")) s.sweep.check = o.check != 0;
+  if (given("--ranks")) s.world = o.ranks;
+  if (given("--launcher")) s.launcher = o.launcher;
+  if (given("--name")) s.name = o.name;
+  s.hostfile = o.hostfile;
+  s.launcherArgs = o.launcherArgs;
+  s.timeoutS = o.timeoutS;
+  if (s.world < 1) throw std::invalid_argument("--ranks must be 1 or more");
+  if (s.backends.empty()) throw std::invalid_argument("no backend to sweep");
+  s.sweep.validate();
+  return s;
+}
+
+}  // namespace
+
+void addCommCommand(CLI::App& app, GlobalOptions& global) {
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "comm",
+      "Sweep collectives over message sizes, nccl-tests style: time, algbw, busbw, p50/p95 and #wrong\n"
+      "per size, beside a memcpy reference measured in the same run; stored in --db.\n"
+      "Example: dtbench comm --backend gloo,mpi --ranks 2 -b 4K -e 64M -f 2\n"
+      "Settings can come from a file's [comm] table (examples/backends.toml); flags override them.");
+  cmd->add_option("file", o->file, "A TOML file with a [comm] table (optional)")->check(CLI::ExistingFile);
+  cmd->add_option("--backend", o->backends, "Backends, each swept in its own run (default gloo)")->delimiter(',');
+  cmd->add_option("--ranks", o->ranks, "Worker processes per sweep (default 2)");
+  cmd->add_option("--ops", o->ops, "Collectives: allreduce, reduce_scatter, allgather, broadcast (default all)")
+      ->delimiter(',');
+  cmd->add_option("-d,--dtype", o->dtypes, "float, double, half, bfloat16, int32, int64, int8, uint8 (default float)")
+      ->delimiter(',');
+  cmd->add_option("-o,--reduce-op", o->reduceOp, "sum, avg, max or min (default sum)");
+  cmd->add_option("-b,--min-bytes", o->minBytes, "Smallest size, e.g. 4K (default 4K)");
+  cmd->add_option("-e,--max-bytes", o->maxBytes, "Largest size, e.g. 64M (default 64M)");
+  cmd->add_option("-f,--step-factor", o->factor, "Size multiplier between steps (default 2)");
+  cmd->add_option("-w,--warmup-iters", o->warmup, "Untimed calls per size (default 5)");
+  cmd->add_option("-n,--iters", o->iterations, "Timed calls per size (default 20)");
+  cmd->add_option("-c,--check", o->check, "Count wrong elements after the timed calls: 1 or 0 (default 1)");
+  cmd->add_option("--launcher", o->launcher, "auto, local, mpirun or srun (default auto: mpirun for mpi)")
+      ->check(CLI::IsMember({"auto", "local", "mpirun", "srun"}));
+  cmd->add_option("--hostfile", o->hostfile, "mpirun --hostfile");
+  cmd->add_option("--launcher-args", o->launcherArgs, "Extra arguments for mpirun or srun");
+  cmd->add_option("--timeout", o->timeoutS, "Seconds any collective may take before the sweep fails (default 60)");
+  cmd->add_option("--name", o->name, "The experiment's name (default: the file's, or comm)");
+  cmd->add_option("--db", o->db, "The result store (SQLite file; created if missing)");
+  cmd->allow_extras(false);
+  cmd->callback([&global, o, cmd] {
+    try {
+      core::SweepOptions s = resolve(*o, *cmd);
+      s.database = o->db;
+      s.pluginDirs = global.pluginDirs;
+      s.executable = std::filesystem::read_symlink("/proc/self/exe");
+      global.exitCode = core::runSweeps(s);
+    } catch (const toml::parse_error& e) {
+      std::fprintf(stderr, "%s:%u:%u: error: %s\n", o->file.c_str(), e.source().begin.line,
+                   e.source().begin.column, std::string(e.description()).c_str());
+      global.exitCode = 1;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "dtbench comm: %s\n", e.what());
+      global.exitCode = 1;
+    }
+  });
+}
+
+}  // namespace dtb::cli

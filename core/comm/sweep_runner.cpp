@@ -1,0 +1,155 @@
+#include "comm/sweep_runner.h"
+
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <sstream>
+
+#include "comm/sweep_table.h"
+#include "matrix/run_schema.h"
+#include "plugin/loader.h"
+#include "run/launch.h"
+#include "run/run_spec.h"
+#include "store/environment.h"
+#include "store/result_store.h"
+
+namespace dtb::core {
+namespace {
+
+std::atomic<bool> interrupted{false};
+void onInterrupt(int) { interrupted = true; }
+
+// The run row of one backend's sweep: what a training cell would hold, with
+// "sweep" for strategy and no model or data; the sweep's settings become
+// run_param rows (sweep.*), so SQL can tell sweeps apart.
+Cell sweepCell(const SweepOptions& o, const std::string& backend, int index) {
+  Cell cell;
+  cell.index = index;
+  for (const ParamSpec& spec : runSchema()) {
+    if (spec.defaultValue) cell.values[spec.name] = *spec.defaultValue;
+  }
+  cell.values["model"] = std::string("-");
+  cell.values["dataset"] = std::string("-");
+  cell.values["strategy"] = std::string("sweep");
+  cell.values["backend"] = backend;
+  cell.values["world_size"] = int64_t{o.world};
+  cell.values["batch_size"] = int64_t{0};
+  cell.values[kGlobalBatchKey] = int64_t{0};
+  cell.values["launcher"] = o.launcher;
+  cell.values["hostfile"] = o.hostfile;
+  cell.values["launcher_args"] = o.launcherArgs;
+  cell.values["collective_timeout_s"] = o.timeoutS;
+  cell.values["threads_per_worker"] = int64_t{1};
+  for (const auto& [key, node] : o.sweep.toToml()) {
+    std::ostringstream text;
+    node.visit([&](const auto& value) { text << value; });
+    cell.values["sweep." + std::string(key.str())] = text.str();
+  }
+  return cell;
+}
+
+// The settings as a [comm] table: stored as the experiment's matrix, so
+// a sweep can be repeated from the database alone.
+std::string asToml(const SweepOptions& o) {
+  toml::table comm = o.sweep.toToml();
+  toml::array backends;
+  for (const std::string& b : o.backends) backends.push_back(b);
+  comm.insert("backends", std::move(backends));
+  comm.insert("ranks", o.world);
+  comm.insert("launcher", o.launcher);
+  std::ostringstream text;
+  text << toml::table{{"experiment", toml::table{{"name", o.name}}}, {"comm", std::move(comm)}} << "\n";
+  return text.str();
+}
+
+}  // namespace
+
+int runSweeps(const SweepOptions& o) {
+  o.sweep.validate();
+  SearchPath path = SearchPath::fromEnvironment();
+  for (auto it = o.pluginDirs.rbegin(); it != o.pluginDirs.rend(); ++it) path.prepend(*it);
+  PluginLoader plugins(std::move(path));
+  std::vector<std::shared_ptr<const LoadedPlugin>> backends;
+  for (const std::string& b : o.backends) backends.push_back(plugins.load(PluginKind::kBackend, b));  // fail early
+
+  ResultStore store(o.database);
+  const int64_t experiment =
+      store.addExperiment({o.name, "collective sweep", o.source.empty() ? "(dtbench comm)" : o.source, asToml(o)});
+  interrupted = false;
+  struct sigaction action {};
+  action.sa_handler = onInterrupt;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+
+  int failures = 0;
+  bool stopped = false;
+  std::fprintf(stderr, "dtbench comm: experiment \"%s\" (id %lld): %zu backend%s x %d ranks into %s\n",
+               o.name.c_str(), static_cast<long long>(experiment), o.backends.size(),
+               o.backends.size() == 1 ? "" : "s", o.world, o.database.c_str());
+  for (size_t i = 0; i < o.backends.size() && !stopped; ++i) {
+    const Cell cell = sweepCell(o, o.backends[i], static_cast<int>(i));
+    const int64_t runId = store.addRun(experiment, cell, 0);
+    const LoadedPlugin& p = *backends[i];
+    store.startRun(runId, captureEnvironment(),
+                   {{"backend", p.name(), p.version(), p.abiVersion(), std::filesystem::absolute(p.path()).string()}});
+    const std::string launcher = resolveLauncher(o.launcher, o.backends[i]);
+    const std::filesystem::path scratch = runDirectory(cell, launcher, o.database, runId);
+    RunSpec spec;
+    spec.runId = runId;
+    spec.world = o.world;
+    spec.storeDir = (scratch / "store").string();
+    std::filesystem::create_directory(spec.storeDir);
+    spec.prefix = "sweep" + std::to_string(runId);
+    spec.pluginDirs = o.pluginDirs;
+    spec.cell = cell;
+    spec.sweep = o.sweep;
+    spec.write(scratch / "spec.toml");
+
+    printSweepHeader(stdout, o.backends[i], o.world, launcher, o.sweep.reduceOp, o.sweep.warmup,
+                     o.sweep.iterations);
+    double memcpy = 0;
+    int64_t wrong = 0;
+    LaunchOptions how{o.executable, scratch / "spec.toml", o.world, 1, std::max(60.0, 2 * o.timeoutS + 10),
+                      &interrupted, launcher, o.hostfile, splitWords(o.launcherArgs)};
+    const LaunchOutcome outcome = launch(how, [&](int, const Record& r) {
+      RecordBatch batch;  // each row in its own transaction: a crash loses at most one
+      if (r.kind == Record::Kind::kReference) {
+        batch.references.push_back(r.referenceRecord);
+        batch.references.back().runId = runId;
+        memcpy = r.referenceRecord.gbps;
+        printReference(stdout, r.referenceRecord);
+      } else if (r.kind == Record::Kind::kCollective) {
+        batch.collectives.push_back(r.collectiveRecord);
+        batch.collectives.back().runId = runId;
+        wrong += r.collectiveRecord.wrong;
+        printSweepRow(stdout, r.collectiveRecord, o.world, memcpy);
+      }
+      if (!batch.empty()) store.write(batch);
+    });
+    std::filesystem::remove_all(scratch);
+    if (outcome.status == LaunchOutcome::Status::kOk) {
+      store.finishRun(runId, wrong == 0 ? RunStatus::kOk : RunStatus::kFailed,
+                      wrong == 0 ? "" : std::to_string(wrong) + " wrong elements in the correctness checks");
+      if (wrong > 0) ++failures;
+    } else if (outcome.status == LaunchOutcome::Status::kInterrupted) {
+      store.finishRun(runId, RunStatus::kStopped, outcome.error);
+      stopped = true;
+    } else {
+      store.finishRun(runId, RunStatus::kFailed, outcome.error);
+      std::fprintf(stderr, "dtbench comm: %s sweep FAILED: %s\n", o.backends[i].c_str(), outcome.error.c_str());
+      ++failures;
+    }
+  }
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  std::fprintf(stderr,
+               "dtbench comm: results in %s (experiment %lld); compare with:\n"
+               "  dtbench query %s \"SELECT backend, op, bytes, busbw_gbps, of_memcpy FROM collective_bandwidth "
+               "WHERE experiment_id = %lld\"\n",
+               o.database.c_str(), static_cast<long long>(experiment), o.database.c_str(),
+               static_cast<long long>(experiment));
+  return stopped ? 130 : failures > 0 ? 1 : 0;
+}
+
+}  // namespace dtb::core

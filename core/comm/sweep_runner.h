@@ -1,0 +1,34 @@
+// The coordinator's side of `dtbench comm`: one run per backend, each with
+// `world` worker processes started like a training run's (local, mpirun or
+// srun), results stored in the collective and bandwidth_reference tables of
+// one experiment and printed as a table while they arrive.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "comm/sweep_spec.h"
+
+namespace dtb::core {
+
+struct SweepOptions {
+  std::filesystem::path database;
+  std::vector<std::string> pluginDirs;  // passed on to the workers
+  std::filesystem::path executable;     // dtbench, to start workers with
+  std::string name = "comm";            // the experiment's name
+  std::string source;                   // the matrix file it came from, if any
+  std::vector<std::string> backends = {"gloo"};
+  int world = 2;
+  std::string launcher = "auto";
+  std::string hostfile;
+  std::string launcherArgs;
+  double timeoutS = 60;
+  SweepSpec sweep;
+};
+
+// Returns 0 when every backend's sweep ran with no wrong element, 1 otherwise,
+// 130 when stopped with Ctrl-C.
+int runSweeps(const SweepOptions& options);
+
+}  // namespace dtb::core

@@ -1,0 +1,37 @@
+#include "run/connect.h"
+
+#include <chrono>
+
+#include "run/launch.h"
+#include "run/rank_environment.h"
+
+namespace dtb::core {
+
+PluginLoader workerLoader(const RunSpec& spec) {
+  SearchPath path = SearchPath::fromEnvironment();
+  for (auto it = spec.pluginDirs.rbegin(); it != spec.pluginDirs.rend(); ++it) path.prepend(*it);
+  return PluginLoader(std::move(path));
+}
+
+std::unique_ptr<Communicator> connectRank(const RunSpec& spec, int rank, PluginLoader& loader) {
+  const Cell& cell = spec.cell;
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(cell.real("collective_timeout_s") * 1000));
+  const std::string launcher = resolveLauncher(cell.text("launcher"), cell.text("backend"));
+  const auto launched = launcher == "local" ? std::nullopt : rankFromEnvironment();
+  const std::string bind = bindAddress(launcher);
+  dtb_rendezvous_t rdv{};
+  rdv.struct_size = sizeof(rdv);
+  rdv.rank = rank;
+  rdv.world_size = spec.world;
+  rdv.local_rank = launched ? launched->localRank : rank;
+  rdv.local_size = launched ? launched->localSize : spec.world;
+  rdv.store_path = spec.storeDir.c_str();
+  rdv.prefix = spec.prefix.c_str();
+  rdv.bind_address = bind.c_str();
+  rdv.timeout_ms = timeout.count();
+  return std::make_unique<Communicator>(
+      createBackend(loader.load(PluginKind::kBackend, cell.text("backend")), cell.pluginParams("backend"), rdv),
+      rank, spec.world, timeout);
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,148 @@
+// The collective sweep's parts: sizes and settings as nccl-tests reads them,
+// and a one-rank sweep through a real backend plugin whose rows, bytes and
+// correctness count are checked — including a backend that answers wrong.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "comm/collective_sweep.h"
+#include "comm/sweep_spec.h"
+#include "plugin/loader.h"
+#include "temp_dir.h"
+
+namespace dtb::core {
+namespace {
+
+TEST(SweepSpec, SizesGrowByTheFactorFromMinToMax) {
+  SweepSpec s;
+  s.minBytes = parseSize("4K");
+  s.maxBytes = parseSize("64K");
+  EXPECT_EQ(s.sizes(), (std::vector<int64_t>{4096, 8192, 16384, 32768, 65536}));
+  s.factor = 4;
+  EXPECT_EQ(s.sizes(), (std::vector<int64_t>{4096, 16384, 65536}));
+  EXPECT_EQ(parseSize("64M"), 64 << 20);
+  EXPECT_EQ(parseSize("1GB"), int64_t{1} << 30);
+  EXPECT_EQ(parseSize("512"), 512);
+  EXPECT_THROW(parseSize("4Q"), std::invalid_argument);
+  EXPECT_EQ(formatSize(64 << 20), "64M");
+  EXPECT_EQ(formatSize(1000), "1000");
+}
+
+TEST(SweepSpec, RefusesSettingsThatMakeNoSense) {
+  SweepSpec s;
+  s.ops = {"alltoall"};
+  EXPECT_THROW(s.validate(), std::invalid_argument);
+  s = {};
+  s.dtypes = {"int32"};
+  s.reduceOp = "avg";
+  EXPECT_THROW(s.validate(), std::invalid_argument);
+  s = {};
+  s.minBytes = 8192;
+  s.maxBytes = 4096;
+  EXPECT_THROW(s.validate(), std::invalid_argument);
+  s = {};
+  s.factor = 1;
+  EXPECT_THROW(s.validate(), std::invalid_argument);
+}
+
+TEST(SweepSpec, RoundTripsThroughTomlAndNamesUnknownKeys) {
+  SweepSpec s;
+  s.ops = {"allgather"};
+  s.dtypes = {"half", "bfloat16"};
+  s.minBytes = 1024;
+  s.iterations = 7;
+  s.check = false;
+  const SweepSpec back = SweepSpec::fromToml(s.toToml());
+  EXPECT_EQ(back.ops, s.ops);
+  EXPECT_EQ(back.dtypes, s.dtypes);
+  EXPECT_EQ(back.minBytes, 1024);
+  EXPECT_EQ(back.iterations, 7);
+  EXPECT_FALSE(back.check);
+  toml::table bad{{"max_byte", "64M"}};
+  try {
+    SweepSpec::fromToml(bad);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown key 'max_byte' in [comm]"), std::string::npos);
+  }
+  toml::table sized{{"max_bytes", "1M"}};
+  EXPECT_EQ(SweepSpec::fromToml(sized).maxBytes, 1 << 20);
+}
+
+TEST(SweepSpec, BusFactorsAreNcclTests) {
+  EXPECT_DOUBLE_EQ(busFactor("allreduce", 4), 1.5);
+  EXPECT_DOUBLE_EQ(busFactor("reduce_scatter", 4), 0.75);
+  EXPECT_DOUBLE_EQ(busFactor("allgather", 2), 0.5);
+  EXPECT_DOUBLE_EQ(busFactor("broadcast", 8), 1.0);
+}
+
+// One rank over the `single` test backend; the records it writes, parsed.
+std::vector<Record> sweepOnOneRank(const SweepSpec& sweep, bool corrupt) {
+  PluginLoader loader(SearchPath({DTBENCH_TEST_PLUGIN_DIR}));
+  dtb_rendezvous_t rdv{};
+  rdv.struct_size = sizeof(rdv);
+  rdv.world_size = 1;
+  rdv.local_size = 1;
+  rdv.timeout_ms = 10000;
+  auto backend = createBackend(loader.load(PluginKind::kBackend, "single"), {{"corrupt", corrupt}}, rdv);
+  Communicator comm(std::move(backend), 0, 1, std::chrono::milliseconds(10000));
+  dtb::testing::TempDir dir;
+  const std::string file = (dir.path() / "records").string();
+  {
+    RecordWriter records(::open(file.c_str(), O_WRONLY | O_CREAT, 0644));
+    runCollectiveSweep(sweep, comm, 0, 1, records);
+  }
+  std::vector<Record> out;
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    if (auto r = parseRecord(line)) out.push_back(*r);
+  }
+  return out;
+}
+
+TEST(CollectiveSweep, ReportsEveryOpDtypeAndSizeWithNcclTestsBytes) {
+  SweepSpec s;
+  s.dtypes = {"float", "half", "int8"};
+  s.minBytes = 1024;
+  s.maxBytes = 4096;
+  s.warmup = 1;
+  s.iterations = 3;
+  const std::vector<Record> records = sweepOnOneRank(s, false);
+  ASSERT_FALSE(records.empty());
+  EXPECT_EQ(records.front().kind, Record::Kind::kReference);
+  EXPECT_EQ(records.front().referenceRecord.name, "memcpy");
+  EXPECT_GT(records.front().referenceRecord.gbps, 0);
+  int rows = 0;
+  for (const Record& r : records) {
+    if (r.kind != Record::Kind::kCollective) continue;
+    ++rows;
+    const CollectiveRecord& c = r.collectiveRecord;
+    EXPECT_EQ(c.wrong, 0) << c.op << " " << c.dtype << " " << c.bytes;
+    EXPECT_EQ(c.iterations, 3);
+    EXPECT_GT(c.timeS, 0);
+    EXPECT_LE(*c.p50S, *c.p95S);
+    EXPECT_TRUE(c.bytes == 1024 || c.bytes == 2048 || c.bytes == 4096) << c.bytes;
+  }
+  EXPECT_EQ(rows, 4 * 3 * 3);  // ops x dtypes x sizes
+}
+
+TEST(CollectiveSweep, CountsWrongElementsWhenTheBackendAnswersWrong) {
+  SweepSpec s;
+  s.ops = {"allreduce", "broadcast"};
+  s.minBytes = s.maxBytes = 4096;
+  s.warmup = 0;
+  s.iterations = 1;
+  int64_t allreduceWrong = -1, broadcastWrong = -1;
+  for (const Record& r : sweepOnOneRank(s, true)) {
+    if (r.kind != Record::Kind::kCollective) continue;
+    (r.collectiveRecord.op == "allreduce" ? allreduceWrong : broadcastWrong) = r.collectiveRecord.wrong;
+  }
+  EXPECT_EQ(allreduceWrong, 1);  // element 0 only
+  EXPECT_EQ(broadcastWrong, 0);
+}
+
+}  // namespace
+}  // namespace dtb::core

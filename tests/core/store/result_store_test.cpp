@@ -192,10 +192,13 @@ TEST_F(StoreTest, StepBreakdownSumsToTheStep) {
 
 TEST_F(StoreTest, CollectiveBandwidthUsesTheNcclTestsFactors) {
   testing::writeSampleStore(db_);
-  QueryResult r = query("SELECT algbw_gbps, busbw_gbps FROM collective_bandwidth WHERE bytes = 1000000");
+  QueryResult r =
+      query("SELECT algbw_gbps, busbw_gbps, memcpy_gbps, of_memcpy FROM collective_bandwidth WHERE bytes = 1000000");
   ASSERT_EQ(r.rows.size(), 1u);
   EXPECT_NEAR(std::get<double>(r.rows[0][0]), 10.0, 1e-9);
   EXPECT_NEAR(std::get<double>(r.rows[0][1]), 15.0, 1e-9);  // 2 (n-1)/n at n = 4
+  EXPECT_NEAR(std::get<double>(r.rows[0][2]), 20.0, 1e-9);  // the run's memcpy reference
+  EXPECT_NEAR(std::get<double>(r.rows[0][3]), 0.75, 1e-9);  // busbw / memcpy
 }
 
 // A writer killed at any moment loses at most the batch it was writing, and

@@ -9,6 +9,7 @@
 #include "cli/global_options.h"
 #include "cli/plugins_command.h"
 #include "cli/query_command.h"
+#include "cli/report_command.h"
 #include "cli/validate_command.h"
 #include "cli/worker_command.h"
 #include "log/log.h"
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
   cli::addCommCommand(app, global);
   cli::addQueryCommand(app, global);
   cli::addRunsCommand(app, global);
+  cli::addReportCommand(app, global);
   cli::addWorkerCommand(app, global);
 
   try {

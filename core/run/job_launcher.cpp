@@ -9,7 +9,6 @@
 
 #include <chrono>
 #include <cstring>
-#include <regex>
 
 #include "run/rank_output.h"
 
@@ -31,6 +30,14 @@ void stopJob(pid_t pid, int& status) {
     }
     usleep(10000);
   }
+}
+
+// The decimal number starting at `at`, and where it ends; nullopt when none.
+std::optional<std::pair<int, size_t>> digitsAt(const std::string& text, size_t at) {
+  size_t end = at;
+  while (end < text.size() && end - at < 9 && text[end] >= '0' && text[end] <= '9') ++end;
+  if (end == at) return std::nullopt;
+  return std::make_pair(std::stoi(text.substr(at, end - at)), end);
 }
 
 std::string exitText(int status) {
@@ -78,27 +85,56 @@ std::vector<std::string> jobCommand(const LaunchOptions& options, bool runningAs
 }
 
 std::optional<std::pair<int, std::string>> splitTaggedLine(const std::string& line) {
-  static const std::regex mpirun(R"(^\[\d+,(\d+)\]<stdout>:(.*)$)");
-  static const std::regex srun(R"(^\s*(\d+): (.*)$)");
-  std::smatch m;
-  if (std::regex_match(line, m, mpirun) || std::regex_match(line, m, srun)) {
-    return std::make_pair(std::stoi(m[1].str()), m[2].str());
+  size_t at = 0;
+  if (line.rfind('[', 0) == 0) {  // mpirun: "[job,rank]<stdout>:text"
+    const size_t comma = line.find(',');
+    const size_t close = line.find(']');
+    static const std::string kStdout = "]<stdout>:";
+    if (comma == std::string::npos || close == std::string::npos || comma > close ||
+        line.compare(close, kStdout.size(), kStdout) != 0) {
+      return std::nullopt;
+    }
+    const auto rank = digitsAt(line, comma + 1);
+    if (!rank || rank->second != close) return std::nullopt;
+    return std::make_pair(rank->first, line.substr(close + kStdout.size()));
   }
-  return std::nullopt;
+  while (at < line.size() && line[at] == ' ') ++at;  // srun: "  3: text"
+  const auto rank = digitsAt(line, at);
+  if (!rank || line.compare(rank->second, 2, ": ") != 0) return std::nullopt;
+  return std::make_pair(rank->first, line.substr(rank->second + 2));
 }
 
 std::string deathReport(const std::string& launcherErrors) {
   // Open MPI: "mpirun noticed that process rank 1 with PID 123 on node vm exited on signal 9 (Killed)."
-  // Slurm:    "srun: error: node1: task 1: Killed"
-  static const std::regex mpirun(R"(process rank (\d+) with PID \d+ on node (\S+) exited on signal (\d+))");
-  static const std::regex srun(R"(srun: error: (\S+): task (\d+): (.+))");
-  std::smatch m;
-  if (std::regex_search(launcherErrors, m, mpirun)) {
-    const char* name = sigabbrev_np(std::stoi(m[3].str()));
-    return "rank " + m[1].str() + " was killed by signal " + m[3].str() + " (SIG" + (name ? name : "?") + ") on " +
-           m[2].str();
+  const size_t process = launcherErrors.find("process rank ");
+  const size_t node = launcherErrors.find(" on node ", process == std::string::npos ? 0 : process);
+  const size_t signal = launcherErrors.find("exited on signal ", node == std::string::npos ? 0 : node);
+  if (process != std::string::npos && node != std::string::npos && signal != std::string::npos) {
+    const auto rank = digitsAt(launcherErrors, process + 13);
+    const auto number = digitsAt(launcherErrors, signal + 17);
+    const size_t hostStart = node + 9;
+    const std::string host = launcherErrors.substr(hostStart, launcherErrors.find(' ', hostStart) - hostStart);
+    if (rank && number) {
+      const char* name = sigabbrev_np(number->first);
+      return "rank " + std::to_string(rank->first) + " was killed by signal " + std::to_string(number->first) +
+             " (SIG" + (name ? name : "?") + ") on " + host;
+    }
   }
-  if (std::regex_search(launcherErrors, m, srun)) return "rank " + m[2].str() + " on " + m[1].str() + ": " + m[3].str();
+  // Slurm: "srun: error: node1: task 1: Killed"
+  const size_t error = launcherErrors.find("srun: error: ");
+  if (error != std::string::npos) {
+    const size_t hostStart = error + 13;
+    const size_t task = launcherErrors.find(": task ", hostStart);
+    if (task != std::string::npos) {
+      const auto rank = digitsAt(launcherErrors, task + 7);
+      if (rank && launcherErrors.compare(rank->second, 2, ": ") == 0) {
+        const size_t reasonStart = rank->second + 2;
+        const std::string reason = launcherErrors.substr(reasonStart, launcherErrors.find('\n', reasonStart) - reasonStart);
+        return "rank " + std::to_string(rank->first) + " on " + launcherErrors.substr(hostStart, task - hostStart) +
+               ": " + reason;
+      }
+    }
+  }
   return "";
 }
 

@@ -1,0 +1,173 @@
+#include "report/report_charts.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace dtb::core {
+namespace {
+
+template <typename Row>
+std::vector<const Row*> rowsOf(const ReportData& data, const std::vector<Row>& rows, int64_t experiment,
+                               const std::string& model) {
+  std::vector<const Row*> out;
+  for (const Row& r : rows) {
+    const ReportConfig* c = data.config(r.experiment, r.key);
+    if (r.experiment == experiment && c && c->model == model) out.push_back(&r);
+  }
+  return out;
+}
+
+std::string barLabel(const ReportData& data, int64_t experiment, const std::string& key, int world) {
+  const ReportConfig* c = data.config(experiment, key);
+  return (c ? c->label : key) + " ×" + std::to_string(world);
+}
+
+// More bars than fit side by side: one chart per world size instead.
+std::vector<StackedBarChart> splitByWorld(const StackedBarChart& chart, const std::vector<int>& worlds) {
+  constexpr size_t kMaxBars = 10;
+  if (chart.bars.size() <= kMaxBars) return {chart};
+  std::vector<int> distinct = worlds;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  std::vector<StackedBarChart> out;
+  for (int w : distinct) {
+    StackedBarChart part{chart.title + ", " + std::to_string(w) + (w == 1 ? " rank" : " ranks"), chart.yLabel, {},
+                         chart.layers, std::vector<std::vector<double>>(chart.layers.size())};
+    for (size_t b = 0; b < chart.bars.size(); ++b) {
+      if (worlds[b] != w) continue;
+      part.bars.push_back(chart.bars[b].substr(0, chart.bars[b].rfind(" ×")));
+      for (size_t l = 0; l < chart.layers.size(); ++l) part.values[l].push_back(chart.values[l][b]);
+    }
+    out.push_back(part);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<LineChart> scalingCharts(const ReportData& data, int64_t experiment, const std::string& model) {
+  const auto rows = rowsOf(data, data.scaling, experiment, model);
+  if (rows.empty()) return {};
+  LineChart throughput{model + ": throughput against world size", {"ranks", 2, TickFormat::kNumber, false},
+                       {"samples/s", 10, TickFormat::kNumber, false}, {}, "ideal (linear from the fewest ranks)"};
+  LineChart efficiency{model + ": parallel efficiency E = S / (G / G_ref)", {"ranks", 2, TickFormat::kNumber, false},
+                       {"efficiency", 0, TickFormat::kPercent, true}, {}, "ideal (100 %)"};
+  std::map<std::string, size_t> seriesOf;
+  std::set<int> worlds;
+  for (const ScalingRow* r : rows) {
+    const ReportConfig* c = data.config(r->experiment, r->key);
+    auto [it, fresh] = seriesOf.try_emplace(r->key, throughput.series.size());
+    if (fresh) {
+      throughput.series.push_back({c->label, {}, c->color});
+      throughput.series.push_back({"ideal: " + c->label, {}, c->color, true, false, false});
+      efficiency.series.push_back({c->label, {}, c->color});
+    }
+    throughput.series[it->second].points.push_back({double(r->world), r->samplesPerS, r->low, r->high});
+    throughput.series[it->second + 1].points.push_back({double(r->world), r->ideal});
+    efficiency.series[it->second / 2].points.push_back({double(r->world), r->efficiency});
+    worlds.insert(r->world);
+  }
+  ChartSeries ideal{"ideal", {}, 9, true, false, false};
+  for (int w : worlds) ideal.points.push_back({double(w), 1.0});
+  efficiency.series.push_back(ideal);
+  return {throughput, efficiency};
+}
+
+std::vector<StackedBarChart> breakdownCharts(const ReportData& data, int64_t experiment, const std::string& model) {
+  const auto rows = rowsOf(data, data.breakdown, experiment, model);
+  if (rows.empty()) return {};
+  StackedBarChart chart{model + ": where a training step's time goes (mean of repeats)", "ms per step", {},
+                        {"data", "forward", "backward", "exposed communication", "optimizer", "other"},
+                        std::vector<std::vector<double>>(6)};
+  std::vector<int> worlds;
+  for (const BreakdownRow* r : rows) {
+    chart.bars.push_back(barLabel(data, experiment, r->key, r->world));
+    worlds.push_back(r->world);
+    const double parts[] = {r->dataMs, r->forwardMs, r->backwardMs, r->exposedMs, r->optimizerMs, r->otherMs};
+    for (int l = 0; l < 6; ++l) chart.values[l].push_back(parts[l]);
+  }
+  return splitByWorld(chart, worlds);
+}
+
+std::vector<LineChart> accuracyCharts(const ReportData& data, int64_t experiment, const std::string& model) {
+  const auto rows = rowsOf(data, data.accuracy, experiment, model);
+  if (rows.empty()) return {};
+  // One series per configuration and world size; with many, only each
+  // configuration's largest world size (the run the question is about).
+  std::map<std::string, int> largest;
+  std::set<std::pair<std::string, int>> combos;
+  for (const AccuracyRow* r : rows) {
+    largest[r->key] = std::max(largest[r->key], r->world);
+    combos.insert({r->key, r->world});
+  }
+  const bool all = combos.size() <= 10;
+  const std::string which = all ? "" : " (largest world size of each configuration)";
+  LineChart test{model + ": test accuracy per epoch" + which, {"epoch", 0, TickFormat::kNumber, false, true},
+                 {"test accuracy", 0, TickFormat::kPercent, false}, {}, ""};
+  LineChart loss{model + ": training loss per epoch" + which, {"epoch", 0, TickFormat::kNumber, false, true},
+                 {"training loss", 0, TickFormat::kNumber, true}, {}, ""};
+  std::map<std::pair<std::string, int>, size_t> seriesOf;
+  for (const AccuracyRow* r : rows) {
+    if (!all && r->world != largest[r->key]) continue;
+    const ReportConfig* c = data.config(r->experiment, r->key);
+    auto [it, fresh] = seriesOf.try_emplace({r->key, r->world}, test.series.size());
+    if (fresh) {
+      const std::string name = c->label + " ×" + std::to_string(r->world);
+      const int color = all ? static_cast<int>(test.series.size()) : c->color;
+      test.series.push_back({name, {}, color});
+      loss.series.push_back({name, {}, color});
+    }
+    test.series[it->second].points.push_back({double(r->epoch), r->testAccuracy, r->low, r->high});
+    loss.series[it->second].points.push_back({double(r->epoch), r->trainLoss});
+  }
+  return {test, loss};
+}
+
+std::vector<StackedBarChart> memoryCharts(const ReportData& data, int64_t experiment, const std::string& model) {
+  const auto rows = rowsOf(data, data.memory, experiment, model);
+  if (rows.empty()) return {};
+  StackedBarChart chart{model + ": memory one rank holds, by category", "MB per rank", {},
+                        {"parameters", "gradients", "optimizer state", "strategy buffers"},
+                        std::vector<std::vector<double>>(4)};
+  std::vector<int> worlds;
+  for (const MemoryRow* r : rows) {
+    chart.bars.push_back(barLabel(data, experiment, r->key, r->world));
+    worlds.push_back(r->world);
+    const double parts[] = {r->paramMb, r->gradMb, r->optimizerMb, r->bufferMb};
+    for (int l = 0; l < 4; ++l) chart.values[l].push_back(parts[l]);
+  }
+  return splitByWorld(chart, worlds);
+}
+
+std::vector<LineChart> bandwidthCharts(const ReportData& data, int64_t experiment) {
+  std::vector<LineChart> charts;
+  std::map<std::string, size_t> chartOf;
+  std::map<std::pair<std::string, std::string>, size_t> seriesOf;  // (op, backend/ranks/dtype)
+  std::map<std::pair<std::string, std::string>, size_t> referenceOf;
+  for (const BandwidthRow& r : data.bandwidth) {
+    if (r.experiment != experiment) continue;
+    auto [c, freshChart] = chartOf.try_emplace(r.op, charts.size());
+    if (freshChart) {
+      charts.push_back({r.op + ": bus bandwidth against message size", {"message size (bytes)", 2, TickFormat::kBytes, false},
+                        {"busbw (GB/s)", 0, TickFormat::kNumber, true}, {}, "memcpy reference of the run"});
+    }
+    LineChart& chart = charts[c->second];
+    const std::string name = r.backend + " ×" + std::to_string(r.ranks) + " " + r.dtype;
+    auto [s, fresh] = seriesOf.try_emplace({r.op, name}, chart.series.size());
+    if (fresh) {
+      const int color = static_cast<int>(seriesOf.size() - 1);
+      chart.series.push_back({name, {}, color});
+      if (std::isfinite(r.memcpy)) {
+        referenceOf[{r.op, name}] = chart.series.size();
+        chart.series.push_back({"memcpy: " + name, {}, color, true, false, false});
+      }
+    }
+    chart.series[s->second].points.push_back({r.bytes, r.busbw});
+    auto ref = referenceOf.find({r.op, name});
+    if (ref != referenceOf.end()) chart.series[ref->second].points.push_back({r.bytes, r.memcpy});
+  }
+  return charts;
+}
+
+}  // namespace dtb::core

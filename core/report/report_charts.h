@@ -1,0 +1,23 @@
+// The report's charts for one model of one experiment (or one experiment's
+// collective sweeps), built from ReportData: which series, which axes, which
+// scales — the choices the field makes (log-log scaling curves with the
+// ideal line, efficiency against 100 %, stacked step time, busbw against
+// message size on log2).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report/report_data.h"
+#include "report/svg_chart.h"
+
+namespace dtb::core {
+
+// Each returns nothing when the experiment has no such data.
+std::vector<LineChart> scalingCharts(const ReportData& data, int64_t experiment, const std::string& model);
+std::vector<StackedBarChart> breakdownCharts(const ReportData& data, int64_t experiment, const std::string& model);
+std::vector<LineChart> accuracyCharts(const ReportData& data, int64_t experiment, const std::string& model);
+std::vector<StackedBarChart> memoryCharts(const ReportData& data, int64_t experiment, const std::string& model);
+std::vector<LineChart> bandwidthCharts(const ReportData& data, int64_t experiment);
+
+}  // namespace dtb::core

@@ -1,0 +1,208 @@
+#include "report/report_data.h"
+
+#include <algorithm>
+#include <set>
+
+namespace dtb::core {
+namespace {
+
+// Keys that never tell configurations apart in a label: the model is the
+// chart's, the dataset goes with it, world size and what derives from it are
+// the x axis.
+bool labelWorthy(const std::string& key) {
+  static const std::set<std::string> kSkip = {"model", "dataset", "strategy", "world_size", "global_batch_size",
+                                              "lr_effective"};
+  return !kSkip.count(key) && key.rfind("model.", 0) != 0 && key.rfind("dataset.", 0) != 0;
+}
+
+// "strategy.bucketed.bucket_cap_mb" -> "bucket_cap_mb"; "backend" stays.
+std::string shortKey(const std::string& key) {
+  const size_t last = key.rfind('.');
+  return last == std::string::npos ? key : key.substr(last + 1);
+}
+
+std::string unquote(const std::string& value) {
+  if (value.size() >= 2 && value.front() == '"' && value.back() == '"') return value.substr(1, value.size() - 2);
+  return value;
+}
+
+// Labels: within each (experiment, model), the strategy, then every
+// parameter whose value is not the same in all configurations.
+void labelConfigs(const QueryResult& rows, ReportData& data) {
+  struct Raw {
+    ReportConfig config;
+    std::string strategy;
+    std::map<std::string, std::string> params;
+  };
+  std::vector<Raw> raws;
+  std::map<std::pair<int64_t, std::string>, size_t> index;
+  for (size_t i = 0; i < rows.rows.size(); ++i) {
+    RowView r(rows, i);
+    const int64_t experiment = static_cast<int64_t>(r.numberOr("experiment_id", 0));
+    const std::string key = r.text("config_key");
+    auto [it, fresh] = index.try_emplace({experiment, key}, raws.size());
+    if (fresh) {
+      Raw raw;
+      raw.config.experiment = experiment;
+      raw.config.key = key;
+      raw.config.model = r.text("model");
+      raw.strategy = r.text("strategy");
+      raws.push_back(raw);
+    }
+    raws[it->second].params[r.text("key")] = unquote(r.text("value"));
+  }
+  std::map<std::pair<int64_t, std::string>, std::vector<Raw*>> byModel;
+  for (Raw& raw : raws) byModel[{raw.config.experiment, raw.config.model}].push_back(&raw);
+  for (auto& [group, members] : byModel) {
+    std::set<std::string> keys;
+    for (const Raw* m : members) {
+      for (const auto& [k, v] : m->params) keys.insert(k);
+    }
+    std::vector<std::string> varying;
+    for (const std::string& k : keys) {
+      if (!labelWorthy(k)) continue;
+      std::set<std::string> values;
+      size_t present = 0;
+      for (const Raw* m : members) {
+        auto it = m->params.find(k);
+        if (it != m->params.end()) {
+          values.insert(it->second);
+          ++present;
+        }
+      }
+      // A plugin's own parameter varies when its configurations disagree; a
+      // parameter only some configurations have (another strategy's) does not.
+      if (values.size() > 1) varying.push_back(k);
+    }
+    int color = 0;
+    for (Raw* m : members) {
+      std::string label = m->strategy;
+      for (const std::string& k : varying) {
+        auto it = m->params.find(k);
+        if (it == m->params.end()) continue;
+        label += k == "backend" || k == "launcher" ? " " + it->second : " " + shortKey(k) + "=" + it->second;
+      }
+      m->config.label = label;
+      m->config.color = color++;
+      data.configs.push_back(m->config);
+    }
+  }
+}
+
+int integer(const RowView& r, const std::string& column) { return static_cast<int>(r.numberOr(column, 0)); }
+
+}  // namespace
+
+const ReportConfig* ReportData::config(int64_t experiment, const std::string& key) const {
+  for (const ReportConfig& c : configs) {
+    if (c.experiment == experiment && c.key == key) return &c;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> ReportData::models(int64_t experiment) const {
+  std::vector<std::string> out;
+  for (const ReportConfig& c : configs) {
+    if (c.experiment == experiment && std::find(out.begin(), out.end(), c.model) == out.end()) out.push_back(c.model);
+  }
+  return out;
+}
+
+std::string idList(const std::vector<int64_t>& ids) {
+  std::string out;
+  for (int64_t id : ids) out += (out.empty() ? "" : ", ") + std::to_string(id);
+  return out.empty() ? "NULL" : out;
+}
+
+ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& experiments) {
+  const std::map<std::string, std::string> which = {{"experiments", idList(experiments)}};
+  ReportData data;
+  const QueryResult exps = queries.run("experiments", which);
+  for (size_t i = 0; i < exps.rows.size(); ++i) {
+    RowView r(exps, i);
+    data.experiments.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("name"),
+                                r.text("description"), r.text("created_at"), r.text("host"), r.text("matrix_path"),
+                                r.text("dtbench_version"), static_cast<int64_t>(r.numberOr("runs", 0)),
+                                static_cast<int64_t>(r.numberOr("ok", 0)), static_cast<int64_t>(r.numberOr("failed", 0)),
+                                static_cast<int64_t>(r.numberOr("sweeps", 0))});
+  }
+  labelConfigs(queries.run("configs", which), data);
+  auto each = [&](const std::string& name, auto&& add) {
+    const QueryResult rows = queries.run(name, which);
+    for (size_t i = 0; i < rows.rows.size(); ++i) add(RowView(rows, i));
+  };
+  each("scaling", [&](const RowView& r) {
+    data.scaling.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("config_key"),
+                            integer(r, "world_size"), integer(r, "repeats"), r.numberOr("samples_per_s", NAN),
+                            r.numberOr("min_samples_per_s", NAN), r.numberOr("max_samples_per_s", NAN),
+                            r.numberOr("ideal_samples_per_s", NAN), r.numberOr("speedup", NAN),
+                            r.numberOr("efficiency", NAN)});
+  });
+  each("step_breakdown", [&](const RowView& r) {
+    data.breakdown.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("config_key"),
+                              integer(r, "world_size"), r.numberOr("data_ms", 0), r.numberOr("forward_ms", 0),
+                              r.numberOr("backward_ms", 0), r.numberOr("comm_exposed_ms", 0),
+                              r.numberOr("optimizer_ms", 0), r.numberOr("other_ms", 0), r.numberOr("step_ms", NAN),
+                              r.numberOr("comm_hidden_share", NAN)});
+  });
+  each("accuracy", [&](const RowView& r) {
+    data.accuracy.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("config_key"),
+                             integer(r, "world_size"), integer(r, "epoch"), r.numberOr("train_loss", NAN),
+                             r.numberOr("test_loss", NAN), r.numberOr("train_accuracy", NAN),
+                             r.numberOr("test_accuracy", NAN), r.numberOr("min_test_accuracy", NAN),
+                             r.numberOr("max_test_accuracy", NAN)});
+  });
+  each("memory", [&](const RowView& r) {
+    data.memory.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("config_key"),
+                           integer(r, "world_size"), r.numberOr("param_mb", NAN), r.numberOr("grad_mb", NAN),
+                           r.numberOr("optimizer_mb", NAN), r.numberOr("buffer_mb", NAN),
+                           r.numberOr("peak_rss_mb", NAN)});
+  });
+  each("bandwidth", [&](const RowView& r) {
+    data.bandwidth.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("backend"), r.text("op"),
+                              r.text("dtype"), integer(r, "ranks"), r.numberOr("bytes", 0),
+                              r.numberOr("busbw_gbps", NAN), r.numberOr("time_us", NAN), r.numberOr("p50_us", NAN),
+                              r.numberOr("p95_us", NAN), r.numberOr("memcpy_gbps", NAN),
+                              static_cast<int64_t>(r.numberOr("wrong", 0))});
+  });
+  each("key_figures", [&](const RowView& r) {
+    data.keyFigures.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("config_key"),
+                               integer(r, "world_size"), integer(r, "repeats"), integer(r, "failed"),
+                               r.numberOr("median_samples_per_s", NAN), r.numberOr("min_samples_per_s", NAN),
+                               r.numberOr("max_samples_per_s", NAN), r.numberOr("ms_per_step", NAN),
+                               r.numberOr("speedup", NAN), r.numberOr("efficiency", NAN),
+                               r.numberOr("mean_test_accuracy", NAN), r.numberOr("min_test_accuracy", NAN),
+                               r.numberOr("max_test_accuracy", NAN)});
+  });
+  return data;
+}
+
+std::vector<ComparisonRow> loadComparison(const ReportQueries& queries, int64_t a, int64_t b,
+                                          const ReportData& labels) {
+  const QueryResult rows =
+      queries.run("compare", {{"experiment_a", std::to_string(a)}, {"experiment_b", std::to_string(b)}});
+  std::vector<ComparisonRow> out;
+  for (size_t i = 0; i < rows.rows.size(); ++i) {
+    RowView r(rows, i);
+    ComparisonRow c;
+    c.key = r.text("config_key");
+    c.model = r.text("model");
+    c.strategy = r.text("strategy");
+    c.backend = r.text("backend");
+    const ReportConfig* config = labels.config(a, c.key);
+    c.label = config ? config->label : c.strategy;
+    c.verdict = r.text("verdict");
+    c.world = integer(r, "world_size");
+    c.repeatsA = integer(r, "repeats_a");
+    c.repeatsB = integer(r, "repeats_b");
+    c.a = r.numberOr("a_samples_per_s", NAN);
+    c.b = r.numberOr("b_samples_per_s", NAN);
+    c.change = r.numberOr("change", NAN);
+    c.noise = r.numberOr("noise", NAN);
+    c.accuracyChange = r.numberOr("test_accuracy_change", NAN);
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,106 @@
+// Everything a report shows, read from the store through the report queries
+// (reports/queries/*.sql) into plain rows: the experiments, their
+// configurations (labelled by what differs between them), scaling, step
+// breakdown, accuracy per epoch, memory, collective sweeps, key figures.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "report/report_queries.h"
+
+namespace dtb::core {
+
+struct ReportExperiment {
+  int64_t id = 0;
+  std::string name, description, createdAt, host, matrixPath, version;
+  int64_t runs = 0, ok = 0, failed = 0, sweeps = 0;
+};
+
+// Cells that differ only in world size: one configuration, one colour.
+struct ReportConfig {
+  int64_t experiment = 0;
+  std::string key;    // run.config_key
+  std::string model;
+  std::string label;  // "bucketed bucket_cap_mb=1": the strategy and what sets it apart
+  int color = 0;
+};
+
+struct ScalingRow {
+  int64_t experiment = 0;
+  std::string key;
+  int world = 0, repeats = 0;
+  double samplesPerS = NAN, low = NAN, high = NAN, ideal = NAN, speedup = NAN, efficiency = NAN;
+};
+
+struct BreakdownRow {
+  int64_t experiment = 0;
+  std::string key;
+  int world = 0;
+  double dataMs = 0, forwardMs = 0, backwardMs = 0, exposedMs = 0, optimizerMs = 0, otherMs = 0;
+  double stepMs = NAN, hiddenShare = NAN;
+};
+
+struct AccuracyRow {
+  int64_t experiment = 0;
+  std::string key;
+  int world = 0, epoch = 0;
+  double trainLoss = NAN, testLoss = NAN, trainAccuracy = NAN, testAccuracy = NAN, low = NAN, high = NAN;
+};
+
+struct MemoryRow {
+  int64_t experiment = 0;
+  std::string key;
+  int world = 0;
+  double paramMb = NAN, gradMb = NAN, optimizerMb = NAN, bufferMb = NAN, peakRssMb = NAN;
+};
+
+struct BandwidthRow {
+  int64_t experiment = 0;
+  std::string backend, op, dtype;
+  int ranks = 0;
+  double bytes = 0, busbw = NAN, timeUs = NAN, p50Us = NAN, p95Us = NAN, memcpy = NAN;
+  int64_t wrong = 0;
+};
+
+struct KeyFigureRow {
+  int64_t experiment = 0;
+  std::string key;
+  int world = 0, repeats = 0, failed = 0;
+  double median = NAN, low = NAN, high = NAN, msPerStep = NAN, speedup = NAN, efficiency = NAN;
+  double accuracy = NAN, accuracyLow = NAN, accuracyHigh = NAN;
+};
+
+struct ReportData {
+  std::vector<ReportExperiment> experiments;
+  std::vector<ReportConfig> configs;
+  std::vector<ScalingRow> scaling;
+  std::vector<BreakdownRow> breakdown;
+  std::vector<AccuracyRow> accuracy;
+  std::vector<MemoryRow> memory;
+  std::vector<BandwidthRow> bandwidth;
+  std::vector<KeyFigureRow> keyFigures;
+
+  const ReportConfig* config(int64_t experiment, const std::string& key) const;
+  // The models of an experiment's training runs, in order of appearance.
+  std::vector<std::string> models(int64_t experiment) const;
+};
+
+ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& experiments);
+
+// B against A, cell by cell (reports/queries/80_compare.sql).
+struct ComparisonRow {
+  std::string key, model, strategy, backend, label, verdict;
+  int world = 0, repeatsA = 0, repeatsB = 0;
+  double a = NAN, b = NAN, change = NAN, noise = NAN, accuracyChange = NAN;
+};
+std::vector<ComparisonRow> loadComparison(const ReportQueries& queries, int64_t a, int64_t b,
+                                          const ReportData& labels);
+
+// "1, 2, 3" for the {experiments} placeholder.
+std::string idList(const std::vector<int64_t>& ids);
+
+}  // namespace dtb::core

@@ -1,0 +1,47 @@
+// The report's SQL (reports/queries/*.sql, compiled in): each query is read
+// from the user's --sql-dir when it holds a file of that name, else the
+// built-in one, its placeholders ({experiments}, {experiment_a},
+// {experiment_b}) replaced by experiment ids, and run read-only.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/read_only_query.h"
+
+namespace dtb::core {
+
+class ReportQueries {
+ public:
+  ReportQueries(std::filesystem::path database, std::filesystem::path sqlDir = {});
+
+  // `name` is the file stem without its number ("scaling" for 20_scaling.sql).
+  // Throws StoreError naming the query when it fails.
+  QueryResult run(const std::string& name, const std::map<std::string, std::string>& placeholders) const;
+
+  // The SQL as it would run, for --show-sql and errors.
+  std::string text(const std::string& name) const;
+
+ private:
+  std::filesystem::path database_;
+  std::filesystem::path sqlDir_;
+};
+
+// A column of a result row by name.
+class RowView {
+ public:
+  RowView(const QueryResult& result, size_t row) : result_(result), row_(row) {}
+  std::optional<double> number(const std::string& column) const;  // nullopt for NULL
+  double numberOr(const std::string& column, double fallback) const { return number(column).value_or(fallback); }
+  std::string text(const std::string& column) const;  // "" for NULL
+
+ private:
+  const SqlValue& at(const std::string& column) const;
+  const QueryResult& result_;
+  size_t row_;
+};
+
+}  // namespace dtb::core

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# `dtbench report` in a real browser: the report of a store with two
+# experiments (and their comparison) is opened in headless Chromium, whose
+# layout engine counts, for every chart, the data marks drawn inside its
+# plot area (the page's own check, written into the DOM); every chart must
+# have some. Skips (exit 77) only when no Chromium is installed —
+# tools/install-deps.sh installs Debian's.
+#   report_browser_test.sh DTBENCH SAMPLE_STORE
+set -euo pipefail
+dtbench=$1 sample_store=$2
+fail() { echo "FAIL: $*"; exit 1; }
+chromium=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [[ -z $chromium ]]; then
+  echo "SKIP: no Chromium on this machine (tools/install-deps.sh installs Debian's chromium; it could not)"
+  exit 77
+fi
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+"$sample_store" "$scratch/r.db" 1.0 1.5   # experiment 2 is 50 % faster than 1
+"$dtbench" report "$scratch/r.db" --compare 1 2 -o "$scratch/report.html" 2> "$scratch/err.txt" \
+  || { cat "$scratch/err.txt"; fail "report failed"; }
+grep -q "report.html (html, 2 experiments)" "$scratch/err.txt" || fail "no summary line"
+! grep -Eq '(src|href)="(https?:)?//' "$scratch/report.html" || fail "the page loads something from the network"
+
+timeout 120 "$chromium" --headless=new --no-sandbox --disable-gpu --user-data-dir="$scratch/profile" \
+  --dump-dom "file://$scratch/report.html" > "$scratch/dom.html" 2> "$scratch/chromium.txt" \
+  || { tail -20 "$scratch/chromium.txt"; fail "chromium could not render the report"; }
+charts=$(grep -o 'data-charts="[0-9]*"' "$scratch/dom.html" | grep -o '[0-9]*' || true)
+empty=$(grep -o 'data-empty-charts="[0-9]*"' "$scratch/dom.html" | grep -o '[0-9]*' || true)
+[[ -n $charts ]] || fail "the page's chart check did not run in the browser"
+echo "chromium laid out $charts charts, $empty without data"
+# per experiment: throughput, efficiency, step breakdown, test accuracy, loss, memory, busbw
+(( charts == 14 )) || fail "expected 14 charts, the browser found $charts"
+(( empty == 0 )) || fail "$empty charts show no data"
+grep -o 'data-marks-in-plot="[0-9]*"' "$scratch/dom.html" | sort | uniq -c
+grep -q '<td class="faster">faster</td>' "$scratch/dom.html" || fail "the comparison's verdict is missing"
+
+echo "== markdown, and a wrong experiment named"
+"$dtbench" report "$scratch/r.db" --experiment 2 --format markdown > "$scratch/r.md"
+grep -q "^## sample (experiment 2)" "$scratch/r.md" || fail "markdown heading"
+grep -q "^| bucketed | 4 | 3 | 3,520.0 |" "$scratch/r.md" && fail "experiment 1's figures in experiment 2's report"
+grep -q "^| bucketed | 4 | 3 | 5,280.0 |" "$scratch/r.md" || fail "markdown key figures"
+if "$dtbench" report "$scratch/r.db" --experiment nope 2> "$scratch/e.txt"; then fail "accepted an unknown experiment"; fi
+grep -q "no experiment 'nope' in .* (it has: 1 sample, 2 sample)" "$scratch/e.txt" || { cat "$scratch/e.txt"; fail "error"; }
+echo "ok"

@@ -15,5 +15,8 @@ build/bin/dtbench check
 echo
 build/bin/dtbench run examples/quickstart.toml --db results/quickstart.db
 echo
+build/bin/dtbench report results/quickstart.db -o results/quickstart.html
+echo "Charts of every quickstart run so far: open results/quickstart.html in a browser."
+echo
 echo "Ask the results anything with SQL, e.g.:"
 echo "  build/bin/dtbench query results/quickstart.db \"SELECT world_size, epoch, test_accuracy FROM accuracy\""

@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "common/reductions.h"
+#include "common/wiring.h"
 #include "dtbench/plugin.hpp"
 #include "ring_reduce_scatter.h"
 #include "timed_store.h"
@@ -32,16 +33,7 @@ bool isTimeout(const std::exception& e) {
   return text.find("timed out") != std::string::npos || text.find("timeout") != std::string::npos;
 }
 
-void checkHost(const dtb_tensor_t& t, const char* what) {
-  if (t.device.type != DTB_DEVICE_HOST) {
-    throw Error(DTB_STATUS_UNSUPPORTED,
-                std::string("gloo: ") + what + " must be in host memory (use nccl for CUDA)");
-  }
-  if (t.count > 0 && t.data == nullptr)
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("gloo: ") + what + " has no data");
-  if (dtypeSize(t.dtype) == 0)
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("gloo: ") + what + " has an unknown dtype");
-}
+void checkHost(const dtb_tensor_t& t, const char* what) { checkHostTensor(t, what, "gloo"); }
 
 // Gloo's legacy allreduce algorithms, typed.
 template <typename T>

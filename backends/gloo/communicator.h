@@ -29,6 +29,8 @@ Algorithm parseAlgorithm(const std::string& name);
 
 class Communicator {
  public:
+  static constexpr const char* kName = "gloo";
+
   // Joins the rendezvous; throws dtb::Error (TIMEOUT, COMM_FAILURE) naming
   // the store and the ranks that did not arrive in time.
   Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, Algorithm algorithm);

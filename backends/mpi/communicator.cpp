@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/reductions.h"
+#include "common/wiring.h"
 #include "datatypes.h"
 #include "dtbench/plugin.hpp"
 #include "runtime.h"
@@ -13,15 +14,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// MPI counts are ints: larger tensors are refused, not truncated.
 void checkHost(const dtb_tensor_t& t, const char* what) {
-  if (t.device.type != DTB_DEVICE_HOST) {
-    throw Error(DTB_STATUS_UNSUPPORTED,
-                std::string("mpi: ") + what + " must be in host memory (use nccl for CUDA)");
-  }
-  if (t.count > 0 && t.data == nullptr)
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("mpi: ") + what + " has no data");
-  if (dtypeSize(t.dtype) == 0)
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("mpi: ") + what + " has an unknown dtype");
+  checkHostTensor(t, what, "mpi");
   if (t.count > static_cast<uint64_t>(INT_MAX)) {
     throw Error(DTB_STATUS_UNSUPPORTED, std::string("mpi: ") + what + " has " + std::to_string(t.count) +
                                             " elements; MPI counts stop at " + std::to_string(INT_MAX));

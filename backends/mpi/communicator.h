@@ -29,6 +29,8 @@ namespace dtb::backend::mpi {
 
 class Communicator {
  public:
+  static constexpr const char* kName = "mpi";
+
   // Joins MPI_COMM_WORLD's ranks; throws dtb::Error when this process's MPI
   // rank or size differ from the rendezvous', or the ranks do not all arrive
   // within rdv.timeout_ms.

@@ -31,20 +31,29 @@ q "$scratch/r.db" "SELECT COUNT(*) FROM epoch WHERE data_s IS NULL OR forward_s 
   || fail "phase times missing"
 [[ $(workers_left) == 0 ]] || fail "workers left behind"
 
+# fault_runs MATRIX DB BACKEND KILL_SUFFIX: runs faults.toml's four cells (rank 1
+# killed, erroring, hanging at step 2; then one healthy run) and checks each
+# failure is stored with its rank and cause, fast, and the matrix went on.
+fault_runs() {
+  local matrix=$1 db=$2 backend=$3 kill_suffix=$4 start elapsed errors
+  start=$(date +%s)
+  if "$dtbench" --plugin-path "$plugins" run "$matrix" --db "$db" > "$db.txt" 2>&1; then
+    fail "$backend: a matrix with failing runs exited 0"
+  fi
+  elapsed=$(( $(date +%s) - start ))
+  (( elapsed < 60 )) || fail "$backend: failures took $elapsed s to detect"
+  errors=$(q "$db" "SELECT cell || ': ' || status || ': ' || COALESCE(error, '') FROM run ORDER BY cell")
+  echo "$errors"
+  grep -q "^0: failed: rank 1 was killed by signal 9 (SIGKILL)$kill_suffix" <<<"$errors" || fail "$backend: kill not reported"
+  grep -q "^1: failed: rank 1: strategy 'faulty'.*injected error at step 2$" <<<"$errors" || fail "$backend: error not reported"
+  grep -q "^2: failed: rank 0: .*finish_backward failed (timeout): backend .$backend. on rank 0: " <<<"$errors" \
+    || fail "$backend: hang not reported"
+  grep -q "^3: ok: $" <<<"$errors" || fail "$backend: the matrix did not go on"
+  [[ $(workers_left) == 0 ]] || fail "$backend: workers left behind"
+}
+
 echo "== killed, erroring and hanging ranks fail their runs; the matrix goes on"
-start=$(date +%s)
-if "$dtbench" --plugin-path "$plugins" run "$matrices/faults.toml" --db "$scratch/f.db" > "$scratch/faults.txt" 2>&1; then
-  fail "a matrix with failing runs exited 0"
-fi
-elapsed=$(( $(date +%s) - start ))
-(( elapsed < 60 )) || fail "failures took $elapsed s to detect"
-errors=$(q "$scratch/f.db" "SELECT cell || ': ' || status || ': ' || COALESCE(error, '') FROM run ORDER BY cell")
-echo "$errors"
-grep -q "^0: failed: rank 1 was killed by signal 9 (SIGKILL)$" <<<"$errors" || fail "kill not reported"
-grep -q "^1: failed: rank 1: strategy 'faulty'.*injected error at step 2$" <<<"$errors" || fail "error not reported"
-grep -q "^2: failed: rank 0: .*finish_backward failed (timeout): backend .gloo. on rank 0: " <<<"$errors" || fail "hang not reported"
-grep -q "^3: ok: $" <<<"$errors" || fail "the matrix did not go on"
-[[ $(workers_left) == 0 ]] || fail "workers left behind"
+fault_runs "$matrices/faults.toml" "$scratch/f.db" gloo '$'
 
 echo "== trace = true writes a Chrome trace per rank, named in the event table"
 "$dtbench" --plugin-path "$plugins" run "$matrices/traced.toml" --db "$scratch/t.db" > "$scratch/t.txt" 2>&1 \
@@ -76,22 +85,9 @@ ASAN_OPTIONS=$mpi_asan "$dtbench" --plugin-path "$plugins" run "$scratch/mpirun.
 [[ $(q "$scratch/m.db" "SELECT COUNT(*) FROM memory m JOIN run r ON r.id = m.run_id WHERE r.backend = 'mpi'") == 3 ]] \
   || fail "one memory row per mpi rank expected"
 
-echo "== MPI ranks: killed, erroring and hanging ranks fail their runs; the matrix goes on"
+echo "== MPI ranks (mpirun): killed, erroring and hanging ranks fail their runs; the matrix goes on"
 sed 's/^backend = "gloo"/backend = "mpi"/' "$matrices/faults.toml" > "$scratch/faults_mpi.toml"
-start=$(date +%s)
-if ASAN_OPTIONS=$mpi_asan "$dtbench" --plugin-path "$plugins" run "$scratch/faults_mpi.toml" --db "$scratch/fm.db" > "$scratch/fm.txt" 2>&1; then
-  fail "an mpi matrix with failing runs exited 0"
-fi
-elapsed=$(( $(date +%s) - start ))
-(( elapsed < 60 )) || fail "mpi failures took $elapsed s to detect"
-errors=$(q "$scratch/fm.db" "SELECT cell || ': ' || status || ': ' || COALESCE(error, '') FROM run ORDER BY cell")
-echo "$errors"
-grep -q "^0: failed: rank 1 was killed by signal 9 (SIGKILL) on " <<<"$errors" || fail "mpi kill not reported"
-grep -q "^1: failed: rank 1: strategy 'faulty'.*injected error at step 2$" <<<"$errors" || fail "mpi error not reported"
-grep -q "^2: failed: rank 0: .*finish_backward failed (timeout): backend .mpi. on rank 0: " <<<"$errors" \
-  || fail "mpi hang not reported"
-grep -q "^3: ok: $" <<<"$errors" || fail "the mpi matrix did not go on"
-[[ $(workers_left) == 0 ]] || fail "workers left behind by mpirun"
+ASAN_OPTIONS=$mpi_asan fault_runs "$scratch/faults_mpi.toml" "$scratch/fm.db" mpi ' on '
 [[ $(pgrep -f "mpirun.*$scratch" | wc -l) == 0 ]] || fail "mpirun left behind"
 
 echo "== Ctrl-C stops the run and keeps what was stored"

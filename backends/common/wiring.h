@@ -1,0 +1,71 @@
+// The C ABI entry points of a CPU backend, wired once for every backend whose
+// communicator class offers the same calls: allreduce, reduceScatter,
+// allgather, broadcast and barrier returning std::shared_ptr<Request>, plus
+// host(), rank(), counters() and a static kName. A backend's plugin.cpp then
+// writes only its header, capabilities and create().
+#pragma once
+
+#include <memory>
+
+#include "common/request.h"
+#include "dtbench/backend.h"
+#include "dtbench/plugin.hpp"
+
+namespace dtb::backend {
+
+template <typename Comm>
+void wireCollectives(dtb_backend_plugin_v1_t& d) {
+  static const auto self = [](void* comm) { return static_cast<Comm*>(comm); };
+  // Starts a collective: errors become the status and the host's message.
+  static const auto start = [](void* comm, dtb_request_t* out, auto&& body) {
+    return guard(self(comm)->host(), [&] { *out = toHandle(body(*self(comm))); });
+  };
+  d.destroy = [](void* comm) { delete self(comm); };
+  d.allreduce = [](void* comm, dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out) {
+    return start(comm, out, [&](Comm& c) { return c.allreduce(*buffer, op); });
+  };
+  d.reduce_scatter = [](void* comm, const dtb_tensor_t* in, dtb_tensor_t* outTensor, dtb_reduce_op_t op,
+                        dtb_request_t* out) {
+    return start(comm, out, [&](Comm& c) { return c.reduceScatter(*in, *outTensor, op); });
+  };
+  d.allgather = [](void* comm, const dtb_tensor_t* in, dtb_tensor_t* outTensor, dtb_request_t* out) {
+    return start(comm, out, [&](Comm& c) { return c.allgather(*in, *outTensor); });
+  };
+  d.broadcast = [](void* comm, dtb_tensor_t* buffer, int32_t root, dtb_request_t* out) {
+    return start(comm, out, [&](Comm& c) { return c.broadcast(*buffer, root); });
+  };
+  d.barrier = [](void* comm, dtb_request_t* out) {
+    return start(comm, out, [&](Comm& c) { return c.barrier(); });
+  };
+  d.test = [](void*, dtb_request_t request, int32_t* done) {
+    *done = fromHandle(request)->done() ? 1 : 0;
+    return DTB_STATUS_OK;
+  };
+  d.wait = [](void* comm, dtb_request_t request, int64_t timeoutMs) {
+    return waitForRequest(self(comm)->host(), Comm::kName, self(comm)->rank(), request, timeoutMs);
+  };
+  d.request_free = [](void*, dtb_request_t request) { freeHandle(request); };
+  d.counters = [](void* comm, dtb_comm_counters_t* out) {
+    const dtb_comm_counters_t c = self(comm)->counters();
+    out->bytes_sent = c.bytes_sent;
+    out->bytes_received = c.bytes_received;
+    out->collectives = c.collectives;
+    if (DTB_HAS_MEMBER(out, dtb_comm_counters_t, busy_ns)) out->busy_ns = c.busy_ns;
+    return DTB_STATUS_OK;
+  };
+}
+
+// A tensor a CPU backend can take: in host memory, with data when it has
+// elements, of a known dtype; throws dtb::Error naming `backend` and `what`.
+inline void checkHostTensor(const dtb_tensor_t& t, const char* what, const char* backend) {
+  if (t.device.type != DTB_DEVICE_HOST) {
+    throw Error(DTB_STATUS_UNSUPPORTED,
+                std::string(backend) + ": " + what + " must be in host memory (use nccl for CUDA)");
+  }
+  if (t.count > 0 && t.data == nullptr)
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(backend) + ": " + what + " has no data");
+  if (dtypeSize(t.dtype) == 0)
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(backend) + ": " + what + " has an unknown dtype");
+}
+
+}  // namespace dtb::backend

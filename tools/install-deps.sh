@@ -11,15 +11,16 @@ packages=(
   libsqlite3-dev sqlite3                                 # result store
   libcli11-dev                                           # command line
   libgtest-dev libgmock-dev libbenchmark-dev             # tests, micro-benchmarks
-  libgloo-dev                                            # Gloo backend
+  libgloo-dev libhiredis-dev                             # Gloo backend (and its Redis rendezvous)
   libopenmpi-dev openmpi-bin                             # MPI backend, mpirun
   libdnnl-dev                                            # oneDNN: CPU layers
   zlib1g-dev                                             # .gz IDX files
   clang libclang-rt-14-dev                               # libFuzzer for the fuzz targets
 )
-# Wanted, not required: the report's browser test skips (with a message) when
-# Chromium cannot be installed; nothing else needs it.
-optional=(chromium)
+# Wanted, not required: the tests that need them skip (with a message) when
+# they cannot be installed — the report's browser test (Chromium) and the
+# Redis rendezvous test (redis-server).
+optional=(chromium redis-server)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -54,7 +55,7 @@ if [[ ${#missing[@]} -gt 0 ]]; then
   $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 if [[ ${#optional_missing[@]} -gt 0 ]]; then
-  echo "install-deps: installing ${optional_missing[*]} (optional: the report's browser test)"
+  echo "install-deps: installing ${optional_missing[*]} (optional: for the tests that use them)"
   $sudo apt-get install -y -qq --no-install-recommends "${optional_missing[@]}" ||
-    echo "install-deps: could not install ${optional_missing[*]}; the browser test will skip" >&2
+    echo "install-deps: could not install ${optional_missing[*]}; the tests that need them will skip" >&2
 fi

@@ -21,6 +21,9 @@
 #include "dtbench/plugin.hpp"
 #include "ring_reduce_scatter.h"
 #include "timed_store.h"
+#ifdef DTBENCH_HAVE_HIREDIS
+#include "redis_store.h"
+#endif
 
 namespace dtb::backend::gloo {
 namespace {
@@ -71,26 +74,37 @@ Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, 
     throw Error(DTB_STATUS_INVALID_ARGUMENT,
                 "gloo: rank " + std::to_string(rank_) + " of world " + std::to_string(size_) + " is invalid");
   }
+  if (rdv.store_path == nullptr && rdv.store_address == nullptr) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, "gloo: the rendezvous names neither a store directory nor a server");
+  }
+#ifndef DTBENCH_HAVE_HIREDIS
   if (rdv.store_path == nullptr) {
     throw Error(DTB_STATUS_UNSUPPORTED,
-                "gloo: needs a file store (rendezvous store_path); TCP stores are not supported yet");
+                "gloo: this build has no Redis support (install libhiredis-dev and rebuild); use a shared "
+                "directory (rendezvous_dir) instead");
   }
+#endif
+  const std::string where = rdv.store_path ? std::string(rdv.store_path) : "redis://" + std::string(rdv.store_address);
   ::gloo::transport::tcp::attr attr;
   attr.hostname = rdv.bind_address ? rdv.bind_address : "127.0.0.1";
   try {
     auto device = ::gloo::transport::tcp::CreateDevice(attr);
-    auto files = std::make_shared<::gloo::rendezvous::FileStore>(rdv.store_path);
+    std::shared_ptr<::gloo::rendezvous::Store> base;
+#ifdef DTBENCH_HAVE_HIREDIS
+    if (rdv.store_path == nullptr) base = std::make_shared<RedisStore>(rdv.store_address, timeout_);
+#endif
+    if (!base) base = std::make_shared<::gloo::rendezvous::FileStore>(rdv.store_path);
     auto prefixed =
-        std::make_shared<::gloo::rendezvous::PrefixStore>(rdv.prefix ? rdv.prefix : "dtbench", *files);
+        std::make_shared<::gloo::rendezvous::PrefixStore>(rdv.prefix ? rdv.prefix : "dtbench", *base);
     TimedStore store(prefixed, timeout_);
     context_ = std::make_shared<::gloo::rendezvous::Context>(rank_, size_);
     context_->setTimeout(timeout_);
     context_->connectFullMesh(store, device);
-    // PrefixStore keeps a reference to `files`; both may go once connected.
+    // PrefixStore keeps a reference to `base`; both may go once connected.
   } catch (const std::exception& e) {
     throw Error(isTimeout(e) ? DTB_STATUS_TIMEOUT : DTB_STATUS_COMM_FAILURE,
                 "gloo: rank " + std::to_string(rank_) + " could not connect to its " +
-                    std::to_string(size_ - 1) + " peers through " + rdv.store_path + " within " +
+                    std::to_string(size_ - 1) + " peers through " + where + " within " +
                     std::to_string(timeout_.count()) + " ms: " + e.what());
   }
   worker_ = std::thread([this] { work(); });

@@ -27,6 +27,9 @@ std::vector<ParamSpec> makeSchema() {
            "Directory shared by every host, for the run's spec and the backends' file store; "
            "\"\" is a temporary directory (local) or .dtbench-rendezvous beside the database "
            "(mpirun, srun)"),
+      spec("rendezvous_store", DTB_PARAM_STRING, S(""),
+           "Where the backends' ranks meet: \"\" is a file store in the run directory; "
+           "\"redis://HOST:PORT\" a Redis server (for hosts without a shared file system)"),
       spec("device", DTB_PARAM_STRING, S("cpu"), "Where tensors live", {}, {}, {"cpu", "cuda"}),
       spec("world_size", DTB_PARAM_INT, int64_t{1}, "Number of worker processes (ranks)", 1.0),
       spec("batch_size", DTB_PARAM_INT, int64_t{64},

@@ -25,7 +25,19 @@ std::unique_ptr<Communicator> connectRank(const RunSpec& spec, int rank, PluginL
   rdv.world_size = spec.world;
   rdv.local_rank = launched ? launched->localRank : rank;
   rdv.local_size = launched ? launched->localSize : spec.world;
-  rdv.store_path = spec.storeDir.c_str();
+  // A Redis server when the cell names one, else the run directory's file store.
+  const std::string store = cell.text("rendezvous_store");
+  std::string address;
+  if (!store.empty()) {
+    if (store.rfind("redis://", 0) != 0 || store.size() == 8) {
+      throw std::runtime_error("rendezvous_store = \"" + store +
+                               "\": give \"redis://HOST:PORT\", or leave it empty for the file store");
+    }
+    address = store.substr(8);
+    rdv.store_address = address.c_str();
+  } else {
+    rdv.store_path = spec.storeDir.c_str();
+  }
   rdv.prefix = spec.prefix.c_str();
   rdv.bind_address = bind.c_str();
   rdv.timeout_ms = timeout.count();

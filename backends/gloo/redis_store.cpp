@@ -1,0 +1,85 @@
+#include "redis_store.h"
+
+#include <hiredis/hiredis.h>
+
+#include <stdexcept>
+#include <thread>
+
+namespace dtb::backend::gloo {
+namespace {
+
+constexpr int kExpirySeconds = 24 * 3600;
+
+struct Reply {
+  redisReply* reply;
+  ~Reply() {
+    if (reply) freeReplyObject(reply);
+  }
+};
+
+}  // namespace
+
+RedisStore::RedisStore(const std::string& address, std::chrono::milliseconds timeout)
+    : address_(address), timeout_(timeout) {
+  const size_t colon = address.rfind(':');
+  const std::string host = colon == std::string::npos ? address : address.substr(0, colon);
+  const int port = colon == std::string::npos ? 6379 : std::stoi(address.substr(colon + 1));
+  timeval limit{static_cast<time_t>(timeout.count() / 1000), static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
+  context_ = redisConnectWithTimeout(host.c_str(), port, limit);
+  if (context_ == nullptr || context_->err) {
+    const std::string why = context_ ? context_->errstr : "out of memory";
+    if (context_) redisFree(context_);
+    context_ = nullptr;
+    throw std::runtime_error("cannot reach the Redis server at " + address + ": " + why);
+  }
+  redisSetTimeout(context_, limit);
+}
+
+RedisStore::~RedisStore() {
+  if (context_) redisFree(context_);
+}
+
+void RedisStore::set(const std::string& key, const std::vector<char>& data) {
+  std::lock_guard lock(mutex_);
+  Reply r{static_cast<redisReply*>(redisCommand(context_, "SET %b %b EX %d", key.data(), key.size(), data.data(),
+                                                data.size(), kExpirySeconds))};
+  if (!r.reply || r.reply->type == REDIS_REPLY_ERROR) {
+    throw std::runtime_error("redis " + address_ + ": SET " + key + " failed: " +
+                             (r.reply ? r.reply->str : context_->errstr));
+  }
+}
+
+bool RedisStore::exists(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  Reply r{static_cast<redisReply*>(redisCommand(context_, "EXISTS %b", key.data(), key.size()))};
+  if (!r.reply || r.reply->type != REDIS_REPLY_INTEGER) {
+    throw std::runtime_error("redis " + address_ + ": EXISTS " + key + " failed: " +
+                             (r.reply && r.reply->str ? r.reply->str : context_->errstr));
+  }
+  return r.reply->integer > 0;
+}
+
+std::vector<char> RedisStore::get(const std::string& key) {
+  wait({key});
+  std::lock_guard lock(mutex_);
+  Reply r{static_cast<redisReply*>(redisCommand(context_, "GET %b", key.data(), key.size()))};
+  if (!r.reply || r.reply->type != REDIS_REPLY_STRING) {
+    throw std::runtime_error("redis " + address_ + ": GET " + key + " failed");
+  }
+  return std::vector<char>(r.reply->str, r.reply->str + r.reply->len);
+}
+
+void RedisStore::wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + std::min(timeout, timeout_);
+  for (const std::string& key : keys) {
+    while (!exists(key)) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        // "timeout" in the text: the backend reports it as DTB_STATUS_TIMEOUT.
+        throw std::runtime_error("Wait timeout for key(s): " + key + " on the Redis server at " + address_);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+}
+
+}  // namespace dtb::backend::gloo

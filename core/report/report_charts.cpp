@@ -106,7 +106,7 @@ std::vector<LineChart> accuracyCharts(const ReportData& data, int64_t experiment
   LineChart test{model + ": test accuracy per epoch" + which, {"epoch", 0, TickFormat::kNumber, false, true},
                  {"test accuracy", 0, TickFormat::kPercent, false}, {}, ""};
   LineChart loss{model + ": training loss per epoch" + which, {"epoch", 0, TickFormat::kNumber, false, true},
-                 {"training loss", 0, TickFormat::kNumber, true}, {}, ""};
+                 {"training loss", 0, TickFormat::kNumber, false}, {}, ""};
   std::map<std::pair<std::string, int>, size_t> seriesOf;
   for (const AccuracyRow* r : rows) {
     if (!all && r->world != largest[r->key]) continue;
@@ -145,6 +145,7 @@ std::vector<LineChart> bandwidthCharts(const ReportData& data, int64_t experimen
   std::map<std::string, size_t> chartOf;
   std::map<std::pair<std::string, std::string>, size_t> seriesOf;  // (op, backend/ranks/dtype)
   std::map<std::pair<std::string, std::string>, size_t> referenceOf;
+  std::map<std::string, int> colorOf;  // one colour per backend/ranks/dtype on every chart
   for (const BandwidthRow& r : data.bandwidth) {
     if (r.experiment != experiment) continue;
     auto [c, freshChart] = chartOf.try_emplace(r.op, charts.size());
@@ -156,7 +157,7 @@ std::vector<LineChart> bandwidthCharts(const ReportData& data, int64_t experimen
     const std::string name = r.backend + " ×" + std::to_string(r.ranks) + " " + r.dtype;
     auto [s, fresh] = seriesOf.try_emplace({r.op, name}, chart.series.size());
     if (fresh) {
-      const int color = static_cast<int>(seriesOf.size() - 1);
+      const int color = colorOf.try_emplace(name, static_cast<int>(colorOf.size())).first->second;
       chart.series.push_back({name, {}, color});
       if (std::isfinite(r.memcpy)) {
         referenceOf[{r.op, name}] = chart.series.size();

@@ -177,9 +177,9 @@ std::string renderLineChart(const LineChart& chart) {
     }
   }
   Scale x = scaleFor(chart.x, xLow, xHigh);
-  if (chart.x.logBase == 0 && xLow == xHigh && std::isfinite(xLow)) {  // one x value: centre it
-    x.low = xLow - 1;
-    x.high = xLow + 1;
+  if (xLow == xHigh && std::isfinite(xLow)) {  // one x value: centre it
+    x.low = chart.x.logBase > 0 ? xLow / chart.x.logBase : xLow - 1;
+    x.high = chart.x.logBase > 0 ? xLow * chart.x.logBase : xLow + 1;
   }
   const Scale y = scaleFor(chart.y, yLow, yHigh);
   auto px = [&](double v) { return kLeft + kPlotWidth * std::clamp(x.fraction(v), 0.0, 1.0); };
@@ -248,7 +248,10 @@ std::string renderStackedBars(const StackedBarChart& chart) {
   ChartAxis axis{chart.yLabel, 0, TickFormat::kNumber, true};
   const Scale y = scaleFor(axis, 0, high);
   auto py = [&](double v) { return kTop + kPlotHeight * (1 - std::clamp(y.fraction(v), 0.0, 1.0)); };
-  const bool slanted = chart.bars.size() > 8;
+  // Labels slant when they would not fit side by side (~6 px a character).
+  size_t longest = 0;
+  for (const std::string& b : chart.bars) longest = std::max(longest, std::min<size_t>(b.size(), 28));
+  const bool slanted = static_cast<double>(longest) * 6.2 > kPlotWidth / std::max<size_t>(1, chart.bars.size());
   std::string out = header(chart.title, "bars", slanted ? 110 : 0);
   out += yAxis(y, axis);
   const double slot = kPlotWidth / std::max<size_t>(1, chart.bars.size());

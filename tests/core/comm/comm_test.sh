@@ -33,6 +33,11 @@ grep -q "memcpy reference: .* GB/s per rank" "$scratch/out.txt" || fail "no memc
 [[ $(q "$scratch/c.db" "SELECT COUNT(*) FROM collective_bandwidth WHERE op = 'allgather' AND ABS(busbw_gbps - algbw_gbps / 2) > 1e-9") == 0 ]] \
   || fail "all-gather bus factor"
 
+echo "== dtbench report draws one bus-bandwidth chart per collective"
+"$dtbench" report "$scratch/c.db" -o "$scratch/c.html" 2>/dev/null || fail "report of the sweep failed"
+[[ $(grep -c '<svg class="chart" data-kind="line"' "$scratch/c.html") == 4 ]] || fail "expected 4 bandwidth charts"
+grep -q "allreduce: bus bandwidth against message size" "$scratch/c.html" || fail "all-reduce chart missing"
+
 echo "== settings from examples/backends.toml's [comm] table, flags on top"
 "$dtbench" comm "$examples/backends.toml" -e 16K -w 0 -n 2 --ops allreduce -d half,bfloat16,int8 --db "$scratch/f.db" \
   > "$scratch/f.txt" 2>&1 || { cat "$scratch/f.txt"; fail "sweep from the file failed"; }

@@ -61,7 +61,7 @@ void ensureInitialized(int world) {
                 "mpi: this process was not started by mpirun or srun, so it cannot reach its " +
                     std::to_string(world - 1) +
                     " peers; set launcher = \"mpirun\" (or \"srun\") in the matrix, or leave launcher "
-                    "unset for backend = \"mpi\"");
+                    "unset for backend = \"mpi\" (dtbench comm: --launcher auto or mpirun)");
   }
   promoteLibmpi();
   int provided = 0;

@@ -71,7 +71,7 @@ void addValidateCommand(CLI::App& app, GlobalOptions& global) {
 void addRunCommand(CLI::App& app, GlobalOptions& global) {
   auto options = std::make_shared<Options>();
   CLI::App* cmd = addMatrixOptions(
-      app.add_subcommand("run", "Run every cell of a matrix with local worker processes; results go to --db"), options);
+      app.add_subcommand("run", "Run every cell of a matrix with real worker processes (local, mpirun or srun); results go to --db"), options);
   cmd->add_flag("--dry-run", options->dryRun, "Validate, list cells and the plugins that would load; run nothing");
   cmd->add_option("--db", options->db, "The result store (SQLite file; created if missing)");
   cmd->allow_extras(false);

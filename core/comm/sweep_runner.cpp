@@ -127,7 +127,7 @@ int runSweeps(const SweepOptions& o) {
       }
       if (!batch.empty()) store.write(batch);
     });
-    std::filesystem::remove_all(scratch);
+    removeRunDirectory(scratch);
     if (outcome.status == LaunchOutcome::Status::kOk) {
       store.finishRun(runId, wrong == 0 ? RunStatus::kOk : RunStatus::kFailed,
                       wrong == 0 ? "" : std::to_string(wrong) + " wrong elements in the correctness checks");

@@ -193,7 +193,7 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
         }
       });
       store.write(endOfRun);
-      std::filesystem::remove_all(scratch);
+      removeRunDirectory(scratch);
       switch (outcome.status) {
         case LaunchOutcome::Status::kOk:
           store.finishRun(runId, RunStatus::kOk);

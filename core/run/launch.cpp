@@ -34,6 +34,15 @@ std::filesystem::path runDirectory(const Cell& cell, const std::string& launcher
   return pattern;
 }
 
+void removeRunDirectory(const std::filesystem::path& directory) {
+  std::error_code ignored;
+  std::filesystem::remove_all(directory, ignored);
+  const std::filesystem::path parent = directory.parent_path();
+  if (parent.filename() == ".dtbench-rendezvous" && std::filesystem::is_empty(parent, ignored)) {
+    std::filesystem::remove(parent, ignored);
+  }
+}
+
 std::vector<std::string> splitWords(const std::string& text) {
   std::vector<std::string> words;
   std::istringstream in(text);

@@ -46,6 +46,10 @@ LaunchOutcome launch(const LaunchOptions& options, const RecordHandler& onRecord
 std::filesystem::path runDirectory(const Cell& cell, const std::string& launcher,
                                    const std::filesystem::path& database, int64_t runId);
 
+// Removes a run directory, and the default .dtbench-rendezvous folder it was
+// made in once that is empty.
+void removeRunDirectory(const std::filesystem::path& directory);
+
 // launcher_args split at spaces.
 std::vector<std::string> splitWords(const std::string& text);
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <thread>
 
+#include "comm/collective_sweep.h"
 #include "data/data_loader.h"
 #include "dtbench/plugin.hpp"
 #include "host/communicator.h"
@@ -15,7 +16,6 @@
 #include "log/log.h"
 #include "matrix/run_schema.h"
 #include "plugin/loader.h"
-#include "comm/collective_sweep.h"
 #include "run/connect.h"
 #include "train/lr_schedule.h"
 #include "train/training_step.h"

@@ -90,6 +90,16 @@ sed 's/^backend = "gloo"/backend = "mpi"/' "$matrices/faults.toml" > "$scratch/f
 ASAN_OPTIONS=$mpi_asan fault_runs "$scratch/faults_mpi.toml" "$scratch/fm.db" mpi ' on '
 [[ $(pgrep -f "mpirun.*$scratch" | wc -l) == 0 ]] || fail "mpirun left behind"
 
+if ! command -v srun > /dev/null; then
+  echo "== launcher = \"srun\" where there is no Slurm: the run fails and says so"
+  sed 's/^backend = "gloo"/backend = "gloo"\nlauncher = "srun"/' "$matrices/two_scales.toml" > "$scratch/srun.toml"
+  if "$dtbench" --plugin-path "$plugins" run "$scratch/srun.toml" --db "$scratch/s.db" > "$scratch/s.txt" 2>&1; then
+    fail "ran without srun"
+  fi
+  q "$scratch/s.db" "SELECT DISTINCT error FROM run" | grep -q "srun exited with code 127: dtbench: cannot start srun: " \
+    || fail "missing srun not reported"
+fi
+
 echo "== Ctrl-C stops the run and keeps what was stored"
 sed 's/fault = \["kill", "error", "hang", "none"\]/fault = "hang"/; s/collective_timeout_s = 3/collective_timeout_s = 120/' \
   "$matrices/faults.toml" > "$scratch/hang.toml"

@@ -24,8 +24,8 @@ run_suite "$root/build" "release"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 OMP_NUM_THREADS=1 \
   run_suite "$root/build-sanitize" "asan+ubsan" -DDTBENCH_SANITIZE=ON
 
-echo "== fuzz: build (clang, libFuzzer)"
-CC=clang CXX=clang++ DTBENCH_BUILD_DIR="$root/build-fuzz" "$root/tools/build.sh" \
+echo "== fuzz: build (clang, libFuzzer): the fuzz target and the plugins it loads"
+CC=clang CXX=clang++ DTBENCH_BUILD_DIR="$root/build-fuzz" DTBENCH_BUILD_TARGETS=matrix_fuzz "$root/tools/build.sh" \
   -DDTBENCH_FUZZ=ON -DDTBENCH_CUDA=OFF -DDTBENCH_WERROR=ON
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT

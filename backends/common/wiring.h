@@ -68,4 +68,28 @@ inline void checkHostTensor(const dtb_tensor_t& t, const char* what, const char*
     throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(backend) + ": " + what + " has an unknown dtype");
 }
 
+// reduce-scatter's input holds world x output.count elements of one dtype.
+inline void checkReduceScatterShapes(const dtb_tensor_t& input, const dtb_tensor_t& output, int world,
+                                     const char* backend) {
+  checkHostTensor(input, "reduce-scatter input", backend);
+  checkHostTensor(output, "reduce-scatter output", backend);
+  if (input.dtype != output.dtype || input.count != output.count * static_cast<uint64_t>(world)) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(backend) +
+                                                 ": reduce-scatter input must hold world_size x output.count "
+                                                 "elements of the output's dtype");
+  }
+}
+
+// all-gather's output holds world x input.count elements of one dtype.
+inline void checkAllgatherShapes(const dtb_tensor_t& input, const dtb_tensor_t& output, int world,
+                                 const char* backend) {
+  checkHostTensor(input, "all-gather input", backend);
+  checkHostTensor(output, "all-gather output", backend);
+  if (input.dtype != output.dtype || output.count != input.count * static_cast<uint64_t>(world)) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(backend) +
+                                                 ": all-gather output must hold world_size x input.count "
+                                                 "elements of the input's dtype");
+  }
+}
+
 }  // namespace dtb::backend

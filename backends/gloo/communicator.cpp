@@ -216,13 +216,7 @@ std::shared_ptr<Request> Communicator::allreduce(const dtb_tensor_t& buffer, dtb
 
 std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, const dtb_tensor_t& output,
                                                      dtb_reduce_op_t op) {
-  checkHost(input, "reduce-scatter input");
-  checkHost(output, "reduce-scatter output");
-  if (input.dtype != output.dtype || input.count != output.count * static_cast<uint64_t>(size_)) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT,
-                "gloo: reduce-scatter input must hold world_size x output.count "
-                "elements of the output's dtype");
-  }
+  checkReduceScatterShapes(input, output, size_, "gloo");
   const ReduceFn reduce = reduction(input.dtype, op, "gloo");
   const size_t elementSize = dtypeSize(input.dtype);
   auto job = [this, input, output, op, reduce, elementSize](uint32_t tag) {
@@ -233,13 +227,7 @@ std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, 
 }
 
 std::shared_ptr<Request> Communicator::allgather(const dtb_tensor_t& input, const dtb_tensor_t& output) {
-  checkHost(input, "all-gather input");
-  checkHost(output, "all-gather output");
-  if (input.dtype != output.dtype || output.count != input.count * static_cast<uint64_t>(size_)) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT,
-                "gloo: all-gather output must hold world_size x input.count "
-                "elements of the input's dtype");
-  }
+  checkAllgatherShapes(input, output, size_, "gloo");
   const size_t bytes = input.count * dtypeSize(input.dtype);
   auto job = [this, input, output, bytes](uint32_t tag) {
     if (bytes == 0) return;

@@ -227,13 +227,8 @@ std::shared_ptr<Request> Communicator::allreduce(const dtb_tensor_t& buffer, dtb
 
 std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, const dtb_tensor_t& output,
                                                      dtb_reduce_op_t op) {
-  checkHost(input, "reduce-scatter input");
-  checkHost(output, "reduce-scatter output");
-  if (input.dtype != output.dtype || input.count != output.count * static_cast<uint64_t>(size_)) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT,
-                "mpi: reduce-scatter input must hold world_size x output.count "
-                "elements of the output's dtype");
-  }
+  checkReduceScatterShapes(input, output, size_, "mpi");
+  checkHost(input, "reduce-scatter input");  // MPI's count limit
   MPI_Op mpiOp;
   {
     std::lock_guard lock(mpiLock());
@@ -254,13 +249,8 @@ std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, 
 }
 
 std::shared_ptr<Request> Communicator::allgather(const dtb_tensor_t& input, const dtb_tensor_t& output) {
-  checkHost(input, "all-gather input");
-  checkHost(output, "all-gather output");
-  if (input.dtype != output.dtype || output.count != input.count * static_cast<uint64_t>(size_)) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT,
-                "mpi: all-gather output must hold world_size x input.count "
-                "elements of the input's dtype");
-  }
+  checkAllgatherShapes(input, output, size_, "mpi");
+  checkHost(output, "all-gather output");  // MPI's count limit
   auto start = [this, input, output] {
     MPI_Request r = MPI_REQUEST_NULL;
     if (input.count == 0) return r;

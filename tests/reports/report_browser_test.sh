@@ -4,14 +4,14 @@
 # layout engine counts, for every chart, the data marks drawn inside its
 # plot area (the page's own check, written into the DOM); every chart must
 # have some. Skips (exit 77) only when no Chromium is installed —
-# tools/install-deps.sh installs Debian's.
+# tools/install-deps.sh --tests (run by tools/test.sh) installs Debian's.
 #   report_browser_test.sh DTBENCH SAMPLE_STORE
 set -euo pipefail
 dtbench=$1 sample_store=$2
 fail() { echo "FAIL: $*"; exit 1; }
 chromium=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [[ -z $chromium ]]; then
-  echo "SKIP: no Chromium on this machine (tools/install-deps.sh installs Debian's chromium; it could not)"
+  echo "SKIP: no Chromium on this machine (tools/install-deps.sh --tests installs Debian's chromium; it could not)"
   exit 77
 fi
 scratch=$(mktemp -d)

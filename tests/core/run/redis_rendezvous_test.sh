@@ -3,13 +3,13 @@
 # "redis://HOST:PORT") instead of a shared directory: local and mpirun ranks
 # train, the keys are there and expire, and an unreachable server fails the
 # run with an error that names it. Skips (77) when redis-server is not
-# installed (tools/install-deps.sh installs it).
+# installed (tools/install-deps.sh --tests installs it).
 #   redis_rendezvous_test.sh DTBENCH MATRIX_DIR
 set -euo pipefail
 dtbench=$1 matrices=$2
 fail() { echo "FAIL: $*"; exit 1; }
 command -v redis-server >/dev/null && command -v redis-cli >/dev/null || {
-  echo "SKIP: no redis-server/redis-cli here (tools/install-deps.sh installs redis-server)"
+  echo "SKIP: no redis-server/redis-cli here (tools/install-deps.sh --tests installs redis-server)"
   exit 77
 }
 scratch=$(mktemp -d)

@@ -17,9 +17,7 @@
 namespace dtb::cli {
 
 core::PluginLoader makeLoader(const GlobalOptions& options) {
-  core::SearchPath path = core::SearchPath::fromEnvironment();
-  for (auto it = options.pluginDirs.rbegin(); it != options.pluginDirs.rend(); ++it) path.prepend(*it);
-  return core::PluginLoader(std::move(path));
+  return core::PluginLoader(core::SearchPath::fromEnvironmentAfter(options.pluginDirs));
 }
 
 }  // namespace dtb::cli

@@ -126,11 +126,6 @@ bool shape(Call& call, int64_t size, std::vector<uint8_t>& in, std::vector<uint8
   return true;
 }
 
-void reduceDoubles(Communicator& comm, std::vector<double>& values, dtb_reduce_op_t op) {
-  dtb_tensor_t t = hostTensor(values.data(), values.size(), DTB_DTYPE_F64);
-  runCollective(comm, [&](dtb_request_t* r, std::string* e) { return comm.allreduce(&t, op, r, e); });
-}
-
 void barrier(Communicator& comm) {
   runCollective(comm, [&](dtb_request_t* r, std::string* e) { return comm.barrier(r, e); });
 }
@@ -151,7 +146,7 @@ void runCollectiveSweep(const SweepSpec& sweep, Communicator& comm, int rank, in
   barrier(comm);
   const int64_t referenceBytes = std::clamp<int64_t>(sweep.maxBytes, int64_t{1} << 20, int64_t{256} << 20);
   std::vector<double> gbps = {memcpyGbps(referenceBytes)};
-  reduceDoubles(comm, gbps, DTB_REDUCE_AVG);
+  allreduceDoubles(comm, gbps, DTB_REDUCE_AVG);
   if (rank == 0) records.reference({0, "memcpy", referenceBytes, gbps[0]});
 
   std::vector<uint8_t> in, out;
@@ -169,7 +164,7 @@ void runCollectiveSweep(const SweepSpec& sweep, Communicator& comm, int rank, in
           call.run(comm);
           t = std::chrono::duration<double>(Clock::now() - start).count();
         }
-        reduceDoubles(comm, times, DTB_REDUCE_AVG);  // each call's time, averaged over the ranks
+        allreduceDoubles(comm, times, DTB_REDUCE_AVG);  // each call's time, averaged over the ranks
 
         std::vector<double> wrong = {0};
         if (sweep.check) {
@@ -181,7 +176,7 @@ void runCollectiveSweep(const SweepSpec& sweep, Communicator& comm, int rank, in
             const double got = readAt(result.data, dtype, i);
             if (std::abs(got - expected) > tolerance(dtype) * std::abs(expected)) wrong[0] += 1;
           }
-          reduceDoubles(comm, wrong, DTB_REDUCE_SUM);
+          allreduceDoubles(comm, wrong, DTB_REDUCE_SUM);
         }
         if (rank == 0) {
           CollectiveRecord c;

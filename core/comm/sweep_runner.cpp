@@ -67,9 +67,7 @@ std::string asToml(const SweepOptions& o) {
 
 int runSweeps(const SweepOptions& o) {
   o.sweep.validate();
-  SearchPath path = SearchPath::fromEnvironment();
-  for (auto it = o.pluginDirs.rbegin(); it != o.pluginDirs.rend(); ++it) path.prepend(*it);
-  PluginLoader plugins(std::move(path));
+  PluginLoader plugins(SearchPath::fromEnvironmentAfter(o.pluginDirs));
   std::vector<std::shared_ptr<const LoadedPlugin>> backends;
   for (const std::string& b : o.backends) backends.push_back(plugins.load(PluginKind::kBackend, b));  // fail early
 

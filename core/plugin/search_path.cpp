@@ -58,6 +58,12 @@ SearchPath SearchPath::fromEnvironment() {
   return SearchPath(std::move(dirs));
 }
 
+SearchPath SearchPath::fromEnvironmentAfter(const std::vector<std::string>& first) {
+  SearchPath path = fromEnvironment();
+  for (auto it = first.rbegin(); it != first.rend(); ++it) path.prepend(*it);
+  return path;
+}
+
 void SearchPath::prepend(const fs::path& dir) {
   std::vector<fs::path> dirs;
   addIfDirectory(dirs, dir);

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -20,6 +21,9 @@ class SearchPath {
   // plugins: the build tree and an installed tree look alike), and the
   // install prefix's. Missing directories are kept out.
   static SearchPath fromEnvironment();
+  // `first` (--plugin-path, a run's plugin directories), in their order,
+  // then fromEnvironment().
+  static SearchPath fromEnvironmentAfter(const std::vector<std::string>& first);
 
   void prepend(const std::filesystem::path& dir);
   const std::vector<std::filesystem::path>& dirs() const { return dirs_; }

@@ -8,9 +8,7 @@
 namespace dtb::core {
 
 PluginLoader workerLoader(const RunSpec& spec) {
-  SearchPath path = SearchPath::fromEnvironment();
-  for (auto it = spec.pluginDirs.rbegin(); it != spec.pluginDirs.rend(); ++it) path.prepend(*it);
-  return PluginLoader(std::move(path));
+  return PluginLoader(SearchPath::fromEnvironmentAfter(spec.pluginDirs));
 }
 
 std::unique_ptr<Communicator> connectRank(const RunSpec& spec, int rank, PluginLoader& loader) {

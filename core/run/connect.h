@@ -4,7 +4,10 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
+#include "dtbench/plugin.hpp"
 #include "host/communicator.h"
 #include "plugin/loader.h"
 #include "run/run_spec.h"
@@ -26,6 +29,12 @@ void runCollective(Communicator& comm, Start&& start) {
   dtb_status_t status = start(&request, &error);
   if (status == DTB_STATUS_OK) status = comm.wait(request, DTB_TIMEOUT_DEFAULT, &error);
   if (status != DTB_STATUS_OK) throw PluginCallError(error, status);
+}
+
+// All-reduces a few doubles in place (figures every rank contributes to).
+inline void allreduceDoubles(Communicator& comm, std::vector<double>& values, dtb_reduce_op_t op) {
+  dtb_tensor_t t = dtb::hostTensor(values.data(), values.size(), DTB_DTYPE_F64);
+  runCollective(comm, [&](dtb_request_t* r, std::string* e) { return comm.allreduce(&t, op, r, e); });
 }
 
 }  // namespace dtb::core

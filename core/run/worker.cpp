@@ -27,11 +27,6 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-void reduceDoubles(Communicator& comm, std::vector<double>& values, dtb_reduce_op_t op) {
-  dtb_tensor_t t = dtb::hostTensor(values.data(), values.size(), DTB_DTYPE_F64);
-  runCollective(comm, [&](dtb_request_t* r, std::string* e) { return comm.allreduce(&t, op, r, e); });
-}
-
 class Worker {
  public:
   Worker(const RunSpec& spec, int rank, RecordWriter& records)
@@ -172,9 +167,9 @@ class Worker {
                                     sum.forwardS,     sum.backwardS,
                                     sum.commExposedS, sum.optimizerS,
                                     commTotalS};
-      reduceDoubles(*comm_, phases, DTB_REDUCE_AVG);
+      allreduceDoubles(*comm_, phases, DTB_REDUCE_AVG);
       std::vector<double> totals = {lossSum, correct, samples};
-      reduceDoubles(*comm_, totals, DTB_REDUCE_SUM);
+      allreduceDoubles(*comm_, totals, DTB_REDUCE_SUM);
       const auto [testLoss, testAccuracy] = evaluate(info, static_cast<uint32_t>(batch), step);
       if (rank_ == 0) {
         EpochRecord e;
@@ -238,8 +233,8 @@ class Worker {
       for (uint64_t k = 0; k < params[i]->value.count; ++k) checksum += v[k] * double(k % 7 + 1);
     }
     std::vector<double> low = {checksum}, high = {checksum};
-    reduceDoubles(*comm_, low, DTB_REDUCE_MIN);
-    reduceDoubles(*comm_, high, DTB_REDUCE_MAX);
+    allreduceDoubles(*comm_, low, DTB_REDUCE_MIN);
+    allreduceDoubles(*comm_, high, DTB_REDUCE_MAX);
     if (low[0] != high[0])
       throw std::runtime_error("ranks hold different initial weights after the broadcast");
   }
@@ -260,7 +255,7 @@ class Worker {
       shard.pad = false;
       DataLoader test(*dataset_, {1, batch, 0, false}, DistributedSampler(shard));
       std::vector<double> passes = {static_cast<double>(test.batchesPerEpoch())};
-      reduceDoubles(*comm_, passes, DTB_REDUCE_MAX);
+      allreduceDoubles(*comm_, passes, DTB_REDUCE_MAX);
       test.startEpoch(0);
       std::optional<Batch> last;
       for (uint64_t pass = 0; pass < static_cast<uint64_t>(passes[0]); ++pass) {
@@ -280,7 +275,7 @@ class Worker {
       }
     }
     std::vector<double> totals = {lossSum, correct, samples};
-    reduceDoubles(*comm_, totals, DTB_REDUCE_SUM);
+    allreduceDoubles(*comm_, totals, DTB_REDUCE_SUM);
     if (totals[2] == 0) return {NAN, NAN};
     return {totals[0] / totals[2], totals[1] / totals[2]};
   }

@@ -1,14 +1,12 @@
 #include "comm/sweep_runner.h"
 
-#include <signal.h>
-
-#include <atomic>
 #include <cstdio>
 #include <sstream>
 
 #include "comm/sweep_table.h"
 #include "matrix/run_schema.h"
 #include "plugin/loader.h"
+#include "run/interrupt_guard.h"
 #include "run/launch.h"
 #include "run/run_spec.h"
 #include "store/environment.h"
@@ -16,9 +14,6 @@
 
 namespace dtb::core {
 namespace {
-
-std::atomic<bool> interrupted{false};
-void onInterrupt(int) { interrupted = true; }
 
 // The run row of one backend's sweep: what a training cell would hold, with
 // "sweep" for strategy and no model or data; the sweep's settings become
@@ -74,11 +69,7 @@ int runSweeps(const SweepOptions& o) {
   ResultStore store(o.database);
   const int64_t experiment =
       store.addExperiment({o.name, "collective sweep", o.source.empty() ? "(dtbench comm)" : o.source, asToml(o)});
-  interrupted = false;
-  struct sigaction action {};
-  action.sa_handler = onInterrupt;
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  const InterruptGuard interrupt;
 
   int failures = 0;
   bool stopped = false;
@@ -109,7 +100,7 @@ int runSweeps(const SweepOptions& o) {
     double memcpy = 0;
     int64_t wrong = 0;
     LaunchOptions how{o.executable, scratch / "spec.toml", o.world, 1, std::max(60.0, 2 * o.timeoutS + 10),
-                      &interrupted, launcher, o.hostfile, splitWords(o.launcherArgs)};
+                      interrupt.flag(), launcher, o.hostfile, splitWords(o.launcherArgs)};
     const LaunchOutcome outcome = launch(how, [&](int, const Record& r) {
       RecordBatch batch;  // each row in its own transaction: a crash loses at most one
       if (r.kind == Record::Kind::kReference) {
@@ -139,8 +130,6 @@ int runSweeps(const SweepOptions& o) {
       ++failures;
     }
   }
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
   std::fprintf(stderr,
                "dtbench comm: results in %s (experiment %lld); compare with:\n"
                "  dtbench query %s \"SELECT backend, op, bytes, busbw_gbps, of_memcpy FROM collective_bandwidth "

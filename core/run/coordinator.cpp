@@ -1,13 +1,12 @@
 #include "run/coordinator.h"
 
-#include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 
+#include "run/interrupt_guard.h"
 #include "run/launch.h"
 #include "run/run_spec.h"
 #include "store/environment.h"
@@ -19,10 +18,6 @@ namespace dtb::core {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::atomic<bool> interrupted{false};
-
-void onInterrupt(int) { interrupted = true; }
 
 // "mm:ss", or "h:mm:ss" from an hour on.
 std::string clock(double seconds) {
@@ -115,11 +110,7 @@ void printSummary(const std::filesystem::path& db, int64_t experiment) {
 int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptions& options) {
   ResultStore store(options.database);
   const int64_t experiment = store.addExperiment({plan.name, plan.description, matrix.path, matrix.text});
-  interrupted = false;
-  struct sigaction action {};
-  action.sa_handler = onInterrupt;
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  const InterruptGuard interrupt;
 
   const size_t total = plan.cells.size() * static_cast<size_t>(plan.repeats);
   Progress progress(total);
@@ -164,7 +155,7 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
                         spec.world,
                         threadsPerRank(cell),
                         std::max(60.0, 2 * timeout + 10),
-                        &interrupted,
+                        interrupt.flag(),
                         launcher,
                         cell.text("hostfile"),
                         splitWords(cell.text("launcher_args"))};
@@ -214,8 +205,6 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
     }
     if (stopped) break;
   }
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
   std::fprintf(stderr, "dtbench run: %zu ok, %zu failed%s; results in %s (experiment %lld)\n", ok, failed,
                stopped ? ", stopped by the user" : "", options.database.c_str(),
                static_cast<long long>(experiment));

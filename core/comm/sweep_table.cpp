@@ -1,6 +1,7 @@
 #include "comm/sweep_table.h"
 
 #include "comm/sweep_spec.h"
+#include "dtbench/plugin.hpp"
 
 namespace dtb::core {
 
@@ -23,10 +24,7 @@ void printReference(std::FILE* out, const BandwidthReferenceRecord& reference) {
 }
 
 void printSweepRow(std::FILE* out, const CollectiveRecord& row, int world, double memcpyGbps) {
-  const double elementBytes = row.dtype == "f64" || row.dtype == "i64"   ? 8
-                              : row.dtype == "f32" || row.dtype == "i32" ? 4
-                              : row.dtype == "f16" || row.dtype == "bf16" ? 2
-                                                                          : 1;
+  const double elementBytes = static_cast<double>(dtypeSize(sweepDtype(row.dtype)));
   const double algbw = static_cast<double>(row.bytes) / row.timeS / 1e9;
   const double busbw = algbw * busFactor(row.op, world);
   char share[16] = "-";

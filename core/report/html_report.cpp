@@ -1,8 +1,10 @@
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "report/report_charts.h"
 #include "report/report_format.h"
+#include "report/report_tables.h"
 
 namespace dtb::core {
 namespace {
@@ -45,36 +47,19 @@ constexpr const char* kSelfCheck = R"js(
 
 std::string esc(const std::string& s) { return xmlEscape(s); }
 
-std::string keyFigures(const ReportData& data, int64_t experiment, const std::string& model) {
-  std::string out =
-      "<table><tr><th>configuration</th><th>ranks</th><th>repeats</th><th>samples/s (median)</th>"
-      "<th>[min – max]</th><th>ms/step</th><th>speed-up</th><th>efficiency</th><th>test accuracy (mean)</th>"
-      "<th>[min – max]</th><th>failed</th></tr>\n";
-  for (const KeyFigureRow& r : data.keyFigures) {
-    const ReportConfig* c = data.config(r.experiment, r.key);
-    if (r.experiment != experiment || !c || c->model != model) continue;
-    out += "<tr><td>" + esc(c->label) + "</td><td>" + std::to_string(r.world) + "</td><td>" +
-           std::to_string(r.repeats) + "</td><td>" + formatNumber(r.median, 1) + "</td><td>" +
-           formatSpread(r.low, r.high, 1) + "</td><td>" + formatNumber(r.msPerStep, 2) + "</td><td>" +
-           formatNumber(r.speedup, 2) + "</td><td>" + formatNumber(r.efficiency * 100, 0) + (std::isfinite(r.efficiency) ? " %" : "") +
-           "</td><td>" + formatNumber(r.accuracy, 4) + "</td><td>" + formatSpread(r.accuracyLow, r.accuracyHigh, 4) +
-           "</td><td>" + std::to_string(r.failed) + "</td></tr>\n";
-  }
-  return out + "</table>\n";
-}
-
-std::string bandwidthTable(const ReportData& data, int64_t experiment) {
-  std::string out =
-      "<table><tr><th>collective</th><th>backend</th><th>ranks</th><th>dtype</th><th>size</th><th>time (µs)</th>"
-      "<th>p50</th><th>p95</th><th>busbw (GB/s)</th><th>of memcpy</th><th>#wrong</th></tr>\n";
-  for (const BandwidthRow& r : data.bandwidth) {
-    if (r.experiment != experiment) continue;
-    out += "<tr><td>" + esc(r.op) + "</td><td>" + esc(r.backend) + "</td><td>" + std::to_string(r.ranks) +
-           "</td><td>" + esc(r.dtype) + "</td><td>" + formatTick(r.bytes, TickFormat::kBytes) + "</td><td>" +
-           formatNumber(r.timeUs, 1) + "</td><td>" + formatNumber(r.p50Us, 1) + "</td><td>" + formatNumber(r.p95Us, 1) +
-           "</td><td>" + formatNumber(r.busbw, 3) + "</td><td>" +
-           (std::isfinite(r.memcpy) ? formatNumber(100 * r.busbw / r.memcpy, 1) + " %" : "—") + "</td><td>" +
-           std::to_string(r.wrong) + "</td></tr>\n";
+std::string table(const ReportTable& t) {
+  std::string out = "<table><tr>";
+  for (const std::string& h : t.headers) out += "<th>" + esc(h) + "</th>";
+  out += "</tr>\n";
+  for (size_t r = 0; r < t.rows.size(); ++r) {
+    const std::string css = r < t.rowClass.size() ? t.rowClass[r] : "";
+    out += "<tr>";
+    for (size_t c = 0; c < t.rows[r].size(); ++c) {
+      const bool classed =
+          !css.empty() && std::find(t.classedColumns.begin(), t.classedColumns.end(), c) != t.classedColumns.end();
+      out += (classed ? "<td class=\"" + css + "\">" : std::string("<td>")) + esc(t.rows[r][c]) + "</td>";
+    }
+    out += "</tr>\n";
   }
   return out + "</table>\n";
 }
@@ -86,17 +71,7 @@ std::string comparisonSection(const ReportInput& in) {
          "the repeats of B lie wholly above or below those of A; with one repeat on either side the noise is "
          "unknown. Query: reports/queries/80_compare.sql.</p>\n";
   if (in.comparison->empty()) return out + "<p>No cell in common.</p>\n";
-  out += "<table><tr><th>configuration</th><th>model</th><th>ranks</th><th>A samples/s</th><th>B samples/s</th>"
-         "<th>change</th><th>repeat noise</th><th>verdict</th><th>test accuracy change</th></tr>\n";
-  for (const ComparisonRow& r : *in.comparison) {
-    const std::string css = r.verdict.rfind("faster", 0) == 0 ? "faster" : r.verdict.rfind("slower", 0) == 0 ? "slower" : "";
-    out += "<tr><td>" + esc(r.label) + "</td><td>" + esc(r.model) + "</td><td>" + std::to_string(r.world) +
-           "</td><td>" + formatNumber(r.a, 1) + "</td><td>" + formatNumber(r.b, 1) + "</td><td class=\"" + css +
-           "\">" + formatNumber(100 * r.change, 1) + " %</td><td>" + formatNumber(100 * r.noise, 1) +
-           " %</td><td class=\"" + css + "\">" + esc(r.verdict) + "</td><td>" + formatNumber(r.accuracyChange, 4) +
-           "</td></tr>\n";
-  }
-  return out + "</table>\n";
+  return out + table(comparisonTable(*in.comparison));
 }
 
 }  // namespace
@@ -115,7 +90,7 @@ std::string renderHtml(const ReportInput& in) {
            std::to_string(x.ok) + " ok, " + std::to_string(x.failed) + " failed — " + esc(x.createdAt) + " on " +
            esc(x.host) + ", dtbench " + esc(x.version) + ", " + esc(x.matrixPath) + "</p>\n";
     for (const std::string& model : data.models(x.id)) {
-      out += "<h3>" + esc(model) + "</h3>\n" + keyFigures(data, x.id, model) + "<div class=\"charts\">\n";
+      out += "<h3>" + esc(model) + "</h3>\n" + table(keyFigureTable(data, x.id, model)) + "<div class=\"charts\">\n";
       for (const LineChart& c : scalingCharts(data, x.id, model)) out += renderLineChart(c);
       for (const StackedBarChart& c : breakdownCharts(data, x.id, model)) out += renderStackedBars(c);
       for (const LineChart& c : accuracyCharts(data, x.id, model)) out += renderLineChart(c);
@@ -126,7 +101,7 @@ std::string renderHtml(const ReportInput& in) {
     if (!bandwidth.empty()) {
       out += "<h3>Collective sweeps</h3>\n<div class=\"charts\">\n";
       for (const LineChart& c : bandwidth) out += renderLineChart(c);
-      out += "</div>\n<details><summary>every size</summary>\n" + bandwidthTable(data, x.id) + "</details>\n";
+      out += "</div>\n<details><summary>every size</summary>\n" + table(bandwidthTable(data, x.id)) + "</details>\n";
     }
     out += "</section>\n";
   }

@@ -62,13 +62,9 @@ void labelConfigs(const QueryResult& rows, ReportData& data) {
     for (const std::string& k : keys) {
       if (!labelWorthy(k)) continue;
       std::set<std::string> values;
-      size_t present = 0;
       for (const Raw* m : members) {
         auto it = m->params.find(k);
-        if (it != m->params.end()) {
-          values.insert(it->second);
-          ++present;
-        }
+        if (it != m->params.end()) values.insert(it->second);
       }
       // A plugin's own parameter varies when its configurations disagree; a
       // parameter only some configurations have (another strategy's) does not.
@@ -91,6 +87,13 @@ void labelConfigs(const QueryResult& rows, ReportData& data) {
 
 int integer(const RowView& r, const std::string& column) { return static_cast<int>(r.numberOr(column, 0)); }
 
+// "1, 2, 3" for the {experiments} placeholder.
+std::string idList(const std::vector<int64_t>& ids) {
+  std::string out;
+  for (int64_t id : ids) out += (out.empty() ? "" : ", ") + std::to_string(id);
+  return out.empty() ? "NULL" : out;
+}
+
 }  // namespace
 
 const ReportConfig* ReportData::config(int64_t experiment, const std::string& key) const {
@@ -106,12 +109,6 @@ std::vector<std::string> ReportData::models(int64_t experiment) const {
     if (c.experiment == experiment && std::find(out.begin(), out.end(), c.model) == out.end()) out.push_back(c.model);
   }
   return out;
-}
-
-std::string idList(const std::vector<int64_t>& ids) {
-  std::string out;
-  for (int64_t id : ids) out += (out.empty() ? "" : ", ") + std::to_string(id);
-  return out.empty() ? "NULL" : out;
 }
 
 ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& experiments) {
@@ -142,21 +139,18 @@ ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& 
     data.breakdown.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("config_key"),
                               integer(r, "world_size"), r.numberOr("data_ms", 0), r.numberOr("forward_ms", 0),
                               r.numberOr("backward_ms", 0), r.numberOr("comm_exposed_ms", 0),
-                              r.numberOr("optimizer_ms", 0), r.numberOr("other_ms", 0), r.numberOr("step_ms", NAN),
-                              r.numberOr("comm_hidden_share", NAN)});
+                              r.numberOr("optimizer_ms", 0), r.numberOr("other_ms", 0)});
   });
   each("accuracy", [&](const RowView& r) {
     data.accuracy.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("config_key"),
                              integer(r, "world_size"), integer(r, "epoch"), r.numberOr("train_loss", NAN),
-                             r.numberOr("test_loss", NAN), r.numberOr("train_accuracy", NAN),
                              r.numberOr("test_accuracy", NAN), r.numberOr("min_test_accuracy", NAN),
                              r.numberOr("max_test_accuracy", NAN)});
   });
   each("memory", [&](const RowView& r) {
     data.memory.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("config_key"),
                            integer(r, "world_size"), r.numberOr("param_mb", NAN), r.numberOr("grad_mb", NAN),
-                           r.numberOr("optimizer_mb", NAN), r.numberOr("buffer_mb", NAN),
-                           r.numberOr("peak_rss_mb", NAN)});
+                           r.numberOr("optimizer_mb", NAN), r.numberOr("buffer_mb", NAN)});
   });
   each("bandwidth", [&](const RowView& r) {
     data.bandwidth.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("backend"), r.text("op"),

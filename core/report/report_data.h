@@ -41,21 +41,20 @@ struct BreakdownRow {
   std::string key;
   int world = 0;
   double dataMs = 0, forwardMs = 0, backwardMs = 0, exposedMs = 0, optimizerMs = 0, otherMs = 0;
-  double stepMs = NAN, hiddenShare = NAN;
 };
 
 struct AccuracyRow {
   int64_t experiment = 0;
   std::string key;
   int world = 0, epoch = 0;
-  double trainLoss = NAN, testLoss = NAN, trainAccuracy = NAN, testAccuracy = NAN, low = NAN, high = NAN;
+  double trainLoss = NAN, testAccuracy = NAN, low = NAN, high = NAN;  // low/high: test accuracy's spread
 };
 
 struct MemoryRow {
   int64_t experiment = 0;
   std::string key;
   int world = 0;
-  double paramMb = NAN, gradMb = NAN, optimizerMb = NAN, bufferMb = NAN, peakRssMb = NAN;
+  double paramMb = NAN, gradMb = NAN, optimizerMb = NAN, bufferMb = NAN;
 };
 
 struct BandwidthRow {
@@ -99,8 +98,5 @@ struct ComparisonRow {
 };
 std::vector<ComparisonRow> loadComparison(const ReportQueries& queries, int64_t a, int64_t b,
                                           const ReportData& labels);
-
-// "1, 2, 3" for the {experiments} placeholder.
-std::string idList(const std::vector<int64_t>& ids);
 
 }  // namespace dtb::core

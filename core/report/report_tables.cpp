@@ -1,0 +1,88 @@
+#include "report/report_tables.h"
+
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "report/report_format.h"
+#include "report/svg_chart.h"
+
+namespace dtb::core {
+namespace {
+
+std::string percent(double fraction, int decimals) {
+  return std::isfinite(fraction) ? formatNumber(100 * fraction, decimals) + " %" : "—";
+}
+
+}  // namespace
+
+ReportTable keyFigureTable(const ReportData& data, int64_t experiment, const std::string& model) {
+  ReportTable t{{"configuration", "ranks", "repeats", "samples/s (median)", "[min – max]", "ms/step", "speed-up",
+                 "efficiency", "test accuracy (mean)", "[min – max]", "failed"},
+                "lrrrrrrrrrr", {}, {}, {}};
+  for (const KeyFigureRow& r : data.keyFigures) {
+    const ReportConfig* c = data.config(r.experiment, r.key);
+    if (r.experiment != experiment || !c || c->model != model) continue;
+    t.rows.push_back({c->label, std::to_string(r.world), std::to_string(r.repeats), formatNumber(r.median, 1),
+                      formatSpread(r.low, r.high, 1), formatNumber(r.msPerStep, 2), formatNumber(r.speedup, 2),
+                      percent(r.efficiency, 0), formatNumber(r.accuracy, 4),
+                      formatSpread(r.accuracyLow, r.accuracyHigh, 4), std::to_string(r.failed)});
+  }
+  return t;
+}
+
+ReportTable bandwidthTable(const ReportData& data, int64_t experiment) {
+  ReportTable t{{"collective", "backend", "ranks", "dtype", "size", "time (µs)", "p50", "p95", "busbw (GB/s)",
+                 "of memcpy", "#wrong"},
+                "llrlrrrrrrr", {}, {}, {}};
+  for (const BandwidthRow& r : data.bandwidth) {
+    if (r.experiment != experiment) continue;
+    t.rows.push_back({r.op, r.backend, std::to_string(r.ranks), r.dtype, formatTick(r.bytes, TickFormat::kBytes),
+                      formatNumber(r.timeUs, 1), formatNumber(r.p50Us, 1), formatNumber(r.p95Us, 1),
+                      formatNumber(r.busbw, 3), percent(r.busbw / r.memcpy, 1), std::to_string(r.wrong)});
+  }
+  return t;
+}
+
+ReportTable bandwidthSummaryTable(const ReportData& data, int64_t experiment) {
+  struct Summary {
+    const BandwidthRow *smallest = nullptr, *largest = nullptr, *peak = nullptr;
+    int64_t wrong = 0;
+  };
+  std::map<std::tuple<std::string, std::string, int, std::string>, Summary> groups;
+  for (const BandwidthRow& r : data.bandwidth) {
+    if (r.experiment != experiment) continue;
+    Summary& s = groups[{r.op, r.backend, r.ranks, r.dtype}];
+    if (!s.smallest || r.bytes < s.smallest->bytes) s.smallest = &r;
+    if (!s.largest || r.bytes > s.largest->bytes) s.largest = &r;
+    if (!s.peak || r.busbw > s.peak->busbw) s.peak = &r;
+    s.wrong += r.wrong;
+  }
+  ReportTable t{{"collective", "backend", "ranks", "dtype", "smallest: time (µs)", "largest: busbw (GB/s)",
+                 "peak busbw (GB/s)", "at", "peak of memcpy", "#wrong"},
+                "llrlrrrrrr", {}, {}, {}};
+  for (const auto& [key, s] : groups) {
+    t.rows.push_back({std::get<0>(key), std::get<1>(key), std::to_string(std::get<2>(key)), std::get<3>(key),
+                      formatNumber(s.smallest->timeUs, 1), formatNumber(s.largest->busbw, 3),
+                      formatNumber(s.peak->busbw, 3), formatTick(s.peak->bytes, TickFormat::kBytes),
+                      percent(s.peak->busbw / s.peak->memcpy, 1), std::to_string(s.wrong)});
+  }
+  return t;
+}
+
+ReportTable comparisonTable(const std::vector<ComparisonRow>& rows) {
+  ReportTable t{{"configuration", "model", "ranks", "A samples/s", "B samples/s", "change", "repeat noise", "verdict",
+                 "test accuracy change"},
+                "llrrrrrlr", {}, {}, {5, 7}};
+  for (const ComparisonRow& r : rows) {
+    t.rows.push_back({r.label, r.model, std::to_string(r.world), formatNumber(r.a, 1), formatNumber(r.b, 1),
+                      formatNumber(100 * r.change, 1) + " %", formatNumber(100 * r.noise, 1) + " %", r.verdict,
+                      formatNumber(r.accuracyChange, 4)});
+    t.rowClass.push_back(r.verdict.rfind("faster", 0) == 0   ? "faster"
+                         : r.verdict.rfind("slower", 0) == 0 ? "slower"
+                                                             : "");
+  }
+  return t;
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,32 @@
+// The report's tables as plain cells, built once and drawn by either format
+// (HTML or Markdown), so a column's figure and formatting are decided in one
+// place.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report/report_data.h"
+
+namespace dtb::core {
+
+struct ReportTable {
+  std::vector<std::string> headers;
+  std::string align;                         // per column: 'l' or 'r' (Markdown's alignment row)
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> rowClass;         // per row: "" or a CSS class ("faster", "slower")
+  std::vector<size_t> classedColumns;        // the cells that carry their row's class in HTML
+};
+
+// Per configuration and world size: repeats, samples/s median and spread,
+// ms/step, speed-up, efficiency, test accuracy mean and spread, failed runs.
+ReportTable keyFigureTable(const ReportData& data, int64_t experiment, const std::string& model);
+// Every size of every sweep of the experiment.
+ReportTable bandwidthTable(const ReportData& data, int64_t experiment);
+// Per collective, backend, ranks and dtype: the smallest size's time, the
+// largest's busbw, and the peak busbw with its size.
+ReportTable bandwidthSummaryTable(const ReportData& data, int64_t experiment);
+// B against A, with the verdict as the row's class.
+ReportTable comparisonTable(const std::vector<ComparisonRow>& rows);
+
+}  // namespace dtb::core

@@ -18,6 +18,13 @@ std::string num(double v) {
   return text;
 }
 
+// The palette's i-th colour (cycled).
+const char* paletteColor(int index) {
+  static const char* kColors[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                  "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#7f7f7f"};
+  return kColors[((index % 10) + 10) % 10];
+}
+
 // A mapping from data to pixels along one axis, with its ticks.
 struct Scale {
   double low = 0, high = 1;
@@ -117,11 +124,6 @@ std::string legendEntry(int index, const std::string& name, const std::string& c
 
 }  // namespace
 
-const char* paletteColor(int index) {
-  static const char* kColors[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                                  "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#7f7f7f"};
-  return kColors[((index % 10) + 10) % 10];
-}
 
 std::string xmlEscape(const std::string& text) {
   std::string out;

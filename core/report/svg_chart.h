@@ -54,8 +54,6 @@ struct StackedBarChart {
 std::string renderLineChart(const LineChart& chart);
 std::string renderStackedBars(const StackedBarChart& chart);
 
-// The palette's i-th colour (cycled), for legends drawn outside charts.
-const char* paletteColor(int index);
 std::string xmlEscape(const std::string& text);
 // 1234567 -> "1.23M", 0.5 -> "0.5"; bytes: 4096 -> "4K"; percent: 0.8 -> "80%".
 std::string formatTick(double value, TickFormat format);

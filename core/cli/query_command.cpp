@@ -19,13 +19,20 @@ int printQuery(const std::string& db, const std::string& sql, core::ResultFormat
   }
 }
 
-// Experiments, then their runs with status and headline figures.
+// Experiments, then their runs with status and headline figures, what sets
+// each configuration apart, and the noise flags: "loaded" for a run that
+// competed for the CPU, "noisy" for a cell whose repeats disagree.
 constexpr const char* kRunsSql = R"sql(
-SELECT s.experiment_id AS exp, s.experiment, s.run_id AS run, s.cell, s.repeat, s.strategy,
+SELECT s.experiment_id AS exp, s.experiment, s.run_id AS run, s.cell, s.repeat, s.label,
        s.backend, s.model, s.world_size AS ranks, s.global_batch_size AS batch, s.status,
        ROUND(s.samples_per_s, 1) AS samples_per_s, ROUND(s.ms_per_step, 2) AS ms_per_step,
-       ROUND(s.final_test_accuracy, 4) AS test_acc, SUBSTR(s.error, 1, 60) AS error
-FROM run_summary s ORDER BY s.experiment_id, s.cell, s.repeat
+       ROUND(s.final_test_accuracy, 4) AS test_acc,
+       TRIM(CASE WHEN s.loaded THEN 'loaded(' || ROUND(s.competing_cpus, 2) || ' cpus)' ELSE '' END ||
+            CASE WHEN q.noisy THEN ' noisy' ELSE '' END) AS noise,
+       SUBSTR(s.error, 1, 60) AS error
+FROM run_summary s
+LEFT JOIN repeat_stats q ON q.experiment_id = s.experiment_id AND q.cell = s.cell
+ORDER BY s.experiment_id, s.cell, s.repeat
 )sql";
 
 }  // namespace
@@ -38,7 +45,8 @@ void addQueryCommand(CLI::App& app, GlobalOptions& global) {
   CLI::App* cmd = app.add_subcommand(
       "query",
       "Run one read-only SQL statement on a result store.\n"
-      "Views: run_summary, repeat_stats, scaling, step_breakdown, accuracy, collective_bandwidth\n"
+      "Views: run_summary, repeat_stats, scaling, step_breakdown, accuracy, loss_per_step,\n"
+      "time_to_accuracy, plugin_metrics, collective_bandwidth, memory_vs_theory, traffic_vs_theory\n"
       "(docs/sql-cookbook.md has recipes). Example:\n"
       "  dtbench query results.db \"SELECT strategy, world_size, speedup, efficiency FROM scaling\"");
   cmd->add_option("db", o->db, "The result store (SQLite file)")->required();
@@ -46,9 +54,8 @@ void addQueryCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"table", "csv", "json", "markdown"}));
   cmd->allow_extras(false);
-  cmd->callback([&global, o] {
-    global.exitCode = printQuery(o->db, o->sql, *core::parseResultFormat(o->format));
-  });
+  cmd->callback(
+      [&global, o] { global.exitCode = printQuery(o->db, o->sql, *core::parseResultFormat(o->format)); });
 }
 
 void addRunsCommand(CLI::App& app, GlobalOptions& global) {
@@ -61,7 +68,8 @@ void addRunsCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"table", "csv", "json", "markdown"}));
   cmd->allow_extras(false);
-  cmd->callback([&global, o] { global.exitCode = printQuery(o->db, kRunsSql, *core::parseResultFormat(o->format)); });
+  cmd->callback(
+      [&global, o] { global.exitCode = printQuery(o->db, kRunsSql, *core::parseResultFormat(o->format)); });
 }
 
 }  // namespace dtb::cli

@@ -80,6 +80,12 @@ dtb_status_t Communicator::barrier(dtb_request_t* out, std::string* error) {
 
 dtb_status_t Communicator::test(dtb_request_t request, int32_t* done, std::string* error) {
   const dtb_status_t status = api().test(backend_->context(), request, done);
+  if (std::this_thread::get_id() == trainingThread_) {
+    // Consecutive tests with nothing between are a blocking poll loop.
+    const int64_t now = TraceRecorder::nowNs();
+    if (lastUnfinishedTestNs_ >= 0) trainingWaitNanos_ += now - lastUnfinishedTestNs_;
+    lastUnfinishedTestNs_ = status == DTB_STATUS_OK && !*done ? now : -1;
+  }
   return status == DTB_STATUS_OK ? status : failed(status, error);
 }
 
@@ -87,8 +93,13 @@ dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::s
   const int64_t timeout = timeoutMs < 0 ? defaultTimeout_.count() : timeoutMs;
   const auto start = std::chrono::steady_clock::now();
   const dtb_status_t status = api().wait(backend_->context(), request, timeout);
-  waitNanos_ +=
+  const int64_t waited =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+  waitNanos_ += waited;
+  if (std::this_thread::get_id() == trainingThread_) {
+    trainingWaitNanos_ += waited;
+    endPolling();
+  }
   if (status != DTB_STATUS_OK) failed(status, error);
   api().request_free(backend_->context(), request);
   std::lock_guard lock(mutex_);

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "host/plugin_instance.h"
 #include "host/trace_recorder.h"
@@ -58,6 +59,22 @@ class Communicator {
   std::optional<double> busySeconds() const;
   double waitSeconds() const { return waitNanos_ / 1e9; }
 
+  // Exposed communication, as the training thread lives it: the seconds it
+  // spent inside comm_wait, and polling with comm_test (from a test that
+  // found the request unfinished to the next test, while nothing else
+  // happened between), whatever phase of the step it was in. Waits on other
+  // threads (a strategy's own communication thread) are not the training
+  // thread's: they count only where the training thread waits for that
+  // thread (finish_backward, which TrainingStep books whole). The training
+  // thread is the one that created the communicator (the worker's, or a
+  // test's rank thread).
+  double trainingWaitSeconds() const { return trainingWaitNanos_ / 1e9; }
+  // The training thread did something else (computed, returned to the
+  // model): a poll loop, if any, has ended. No effect on other threads.
+  void endPolling() {
+    if (std::this_thread::get_id() == trainingThread_) lastUnfinishedTestNs_ = -1;
+  }
+
  private:
   const dtb_backend_plugin_v1_t& api() const {
     return backend_->plugin().descriptor<dtb_backend_plugin_v1_t>();
@@ -74,7 +91,10 @@ class Communicator {
   std::atomic<uint64_t> bytes_{0};
   std::atomic<uint64_t> busBytes_{0};
   std::atomic<int64_t> waitNanos_{0};
-  std::mutex mutex_;  // outstanding_: strategies may issue from their own threads
+  const std::thread::id trainingThread_ = std::this_thread::get_id();
+  std::atomic<int64_t> trainingWaitNanos_{0};
+  int64_t lastUnfinishedTestNs_ = -1;  // the training thread's last test that found work in flight
+  std::mutex mutex_;                   // outstanding_: strategies may issue from their own threads
   // In flight: what each request is and when it started (for the trace).
   struct InFlight {
     const char* op;

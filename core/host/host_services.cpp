@@ -230,6 +230,7 @@ void HostServices::installOptimizer() {
                            uint32_t) {
     HostServices& h = self(ctx);
     if (!h.optimizer_) return unbound(ctx, "optim_update");
+    if (h.communicator_) h.communicator_->endPolling();  // the training thread computes: no poll loop
     if (param->dtype != DTB_DTYPE_F32 || grad->dtype != DTB_DTYPE_F32 || param->count != grad->count ||
         param->device.type != DTB_DEVICE_HOST) {
       setErrorThunk(ctx, "optim_update: param and grad must be f32 host tensors of equal count");
@@ -255,6 +256,11 @@ std::optional<std::string> HostServices::takeError() {
 std::map<std::string, double> HostServices::metrics() const {
   std::lock_guard lock(mutex_);
   return metrics_;
+}
+
+std::map<std::string, double> HostServices::takeMetrics() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(metrics_, {});
 }
 
 std::vector<HostServices::PluginEvent> HostServices::events() const {

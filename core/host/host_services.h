@@ -58,6 +58,8 @@ class HostServices {
     std::string kind, detail;
   };
   std::map<std::string, double> metrics() const;
+  // The metrics added since the last take (one step's); clears them.
+  std::map<std::string, double> takeMetrics();
   std::vector<PluginEvent> events() const;
   // The events reported since the last take; clears them.
   std::vector<PluginEvent> takeEvents();

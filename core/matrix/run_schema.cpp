@@ -3,8 +3,8 @@
 namespace dtb::core {
 namespace {
 
-ParamSpec spec(const char* name, dtb_param_type_t type, std::optional<ParamValue> value,
-               const char* doc, std::optional<double> min = {}, std::optional<double> max = {},
+ParamSpec spec(const char* name, dtb_param_type_t type, std::optional<ParamValue> value, const char* doc,
+               std::optional<double> min = {}, std::optional<double> max = {},
                std::vector<std::string> choices = {}) {
   return ParamSpec{name, type, std::move(value), doc, min, max, std::move(choices)};
 }
@@ -41,8 +41,8 @@ std::vector<ParamSpec> makeSchema() {
            "Stop an epoch after this many steps; 0 runs the whole split", 0.0),
       spec("optimizer", DTB_PARAM_STRING, S("sgd"), "Optimizer", {}, {}, {"sgd", "adam", "adamw"}),
       spec("lr", DTB_PARAM_FLOAT, 0.01, "Base learning rate (before scaling)", 0.0),
-      spec("lr_scaling", DTB_PARAM_STRING, S("none"),
-           "linear multiplies lr by world_size (Goyal et al.)", {}, {}, {"none", "linear"}),
+      spec("lr_scaling", DTB_PARAM_STRING, S("none"), "linear multiplies lr by world_size (Goyal et al.)", {},
+           {}, {"none", "linear"}),
       spec("schedule", DTB_PARAM_STRING, S("constant"), "Learning-rate schedule", {}, {},
            {"constant", "step", "cosine", "exponential"}),
       spec("warmup_epochs", DTB_PARAM_INT, int64_t{0}, "Linear warm-up epochs", 0.0),
@@ -62,6 +62,8 @@ std::vector<ParamSpec> makeSchema() {
       spec("collective_timeout_s", DTB_PARAM_FLOAT, 60.0,
            "Bound on every collective and wait; a rank past it fails the run", 0.001),
       spec("trace", DTB_PARAM_BOOL, false, "Write a Chrome trace per rank"),
+      spec("step_records", DTB_PARAM_BOOL, true,
+           "Store every step of every rank (the step and step_metric tables); false keeps epochs only"),
   };
 }
 
@@ -73,8 +75,10 @@ const std::vector<ParamSpec>& runSchema() {
 }
 
 const ParamSpec* findDerivedKey(const std::string& key) {
-  static const ParamSpec globalBatch{kGlobalBatchKey, DTB_PARAM_INT, {}, "batch_size x world_size", {}, {}, {}};
-  static const ParamSpec effectiveLr{kEffectiveLrKey, DTB_PARAM_FLOAT, {}, "lr after linear scaling", {}, {}, {}};
+  static const ParamSpec globalBatch{
+      kGlobalBatchKey, DTB_PARAM_INT, {}, "batch_size x world_size", {}, {}, {}};
+  static const ParamSpec effectiveLr{
+      kEffectiveLrKey, DTB_PARAM_FLOAT, {}, "lr after linear scaling", {}, {}, {}};
   if (key == kGlobalBatchKey) return &globalBatch;
   if (key == kEffectiveLrKey) return &effectiveLr;
   return nullptr;

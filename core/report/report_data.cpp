@@ -3,28 +3,10 @@
 #include <algorithm>
 #include <set>
 
+#include "matrix/config_label.h"
+
 namespace dtb::core {
 namespace {
-
-// Keys that never tell configurations apart in a label: the model is the
-// chart's, the dataset goes with it, world size and what derives from it are
-// the x axis.
-bool labelWorthy(const std::string& key) {
-  static const std::set<std::string> kSkip = {"model", "dataset", "strategy", "world_size", "global_batch_size",
-                                              "lr_effective"};
-  return !kSkip.count(key) && key.rfind("model.", 0) != 0 && key.rfind("dataset.", 0) != 0;
-}
-
-// "strategy.bucketed.bucket_cap_mb" -> "bucket_cap_mb"; "backend" stays.
-std::string shortKey(const std::string& key) {
-  const size_t last = key.rfind('.');
-  return last == std::string::npos ? key : key.substr(last + 1);
-}
-
-std::string unquote(const std::string& value) {
-  if (value.size() >= 2 && value.front() == '"' && value.back() == '"') return value.substr(1, value.size() - 2);
-  return value;
-}
 
 // Labels: within each (experiment, model), the strategy, then every
 // parameter whose value is not the same in all configurations.
@@ -49,38 +31,18 @@ void labelConfigs(const QueryResult& rows, ReportData& data) {
       raw.strategy = r.text("strategy");
       raws.push_back(raw);
     }
-    raws[it->second].params[r.text("key")] = unquote(r.text("value"));
+    raws[it->second].params[r.text("key")] = r.text("value");
   }
   std::map<std::pair<int64_t, std::string>, std::vector<Raw*>> byModel;
   for (Raw& raw : raws) byModel[{raw.config.experiment, raw.config.model}].push_back(&raw);
   for (auto& [group, members] : byModel) {
-    std::set<std::string> keys;
-    for (const Raw* m : members) {
-      for (const auto& [k, v] : m->params) keys.insert(k);
-    }
-    std::vector<std::string> varying;
-    for (const std::string& k : keys) {
-      if (!labelWorthy(k)) continue;
-      std::set<std::string> values;
-      for (const Raw* m : members) {
-        auto it = m->params.find(k);
-        if (it != m->params.end()) values.insert(it->second);
-      }
-      // A plugin's own parameter varies when its configurations disagree; a
-      // parameter only some configurations have (another strategy's) does not.
-      if (values.size() > 1) varying.push_back(k);
-    }
-    int color = 0;
-    for (Raw* m : members) {
-      std::string label = m->strategy;
-      for (const std::string& k : varying) {
-        auto it = m->params.find(k);
-        if (it == m->params.end()) continue;
-        label += k == "backend" || k == "launcher" ? " " + it->second : " " + shortKey(k) + "=" + it->second;
-      }
-      m->config.label = label;
-      m->config.color = color++;
-      data.configs.push_back(m->config);
+    std::vector<LabelInput> inputs;
+    for (const Raw* m : members) inputs.push_back({m->strategy, m->config.model, m->params});
+    const std::vector<std::string> labels = labelConfigurations(inputs, false);
+    for (size_t i = 0; i < members.size(); ++i) {
+      members[i]->config.label = labels[i];
+      members[i]->config.color = static_cast<int>(i);
+      data.configs.push_back(members[i]->config);
     }
   }
 }
@@ -106,7 +68,8 @@ const ReportConfig* ReportData::config(int64_t experiment, const std::string& ke
 std::vector<std::string> ReportData::models(int64_t experiment) const {
   std::vector<std::string> out;
   for (const ReportConfig& c : configs) {
-    if (c.experiment == experiment && std::find(out.begin(), out.end(), c.model) == out.end()) out.push_back(c.model);
+    if (c.experiment == experiment && std::find(out.begin(), out.end(), c.model) == out.end())
+      out.push_back(c.model);
   }
   return out;
 }
@@ -117,11 +80,11 @@ ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& 
   const QueryResult exps = queries.run("experiments", which);
   for (size_t i = 0; i < exps.rows.size(); ++i) {
     RowView r(exps, i);
-    data.experiments.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("name"),
-                                r.text("description"), r.text("created_at"), r.text("host"), r.text("matrix_path"),
-                                r.text("dtbench_version"), static_cast<int64_t>(r.numberOr("runs", 0)),
-                                static_cast<int64_t>(r.numberOr("ok", 0)), static_cast<int64_t>(r.numberOr("failed", 0)),
-                                static_cast<int64_t>(r.numberOr("sweeps", 0))});
+    data.experiments.push_back(
+        {static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("name"), r.text("description"),
+         r.text("created_at"), r.text("host"), r.text("matrix_path"), r.text("dtbench_version"),
+         static_cast<int64_t>(r.numberOr("runs", 0)), static_cast<int64_t>(r.numberOr("ok", 0)),
+         static_cast<int64_t>(r.numberOr("failed", 0)), static_cast<int64_t>(r.numberOr("sweeps", 0))});
   }
   labelConfigs(queries.run("configs", which), data);
   auto each = [&](const std::string& name, auto&& add) {
@@ -153,11 +116,11 @@ ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& 
                            r.numberOr("optimizer_mb", NAN), r.numberOr("buffer_mb", NAN)});
   });
   each("bandwidth", [&](const RowView& r) {
-    data.bandwidth.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("backend"), r.text("op"),
-                              r.text("dtype"), integer(r, "ranks"), r.numberOr("bytes", 0),
-                              r.numberOr("busbw_gbps", NAN), r.numberOr("time_us", NAN), r.numberOr("p50_us", NAN),
-                              r.numberOr("p95_us", NAN), r.numberOr("memcpy_gbps", NAN),
-                              static_cast<int64_t>(r.numberOr("wrong", 0))});
+    data.bandwidth.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("backend"),
+                              r.text("op"), r.text("dtype"), integer(r, "ranks"), r.numberOr("bytes", 0),
+                              r.numberOr("busbw_gbps", NAN), r.numberOr("time_us", NAN),
+                              r.numberOr("p50_us", NAN), r.numberOr("p95_us", NAN),
+                              r.numberOr("memcpy_gbps", NAN), static_cast<int64_t>(r.numberOr("wrong", 0))});
   });
   each("key_figures", [&](const RowView& r) {
     data.keyFigures.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("config_key"),

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
@@ -42,11 +43,11 @@ RecordWriter::~RecordWriter() {
   if (out_) std::fclose(out_);
 }
 
-void RecordWriter::line(const std::string& text) {
+void RecordWriter::line(const std::string& text, bool flush) {
   if (!out_) return;
   std::fputs(text.c_str(), out_);
   std::fputc('\n', out_);
-  std::fflush(out_);  // records are few and small; the coordinator wants them now
+  if (flush) std::fflush(out_);  // the coordinator wants it now
 }
 
 void RecordWriter::progress(int epoch, int64_t step, int64_t steps, double samplesPerSecond) {
@@ -61,6 +62,27 @@ void RecordWriter::epoch(const EpochRecord& e) {
        number(e.trainLoss) + " " + number(e.trainAccuracy) + " " + number(e.testLoss) + " " +
        number(e.testAccuracy) + " " + std::to_string(e.bytesSent.value_or(0)) + " " +
        std::to_string(e.collectives.value_or(0)) + " " + number(e.stepBusBytes) + " " + number(e.commTotalS));
+}
+
+void RecordWriter::step(const StepRecord& s) {
+  line("step " + std::to_string(s.rank) + " " + std::to_string(s.step) + " " + std::to_string(s.epoch) + " " +
+           number(s.seconds) + " " + number(s.dataS) + " " + number(s.forwardS) + " " + number(s.backwardS) +
+           " " + number(s.commExposedS) + " " + number(s.optimizerS) + " " + number(s.loss) + " " +
+           std::to_string(s.bytesSent.value_or(0)) + " " + std::to_string(s.collectives.value_or(0)) + " " +
+           std::to_string(s.samples.value_or(0)) + " " + number(s.commTotalS) + " " + number(s.busBytes) +
+           " " + number(s.forwardWaitS) + " " + number(s.backwardWaitS) + " " + number(s.optimizerWaitS),
+       false);
+}
+
+// Names are one word on the line: a plugin's spaces become underscores.
+void RecordWriter::metric(const MetricRecord& m) {
+  std::string name = m.name.empty() ? "unnamed" : m.name;
+  for (char& c : name) {
+    if (std::isspace(static_cast<unsigned char>(c))) c = '_';
+  }
+  line("metric " + std::to_string(m.rank) + " " + std::to_string(m.step) + " " + m.plugin + " " + name + " " +
+           number(m.value),
+       false);
 }
 
 void RecordWriter::memory(const MemoryRecord& m) {
@@ -79,9 +101,9 @@ void RecordWriter::error(int rank, bool peerFailure, const std::string& message)
 }
 
 void RecordWriter::collective(const CollectiveRecord& c) {
-  line("collective " + std::to_string(c.rank) + " " + c.op + " " + c.dtype + " " + std::to_string(c.bytes) + " " +
-       std::to_string(c.iterations) + " " + number(c.timeS) + " " + number(c.p50S) + " " + number(c.p95S) + " " +
-       std::to_string(c.wrong));
+  line("collective " + std::to_string(c.rank) + " " + c.op + " " + c.dtype + " " + std::to_string(c.bytes) +
+       " " + std::to_string(c.iterations) + " " + number(c.timeS) + " " + number(c.p50S) + " " +
+       number(c.p95S) + " " + std::to_string(c.wrong));
 }
 
 void RecordWriter::reference(const BandwidthReferenceRecord& b) {
@@ -121,6 +143,32 @@ std::optional<Record> parseRecord(const std::string& text) {
       e.collectives = collectives;
       e.stepBusBytes = optionalNumber(in);
       e.commTotalS = optionalNumber(in);
+    } else if (kind == "step") {
+      r.kind = Record::Kind::kStep;
+      StepRecord& s = r.stepRecord;
+      in >> s.rank >> s.step >> s.epoch;
+      s.seconds = optionalNumber(in).value_or(0);
+      s.dataS = optionalNumber(in);
+      s.forwardS = optionalNumber(in);
+      s.backwardS = optionalNumber(in);
+      s.commExposedS = optionalNumber(in);
+      s.optimizerS = optionalNumber(in);
+      s.loss = optionalNumber(in);
+      int64_t bytes = 0, collectives = 0, samples = 0;
+      in >> bytes >> collectives >> samples;
+      s.bytesSent = bytes;
+      s.collectives = collectives;
+      s.samples = samples;
+      s.commTotalS = optionalNumber(in);
+      s.busBytes = optionalNumber(in);
+      s.forwardWaitS = optionalNumber(in);
+      s.backwardWaitS = optionalNumber(in);
+      s.optimizerWaitS = optionalNumber(in);
+    } else if (kind == "metric") {
+      r.kind = Record::Kind::kMetric;
+      MetricRecord& m = r.metricRecord;
+      in >> m.rank >> m.step >> m.plugin >> m.name;
+      m.value = optionalNumber(in).value_or(NAN);
     } else if (kind == "memory") {
       r.kind = Record::Kind::kMemory;
       int64_t p = 0, g = 0, o = 0, b = 0, rss = 0;

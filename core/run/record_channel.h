@@ -4,6 +4,10 @@
 //   epoch <epoch> <steps> <samples> <seconds> <data> <forward> <backward>
 //         <comm_exposed> <optimizer> <train_loss> <train_acc> <test_loss>
 //         <test_acc> <bytes> <collectives> <step_bus_bytes> <comm_total>
+//   step <rank> <step> <epoch> <seconds> <data> <forward> <backward>
+//        <comm_exposed> <optimizer> <loss> <bytes> <collectives> <samples>
+//        <comm_total> <bus_bytes> <forward_wait> <backward_wait> <optimizer_wait>
+//   metric <rank> <step> <plugin kind> <name> <value>
 //   memory <rank> <params> <grads> <optimizer> <buffers> <peak_rss>
 //          <param_elements> <state_floats>
 //   event <rank> <at_s> <kind> <detail...>
@@ -15,7 +19,9 @@
 //   done <rank>
 //
 // Numbers in C locale; "nan" for an unknown value. The coordinator is the
-// only writer of the database; workers never open it.
+// only writer of the database; workers never open it. Step and metric lines,
+// many and small, are not flushed one by one: they leave with the next
+// record that is (progress, epoch, ...) or when the buffer fills.
 #pragma once
 
 #include <cstdio>
@@ -35,6 +41,8 @@ class RecordWriter {
 
   void progress(int epoch, int64_t step, int64_t steps, double samplesPerSecond);
   void epoch(const EpochRecord& e);
+  void step(const StepRecord& s);
+  void metric(const MetricRecord& m);
   void memory(const MemoryRecord& m);
   void event(int rank, double atS, const std::string& kind, const std::string& detail);
   void collective(const CollectiveRecord& c);
@@ -43,17 +51,30 @@ class RecordWriter {
   void done(int rank);
 
  private:
-  void line(const std::string& text);
+  void line(const std::string& text, bool flush = true);
   std::FILE* out_ = nullptr;
 };
 
 // One parsed line.
 struct Record {
-  enum class Kind { kProgress, kEpoch, kMemory, kEvent, kCollective, kReference, kError, kDone } kind;
+  enum class Kind {
+    kProgress,
+    kEpoch,
+    kStep,
+    kMetric,
+    kMemory,
+    kEvent,
+    kCollective,
+    kReference,
+    kError,
+    kDone
+  } kind;
   int epoch = 0;
   int64_t step = 0, steps = 0;
   double samplesPerSecond = 0;
   EpochRecord epochRecord;
+  StepRecord stepRecord;
+  MetricRecord metricRecord;
   MemoryRecord memoryRecord;
   EventRecord eventRecord;
   CollectiveRecord collectiveRecord;

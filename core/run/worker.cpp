@@ -109,7 +109,7 @@ class Worker {
       comm_->traceTo(trace_.get());
       strategy_->services().traceTo(trace_.get());
     }
-    TrainingStep step(*model_, *strategy_, optimizer);
+    TrainingStep step(*model_, *strategy_, optimizer, comm_.get());
     const int64_t maxSteps = cell.integer("max_steps_per_epoch");
     const int64_t stepsPerEpoch = [&] {
       const int64_t all = static_cast<int64_t>(train.batchesPerEpoch()) / accumulation;
@@ -119,40 +119,27 @@ class Worker {
       throw std::runtime_error(
           "an epoch has no full step: the dataset is too small for batch_size x accumulation_steps x "
           "world_size");
+    const bool stepRecords = cell.flag("step_records");
     uint64_t optimizerSteps = 0;
     for (int64_t epoch = 0; epoch < epochs; ++epoch) {
       modelApi.set_mode(model_->context(), DTB_MODE_TRAIN);
       train.startEpoch(static_cast<uint64_t>(epoch));
       const double dataBefore = train.waitSeconds();
       const auto epochStart = Clock::now();
-      StepTiming sum;
+      StepRecord sum;  // the epoch's phases, summed over its steps
       double lossSum = 0, correct = 0, samples = 0;
-      double stepBusBytes = 0;  // moved by the strategy inside training steps
-      double commTotalS = 0;    // the backend's busy time inside training steps, overlapped or not
       auto lastProgress = Clock::now();
       for (int64_t s = 0; s < stepsPerEpoch; ++s) {
         optimizer.setLearningRate(schedule.at(epoch, s, stepsPerEpoch));
-        for (uint32_t micro = 0; micro < accumulation; ++micro) {
-          const int64_t dataBegin = TraceRecorder::nowNs();
-          std::optional<Batch> b = train.next();
-          if (!b) throw std::runtime_error("the data loader ran out of batches mid-epoch");
-          dtb_batch_t view = batchView(*b, info);
-          dtb_step_info_t stepInfo{sizeof(dtb_step_info_t), optimizerSteps, static_cast<uint32_t>(epoch),
-                                   micro, accumulation};
-          const uint64_t busBefore = comm_->busBytes();
-          const std::optional<double> busyBefore = comm_->busySeconds();
-          const int64_t stepBegin = TraceRecorder::nowNs();
-          const StepResult result = step.run(view, stepInfo);
-          if (trace_) traceStep(dataBegin, stepBegin, result.timing);
-          stepBusBytes += static_cast<double>(comm_->busBytes() - busBefore);
-          if (busyBefore) commTotalS += comm_->busySeconds().value_or(*busyBefore) - *busyBefore;
-          sum.forwardS += result.timing.forwardS;
-          sum.backwardS += result.timing.backwardS;
-          sum.commExposedS += result.timing.commExposedS;
-          sum.optimizerS += result.timing.optimizerS;
-          lossSum += result.loss * b->size;
-          correct += result.correct;
-          samples += b->size;
+        StepRecord record =
+            measureStep(step, train, info, optimizerSteps, static_cast<uint32_t>(epoch), accumulation);
+        lossSum += *record.loss * static_cast<double>(*record.samples);
+        correct += record.correct;
+        samples += static_cast<double>(*record.samples);
+        addPhases(sum, record);
+        if (stepRecords) {
+          records_.step(record);
+          for (const MetricRecord& m : takeMetrics(record.step)) records_.metric(m);
         }
         ++optimizerSteps;
         if (rank_ == 0 && since(lastProgress) > 1.0) {
@@ -163,10 +150,10 @@ class Worker {
       }
       const double seconds = since(epochStart);
       // Mean phase times over ranks; sums of loss and counts.
-      std::vector<double> phases = {seconds,          train.waitSeconds() - dataBefore,
-                                    sum.forwardS,     sum.backwardS,
-                                    sum.commExposedS, sum.optimizerS,
-                                    commTotalS};
+      std::vector<double> phases = {seconds,           train.waitSeconds() - dataBefore,
+                                    *sum.forwardS,     *sum.backwardS,
+                                    *sum.commExposedS, *sum.optimizerS,
+                                    *sum.commTotalS};
       allreduceDoubles(*comm_, phases, DTB_REDUCE_AVG);
       std::vector<double> totals = {lossSum, correct, samples};
       allreduceDoubles(*comm_, totals, DTB_REDUCE_SUM);
@@ -189,7 +176,7 @@ class Worker {
         e.testAccuracy = testAccuracy;
         e.bytesSent = static_cast<int64_t>(comm_->bytes());
         e.collectives = static_cast<int64_t>(comm_->collectives());
-        e.stepBusBytes = stepBusBytes / static_cast<double>(stepsPerEpoch);
+        e.stepBusBytes = *sum.busBytes / static_cast<double>(stepsPerEpoch);
         records_.epoch(e);
       }
       forwardPluginEvents();
@@ -201,6 +188,84 @@ class Worker {
   }
 
  private:
+  // One optimizer step (its micro-batches) of this rank, timed phase by
+  // phase from the moment it asks the loader for data.
+  StepRecord measureStep(TrainingStep& step, DataLoader& train, const dtb_dataset_info_t& info,
+                         uint64_t optimizerStep, uint32_t epoch, uint32_t accumulation) {
+    StepRecord r;
+    r.rank = rank_;
+    r.step = static_cast<int64_t>(optimizerStep);
+    r.epoch = static_cast<int>(epoch + 1);
+    r.forwardS = r.backwardS = r.commExposedS = r.optimizerS = 0.0;
+    r.forwardWaitS = r.backwardWaitS = r.optimizerWaitS = 0.0;
+    takeMetrics(r.step);  // what came between steps (evaluation's gathers) is no step's
+    const int64_t begin = TraceRecorder::nowNs();
+    const double dataBefore = train.waitSeconds();
+    const uint64_t busBefore = comm_->busBytes(), bytesBefore = comm_->bytes();
+    const uint64_t collectivesBefore = comm_->collectives();
+    const std::optional<double> busyBefore = comm_->busySeconds();
+    double lossSum = 0;
+    int64_t samples = 0;
+    for (uint32_t micro = 0; micro < accumulation; ++micro) {
+      const int64_t dataBegin = TraceRecorder::nowNs();
+      std::optional<Batch> b = train.next();
+      if (!b) throw std::runtime_error("the data loader ran out of batches mid-epoch");
+      dtb_batch_t view = batchView(*b, info);
+      dtb_step_info_t stepInfo{sizeof(dtb_step_info_t), optimizerStep, epoch, micro, accumulation};
+      const int64_t stepBegin = TraceRecorder::nowNs();
+      const StepResult result = step.run(view, stepInfo);
+      if (trace_) traceStep(dataBegin, stepBegin, result.timing);
+      const StepTiming& t = result.timing;
+      *r.forwardS += t.forwardS;
+      *r.backwardS += t.backwardS;
+      *r.commExposedS += t.commExposedS;
+      *r.optimizerS += t.optimizerS;
+      *r.forwardWaitS += t.forwardWaitS;
+      *r.backwardWaitS += t.backwardWaitS;
+      *r.optimizerWaitS += t.optimizerWaitS;
+      lossSum += result.loss * b->size;
+      r.correct += result.correct;
+      samples += b->size;
+    }
+    r.seconds = static_cast<double>(TraceRecorder::nowNs() - begin) / 1e9;
+    r.dataS = train.waitSeconds() - dataBefore;
+    r.loss = samples > 0 ? lossSum / static_cast<double>(samples) : NAN;
+    r.samples = samples;
+    r.bytesSent = static_cast<int64_t>(comm_->bytes() - bytesBefore);
+    r.collectives = static_cast<int64_t>(comm_->collectives() - collectivesBefore);
+    r.busBytes = static_cast<double>(comm_->busBytes() - busBefore);
+    // The backend's busy time, overlapped or not; 0 where it does not count it.
+    if (busyBefore) r.commTotalS = comm_->busySeconds().value_or(*busyBefore) - *busyBefore;
+    return r;
+  }
+
+  static void addPhases(StepRecord& sum, const StepRecord& step) {
+    auto add = [](std::optional<double>& total, const std::optional<double>& v) {
+      total = total.value_or(0) + v.value_or(0);
+    };
+    add(sum.forwardS, step.forwardS);
+    add(sum.backwardS, step.backwardS);
+    add(sum.commExposedS, step.commExposedS);
+    add(sum.optimizerS, step.optimizerS);
+    add(sum.commTotalS, step.commTotalS);
+    add(sum.busBytes, step.busBytes);
+  }
+
+  // What the plugins added with host->metric_add since the last take.
+  std::vector<MetricRecord> takeMetrics(int64_t step) {
+    std::vector<MetricRecord> out;
+    const std::pair<const char*, PluginInstance*> plugins[] = {{"strategy", strategy_.get()},
+                                                               {"backend", &comm_->backend()},
+                                                               {"model", model_.get()},
+                                                               {"dataset", dataset_.get()}};
+    for (const auto& [kind, plugin] : plugins) {
+      for (const auto& [name, value] : plugin->services().takeMetrics()) {
+        out.push_back({0, rank_, step, kind, name, value});
+      }
+    }
+    return out;
+  }
+
   uint64_t splitSize(uint32_t split) {
     dtb_split_info_t s{};
     s.struct_size = sizeof(s);

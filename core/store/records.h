@@ -24,14 +24,29 @@ struct EpochRecord {
   std::optional<double> stepBusBytes;  // per training step, nccl-tests' bus bytes
 };
 
+// One optimizer step of one rank (all its micro-batches).
 struct StepRecord {
   int64_t runId = 0;
   int rank = 0;
-  int64_t step = 0;
-  int epoch = 0;
+  int64_t step = 0;  // 0-based optimizer step of the run
+  int epoch = 0;     // 1-based
   double seconds = 0;
   std::optional<double> dataS, forwardS, backwardS, commExposedS, optimizerS, loss;
-  std::optional<int64_t> bytesSent, collectives;
+  std::optional<int64_t> bytesSent, collectives;  // this step's, per rank
+  std::optional<int64_t> samples;
+  std::optional<double> commTotalS, busBytes;
+  std::optional<double> forwardWaitS, backwardWaitS, optimizerWaitS;  // parts of commExposedS
+  int64_t correct = 0;  // not stored: summed into the epoch's train accuracy
+};
+
+// What a plugin added with host->metric_add during one step, by name.
+struct MetricRecord {
+  int64_t runId = 0;
+  int rank = 0;
+  int64_t step = 0;
+  std::string plugin;  // strategy, backend, model, dataset
+  std::string name;
+  double value = 0;
 };
 
 struct CollectiveRecord {
@@ -69,6 +84,15 @@ struct MemoryRecord {
   std::optional<int64_t> paramElements, stateFloats;
 };
 
+// The machine while one run ran, as the coordinator saw it in /proc.
+struct MachineLoadRecord {
+  int cpus = 0;
+  std::optional<double> competingCpus;  // cores other processes kept busy, on average
+  std::optional<double> stealShare;     // share of CPU time the hypervisor took
+  std::optional<double> loadAverage;    // 1-minute load average at the end
+  bool loaded = false;                  // past the thresholds: the run's figures are suspect
+};
+
 struct PluginLoadRecord {
   std::string kind, name, version, abi, path;
 };
@@ -77,14 +101,15 @@ struct PluginLoadRecord {
 struct RecordBatch {
   std::vector<EpochRecord> epochs;
   std::vector<StepRecord> steps;
+  std::vector<MetricRecord> metrics;
   std::vector<CollectiveRecord> collectives;
   std::vector<BandwidthReferenceRecord> references;
   std::vector<EventRecord> events;
   std::vector<MemoryRecord> memory;
 
   bool empty() const {
-    return epochs.empty() && steps.empty() && collectives.empty() && references.empty() && events.empty() &&
-           memory.empty();
+    return epochs.empty() && steps.empty() && metrics.empty() && collectives.empty() && references.empty() &&
+           events.empty() && memory.empty();
   }
 };
 

@@ -1,6 +1,7 @@
 #include "store/result_format.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -22,11 +23,21 @@ std::string jsonString(const std::string& text) {
   std::string out = "\"";
   for (unsigned char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           char escaped[8];
@@ -97,7 +108,8 @@ std::string aligned(const QueryResult& r, bool markdown) {
   }
   out += line(rule);
   for (const auto& row : cells) out += line(row);
-  if (!markdown) out += "(" + std::to_string(r.rows.size()) + " row" + (r.rows.size() == 1 ? "" : "s") + ")\n";
+  if (!markdown)
+    out += "(" + std::to_string(r.rows.size()) + " row" + (r.rows.size() == 1 ? "" : "s") + ")\n";
   return out;
 }
 
@@ -116,7 +128,13 @@ std::string sqlValueText(const SqlValue& value, bool fullPrecision) {
   if (const auto* i = std::get_if<int64_t>(&value)) return std::to_string(*i);
   if (const auto* d = std::get_if<double>(&value)) {
     char text[40];
-    std::snprintf(text, sizeof(text), fullPrecision ? "%.17g" : "%.6g", *d);
+    if (fullPrecision) {
+      // The shortest text that reads back as the same double: 0.4, not
+      // 0.40000000000000002, and still exact.
+      const auto [end, error] = std::to_chars(text, text + sizeof(text), *d);
+      return error == std::errc() ? std::string(text, end) : std::string("nan");
+    }
+    std::snprintf(text, sizeof(text), "%.6g", *d);
     return text;
   }
   return std::get<std::string>(value);
@@ -124,8 +142,10 @@ std::string sqlValueText(const SqlValue& value, bool fullPrecision) {
 
 std::string formatResult(const QueryResult& r, ResultFormat format) {
   switch (format) {
-    case ResultFormat::kTable: return aligned(r, false);
-    case ResultFormat::kMarkdown: return aligned(r, true);
+    case ResultFormat::kTable:
+      return aligned(r, false);
+    case ResultFormat::kMarkdown:
+      return aligned(r, true);
     case ResultFormat::kCsv: {
       std::string out;
       for (size_t i = 0; i < r.columns.size(); ++i) out += (i ? "," : "") + csvField(r.columns[i]);

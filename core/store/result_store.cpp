@@ -123,16 +123,16 @@ int64_t ResultStore::addExperiment(const ExperimentInfo& info) {
   return db_.lastInsertId();
 }
 
-int64_t ResultStore::addRun(int64_t experimentId, const Cell& cell, int repeat) {
+int64_t ResultStore::addRun(int64_t experimentId, const Cell& cell, int repeat, const std::string& label) {
   Transaction tx(db_);
   Statement insert = db_.prepare(
       "INSERT INTO run (experiment_id, cell, repeat, config_key, model, dataset, strategy, backend, "
-      "world_size, batch_size, global_batch_size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "world_size, batch_size, global_batch_size, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   insert.bind(1, experimentId).bind(2, int64_t{cell.index}).bind(3, int64_t{repeat});
   insert.bind(4, cell.configKey()).bind(5, cell.text("model")).bind(6, cell.text("dataset"));
   insert.bind(7, cell.text("strategy")).bind(8, cell.text("backend"));
   insert.bind(9, cell.integer("world_size")).bind(10, cell.integer("batch_size"));
-  insert.bind(11, cell.integer(kGlobalBatchKey));
+  insert.bind(11, cell.integer(kGlobalBatchKey)).bind(12, label.empty() ? cell.text("strategy") : label);
   insert.run();
   const int64_t runId = db_.lastInsertId();
   Statement param = db_.prepare("INSERT INTO run_param (run_id, key, value, value_num) VALUES (?, ?, ?, ?)");
@@ -177,6 +177,13 @@ void ResultStore::finishRun(int64_t runId, RunStatus status, const std::string& 
   update.bind(3, utcNow()).bind(4, runId).run();
 }
 
+void ResultStore::recordLoad(int64_t runId, const MachineLoadRecord& load) {
+  Statement update = db_.prepare(
+      "UPDATE run SET cpus = ?, competing_cpus = ?, steal_share = ?, load_avg = ?, loaded = ? WHERE id = ?");
+  update.bind(1, int64_t{load.cpus}).bind(2, optional(load.competingCpus)).bind(3, optional(load.stealShare));
+  update.bind(4, optional(load.loadAverage)).bind(5, int64_t{load.loaded ? 1 : 0}).bind(6, runId).run();
+}
+
 void ResultStore::write(const RecordBatch& batch) {
   if (batch.empty()) return;
   Transaction tx(db_);
@@ -200,8 +207,9 @@ void ResultStore::write(const RecordBatch& batch) {
   if (!batch.steps.empty()) {
     Statement s = db_.prepare(
         "INSERT OR REPLACE INTO step (run_id, rank, step, epoch, seconds, data_s, forward_s, backward_s, "
-        "comm_exposed_s, optimizer_s, loss, bytes_sent, collectives) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-        "?, ?, ?)");
+        "comm_exposed_s, optimizer_s, loss, bytes_sent, collectives, samples, comm_total_s, bus_bytes, "
+        "forward_wait_s, backward_wait_s, optimizer_wait_s) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const StepRecord& r : batch.steps) {
       s.bind(1, r.runId)
           .bind(2, int64_t{r.rank})
@@ -210,8 +218,19 @@ void ResultStore::write(const RecordBatch& batch) {
           .bind(5, r.seconds);
       s.bind(6, optional(r.dataS)).bind(7, optional(r.forwardS)).bind(8, optional(r.backwardS));
       s.bind(9, optional(r.commExposedS)).bind(10, optional(r.optimizerS)).bind(11, optional(r.loss));
-      s.bind(12, optional(r.bytesSent)).bind(13, optional(r.collectives));
+      s.bind(12, optional(r.bytesSent)).bind(13, optional(r.collectives)).bind(14, optional(r.samples));
+      s.bind(15, optional(r.commTotalS)).bind(16, optional(r.busBytes)).bind(17, optional(r.forwardWaitS));
+      s.bind(18, optional(r.backwardWaitS)).bind(19, optional(r.optimizerWaitS));
       s.run();
+    }
+  }
+  if (!batch.metrics.empty()) {
+    Statement s = db_.prepare(
+        "INSERT INTO step_metric (run_id, rank, step, plugin, name, value) VALUES (?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT DO UPDATE SET value = value + excluded.value");
+    for (const MetricRecord& m : batch.metrics) {
+      s.bind(1, m.runId).bind(2, int64_t{m.rank}).bind(3, m.step).bind(4, m.plugin).bind(5, m.name);
+      s.bind(6, m.value).run();
     }
   }
   if (!batch.collectives.empty()) {
@@ -225,8 +244,8 @@ void ResultStore::write(const RecordBatch& batch) {
     }
   }
   if (!batch.references.empty()) {
-    Statement s =
-        db_.prepare("INSERT OR REPLACE INTO bandwidth_reference (run_id, name, bytes, gbps) VALUES (?, ?, ?, ?)");
+    Statement s = db_.prepare(
+        "INSERT OR REPLACE INTO bandwidth_reference (run_id, name, bytes, gbps) VALUES (?, ?, ?, ?)");
     for (const BandwidthReferenceRecord& b : batch.references) {
       s.bind(1, b.runId).bind(2, b.name).bind(3, b.bytes).bind(4, b.gbps).run();
     }

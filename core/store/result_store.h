@@ -37,12 +37,15 @@ class ResultStore {
   static int schemaVersion();  // the version this binary writes
 
   int64_t addExperiment(const ExperimentInfo& info);
-  // A pending run of `cell`, with every value of the cell as run_param rows.
-  int64_t addRun(int64_t experimentId, const Cell& cell, int repeat);
+  // A pending run of `cell`, with every value of the cell as run_param rows
+  // and `label`, what sets its configuration apart ("" : the strategy).
+  int64_t addRun(int64_t experimentId, const Cell& cell, int repeat, const std::string& label = "");
   // Marks the run running and records where and with what it runs.
   void startRun(int64_t runId, const std::vector<std::pair<std::string, std::string>>& environment,
                 const std::vector<PluginLoadRecord>& plugins);
   void finishRun(int64_t runId, RunStatus status, const std::string& error = "");
+  // The machine's load while the run ran.
+  void recordLoad(int64_t runId, const MachineLoadRecord& load);
   void write(const RecordBatch& batch);
 
   Database& database() { return db_; }

@@ -1,20 +1,42 @@
 #include "train/training_step.h"
 
 #include <chrono>
+#include <tuple>
 
 namespace dtb::core {
 namespace {
 
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
+// Times the phases of one step back to back and splits each into its own
+// time and the training thread's communication waits inside it.
+class PhaseClock {
+ public:
+  explicit PhaseClock(const Communicator* comm) : comm_(comm) { lap(); }
+
+  // The seconds since the last lap, and the waits among them.
+  std::pair<double, double> lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double waited = comm_ ? comm_->trainingWaitSeconds() : 0;
+    const std::pair<double, double> phase = {std::chrono::duration<double>(now - last_).count(),
+                                             waited - waitedBefore_};
+    last_ = now;
+    waitedBefore_ = waited;
+    return phase;
+  }
+
+ private:
+  const Communicator* comm_;
+  std::chrono::steady_clock::time_point last_;
+  double waitedBefore_ = 0;
+};
 
 }  // namespace
 
-TrainingStep::TrainingStep(PluginInstance& model, PluginInstance& strategy, Optimizer& optimizer)
+TrainingStep::TrainingStep(PluginInstance& model, PluginInstance& strategy, Optimizer& optimizer,
+                           Communicator* comm)
     : model_(model),
       strategy_(strategy),
       optimizer_(optimizer),
+      comm_(comm),
       modelApi_(model.plugin().descriptor<dtb_model_plugin_v1_t>()),
       strategyApi_(strategy.plugin().descriptor<dtb_strategy_plugin_v1_t>()) {
   hooks_.struct_size = sizeof(hooks_);
@@ -26,6 +48,7 @@ TrainingStep::TrainingStep(PluginInstance& model, PluginInstance& strategy, Opti
 dtb_status_t TrainingStep::layerBegin(void* self, uint32_t layer, dtb_pass_t pass) {
   auto* step = static_cast<TrainingStep*>(self);
   const dtb_status_t status = step->strategyApi_.layer_begin(step->strategy_.context(), layer, pass);
+  if (step->comm_) step->comm_->endPolling();  // back to the model's compute
   if (status != DTB_STATUS_OK && !step->failedHook_) step->failedHook_ = "layer_begin";
   return status;
 }
@@ -33,6 +56,7 @@ dtb_status_t TrainingStep::layerBegin(void* self, uint32_t layer, dtb_pass_t pas
 dtb_status_t TrainingStep::gradReady(void* self, dtb_param_t* param) {
   auto* step = static_cast<TrainingStep*>(self);
   const dtb_status_t status = step->strategyApi_.grad_ready(step->strategy_.context(), param);
+  if (step->comm_) step->comm_->endPolling();  // back to the model's compute
   if (status != DTB_STATUS_OK && !step->failedHook_) step->failedHook_ = "grad_ready";
   return status;
 }
@@ -47,31 +71,36 @@ void TrainingStep::checkModel(const char* function, dtb_status_t status) {
 
 StepResult TrainingStep::run(const dtb_batch_t& batch, const dtb_step_info_t& info) {
   StepResult result;
+  StepTiming& t = result.timing;
+  PhaseClock clock(comm_);
   if (strategyApi_.before_forward) {
     strategy_.check("before_forward", strategyApi_.before_forward(strategy_.context(), &info));
+    if (comm_) comm_->endPolling();
   }
-  auto start = std::chrono::steady_clock::now();
   dtb_forward_result_t forward{};
   forward.struct_size = sizeof(forward);
   checkModel("forward", modelApi_.forward(model_.context(), &batch, &hooks_, &forward));
   result.loss = forward.loss;
   result.correct = forward.correct;
-  result.timing.forwardS = secondsSince(start);
+  std::tie(t.forwardS, t.forwardWaitS) = clock.lap();
 
-  start = std::chrono::steady_clock::now();
   checkModel("backward", modelApi_.backward(model_.context(), &hooks_));
-  result.timing.backwardS = secondsSince(start);
+  std::tie(t.backwardS, t.backwardWaitS) = clock.lap();
 
-  start = std::chrono::steady_clock::now();
   strategy_.check("finish_backward", strategyApi_.finish_backward(strategy_.context()));
-  result.timing.commExposedS = secondsSince(start);
+  t.commExposedS = clock.lap().first;  // all of it, its own waits included
+  if (comm_) comm_->endPolling();
 
   if (info.micro_step + 1 == info.accumulation_steps) {
-    start = std::chrono::steady_clock::now();
     optimizer_.beginStep();
     strategy_.check("step", strategyApi_.step(strategy_.context()));
-    result.timing.optimizerS = secondsSince(start);
+    std::tie(t.optimizerS, t.optimizerWaitS) = clock.lap();
   }
+  if (comm_) comm_->endPolling();
+  t.forwardS -= t.forwardWaitS;
+  t.backwardS -= t.backwardWaitS;
+  t.optimizerS -= t.optimizerWaitS;
+  t.commExposedS += t.forwardWaitS + t.backwardWaitS + t.optimizerWaitS;
   return result;
 }
 

@@ -2,18 +2,28 @@
 // forward and backward with the host's hooks wired to the strategy, the
 // strategy's finish_backward (exposed communication), then its step (the
 // optimizer). The worker loop calls this for every batch.
+//
+// Exposed communication is every moment the training thread is blocked on
+// communication: all of finish_backward (by the ABI, the wait for the last
+// reductions, on whatever thread they run), and every comm_wait or poll loop
+// of the training thread in the other phases (ZeRO-3's gathers in forward,
+// an all-gather after the update), which is taken out of the phase it
+// happened in. So the phases never count a wait twice and sum to the step.
 #pragma once
 
+#include "host/communicator.h"
 #include "host/plugin_instance.h"
 #include "train/optimizer.h"
 
 namespace dtb::core {
 
 struct StepTiming {
-  double forwardS = 0;
-  double backwardS = 0;     // includes time the strategy spends in its hooks
-  double commExposedS = 0;  // finish_backward: communication backward did not hide
-  double optimizerS = 0;
+  double forwardS = 0;      // before_forward and forward, less their communication waits
+  double backwardS = 0;     // includes the strategy's hooks, less their communication waits
+  double commExposedS = 0;  // finish_backward, and every wait of the other phases
+  double optimizerS = 0;    // the strategy's step, less its communication waits
+  // The waits taken out of each phase (parts of commExposedS).
+  double forwardWaitS = 0, backwardWaitS = 0, optimizerWaitS = 0;
 };
 
 struct StepResult {
@@ -25,8 +35,9 @@ struct StepResult {
 class TrainingStep {
  public:
   // `model` and `strategy` are live instances; the strategy was created over
-  // the model's parameters and bound to `optimizer`.
-  TrainingStep(PluginInstance& model, PluginInstance& strategy, Optimizer& optimizer);
+  // the model's parameters and bound to `optimizer` and `comm` (null: no
+  // waits to take out of the phases), on this thread, which created `comm`.
+  TrainingStep(PluginInstance& model, PluginInstance& strategy, Optimizer& optimizer, Communicator* comm);
 
   // Runs one micro-batch; applies the optimizer when `info` is the last
   // micro-batch of a step. Throws PluginCallError naming the plugin that
@@ -45,6 +56,7 @@ class TrainingStep {
   PluginInstance& model_;
   PluginInstance& strategy_;
   Optimizer& optimizer_;
+  Communicator* comm_;
   const dtb_model_plugin_v1_t& modelApi_;
   const dtb_strategy_plugin_v1_t& strategyApi_;
   dtb_step_hooks_t hooks_{};

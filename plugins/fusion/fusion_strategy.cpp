@@ -196,6 +196,7 @@ bool FusionStrategy::cycle() {
   dtb_request_t request = nullptr;
   check(host_->comm_allreduce(host_->ctx, &tensor, DTB_REDUCE_BAND, &request),
         "fusion: cache bits all-reduce");
+  host_->metric_add(host_->ctx, "fusion.cycles", 1);  // stored per step (step_metric)
   waitFor(request, "cache bits all-reduce");
   if (!(words[0] & kNoAbort)) {
     throw Error(DTB_STATUS_COMM_FAILURE,
@@ -302,6 +303,8 @@ void FusionStrategy::execute(const std::vector<uint32_t>& responses) {
       host_->trace_span(host_->ctx, "MEMCPY_IN_FUSION_BUFFER", "fusion", t0, t1);
       dtb_tensor_t fused = hostTensor(fusionBuffer_, floats, DTB_DTYPE_F32);
       check(host_->comm_allreduce(host_->ctx, &fused, DTB_REDUCE_AVG, &request), "fusion: all-reduce");
+      host_->metric_add(host_->ctx, "fusion.fused_allreduces", 1);
+      host_->metric_add(host_->ctx, "fusion.fused_tensors", static_cast<double>(group.size()));
       waitFor(request, "all-reduce");
       t0 = host_->now_ns(host_->ctx);
       host_->trace_span(host_->ctx, "ALLREDUCE", "fusion", t1, t0);

@@ -22,6 +22,10 @@ const dtb_param_spec_t kParams[] = {
      "DeepSpeed's "
      "stage 1/2 code does",
      0, 0, 0, nullptr},
+    {sizeof(dtb_param_spec_t), "prefetch", DTB_PARAM_BOOL, "true",
+     "Stage 3: gather the next layer's parameters (along the recorded order) while this layer computes; "
+     "false gathers each layer only when it begins (DeepSpeed with stage3_prefetch_bucket_size = 0)",
+     0, 0, 0, nullptr},
 };
 
 const dtb_strategy_plugin_v1_t kDescriptor = strategyDescriptor<ZeroStrategy>(

@@ -15,12 +15,14 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
       world_(host->comm_size(host->ctx)) {
   if (accumulation_ == 0) throw Error(DTB_STATUS_INVALID_ARGUMENT, "zero: accumulation_steps must be >= 1");
   int64_t stage = 1, bucket = 0, persistence = 0;
-  int32_t reduceScatter = 1;
+  int32_t reduceScatter = 1, prefetch = 1;
   check(host->config_get_int(host->ctx, "stage", &stage), "stage");
   check(host->config_get_int(host->ctx, "reduce_bucket_size", &bucket), "reduce_bucket_size");
   check(host->config_get_int(host->ctx, "param_persistence_threshold", &persistence),
         "param_persistence_threshold");
   check(host->config_get_bool(host->ctx, "reduce_scatter", &reduceScatter), "reduce_scatter");
+  check(host->config_get_bool(host->ctx, "prefetch", &prefetch), "prefetch");
+  prefetch_ = prefetch != 0;
   stage_ = static_cast<int>(stage);
   trueReduceScatter_ = reduceScatter != 0;
   stateFloats_ = host->optim_state_floats(host->ctx);
@@ -169,7 +171,7 @@ void ZeroStrategy::layerBegin(uint32_t layer, dtb_pass_t pass) {
     // backward): its gather goes out now, to overlap this layer's compute.
     size_t next = noUnit_;
     auto at = std::find(forwardOrder_.begin(), forwardOrder_.end(), layer);
-    if (at != forwardOrder_.end()) {
+    if (prefetch_ && at != forwardOrder_.end()) {
       const ptrdiff_t step = pass == DTB_PASS_FORWARD ? 1 : -1;
       for (ptrdiff_t k = (at - forwardOrder_.begin()) + step; k >= 0 && k < ptrdiff_t(forwardOrder_.size());
            k += step) {
@@ -281,6 +283,7 @@ void ZeroStrategy::startGather(size_t u) {
   dtb_tensor_t mine = hostTensor(s.ownedParams, units_[u].shard, DTB_DTYPE_F32);
   dtb_tensor_t all = hostTensor(s.gathered, units_[u].padded, DTB_DTYPE_F32);
   check(host_->comm_allgather(host_->ctx, &mine, &all, &s.gather), "zero: parameter all-gather");
+  host_->metric_add(host_->ctx, "zero.parameter_gathers", 1);  // stored per step (step_metric)
 }
 
 void ZeroStrategy::finishGather(size_t u) {

@@ -74,14 +74,15 @@ class ZeroStrategy {
   uint32_t accumulation_;
   int stage_, rank_, world_;
   bool trueReduceScatter_;
+  bool prefetch_;  // stage 3: gather the next layer's parameters while this one computes
   uint32_t stateFloats_;
   std::vector<Unit> units_;
   std::vector<UnitState> state_;
   std::vector<uint32_t> unitOf_;                   // per parameter
   std::vector<std::vector<uint32_t>> layerUnits_;  // units touching each layer
   std::vector<size_t> launchOrder_;                // units in the order backward completes them
-  size_t nextLaunch_ = 0;  // launchOrder_ position of the next reduction to issue
-  size_t completed_ = 0;   // ... and of the next to wait for
+  size_t nextLaunch_ = 0;                          // launchOrder_ position of the next reduction to issue
+  size_t completed_ = 0;                           // ... and of the next to wait for
   std::unique_ptr<BufferPool> staging_, gathered_, scratch_;
   std::vector<bool> ready_;
   uint32_t microStep_ = 0;

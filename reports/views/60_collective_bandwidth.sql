@@ -7,7 +7,7 @@
 CREATE VIEW collective_bandwidth AS
 SELECT b.*, b.busbw_gbps / b.memcpy_gbps AS of_memcpy
 FROM (
-  SELECT c.run_id, r.experiment_id, r.backend, r.world_size AS ranks, c.rank, c.op, c.dtype, c.bytes,
+  SELECT c.run_id, x.name AS experiment, r.experiment_id, r.backend, r.world_size AS ranks, c.rank, c.op, c.dtype, c.bytes,
          c.iterations, 1e6 * c.time_s AS time_us, 1e6 * c.p50_s AS p50_us, 1e6 * c.p95_s AS p95_us,
          c.wrong,
          c.bytes / c.time_s / 1e9 AS algbw_gbps,
@@ -23,6 +23,7 @@ FROM (
          m.gbps AS memcpy_gbps
   FROM collective c
   JOIN run r ON r.id = c.run_id
+  JOIN experiment x ON x.id = r.experiment_id
   LEFT JOIN bandwidth_reference m ON m.run_id = c.run_id AND m.name = 'memcpy'
   WHERE c.op != 'barrier' AND c.time_s > 0
 ) b;

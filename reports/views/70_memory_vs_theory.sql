@@ -7,13 +7,15 @@
 -- stage 3's persistent small layers put it slightly above 1).
 CREATE VIEW memory_vs_theory AS
 WITH m AS (
-  SELECT mem.*, r.experiment_id, r.cell, r.repeat, r.strategy, r.world_size AS n,
+  SELECT mem.*, x.name AS experiment, r.experiment_id, r.cell, r.repeat, COALESCE(r.label, r.strategy) AS label,
+         r.strategy, r.world_size AS n,
          CASE WHEN r.strategy = 'zero'
               THEN (SELECT CAST(p.value AS INTEGER) FROM run_param p
                     WHERE p.run_id = r.id AND p.key = 'strategy.zero.stage')
               ELSE 0 END AS stage
   FROM memory mem
   JOIN run r ON r.id = mem.run_id
+  JOIN experiment x ON x.id = r.experiment_id
   WHERE mem.param_elements IS NOT NULL
 ), t AS (
   SELECT m.*,
@@ -22,7 +24,7 @@ WITH m AS (
          4.0 * state_floats * param_elements / (CASE WHEN stage >= 1 THEN n ELSE 1 END) AS theory_optimizer_bytes
   FROM m
 )
-SELECT run_id, experiment_id, cell, repeat, strategy, stage, n AS world_size, rank, param_elements, state_floats,
+SELECT run_id, experiment, experiment_id, cell, repeat, label, strategy, stage, n AS world_size, rank, param_elements, state_floats,
        param_bytes, grad_bytes, optimizer_bytes, buffer_bytes,
        param_bytes + grad_bytes + optimizer_bytes AS state_bytes,
        theory_param_bytes, theory_grad_bytes, theory_optimizer_bytes,

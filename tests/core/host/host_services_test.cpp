@@ -102,6 +102,9 @@ TEST(HostServices, MetricsAndEventsAccumulate) {
   host->metric_add(host->ctx, "fusion.cycles", 3);
   host->event(host->ctx, "rebucket", "order changed");
   EXPECT_EQ(services.metrics().at("fusion.cycles"), 5);
+  // Taken once per step: a take clears them, so the next step starts at 0.
+  EXPECT_EQ(services.takeMetrics().at("fusion.cycles"), 5);
+  EXPECT_TRUE(services.takeMetrics().empty());
   ASSERT_EQ(services.events().size(), 1u);
   EXPECT_EQ(services.events()[0].kind, "rebucket");
 }

@@ -170,8 +170,11 @@ TEST_F(StoreTest, ScalingGivesSpeedupAndEfficiencyAgainstTheSmallestWorld) {
       "SELECT world_size, ref_world_size, speedup, efficiency FROM scaling WHERE strategy = 'bucketed' "
       "ORDER BY world_size");
   ASSERT_EQ(r.rows.size(), 3u);
+  // Nothing to compare the reference world size with: NULL, not 1.
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(r.rows[0][2]));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(r.rows[0][3]));
   const double speedup[] = {1.0, 1.8, 3.2}, efficiency[] = {1.0, 0.9, 0.8};
-  for (size_t i = 0; i < 3; ++i) {
+  for (size_t i = 1; i < 3; ++i) {
     EXPECT_EQ(std::get<int64_t>(r.rows[i][1]), 1);
     EXPECT_NEAR(std::get<double>(r.rows[i][2]), speedup[i], 1e-9);
     EXPECT_NEAR(std::get<double>(r.rows[i][3]), efficiency[i], 1e-9);
@@ -187,13 +190,30 @@ TEST_F(StoreTest, StepBreakdownSumsToTheStep) {
   EXPECT_NEAR(std::get<double>(r.rows[0][0]), 32.0, 1e-9);
   EXPECT_NEAR(std::get<double>(r.rows[0][1]), 32.0, 1e-9);
   EXPECT_NEAR(std::get<double>(r.rows[0][2]), 0.1, 1e-9);
-  EXPECT_NEAR(std::get<double>(r.rows[0][3]), 0.6, 1e-9);  // 1 - 0.1 / 0.25
+  // One rank moved nothing over the network: nothing was hidden either.
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(r.rows[0][3]));
+  r = query("SELECT comm_hidden_share, comm_hidden_ms / comm_total_ms FROM step_breakdown WHERE run_id = 5");
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_NEAR(std::get<double>(r.rows[0][0]), 0.6, 1e-9);  // (0.25 - 0.1) / 0.25 at two ranks
+  EXPECT_NEAR(std::get<double>(r.rows[0][1]), 0.6, 1e-9);
+}
+
+// The sample's repeats spread by 15 % (jitter 0.95, 1.0, 1.1): every cell
+// is noisy; the spread is (max - min) / median.
+TEST_F(StoreTest, RepeatsThatDisagreeAreFlaggedNoisy) {
+  testing::writeSampleStore(db_);
+  QueryResult r = query("SELECT spread, noisy, loaded_runs FROM repeat_stats WHERE cell = 0");
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_NEAR(std::get<double>(r.rows[0][0]), 0.15, 1e-9);
+  EXPECT_EQ(std::get<int64_t>(r.rows[0][1]), 1);
+  EXPECT_EQ(std::get<int64_t>(r.rows[0][2]), 0);
 }
 
 TEST_F(StoreTest, CollectiveBandwidthUsesTheNcclTestsFactors) {
   testing::writeSampleStore(db_);
-  QueryResult r =
-      query("SELECT algbw_gbps, busbw_gbps, memcpy_gbps, of_memcpy FROM collective_bandwidth WHERE bytes = 1000000");
+  QueryResult r = query(
+      "SELECT algbw_gbps, busbw_gbps, memcpy_gbps, of_memcpy FROM collective_bandwidth WHERE bytes = "
+      "1000000");
   ASSERT_EQ(r.rows.size(), 1u);
   EXPECT_NEAR(std::get<double>(r.rows[0][0]), 10.0, 1e-9);
   EXPECT_NEAR(std::get<double>(r.rows[0][1]), 15.0, 1e-9);  // 2 (n-1)/n at n = 4

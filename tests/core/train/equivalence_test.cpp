@@ -135,7 +135,7 @@ std::vector<std::vector<float>> train(const RankSetup& s) {
   auto strategy = createStrategy(loader.load(PluginKind::kStrategy, strategyName), strategyParams,
                                  strategySetup, &communicator, &optimizer);
 
-  TrainingStep step(*model, *strategy, optimizer);
+  TrainingStep step(*model, *strategy, optimizer, &communicator);
   std::vector<float> inputs(s.batch * 4);
   std::vector<int32_t> labels(s.batch);
   std::vector<uint64_t> indices(s.batch);
@@ -274,8 +274,10 @@ const std::vector<const char*> kStrategies = {
     "zero:stage=2",
     "zero:stage=3,param_persistence_threshold=0",
     "zero:stage=3",
+    "zero:stage=3,prefetch=false",
     "zero:stage=1,reduce_bucket_size=5,reduce_scatter=false",
-    "zero:stage=2,reduce_bucket_size=5"};
+    "zero:stage=2,reduce_bucket_size=5",
+    "blocking"};  // the test fixture that communicates only in step()
 
 INSTANTIATE_TEST_SUITE_P(Strategies, Equivalence, ::testing::ValuesIn(kStrategies), testName);
 

@@ -1,0 +1,74 @@
+#include "matrix/config_label.h"
+
+#include <algorithm>
+#include <set>
+
+namespace dtb::core {
+namespace {
+
+bool isModelOrDataset(const std::string& key) {
+  return key == "model" || key == "dataset" || key.starts_with("model.") || key.starts_with("dataset.");
+}
+
+// Keys that never tell configurations apart: the strategy leads the label
+// anyway; world size and what derives from it are a scaling curve's x axis.
+bool labelWorthy(const std::string& key) {
+  static const std::set<std::string> kSkip = {"strategy", "world_size", "global_batch_size", "lr_effective"};
+  return !kSkip.count(key);
+}
+
+// "strategy.bucketed.bucket_cap_mb" -> "bucket_cap_mb"; "backend" stays.
+std::string shortKey(const std::string& key) {
+  const size_t last = key.rfind('.');
+  return last == std::string::npos ? key : key.substr(last + 1);
+}
+
+std::string unquote(const std::string& value) {
+  if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+    return value.substr(1, value.size() - 2);
+  return value;
+}
+
+// The keys whose values differ between configurations that have them (a
+// parameter only some configurations have, another strategy's, does not vary).
+std::vector<std::string> varyingKeys(const std::vector<LabelInput>& configs, bool withModel) {
+  std::map<std::string, std::set<std::string>> values;
+  for (const LabelInput& c : configs) {
+    for (const auto& [k, v] : c.params) values[k].insert(unquote(v));
+  }
+  std::vector<std::string> varying;
+  for (const auto& [k, vs] : values) {
+    if (vs.size() > 1 && labelWorthy(k) && (withModel || !isModelOrDataset(k))) varying.push_back(k);
+  }
+  return varying;
+}
+
+}  // namespace
+
+std::vector<std::string> labelConfigurations(const std::vector<LabelInput>& configs, bool withModel) {
+  const std::vector<std::string> varying = varyingKeys(configs, withModel);
+  const bool modelVaries = std::find(varying.begin(), varying.end(), "model") != varying.end();
+  std::vector<std::string> labels;
+  for (const LabelInput& c : configs) {
+    std::string lead, rest;
+    for (const std::string& k : varying) {
+      auto it = c.params.find(k);
+      if (it == c.params.end()) continue;
+      const std::string value = unquote(it->second);
+      if (k == "model" || k == "dataset") {
+        lead += (lead.empty() ? "" : " ") + value;
+      } else if (k == "model." + c.model + ".depth") {
+        // "resnet" and depth 50 read "resnet50", as torchvision names it; "model"
+        // sorts before "model.*", so a varying model name is already there.
+        lead += modelVaries ? value : (lead.empty() ? "" : " ") + c.model + value;
+      } else {
+        const bool bare = k == "backend" || k == "launcher";
+        rest += " " + (bare ? value : shortKey(k) + "=" + value);
+      }
+    }
+    labels.push_back((lead.empty() ? "" : lead + " ") + c.strategy + rest);
+  }
+  return labels;
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,24 @@
+// A short label of what sets one configuration apart from the others of its
+// experiment: the strategy, then every setting whose value is not the same
+// in all of them — "fusion threshold=67108864", "zero stage=3",
+// "resnet50 bucketed". Stored with every run (run.label), and drawn by the
+// report, so a listing never shows two configurations as identical rows.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dtb::core {
+
+struct LabelInput {
+  std::string strategy, model;
+  std::map<std::string, std::string> params;  // every run key and plugin parameter, as stored
+};
+
+// One label per input, in order. With `withModel`, a model (with its depth,
+// "resnet50") or dataset that varies leads the label; without it (the report
+// draws one chart per model), models and datasets are left out.
+std::vector<std::string> labelConfigurations(const std::vector<LabelInput>& configs, bool withModel);
+
+}  // namespace dtb::core

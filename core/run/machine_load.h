@@ -1,0 +1,46 @@
+// What else the machine did while a run ran. On a shared machine a run that
+// competed for cores is slower for reasons that are not its own; its figures
+// are flagged, not trusted. The coordinator samples /proc/stat and its own
+// and its children's CPU time (the workers, and mpirun's ranks) at the start
+// and end of each run: the machine's busy time less the run's own is what
+// other processes took.
+#pragma once
+
+#include <chrono>
+#include <optional>
+
+#include "store/records.h"
+
+namespace dtb::core {
+
+// A run is flagged as loaded when others kept, on average, more than this
+// many cores busy, or the hypervisor stole more than this share of the time.
+inline constexpr double kCompetingCpusThreshold = 0.25;
+inline constexpr double kStealShareThreshold = 0.05;
+
+// One reading of the machine's and this process tree's CPU time, in seconds.
+struct CpuSample {
+  std::optional<double> machineBusyS;  // all cores: user, nice, system, irq, softirq
+  std::optional<double> machineAllS;   // all cores, idle and steal included
+  std::optional<double> stealS;
+  double ownS = 0;  // this process and its reaped children
+  std::chrono::steady_clock::time_point at;
+  std::optional<double> loadAverage;  // 1 minute
+
+  static CpuSample now();
+};
+
+// The load between two samples, judged against the thresholds above.
+MachineLoadRecord loadBetween(const CpuSample& start, const CpuSample& end, int cpus);
+
+// Samples at construction; finish() samples again and judges.
+class LoadSampler {
+ public:
+  LoadSampler() : start_(CpuSample::now()) {}
+  MachineLoadRecord finish() const;
+
+ private:
+  CpuSample start_;
+};
+
+}  // namespace dtb::core

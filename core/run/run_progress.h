@@ -1,0 +1,38 @@
+// The progress line of `dtbench run`: which run of the matrix, its epoch and
+// step, its throughput, and the time left in the whole matrix (MatrixEta).
+// On a terminal it redraws one line; otherwise it prints a line per epoch.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "run/matrix_eta.h"
+#include "run/record_channel.h"
+
+namespace dtb::core {
+
+class RunProgress {
+ public:
+  explicit RunProgress(MatrixEta eta);
+
+  void beginRun(size_t index, const std::string& label, int epochs);
+  void update(const Record& progress);
+  // Prints the run's outcome and its duration, and tells the ETA how long it took.
+  void endRun(const std::string& outcome, bool countsForEta);
+
+ private:
+  std::string etaText(double fraction) const;
+
+  MatrixEta eta_;
+  size_t runs_;
+  bool tty_;
+  std::chrono::steady_clock::time_point runStart_;
+  size_t index_ = 0;
+  std::string label_;
+  int epochs_ = 1;
+};
+
+// "mm:ss", or "h:mm:ss" from an hour on; "--:--" for an unknown time.
+std::string clockText(double seconds);
+
+}  // namespace dtb::core

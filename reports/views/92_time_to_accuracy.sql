@@ -1,0 +1,14 @@
+-- Training time until each epoch's end, with the best test accuracy so far,
+-- so the time to a target accuracy is one query:
+--   SELECT run_id, label, MIN(elapsed_s) FROM time_to_accuracy
+--   WHERE best_test_accuracy >= 0.9 GROUP BY run_id
+-- elapsed_s sums the epochs' training wall time (evaluation excluded).
+CREATE VIEW time_to_accuracy AS
+SELECT e.run_id, x.name AS experiment, r.experiment_id, r.cell, r.repeat, COALESCE(r.label, r.strategy) AS label,
+       r.model, r.world_size, e.epoch,
+       SUM(e.seconds) OVER (PARTITION BY e.run_id ORDER BY e.epoch) AS elapsed_s,
+       e.test_accuracy,
+       MAX(e.test_accuracy) OVER (PARTITION BY e.run_id ORDER BY e.epoch) AS best_test_accuracy
+FROM epoch e
+JOIN run r ON r.id = e.run_id
+JOIN experiment x ON x.id = r.experiment_id;

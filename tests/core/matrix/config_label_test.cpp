@@ -1,0 +1,48 @@
+#include "matrix/config_label.h"
+
+#include <gtest/gtest.h>
+
+namespace dtb::core {
+namespace {
+
+LabelInput config(const std::string& strategy, const std::string& model,
+                  std::map<std::string, std::string> params) {
+  params["strategy"] = strategy;
+  params["model"] = model;
+  return {strategy, model, std::move(params)};
+}
+
+TEST(ConfigLabel, NamesWhatDiffersAndOnlyThat) {
+  const std::vector<std::string> labels = labelConfigurations(
+      {config("fusion", "lenet", {{"strategy.fusion.threshold", "67108864"}, {"world_size", "1"}}),
+       config("fusion", "lenet", {{"strategy.fusion.threshold", "134217728"}, {"world_size", "2"}}),
+       config("zero", "lenet", {{"strategy.zero.stage", "3"}, {"world_size", "2"}}),
+       config("allreduce", "lenet", {{"world_size", "2"}})},
+      true);
+  EXPECT_EQ(labels, (std::vector<std::string>{"fusion threshold=67108864", "fusion threshold=134217728",
+                                              "zero", "allreduce"}));
+}
+
+TEST(ConfigLabel, AVaryingModelLeadsWithItsDepth) {
+  const std::vector<LabelInput> configs = {
+      config("bucketed", "resnet", {{"model.resnet.depth", "50"}, {"backend", "\"gloo\""}}),
+      config("bucketed", "resnet", {{"model.resnet.depth", "18"}, {"backend", "\"mpi\""}}),
+      config("bucketed", "lenet", {{"backend", "\"gloo\""}})};
+  EXPECT_EQ(
+      labelConfigurations(configs, true),
+      (std::vector<std::string>{"resnet50 bucketed gloo", "resnet18 bucketed mpi", "lenet bucketed gloo"}));
+  // The report draws a chart per model: the model stays out of its labels.
+  EXPECT_EQ(labelConfigurations(configs, false),
+            (std::vector<std::string>{"bucketed gloo", "bucketed mpi", "bucketed gloo"}));
+}
+
+TEST(ConfigLabel, ADepthThatVariesAloneStillNamesTheModel) {
+  const std::vector<std::string> labels =
+      labelConfigurations({config("zero", "resnet", {{"model.resnet.depth", "18"}}),
+                           config("zero", "resnet", {{"model.resnet.depth", "50"}})},
+                          true);
+  EXPECT_EQ(labels, (std::vector<std::string>{"resnet18 zero", "resnet50 zero"}));
+}
+
+}  // namespace
+}  // namespace dtb::core

@@ -129,7 +129,8 @@ ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& 
                                r.numberOr("max_samples_per_s", NAN), r.numberOr("ms_per_step", NAN),
                                r.numberOr("speedup", NAN), r.numberOr("efficiency", NAN),
                                r.numberOr("mean_test_accuracy", NAN), r.numberOr("min_test_accuracy", NAN),
-                               r.numberOr("max_test_accuracy", NAN)});
+                               r.numberOr("max_test_accuracy", NAN), r.numberOr("spread", NAN),
+                               integer(r, "loaded_runs"), r.numberOr("noisy", 0) != 0});
   });
   return data;
 }

@@ -71,6 +71,10 @@ struct KeyFigureRow {
   int world = 0, repeats = 0, failed = 0;
   double median = NAN, low = NAN, high = NAN, msPerStep = NAN, speedup = NAN, efficiency = NAN;
   double accuracy = NAN, accuracyLow = NAN, accuracyHigh = NAN;
+  // repeat_stats' noise: (max - min) / median, runs under competing load, the verdict.
+  double spread = NAN;
+  int loadedRuns = 0;
+  bool noisy = false;
 };
 
 struct ReportData {

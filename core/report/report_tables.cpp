@@ -14,19 +14,28 @@ std::string percent(double fraction, int decimals) {
   return std::isfinite(fraction) ? formatNumber(100 * fraction, decimals) + " %" : "—";
 }
 
+// Why a cell's figures are not to be trusted, or "" when nothing says so.
+std::string noise(const KeyFigureRow& r) {
+  if (!r.noisy) return "";
+  std::string why;
+  if (r.loadedRuns > 0) why = std::to_string(r.loadedRuns) + " under load";
+  if (std::isfinite(r.spread) && r.spread > 0.10) why += (why.empty() ? "" : ", ") + percent(r.spread, 0) + " spread";
+  return "noisy: " + why;
+}
+
 }  // namespace
 
 ReportTable keyFigureTable(const ReportData& data, int64_t experiment, const std::string& model) {
   ReportTable t{{"configuration", "ranks", "repeats", "samples/s (median)", "[min – max]", "ms/step", "speed-up",
-                 "efficiency", "test accuracy (mean)", "[min – max]", "failed"},
-                "lrrrrrrrrrr", {}, {}, {}};
+                 "efficiency", "test accuracy (mean)", "[min – max]", "failed", "noise"},
+                "lrrrrrrrrrrl", {}, {}, {}};
   for (const KeyFigureRow& r : data.keyFigures) {
     const ReportConfig* c = data.config(r.experiment, r.key);
     if (r.experiment != experiment || !c || c->model != model) continue;
     t.rows.push_back({c->label, std::to_string(r.world), std::to_string(r.repeats), formatNumber(r.median, 1),
                       formatSpread(r.low, r.high, 1), formatNumber(r.msPerStep, 2), formatNumber(r.speedup, 2),
                       percent(r.efficiency, 0), formatNumber(r.accuracy, 4),
-                      formatSpread(r.accuracyLow, r.accuracyHigh, 4), std::to_string(r.failed)});
+                      formatSpread(r.accuracyLow, r.accuracyHigh, 4), std::to_string(r.failed), noise(r)});
   }
   return t;
 }

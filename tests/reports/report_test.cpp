@@ -7,6 +7,7 @@
 
 #include "report/report_data.h"
 #include "report/report_format.h"
+#include "report/report_tables.h"
 #include "report/svg_chart.h"
 #include "sample_store.h"
 #include "store/result_store.h"
@@ -48,6 +49,14 @@ TEST_F(ReportTest, LoadsTheSampleStoresKnownFigures) {
   EXPECT_EQ(data.memory.size(), 6u);
   EXPECT_EQ(data.bandwidth.size(), 2u);
   EXPECT_NEAR(data.bandwidth[1].memcpy, 20.0, 1e-9);
+  // The repeats spread by 15 %: every measured key figure says it is noisy,
+  // and why; the failed cell (no repeat) has nothing to say.
+  const ReportTable table = keyFigureTable(data, 1, data.configs[0].model);
+  ASSERT_EQ(table.rows.size(), 7u);
+  EXPECT_EQ(table.headers.back(), "noise");
+  for (const auto& row : table.rows) {
+    EXPECT_EQ(row.back(), row[2] == "0" ? "" : "noisy: 15 % spread") << row[0] << " x" << row[1];
+  }
 }
 
 TEST_F(ReportTest, ComparisonCallsAChangeOnlyBeyondTheRepeatNoise) {

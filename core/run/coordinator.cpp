@@ -166,9 +166,9 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
       const int64_t runId = store.addRun(experiment, cell, static_cast<int>(repeat), label);
       std::vector<PluginLoadRecord> loads;
       store.startRun(runId, environmentOf(plan, cell, loads), loads);
-      progress.beginRun(index,
-                        cell.text("model") + " " + label + " x" + cell.text("world_size") + " rep " +
-                            std::to_string(repeat + 1),
+      // The label leads with the model when the matrix varies it.
+      const std::string model = label.starts_with(cell.text("model")) ? "" : cell.text("model") + " ";
+      progress.beginRun(index, model + label + " x" + cell.text("world_size") + " rep " + std::to_string(repeat + 1),
                         static_cast<int>(cell.integer("epochs")));
       const LoadSampler load;
       const LaunchOutcome outcome = runCell(cell, runId, options, interrupt, store, progress);

@@ -2,7 +2,8 @@
 // done. Runs of different models, or of one model at different world sizes,
 // take very different times, so each remaining run is estimated from the
 // finished runs of its own model and world size (seconds per epoch), then
-// of its model, then of any run; the run in progress from its own progress.
+// of its model, then of any run; the run in progress from its own progress
+// (which also prices the runs of a model none of whose runs has finished).
 #pragma once
 
 #include <cstddef>
@@ -32,8 +33,10 @@ class MatrixEta {
   std::optional<double> remaining(size_t current, double fraction, double elapsed) const;
 
  private:
-  // The expected duration of run i from the finished runs most like it.
-  std::optional<double> expected(size_t i) const;
+  // The expected duration of run i from the finished runs most like it, or
+  // from the pace of the run in progress (`currentRate`, seconds per epoch)
+  // when it is the first of its model.
+  std::optional<double> expected(size_t i, const Run* current, std::optional<double> currentRate) const;
 
   // Seconds per epoch of finished runs, summed, and how many.
   struct Mean {

@@ -28,5 +28,13 @@ TEST(MatrixEta, FallsBackToTheModelThenToAnyRunAndScalesByEpochs) {
   EXPECT_DOUBLE_EQ(*eta.remaining(1, 0.0, 0.0), 40.0 + 10.0);
 }
 
+TEST(MatrixEta, TheFirstRunOfAModelPricesTheOthersOfIt) {
+  MatrixEta eta({{"lenet", 1, 1}, {"resnet", 1, 2}, {"resnet", 2, 2}});
+  eta.finished(0, 10.0);
+  // resnet's first run is a quarter done after 50 s: 200 s for 2 epochs,
+  // 150 s left, and its twin at 2 ranks is priced at 100 s an epoch too.
+  EXPECT_DOUBLE_EQ(*eta.remaining(1, 0.25, 50.0), 150.0 + 200.0);
+}
+
 }  // namespace
 }  // namespace dtb::core

@@ -50,23 +50,29 @@ std::vector<std::string> labelConfigurations(const std::vector<LabelInput>& conf
   const bool modelVaries = std::find(varying.begin(), varying.end(), "model") != varying.end();
   std::vector<std::string> labels;
   for (const LabelInput& c : configs) {
-    std::string lead, rest;
+    // The model (with its depth) leads, then the dataset, then the strategy
+    // and its settings: "resnet50 cifar10 zero stage=3".
+    std::string model, dataset, rest;
     for (const std::string& k : varying) {
       auto it = c.params.find(k);
       if (it == c.params.end()) continue;
       const std::string value = unquote(it->second);
-      if (k == "model" || k == "dataset") {
-        lead += (lead.empty() ? "" : " ") + value;
+      if (k == "model") {
+        model = value;  // "model" sorts before "model.*": the depth comes after
       } else if (k == "model." + c.model + ".depth") {
-        // "resnet" and depth 50 read "resnet50", as torchvision names it; "model"
-        // sorts before "model.*", so a varying model name is already there.
-        lead += modelVaries ? value : (lead.empty() ? "" : " ") + c.model + value;
+        model += modelVaries ? value : c.model + value;  // "resnet50", as torchvision names it
+      } else if (k == "dataset") {
+        dataset = value;
       } else {
         const bool bare = k == "backend" || k == "launcher";
         rest += " " + (bare ? value : shortKey(k) + "=" + value);
       }
     }
-    labels.push_back((lead.empty() ? "" : lead + " ") + c.strategy + rest);
+    std::string label;
+    for (const std::string& part : {model, dataset, c.strategy}) {
+      if (!part.empty()) label += (label.empty() ? "" : " ") + part;
+    }
+    labels.push_back(label + rest);
   }
   return labels;
 }

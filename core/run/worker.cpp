@@ -234,7 +234,7 @@ class Worker {
     r.bytesSent = static_cast<int64_t>(comm_->bytes() - bytesBefore);
     r.collectives = static_cast<int64_t>(comm_->collectives() - collectivesBefore);
     r.busBytes = static_cast<double>(comm_->busBytes() - busBefore);
-    // The backend's busy time, overlapped or not; 0 where it does not count it.
+    // The backend's busy time, overlapped or not; unknown where it does not count it.
     if (busyBefore) r.commTotalS = comm_->busySeconds().value_or(*busyBefore) - *busyBefore;
     return r;
   }
@@ -349,10 +349,14 @@ class Worker {
   // training step times them in this order).
   void traceStep(int64_t dataBegin, int64_t begin, const StepTiming& t) {
     trace_->span("data", "step", dataBegin, begin);
-    const std::pair<const char*, double> phases[] = {{"forward", t.forwardS},
-                                                     {"backward", t.backwardS},
-                                                     {"exposed communication", t.commExposedS},
-                                                     {"optimizer", t.optimizerS}};
+    // Each phase as long as it lasted on the clock, its waits included (the
+    // collectives' own spans show where they were); finish_backward is the
+    // exposed communication that is a phase of its own.
+    const double waits = t.forwardWaitS + t.backwardWaitS + t.optimizerWaitS;
+    const std::pair<const char*, double> phases[] = {{"forward", t.forwardS + t.forwardWaitS},
+                                                     {"backward", t.backwardS + t.backwardWaitS},
+                                                     {"finish_backward (exposed)", t.commExposedS - waits},
+                                                     {"optimizer", t.optimizerS + t.optimizerWaitS}};
     for (const auto& [name, seconds] : phases) {
       const int64_t end = begin + static_cast<int64_t>(seconds * 1e9);
       trace_->span(name, "step", begin, end);

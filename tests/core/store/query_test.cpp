@@ -78,12 +78,26 @@ QueryResult tricky() {
 
 TEST(ResultFormat, CsvQuotesPerRfc4180) {
   EXPECT_EQ(formatResult(tricky(), ResultFormat::kCsv),
-            "name,n,x,none\r\n\"a,\"\"b\"\"|c\nd\",42,0.10000000000000001,\r\n");
+            "name,n,x,none\r\n\"a,\"\"b\"\"|c\nd\",42,0.1,\r\n");
+}
+
+// CSV and JSON print the shortest text that reads back as the same double:
+// exact, and without binary noise (0.1, not 0.10000000000000001).
+TEST(ResultFormat, FloatsAreShortAndExact) {
+  for (double v : {0.1, 0.4, 1.0 / 3.0, 1e-300, 123456789.125, -2.5e17}) {
+    QueryResult r;
+    r.columns = {"x"};
+    r.rows = {{v}};
+    const std::string csv = formatResult(r, ResultFormat::kCsv);
+    const std::string text = csv.substr(csv.find('\n') + 1, csv.rfind('\r') - csv.find('\n') - 1);
+    EXPECT_EQ(std::stod(text), v) << text;
+    EXPECT_LE(text.size(), 24u) << text;
+  }
 }
 
 TEST(ResultFormat, JsonEscapesAndKeepsTypes) {
   EXPECT_EQ(formatResult(tricky(), ResultFormat::kJson),
-            "[\n {\"name\": \"a,\\\"b\\\"|c\\nd\", \"n\": 42, \"x\": 0.10000000000000001, \"none\": null}\n]\n");
+            "[\n {\"name\": \"a,\\\"b\\\"|c\\nd\", \"n\": 42, \"x\": 0.1, \"none\": null}\n]\n");
   QueryResult empty;
   empty.columns = {"x"};
   EXPECT_EQ(formatResult(empty, ResultFormat::kJson), "[]\n");

@@ -91,7 +91,7 @@ LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions&
   }
   spec.write(scratch / "spec.toml");
 
-  RecordBatch steps;     // written every kStepBatch rows and at each epoch
+  RecordBatch pending;   // steps and metrics, written every kStepBatch rows and with each epoch
   RecordBatch endOfRun;  // memory and events, written when the run ends
   constexpr size_t kStepBatch = 4096;
   const double timeout = cell.real("collective_timeout_s");
@@ -110,19 +110,19 @@ LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions&
         progress.update(r);
         break;
       case Record::Kind::kEpoch: {
-        steps.epochs.push_back(r.epochRecord);  // one transaction with the steps before it
-        steps.epochs.back().runId = runId;
-        store.write(steps);
-        steps = {};
+        pending.epochs.push_back(r.epochRecord);  // one transaction with the steps before it
+        pending.epochs.back().runId = runId;
+        store.write(pending);
+        pending = {};
         break;
       }
       case Record::Kind::kStep:
-        steps.steps.push_back(r.stepRecord);
-        steps.steps.back().runId = runId;
+        pending.steps.push_back(r.stepRecord);
+        pending.steps.back().runId = runId;
         break;
       case Record::Kind::kMetric:
-        steps.metrics.push_back(r.metricRecord);
-        steps.metrics.back().runId = runId;
+        pending.metrics.push_back(r.metricRecord);
+        pending.metrics.back().runId = runId;
         break;
       case Record::Kind::kMemory:
         endOfRun.memory.push_back(r.memoryRecord);
@@ -135,12 +135,12 @@ LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions&
       default:
         break;
     }
-    if (steps.steps.size() + steps.metrics.size() >= kStepBatch) {
-      store.write(steps);
-      steps = {};
+    if (pending.steps.size() + pending.metrics.size() >= kStepBatch) {
+      store.write(pending);
+      pending = {};
     }
   });
-  store.write(steps);
+  store.write(pending);
   store.write(endOfRun);
   removeRunDirectory(scratch);
   return outcome;
@@ -168,7 +168,8 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
       store.startRun(runId, environmentOf(plan, cell, loads), loads);
       // The label leads with the model when the matrix varies it.
       const std::string model = label.starts_with(cell.text("model")) ? "" : cell.text("model") + " ";
-      progress.beginRun(index, model + label + " x" + cell.text("world_size") + " rep " + std::to_string(repeat + 1),
+      progress.beginRun(index,
+                        model + label + " x" + cell.text("world_size") + " rep " + std::to_string(repeat + 1),
                         static_cast<int>(cell.integer("epochs")));
       const LoadSampler load;
       const LaunchOutcome outcome = runCell(cell, runId, options, interrupt, store, progress);

@@ -13,7 +13,8 @@ void MatrixEta::finished(size_t index, double seconds) {
   }
 }
 
-std::optional<double> MatrixEta::expected(size_t i, const Run* current, std::optional<double> currentRate) const {
+std::optional<double> MatrixEta::expected(size_t i, const Run* current,
+                                          std::optional<double> currentRate) const {
   const Run& r = runs_[i];
   std::optional<double> rate;
   if (auto it = byModelAndWorld_.find({r.model, r.worldSize}); it != byModelAndWorld_.end())

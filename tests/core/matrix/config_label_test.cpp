@@ -45,10 +45,10 @@ TEST(ConfigLabel, ADepthThatVariesAloneStillNamesTheModel) {
 }
 
 TEST(ConfigLabel, TheModelLeadsThenTheDataset) {
-  const std::vector<std::string> labels =
-      labelConfigurations({config("zero", "lenet", {{"dataset", "\"idx\""}, {"strategy.zero.stage", "1"}}),
-                           config("zero", "resnet", {{"dataset", "\"synthetic\""}, {"strategy.zero.stage", "3"}})},
-                          true);
+  const std::vector<std::string> labels = labelConfigurations(
+      {config("zero", "lenet", {{"dataset", "\"idx\""}, {"strategy.zero.stage", "1"}}),
+       config("zero", "resnet", {{"dataset", "\"synthetic\""}, {"strategy.zero.stage", "3"}})},
+      true);
   EXPECT_EQ(labels, (std::vector<std::string>{"lenet idx zero stage=1", "resnet synthetic zero stage=3"}));
 }
 

@@ -7,7 +7,10 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 
 #include "store/records.h"
 
@@ -26,11 +29,20 @@ struct CpuSample {
   double ownS = 0;  // this process and its reaped children
   std::chrono::steady_clock::time_point at;
   std::optional<double> loadAverage;  // 1 minute
+  // Every other process's CPU seconds so far, by pid, with its name: who
+  // the competition was.
+  struct Process {
+    std::string name;
+    double cpuS = 0;
+    uint64_t startTicks = 0;  // since boot: a pid reused in between is another process
+  };
+  std::map<int, Process> processes;
 
   static CpuSample now();
 };
 
-// The load between two samples, judged against the thresholds above.
+// The load between two samples, judged against the thresholds above, with
+// the (at most three) other processes that used the most CPU between them.
 MachineLoadRecord loadBetween(const CpuSample& start, const CpuSample& end, int cpus);
 
 // Samples at construction; finish() samples again and judges.

@@ -90,6 +90,7 @@ struct MachineLoadRecord {
   std::optional<double> competingCpus;  // cores other processes kept busy, on average
   std::optional<double> stealShare;     // share of CPU time the hypervisor took
   std::optional<double> loadAverage;    // 1-minute load average at the end
+  std::string competingProcesses;       // the busiest others: "cc1plus 4.20 s, ninja 0.31 s"
   bool loaded = false;                  // past the thresholds: the run's figures are suspect
 };
 

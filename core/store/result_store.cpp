@@ -179,9 +179,11 @@ void ResultStore::finishRun(int64_t runId, RunStatus status, const std::string& 
 
 void ResultStore::recordLoad(int64_t runId, const MachineLoadRecord& load) {
   Statement update = db_.prepare(
-      "UPDATE run SET cpus = ?, competing_cpus = ?, steal_share = ?, load_avg = ?, loaded = ? WHERE id = ?");
+      "UPDATE run SET cpus = ?, competing_cpus = ?, steal_share = ?, load_avg = ?, loaded = ?, "
+      "competing_processes = ? WHERE id = ?");
   update.bind(1, int64_t{load.cpus}).bind(2, optional(load.competingCpus)).bind(3, optional(load.stealShare));
-  update.bind(4, optional(load.loadAverage)).bind(5, int64_t{load.loaded ? 1 : 0}).bind(6, runId).run();
+  update.bind(4, optional(load.loadAverage)).bind(5, int64_t{load.loaded ? 1 : 0});
+  update.bind(6, load.competingProcesses).bind(7, runId).run();
 }
 
 void ResultStore::write(const RecordBatch& batch) {

@@ -2,7 +2,8 @@
 -- leave out the first epoch (warm-up) when there is more than one. label
 -- says what sets the run's configuration apart within its experiment;
 -- loaded = 1 when other processes or the hypervisor took CPU while it ran
--- (competing_cpus, steal_share): its figures are suspect.
+-- (competing_cpus, steal_share; competing_processes names the busiest
+-- others): its figures are suspect.
 CREATE VIEW run_summary AS
 WITH per_run AS (
   SELECT run_id,
@@ -26,7 +27,7 @@ SELECT r.id AS run_id, x.name AS experiment, r.experiment_id, r.cell, r.repeat,
        p.steady_seconds / (p.epochs - (p.epochs > 1)) AS steady_epoch_s,
        last.test_accuracy AS final_test_accuracy,
        last.train_loss AS final_train_loss,
-       r.loaded, r.competing_cpus, r.steal_share, r.load_avg
+       r.loaded, r.competing_cpus, r.competing_processes, r.steal_share, r.load_avg
 FROM run r
 JOIN experiment x ON x.id = r.experiment_id
 LEFT JOIN per_run p ON p.run_id = r.id

@@ -32,4 +32,5 @@ ALTER TABLE run ADD COLUMN cpus INTEGER;              -- online cores
 ALTER TABLE run ADD COLUMN competing_cpus REAL;       -- cores other processes kept busy, on average
 ALTER TABLE run ADD COLUMN steal_share REAL;          -- share of CPU time the hypervisor took
 ALTER TABLE run ADD COLUMN load_avg REAL;             -- 1-minute load average at the end
+ALTER TABLE run ADD COLUMN competing_processes TEXT;  -- the busiest others, e.g. "cc1plus 4.20 s, ninja 0.31 s"
 ALTER TABLE run ADD COLUMN loaded INTEGER;            -- 1: competing load or steal past the thresholds

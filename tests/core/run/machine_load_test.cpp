@@ -1,6 +1,7 @@
 #include "run/machine_load.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 namespace dtb::core {
 namespace {
@@ -37,6 +38,18 @@ TEST(MachineLoad, AQuietMachineIsNotFlaggedButStealIs) {
   EXPECT_TRUE(stolen.loaded);
 }
 
+TEST(MachineLoad, NamesTheBusiestOtherProcesses) {
+  CpuSample start = sample(0, 100, 1000, 0, 0), end = sample(10, 118, 1020, 0, 2);
+  start.processes = {{1, {"yes", 1.0, 10}}, {2, {"cc1plus", 0.0, 20}}, {4, {"bash", 5.0, 30}},
+                     {5, {"kworker/0:1-events", 3.0, 40}}};
+  // 4 is a new process under an old pid (another start time): it counts from
+  // zero; 5 renamed itself (a kernel worker does) and is still the same.
+  end.processes = {{1, {"yes", 9.0, 10}}, {2, {"cc1plus", 0.3, 20}}, {3, {"ninja", 2.0, 50}},
+                   {4, {"sleep", 0.75, 60}}, {5, {"kworker/0:1-mm", 3.1, 40}}};
+  // 0.5 s (5 % of a core over 10 s) or more: cc1plus's 0.3 s is left out.
+  EXPECT_EQ(loadBetween(start, end, 2).competingProcesses, "yes 8.00 s, ninja 2.00 s, sleep 0.75 s");
+}
+
 TEST(MachineLoad, UnreadableProcLeavesTheFiguresUnknown) {
   CpuSample a, b;
   b.at = a.at + std::chrono::seconds(1);
@@ -51,6 +64,8 @@ TEST(MachineLoad, ReadsThisMachine) {
   ASSERT_TRUE(s.machineBusyS) << "/proc/stat unreadable";
   EXPECT_GT(*s.machineAllS, *s.machineBusyS);
   EXPECT_TRUE(s.loadAverage);
+  EXPECT_FALSE(s.processes.empty());  // at least our parent
+  EXPECT_EQ(s.processes.count(static_cast<int>(getpid())), 0u) << "this process is not another";
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ set -euo pipefail
 dtbench=$1 plugins=$2 matrices=$3
 scratch=$(mktemp -d)
 busy=()
-cleanup() { for p in "${busy[@]+"${busy[@]}"}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$scratch"; }
+cleanup() { for p in "${busy[@]+"${busy[@]}"}"; do kill "$p" 2>/dev/null || true; done; [[ -n ${KEEP:-} ]] || rm -rf "$scratch"; }
 trap cleanup EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 db=$scratch/e.db
@@ -83,16 +83,18 @@ done
 
 echo "== noise: a run under competing load, a cell whose repeats disagree"
 for _ in 1 2; do
-  (while :; do :; done) &
+  yes >/dev/null &
   busy+=($!)
 done
-"$dtbench" --plugin-path "$plugins" run "$matrices/two_scales.toml" --db "$scratch/busy.db" > "$scratch/busy.txt" 2>&1 \
+"$dtbench" --plugin-path "$plugins" run "$matrices/busy.toml" --db "$scratch/busy.db" > "$scratch/busy.txt" 2>&1 \
   || { cat "$scratch/busy.txt"; fail "busy run failed"; }
 for p in "${busy[@]}"; do kill "$p"; done
 busy=()
 db=$scratch/busy.db
 expect "SELECT COUNT(*) FROM run_summary WHERE loaded = 1 AND competing_cpus > 0.25" 2 "competing load not detected"
-expect "SELECT COUNT(*) FROM repeat_stats WHERE noisy = 1" 2 "loaded cells not flagged"
+# The two busy loops are named as the competition.
+expect "SELECT COUNT(*) FROM run_summary WHERE competing_processes LIKE '%yes %'" 2 "competition not named"
+expect "SELECT COUNT(*) FROM repeat_stats WHERE noisy = 1 AND loaded_runs = 2" 1 "loaded cell not flagged"
 grep -q "NOISY" "$scratch/busy.txt" || fail "run's summary does not flag noisy cells"
 "$dtbench" runs "$db" | grep -q "loaded(" || fail "runs does not flag loaded runs"
 # Two quiet repeats, one 50 % slower: the cell's spread is flagged.

@@ -25,17 +25,18 @@ export TMPDIR=$scratch
 
 "$dtbench" --plugin-path "$plugins" run "$matrices/exposure.toml" --db "$db" > "$scratch/out.txt" 2>&1 \
   || { cat "$scratch/out.txt"; fail "run exited with $?"; }
-grep -q "10 ok, 0 failed" "$scratch/out.txt" || { cat "$scratch/out.txt"; fail "not every run succeeded"; }
+grep -q "12 ok, 0 failed" "$scratch/out.txt" || { cat "$scratch/out.txt"; fail "not every run succeeded"; }
 "$dtbench" query "$db" "SELECT label, world_size, ROUND(step_ms, 3) AS step_ms, ROUND(comm_exposed_ms, 3) AS exposed_ms,
                         ROUND(comm_total_ms, 3) AS total_ms, ROUND(comm_hidden_share, 3) AS hidden, ROUND(other_ms, 3) AS other_ms
                         FROM step_breakdown ORDER BY run_id"
 
 echo "== exposed communication is every wait of the training thread"
-# blocking communicates only in step(): all of it is exposed, none hidden.
-expect "SELECT COUNT(*) FROM step_breakdown WHERE label = 'blocking' AND world_size = 2
-          AND comm_hidden_share < 0.1 AND comm_exposed_ms >= 0.9 * comm_total_ms" 1 "blocking's communication not exposed"
+# blocking communicates only in step(), with comm_wait or a comm_test poll
+# loop: all of it is exposed, none hidden.
+expect "SELECT COUNT(*) FROM step_breakdown WHERE strategy = 'blocking' AND world_size = 2
+          AND comm_hidden_share < 0.1 AND comm_exposed_ms >= 0.9 * comm_total_ms" 2 "blocking's communication not exposed"
 expect "SELECT COUNT(*) FROM step s JOIN run r ON r.id = s.run_id WHERE r.strategy = 'blocking' AND r.world_size = 2
-          AND s.optimizer_wait_s > 0 AND s.comm_exposed_s >= s.optimizer_wait_s" 80 "blocking's waits not taken from its step()"
+          AND s.optimizer_wait_s > 0 AND s.comm_exposed_s >= s.optimizer_wait_s" 160 "blocking's waits not taken from its step()"
 # ZeRO-3 gathers parameters in forward (and backward): waits there on every rank.
 expect "SELECT COUNT(*) FROM (SELECT s.run_id, s.rank FROM step s JOIN run r ON r.id = s.run_id
           WHERE r.label LIKE '%stage=3%' AND r.world_size = 2 GROUP BY s.run_id, s.rank
@@ -52,29 +53,31 @@ expect "SELECT COUNT(*) FROM step WHERE data_s + forward_s + backward_s + comm_e
           OR forward_s < 0 OR backward_s < 0 OR optimizer_s < 0" 0 "a step's phases exceed its time"
 expect "SELECT COUNT(*) FROM step_breakdown WHERE other_ms < -0.001 OR comm_exposed_share NOT BETWEEN 0 AND 1
           OR comm_hidden_share < 0 OR comm_hidden_share > 1" 0 "a share or phase out of range"
-expect "SELECT COUNT(*) FROM step_breakdown WHERE world_size = 1 AND comm_hidden_share IS NULL" 5 "hidden share at one rank"
-expect "SELECT COUNT(*) FROM step_breakdown WHERE world_size = 2 AND comm_hidden_share IS NOT NULL" 5 "hidden share at two ranks"
+expect "SELECT COUNT(*) FROM step_breakdown WHERE world_size = 1 AND comm_hidden_share IS NULL" 6 "hidden share at one rank"
+expect "SELECT COUNT(*) FROM step_breakdown WHERE world_size = 2 AND comm_hidden_share IS NOT NULL" 6 "hidden share at two ranks"
 
 echo "== every step of every rank, with its loss and the plugins' metrics"
-expect "SELECT COUNT(*) FROM step WHERE loss IS NOT NULL AND samples = 32" 600 "not one row per step and rank"
+expect "SELECT COUNT(*) FROM step WHERE loss IS NOT NULL AND samples = 32" 720 "not one row per step and rank"
 expect "SELECT COUNT(*) FROM (SELECT run_id, rank FROM step GROUP BY run_id, rank
-          HAVING COUNT(*) = 40 AND MIN(step) = 0 AND MAX(step) = 39)" 15 "steps missing"
-expect "SELECT COUNT(*) FROM loss_per_step WHERE ranks = (SELECT world_size FROM run WHERE id = run_id)" 400 "loss_per_step"
+          HAVING COUNT(*) = 40 AND MIN(step) = 0 AND MAX(step) = 39)" 18 "steps missing"
+expect "SELECT COUNT(*) FROM loss_per_step WHERE ranks = (SELECT world_size FROM run WHERE id = run_id)" 480 "loss_per_step"
 # The mlp has 6 parameter tensors: blocking all-reduces each once per step, on each rank.
-expect "SELECT COUNT(*), MIN(value), MAX(value) FROM step_metric WHERE name = 'blocking.allreduces'" "120,6,6" \
+expect "SELECT COUNT(*), MIN(value), MAX(value) FROM step_metric WHERE name = 'blocking.allreduces'" "240,6,6" \
   "blocking's metric_add not stored per step"
 expect "SELECT COUNT(*) FROM plugin_metrics WHERE name = 'zero.parameter_gathers' AND total > 0" 6 "ZeRO's metric"
-expect "SELECT COUNT(*) FROM time_to_accuracy WHERE best_test_accuracy >= test_accuracy AND elapsed_s > 0" 20 \
+expect "SELECT COUNT(*) FROM time_to_accuracy WHERE best_test_accuracy >= test_accuracy AND elapsed_s > 0" 24 \
   "time_to_accuracy"
 
 echo "== identity: labels and speed-up"
-expect "SELECT COUNT(DISTINCT label) FROM run" 5 "configurations share a label"
-expect "SELECT label FROM run WHERE cell = 7" "zero prefetch=false stage=3" "label of cell 7"
+expect "SELECT COUNT(DISTINCT label) FROM run" 6 "configurations share a label"
+expect "SELECT label FROM run WHERE strategy = 'blocking' AND world_size = 2 ORDER BY cell" $'blocking wait=wait\nblocking wait=poll' \
+  "labels of the blocking cells"
+expect "SELECT COUNT(*) FROM run WHERE label = 'zero prefetch=false stage=3'" 2 "labels of the zero cells"
 grep -q "zero prefetch=false stage=3" "$scratch/out.txt" || fail "run's summary without labels"
 "$dtbench" runs "$db" | grep -q "zero prefetch=true stage=2" || fail "runs without labels"
-expect "SELECT COUNT(*) FROM scaling WHERE world_size = 1 AND speedup IS NULL AND efficiency IS NULL" 5 \
+expect "SELECT COUNT(*) FROM scaling WHERE world_size = 1 AND speedup IS NULL AND efficiency IS NULL" 6 \
   "speed-up at the reference world size"
-expect "SELECT COUNT(*) FROM scaling WHERE world_size = 2 AND speedup > 0 AND efficiency > 0" 5 "speed-up at 2 ranks"
+expect "SELECT COUNT(*) FROM scaling WHERE world_size = 2 AND speedup > 0 AND efficiency > 0" 6 "speed-up at 2 ranks"
 for view in run_summary repeat_stats scaling step_breakdown accuracy loss_per_step time_to_accuracy plugin_metrics \
             memory_vs_theory traffic_vs_theory collective_bandwidth; do
   expect "SELECT COUNT(*) FROM pragma_table_info('$view') WHERE name IN ('experiment', 'label')" \
@@ -102,11 +105,12 @@ db=$scratch/e.db
 sqlite3 "$db" "INSERT INTO run (experiment_id, cell, repeat, config_key, model, dataset, strategy, backend, world_size,
                  batch_size, global_batch_size, status, label, loaded)
                SELECT experiment_id, cell, repeat + 1, config_key, model, dataset, strategy, backend, world_size,
-                 batch_size, global_batch_size, status, label, 0 FROM run WHERE cell = 9;
+                 batch_size, global_batch_size, status, label, 0 FROM run WHERE cell = 11;
                INSERT INTO epoch (run_id, epoch, steps, samples, seconds)
                SELECT (SELECT MAX(id) FROM run), epoch, steps, samples, seconds * 1.5 FROM epoch
-               WHERE run_id = (SELECT id FROM run WHERE cell = 9 AND repeat = 0);
-               UPDATE run SET loaded = 0 WHERE cell = 9;"
-expect "SELECT repeats, ROUND(spread, 2), noisy FROM repeat_stats WHERE cell = 9" "2,0.4,1" "spread not flagged"
+               WHERE run_id = (SELECT id FROM run WHERE cell = 11 AND repeat = 0);
+               UPDATE run SET loaded = 0 WHERE cell = 11;"
+expect "SELECT label, world_size, repeats, ROUND(spread, 2), noisy FROM repeat_stats WHERE cell = 11" \
+  "allreduce,2,2,0.4,1" "spread not flagged"
 expect "SELECT noisy FROM scaling WHERE world_size = 2 AND label = 'allreduce'" 1 "scaling does not carry the flag"
 echo "numbers: ok"

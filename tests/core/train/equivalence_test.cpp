@@ -277,7 +277,8 @@ const std::vector<const char*> kStrategies = {
     "zero:stage=3,prefetch=false",
     "zero:stage=1,reduce_bucket_size=5,reduce_scatter=false",
     "zero:stage=2,reduce_bucket_size=5",
-    "blocking"};  // the test fixture that communicates only in step()
+    "blocking",  // the test fixture that communicates only in step()
+    "blocking:wait=poll"};
 
 INSTANTIATE_TEST_SUITE_P(Strategies, Equivalence, ::testing::ValuesIn(kStrategies), testName);
 

@@ -12,8 +12,9 @@ std::vector<const Row*> rowsOf(const ReportData& data, const std::vector<Row>& r
                                const std::string& model) {
   std::vector<const Row*> out;
   for (const Row& r : rows) {
+    if (r.experiment != experiment) continue;  // before the lookup: reports hold many experiments
     const ReportConfig* c = data.config(r.experiment, r.key);
-    if (r.experiment == experiment && c && c->model == model) out.push_back(&r);
+    if (c && c->model == model) out.push_back(&r);
   }
   return out;
 }

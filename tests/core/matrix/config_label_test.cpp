@@ -45,11 +45,22 @@ TEST(ConfigLabel, ADepthThatVariesAloneStillNamesTheModel) {
 }
 
 TEST(ConfigLabel, TheModelLeadsThenTheDataset) {
+  const std::vector<std::string> labels =
+      labelConfigurations({config("zero", "lenet", {{"dataset", "\"idx\""}, {"strategy.zero.stage", "1"}}),
+                           config("zero", "lenet", {{"dataset", "\"synthetic\""}, {"strategy.zero.stage", "3"}}),
+                           config("zero", "resnet", {{"dataset", "\"synthetic\""}, {"strategy.zero.stage", "3"}})},
+                          true);
+  EXPECT_EQ(labels, (std::vector<std::string>{"lenet idx zero stage=1", "lenet synthetic zero stage=3",
+                                              "resnet synthetic zero stage=3"}));
+}
+
+TEST(ConfigLabel, ADatasetThatGoesWithItsModelIsLeftOut) {
+  // examples/strategies.toml zips lenet with idx and resnet with synthetic.
   const std::vector<std::string> labels = labelConfigurations(
-      {config("zero", "lenet", {{"dataset", "\"idx\""}, {"strategy.zero.stage", "1"}}),
-       config("zero", "resnet", {{"dataset", "\"synthetic\""}, {"strategy.zero.stage", "3"}})},
+      {config("zero", "lenet", {{"dataset", "\"idx\""}}), config("bucketed", "lenet", {{"dataset", "\"idx\""}}),
+       config("zero", "resnet", {{"dataset", "\"synthetic\""}})},
       true);
-  EXPECT_EQ(labels, (std::vector<std::string>{"lenet idx zero stage=1", "resnet synthetic zero stage=3"}));
+  EXPECT_EQ(labels, (std::vector<std::string>{"lenet zero", "lenet bucketed", "resnet zero"}));
 }
 
 }  // namespace

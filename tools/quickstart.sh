@@ -16,13 +16,14 @@ build/bin/dtbench check
 echo
 build/bin/dtbench run examples/quickstart.toml --db results/quickstart.db
 echo
-echo "Why: where each step's time went (ms per step; exposed = the rank waited for communication)"
+echo "Why: where each step's time went (ms per step, mean of the repeats; exposed = the rank waited for communication)"
 build/bin/dtbench query results/quickstart.db "
-  SELECT label, world_size AS ranks, ROUND(step_ms, 2) AS step_ms,
-         ROUND(forward_ms + backward_ms + optimizer_ms, 2) AS compute_ms,
-         ROUND(comm_exposed_ms, 2) AS exposed_comm_ms, ROUND(data_ms + other_ms, 2) AS data_and_other_ms
+  SELECT label, world_size AS ranks, ROUND(AVG(step_ms), 2) AS step_ms,
+         ROUND(AVG(forward_ms + backward_ms + optimizer_ms), 2) AS compute_ms,
+         ROUND(AVG(comm_exposed_ms), 2) AS exposed_comm_ms, ROUND(AVG(data_ms + other_ms), 2) AS data_and_other_ms
   FROM step_breakdown
   WHERE experiment_id = (SELECT MAX(experiment_id) FROM run)
+  GROUP BY label, world_size
   ORDER BY world_size, label"
 echo
 build/bin/dtbench report results/quickstart.db -o results/quickstart.html

@@ -24,6 +24,7 @@ dtb_status_t Communicator::failed(dtb_status_t status, std::string* error) {
 
 dtb_status_t Communicator::started(dtb_status_t status, dtb_request_t request, const char* op, uint64_t bytes,
                                    double busFactor, std::string* error) {
+  endPolling();  // issuing is work of its own, not a wait
   if (status != DTB_STATUS_OK) return failed(status, error);
   ++collectives_;
   bytes_ += bytes;
@@ -81,10 +82,13 @@ dtb_status_t Communicator::barrier(dtb_request_t* out, std::string* error) {
 dtb_status_t Communicator::test(dtb_request_t request, int32_t* done, std::string* error) {
   const dtb_status_t status = api().test(backend_->context(), request, done);
   if (std::this_thread::get_id() == trainingThread_) {
-    // Consecutive tests with nothing between are a blocking poll loop.
+    // Back-to-back tests of one request, with nothing between, are a
+    // blocking poll loop.
     const int64_t now = TraceRecorder::nowNs();
-    if (lastUnfinishedTestNs_ >= 0) trainingWaitNanos_ += now - lastUnfinishedTestNs_;
-    lastUnfinishedTestNs_ = status == DTB_STATUS_OK && !*done ? now : -1;
+    if (lastUnfinishedTestNs_ >= 0 && polled_ == request) trainingWaitNanos_ += now - lastUnfinishedTestNs_;
+    const bool unfinished = status == DTB_STATUS_OK && !*done;
+    lastUnfinishedTestNs_ = unfinished ? now : -1;
+    polled_ = unfinished ? request : nullptr;
   }
   return status == DTB_STATUS_OK ? status : failed(status, error);
 }

@@ -61,8 +61,9 @@ class Communicator {
 
   // Exposed communication, as the training thread lives it: the seconds it
   // spent inside comm_wait, and polling with comm_test (from a test that
-  // found the request unfinished to the next test, while nothing else
-  // happened between), whatever phase of the step it was in. Waits on other
+  // found a request unfinished to the next test of that same request, while
+  // the training thread issued nothing, updated nothing and did not return
+  // to the model between), whatever phase of the step it was in. Waits on other
   // threads (a strategy's own communication thread) are not the training
   // thread's: they count only where the training thread waits for that
   // thread (finish_backward, which TrainingStep books whole). The training
@@ -72,7 +73,10 @@ class Communicator {
   // The training thread did something else (computed, returned to the
   // model): a poll loop, if any, has ended. No effect on other threads.
   void endPolling() {
-    if (std::this_thread::get_id() == trainingThread_) lastUnfinishedTestNs_ = -1;
+    if (std::this_thread::get_id() == trainingThread_) {
+      lastUnfinishedTestNs_ = -1;
+      polled_ = nullptr;
+    }
   }
 
  private:
@@ -94,6 +98,7 @@ class Communicator {
   const std::thread::id trainingThread_ = std::this_thread::get_id();
   std::atomic<int64_t> trainingWaitNanos_{0};
   int64_t lastUnfinishedTestNs_ = -1;  // the training thread's last test that found work in flight
+  dtb_request_t polled_ = nullptr;     // and the request it tested
   std::mutex mutex_;                   // outstanding_: strategies may issue from their own threads
   // In flight: what each request is and when it started (for the trace).
   struct InFlight {

@@ -6,10 +6,6 @@
 namespace dtb::core {
 namespace {
 
-bool isModelOrDataset(const std::string& key) {
-  return key == "model" || key == "dataset" || key.starts_with("model.") || key.starts_with("dataset.");
-}
-
 // Keys that never tell configurations apart: the strategy leads the label
 // anyway; world size and what derives from it are a scaling curve's x axis.
 bool labelWorthy(const std::string& key) {
@@ -47,7 +43,7 @@ std::vector<std::string> varyingKeys(const std::vector<LabelInput>& configs, boo
       std::all_of(datasetsOfModel.begin(), datasetsOfModel.end(), [](const auto& m) { return m.second.size() == 1; });
   std::vector<std::string> varying;
   for (const auto& [k, vs] : values) {
-    if (vs.size() < 2 || !labelWorthy(k) || (!withModel && isModelOrDataset(k))) continue;
+    if (vs.size() < 2 || !labelWorthy(k) || (!withModel && k == "model")) continue;
     if (k == "dataset" && datasetFollowsModel && values.count("model") && values.at("model").size() > 1) continue;
     varying.push_back(k);
   }

@@ -18,7 +18,8 @@ struct LabelInput {
 
 // One label per input, in order. With `withModel`, a model (with its depth,
 // "resnet50") or dataset that varies leads the label; without it (the report
-// draws one chart per model), models and datasets are left out.
+// draws one chart per model name) the model's name is left out, but not what
+// tells two of its configurations apart (its depth, the dataset).
 std::vector<std::string> labelConfigurations(const std::vector<LabelInput>& configs, bool withModel);
 
 }  // namespace dtb::core

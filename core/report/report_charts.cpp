@@ -66,7 +66,10 @@ std::vector<LineChart> scalingCharts(const ReportData& data, int64_t experiment,
     }
     throughput.series[it->second].points.push_back({double(r->world), r->samplesPerS, r->low, r->high});
     throughput.series[it->second + 1].points.push_back({double(r->world), r->ideal});
-    efficiency.series[it->second / 2].points.push_back({double(r->world), r->efficiency});
+    // The store has no efficiency at the reference itself (nothing to compare
+    // with); the chart draws its line from there, at 100 % by definition.
+    const double e = r->world == r->refWorld ? 1.0 : r->efficiency;
+    efficiency.series[it->second / 2].points.push_back({double(r->world), e});
     worlds.insert(r->world);
   }
   ChartSeries ideal{"ideal", {}, 9, true, false, false};

@@ -95,7 +95,7 @@ ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& 
                             integer(r, "world_size"), integer(r, "repeats"), r.numberOr("samples_per_s", NAN),
                             r.numberOr("min_samples_per_s", NAN), r.numberOr("max_samples_per_s", NAN),
                             r.numberOr("ideal_samples_per_s", NAN), r.numberOr("speedup", NAN),
-                            r.numberOr("efficiency", NAN)});
+                            r.numberOr("efficiency", NAN), integer(r, "ref_world_size")});
   });
   each("step_breakdown", [&](const RowView& r) {
     data.breakdown.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("config_key"),

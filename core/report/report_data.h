@@ -34,6 +34,7 @@ struct ScalingRow {
   std::string key;
   int world = 0, repeats = 0;
   double samplesPerS = NAN, low = NAN, high = NAN, ideal = NAN, speedup = NAN, efficiency = NAN;
+  int refWorld = 0;  // the configuration's smallest world size: speed-up and efficiency are NULL there
 };
 
 struct BreakdownRow {

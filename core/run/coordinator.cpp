@@ -110,7 +110,7 @@ LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions&
         progress.update(r);
         break;
       case Record::Kind::kEpoch: {
-        pending.epochs.push_back(r.epochRecord);  // one transaction with the steps before it
+        pending.epochs.push_back(r.epochRecord);  // one transaction with the steps that came before it
         pending.epochs.back().runId = runId;
         store.write(pending);
         pending = {};
@@ -173,7 +173,7 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
                         static_cast<int>(cell.integer("epochs")));
       const LoadSampler load;
       const LaunchOutcome outcome = runCell(cell, runId, options, interrupt, store, progress);
-      store.recordLoad(runId, load.finish());
+      store.recordLoad(runId, load.finish(resolveLauncher(cell.text("launcher"), cell.text("backend")) != "srun"));
       switch (outcome.status) {
         case LaunchOutcome::Status::kOk:
           store.finishRun(runId, RunStatus::kOk);

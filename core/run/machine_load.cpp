@@ -1,10 +1,12 @@
 #include "run/machine_load.h"
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -80,16 +82,36 @@ CpuSample CpuSample::now() {
   CpuSample s;
   s.at = std::chrono::steady_clock::now();
   s.ownS = cpuSeconds(RUSAGE_SELF) + cpuSeconds(RUSAGE_CHILDREN);
-  // "cpu  user nice system idle iowait irq softirq steal guest guest_nice", in
-  // clock ticks; guest time is already inside user.
+  // "cpuN user nice system idle iowait irq softirq steal guest guest_nice",
+  // in clock ticks, per core; only the cores this process may run on (a
+  // container pinned to some cores does not see the others' load as its
+  // own). Busy is user, nice and system: what getrusage counts as ours too
+  // (interrupt time, Gloo's loopback traffic among it, is no process's).
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  const bool masked = sched_getaffinity(0, sizeof(allowed), &allowed) == 0;
   std::ifstream stat("/proc/stat");
-  std::string cpu;
-  double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-  if (stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal && cpu == "cpu") {
-    const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
-    s.machineBusyS = (user + nice + system + irq + softirq) / tick;
-    s.machineAllS = (user + nice + system + idle + iowait + irq + softirq + steal) / tick;
-    s.stealS = steal / tick;
+  const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  double busy = 0, all = 0, stolen = 0;
+  int cores = 0;
+  for (std::string line; std::getline(stat, line) && line.starts_with("cpu");) {
+    std::istringstream fields(line);
+    std::string name;
+    double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    if (!(fields >> name >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal)) continue;
+    if (name == "cpu") continue;  // the machine's sum: the cores are added one by one
+    const int core = std::atoi(name.c_str() + 3);
+    if (masked && (core < 0 || core >= CPU_SETSIZE || !CPU_ISSET(core, &allowed))) continue;
+    busy += user + nice + system;
+    all += user + nice + system + idle + iowait + irq + softirq + steal;
+    stolen += steal;
+    ++cores;
+  }
+  if (cores > 0) {
+    s.machineBusyS = busy / tick;
+    s.machineAllS = all / tick;
+    s.stealS = stolen / tick;
+    s.cores = cores;
   }
   s.processes = otherProcesses(static_cast<double>(sysconf(_SC_CLK_TCK)));
   std::ifstream loadavg("/proc/loadavg");
@@ -117,8 +139,13 @@ MachineLoadRecord loadBetween(const CpuSample& start, const CpuSample& end, int 
   return load;
 }
 
-MachineLoadRecord LoadSampler::finish() const {
-  return loadBetween(start_, CpuSample::now(), static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)));
+MachineLoadRecord LoadSampler::finish(bool ranksAreChildren) const {
+  CpuSample end = CpuSample::now();
+  if (!ranksAreChildren) {
+    end.machineBusyS.reset();
+    end.processes.clear();
+  }
+  return loadBetween(start_, end, end.cores);
 }
 
 }  // namespace dtb::core

@@ -23,10 +23,11 @@ inline constexpr double kStealShareThreshold = 0.05;
 
 // One reading of the machine's and this process tree's CPU time, in seconds.
 struct CpuSample {
-  std::optional<double> machineBusyS;  // all cores: user, nice, system, irq, softirq
-  std::optional<double> machineAllS;   // all cores, idle and steal included
+  std::optional<double> machineBusyS;  // the cores we may use: user, nice, system
+  std::optional<double> machineAllS;   // the same cores, idle, interrupts and steal included
   std::optional<double> stealS;
   double ownS = 0;  // this process and its reaped children
+  int cores = 0;    // the cores this process may run on, whose times are summed
   std::chrono::steady_clock::time_point at;
   std::optional<double> loadAverage;  // 1 minute
   // Every other process's CPU seconds so far, by pid, with its name: who
@@ -45,11 +46,13 @@ struct CpuSample {
 // the (at most three) other processes that used the most CPU between them.
 MachineLoadRecord loadBetween(const CpuSample& start, const CpuSample& end, int cpus);
 
-// Samples at construction; finish() samples again and judges.
+// Samples at construction; finish() samples again and judges. Without
+// `ranksAreChildren` (srun: slurmstepd starts the ranks, so their CPU time
+// is not ours to subtract) other processes' share is unknown, not guessed.
 class LoadSampler {
  public:
   LoadSampler() : start_(CpuSample::now()) {}
-  MachineLoadRecord finish() const;
+  MachineLoadRecord finish(bool ranksAreChildren = true) const;
 
  private:
   CpuSample start_;

@@ -18,11 +18,15 @@ std::string number(double v) {
 
 std::string number(const std::optional<double>& v) { return v ? number(*v) : "nan"; }
 
+// The whole token or nothing: "0.01[1,1]<stdout>:23" is no number.
 std::optional<double> optionalNumber(std::istream& in) {
   std::string token;
   in >> token;
   if (token.empty() || token == "nan") return std::nullopt;
-  return std::stod(token);
+  size_t used = 0;
+  const double value = std::stod(token, &used);
+  if (used != token.size()) throw std::invalid_argument("not a number: " + token);
+  return value;
 }
 
 // Messages stay on one line.
@@ -35,7 +39,7 @@ std::string oneLine(std::string text) {
 
 }  // namespace
 
-RecordWriter::RecordWriter(int fd) {
+RecordWriter::RecordWriter(int fd) : everyLine_(fd == STDOUT_FILENO) {
   if (fd >= 0) out_ = fdopen(fd, "w");
 }
 
@@ -47,7 +51,11 @@ void RecordWriter::line(const std::string& text, bool flush) {
   if (!out_) return;
   std::fputs(text.c_str(), out_);
   std::fputc('\n', out_);
-  if (flush) std::fflush(out_);  // the coordinator wants it now
+  if (flush || everyLine_) std::fflush(out_);  // the coordinator wants it now
+}
+
+void RecordWriter::flush() {
+  if (out_) std::fflush(out_);
 }
 
 void RecordWriter::progress(int epoch, int64_t step, int64_t steps, double samplesPerSecond) {
@@ -76,6 +84,7 @@ void RecordWriter::step(const StepRecord& s) {
 
 // Names are one word on the line: a plugin's spaces become underscores.
 void RecordWriter::metric(const MetricRecord& m) {
+  if (!std::isfinite(m.value)) return;
   std::string name = m.name.empty() ? "unnamed" : m.name;
   for (char& c : name) {
     if (std::isspace(static_cast<unsigned char>(c))) c = '_';

@@ -19,9 +19,13 @@
 //   done <rank>
 //
 // Numbers in C locale; "nan" for an unknown value. The coordinator is the
-// only writer of the database; workers never open it. Step and metric lines,
-// many and small, are not flushed one by one: they leave with the next
-// record that is (progress, epoch, ...) or when the buffer fills.
+// only writer of the database; workers never open it. On a pipe of its own
+// (the local launcher) step and metric lines, many and small, are not
+// flushed one by one: they leave with the next record that is, at flush()
+// (every rank, each epoch), or when the buffer fills; the reader joins
+// chunks into lines. On stdout (mpirun, srun) every line is flushed whole:
+// the launcher tags each chunk it forwards, and a line split across two
+// chunks would arrive with a tag inside it.
 #pragma once
 
 #include <cstdio>
@@ -34,7 +38,7 @@ namespace dtb::core {
 
 class RecordWriter {
  public:
-  explicit RecordWriter(int fd);  // takes the descriptor; -1: records are dropped
+  explicit RecordWriter(int fd);  // takes the descriptor; -1: records are dropped; 1: stdout, line by line
   ~RecordWriter();
   RecordWriter(const RecordWriter&) = delete;
   RecordWriter& operator=(const RecordWriter&) = delete;
@@ -42,7 +46,8 @@ class RecordWriter {
   void progress(int epoch, int64_t step, int64_t steps, double samplesPerSecond);
   void epoch(const EpochRecord& e);
   void step(const StepRecord& s);
-  void metric(const MetricRecord& m);
+  void metric(const MetricRecord& m);  // non-finite values are no measurement: dropped
+  void flush();
   void memory(const MemoryRecord& m);
   void event(int rank, double atS, const std::string& kind, const std::string& detail);
   void collective(const CollectiveRecord& c);
@@ -53,6 +58,7 @@ class RecordWriter {
  private:
   void line(const std::string& text, bool flush = true);
   std::FILE* out_ = nullptr;
+  bool everyLine_ = false;  // flush every line (stdout shared with a launcher)
 };
 
 // One parsed line.

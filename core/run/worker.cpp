@@ -149,6 +149,7 @@ class Worker {
         }
       }
       const double seconds = since(epochStart);
+      records_.flush();  // every rank's steps leave at the end of each epoch
       // Mean phase times over ranks; sums of loss and counts.
       std::vector<double> phases = {seconds,           train.waitSeconds() - dataBefore,
                                     *sum.forwardS,     *sum.backwardS,

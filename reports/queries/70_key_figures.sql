@@ -21,5 +21,6 @@ SELECT experiment_id, config_key, model, world_size, 0, SUM(status = 'failed'),
 FROM run
 WHERE experiment_id IN ({experiments}) AND strategy != 'sweep'
 GROUP BY experiment_id, config_key, world_size
-HAVING SUM(status = 'ok' AND id IN (SELECT run_id FROM run_figure)) = 0
+HAVING SUM(status = 'ok' AND id IN (SELECT run_id FROM run_figure
+                                     WHERE steady_samples / steady_seconds IS NOT NULL)) = 0
 ORDER BY 1, 3, 2, 4;

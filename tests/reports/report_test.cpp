@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "report/report_charts.h"
 #include "report/report_data.h"
 #include "report/report_format.h"
 #include "report/report_tables.h"
@@ -49,6 +50,14 @@ TEST_F(ReportTest, LoadsTheSampleStoresKnownFigures) {
   EXPECT_EQ(data.memory.size(), 6u);
   EXPECT_EQ(data.bandwidth.size(), 2u);
   EXPECT_NEAR(data.bandwidth[1].memcpy, 20.0, 1e-9);
+  // The store's efficiency is NULL at 1 rank; the chart starts each line there at 100 %.
+  const std::vector<LineChart> scaling = scalingCharts(data, 1, data.configs[0].model);
+  ASSERT_EQ(scaling.size(), 2u);
+  ASSERT_FALSE(scaling[1].series.empty());
+  ASSERT_EQ(scaling[1].series[0].points.size(), 3u);
+  EXPECT_EQ(scaling[1].series[0].points[0].x, 1.0);
+  EXPECT_EQ(scaling[1].series[0].points[0].y, 1.0);
+  EXPECT_NEAR(scaling[1].series[0].points[2].y, 0.8, 1e-9);
   // The repeats spread by 15 %: every measured key figure says it is noisy,
   // and why; the failed cell (no repeat) has nothing to say.
   const ReportTable table = keyFigureTable(data, 1, data.configs[0].model);

@@ -31,9 +31,10 @@ TEST(ConfigLabel, AVaryingModelLeadsWithItsDepth) {
   EXPECT_EQ(
       labelConfigurations(configs, true),
       (std::vector<std::string>{"resnet50 bucketed gloo", "resnet18 bucketed mpi", "lenet bucketed gloo"}));
-  // The report draws a chart per model: the model stays out of its labels.
+  // The report draws a chart per model name: the name alone stays out of its
+  // labels, the depth that tells two resnets apart stays in.
   EXPECT_EQ(labelConfigurations(configs, false),
-            (std::vector<std::string>{"bucketed gloo", "bucketed mpi", "bucketed gloo"}));
+            (std::vector<std::string>{"resnet50 bucketed gloo", "resnet18 bucketed mpi", "bucketed gloo"}));
 }
 
 TEST(ConfigLabel, ADepthThatVariesAloneStillNamesTheModel) {
@@ -61,6 +62,17 @@ TEST(ConfigLabel, ADatasetThatGoesWithItsModelIsLeftOut) {
        config("zero", "resnet", {{"dataset", "\"synthetic\""}})},
       true);
   EXPECT_EQ(labels, (std::vector<std::string>{"lenet zero", "lenet bucketed", "resnet zero"}));
+}
+
+TEST(ConfigLabel, TheReportsLabelsStillTellDepthsAndDatasetsApart) {
+  // One chart per model name: its name is left out, its depth and dataset are not.
+  const std::vector<std::string> labels =
+      labelConfigurations({config("zero", "resnet", {{"model.resnet.depth", "18"}, {"dataset", "\"cifar10\""}}),
+                           config("zero", "resnet", {{"model.resnet.depth", "50"}, {"dataset", "\"cifar10\""}}),
+                           config("zero", "resnet", {{"model.resnet.depth", "50"}, {"dataset", "\"synthetic\""}})},
+                          false);
+  EXPECT_EQ(labels, (std::vector<std::string>{"resnet18 cifar10 zero", "resnet50 cifar10 zero",
+                                              "resnet50 synthetic zero"}));
 }
 
 }  // namespace

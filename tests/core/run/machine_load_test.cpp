@@ -59,9 +59,20 @@ TEST(MachineLoad, UnreadableProcLeavesTheFiguresUnknown) {
   EXPECT_FALSE(load.loaded);
 }
 
+// srun's ranks are slurmstepd's children, not ours: their CPU time cannot be
+// told from others', so the competition is unknown rather than overstated.
+TEST(MachineLoad, WithoutOurOwnRanksOthersAreUnknown) {
+  const MachineLoadRecord load = LoadSampler().finish(false);
+  EXPECT_FALSE(load.competingCpus);
+  EXPECT_TRUE(load.competingProcesses.empty());
+  EXPECT_TRUE(load.loadAverage);
+  EXPECT_GE(load.cpus, 1);
+}
+
 TEST(MachineLoad, ReadsThisMachine) {
   const CpuSample s = CpuSample::now();
   ASSERT_TRUE(s.machineBusyS) << "/proc/stat unreadable";
+  EXPECT_GE(s.cores, 1);
   EXPECT_GT(*s.machineAllS, *s.machineBusyS);
   EXPECT_TRUE(s.loadAverage);
   EXPECT_FALSE(s.processes.empty());  // at least our parent

@@ -1,6 +1,5 @@
 #include "communicator.h"
 
-#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -43,11 +42,11 @@ Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv)
   }
   if (mpiRank != rank_ || mpiSize != size_) {
     const char* launcher = launcherEnvironment();
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, "mpi: the run wants rank " + std::to_string(rank_) + " of " +
-                                                 std::to_string(size_) + " but MPI made this process rank " +
-                                                 std::to_string(mpiRank) + " of " + std::to_string(mpiSize) +
-                                                 " (started by " + (launcher ? launcher : "no MPI launcher") +
-                                                 "); start exactly world_size processes with mpirun -np");
+    throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                "mpi: the run wants rank " + std::to_string(rank_) + " of " + std::to_string(size_) +
+                    " but MPI made this process rank " + std::to_string(mpiRank) + " of " +
+                    std::to_string(mpiSize) + " (started by " + (launcher ? launcher : "no MPI launcher") +
+                    "); start exactly world_size processes with mpirun -np");
   }
   // The duplicate is itself a collective: bounded like every other.
   const auto deadline = Clock::now() + timeout_;
@@ -68,13 +67,8 @@ Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv)
   {
     std::lock_guard lock(mpiLock());
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
-    // The user ops of half types, made now: later lookups make no MPI call,
-    // so issuing never waits for the MPI lock a running collective holds.
-    for (dtb_dtype_t dtype : {DTB_DTYPE_F16, DTB_DTYPE_BF16}) {
-      for (dtb_reduce_op_t op : {DTB_REDUCE_SUM, DTB_REDUCE_MAX, DTB_REDUCE_MIN}) opOf(dtype, op);
-    }
   }
-  thread_ = std::thread([this] { serve(); });
+  thread_ = std::thread([this] { progress(); });
 }
 
 Communicator::~Communicator() {
@@ -83,11 +77,7 @@ Communicator::~Communicator() {
     stopping_ = true;
   }
   wake_.notify_all();
-  if (abandoned_) {
-    thread_.detach();  // inside MPI for good: the process ends without it
-    return;
-  }
-  thread_.join();  // bounded: it finishes the collective in MPI, if any, then the queue
+  thread_.join();  // bounded: every collective in flight has timeout_
   if (!broken_) {
     std::lock_guard lock(mpiLock());
     MPI_Comm_free(&comm_);
@@ -101,7 +91,7 @@ std::string Communicator::errorText(int code) const {
   return "mpi: rank " + std::to_string(rank_) + ": " + std::string(text, static_cast<size_t>(length));
 }
 
-std::shared_ptr<Request> Communicator::enqueue(Run run, Finish finish, uint64_t bytesSent) {
+std::shared_ptr<Request> Communicator::enqueue(Start start, Finish finish, uint64_t bytesSent) {
   if (broken_) {
     throw Error(DTB_STATUS_COMM_FAILURE, "mpi: rank " + std::to_string(rank_) +
                                              ": the communicator is unusable after a collective failed "
@@ -110,7 +100,7 @@ std::shared_ptr<Request> Communicator::enqueue(Run run, Finish finish, uint64_t 
   auto request = std::make_shared<Request>();
   {
     std::lock_guard lock(mutex_);
-    queue_.push_back({std::move(run), std::move(finish), request});
+    queue_.push_back({std::move(start), std::move(finish), request});
   }
   wake_.notify_one();
   bytesSent_ += bytesSent;
@@ -118,74 +108,98 @@ std::shared_ptr<Request> Communicator::enqueue(Run run, Finish finish, uint64_t 
   return request;
 }
 
-void Communicator::serve() {
+void Communicator::progress() {
+  std::vector<Job> active;
+  bool busy = false;
+  Clock::time_point busySince;
   for (;;) {
-    Job job;
+    std::deque<Job> fresh;
     {
       std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, and nothing left
-      job = std::move(queue_.front());
-      queue_.pop_front();
+      if (active.empty()) wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (stopping_ && queue_.empty() && active.empty()) return;
+      fresh.swap(queue_);
     }
-    if (broken_) {
-      job.request->finish(DTB_STATUS_COMM_FAILURE, "mpi: rank " + std::to_string(rank_) +
-                                                       ": not started: an earlier collective failed");
-      continue;
+    for (Job& job : fresh) active.push_back(std::move(job));
+    if (!busy && !active.empty()) {
+      busy = true;
+      busySince = Clock::now();
     }
-    int rc = MPI_SUCCESS;
-    if (job.run) {
-      const auto start = Clock::now();
-      runningSinceNs_ =
-          std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count();
-      rc = job.run();
-      runningSinceNs_ = 0;
-      busyNs_ += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+    startQueued(active);
+    testActive(active);
+    if (active.empty()) {
+      if (busy) {
+        busyNs_ += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - busySince).count();
+        busy = false;
+      }
+    } else {
+      // Open MPI advances a non-blocking collective only inside MPI calls:
+      // keep testing, giving the core away between tests.
+      std::this_thread::yield();
     }
-    if (rc != MPI_SUCCESS) {
-      broken_ = true;  // the ranks' call sequences no longer match
-      job.request->finish(DTB_STATUS_COMM_FAILURE, errorText(rc));
-      continue;
-    }
-    if (job.finish) job.finish();
-    job.request->finish(DTB_STATUS_OK, "");
   }
 }
 
-void Communicator::abandon() {
-  broken_ = true;
-  abandoned_ = true;
-  markAbandoned();
+void Communicator::startQueued(std::vector<Job>& active) {
+  for (auto it = active.begin(); it != active.end();) {
+    Job& job = *it;
+    if (job.started != Clock::time_point{}) {
+      ++it;
+      continue;
+    }
+    job.started = Clock::now();
+    if (broken_) {
+      job.request->finish(DTB_STATUS_COMM_FAILURE, "mpi: rank " + std::to_string(rank_) +
+                                                       ": not started: an earlier collective failed");
+      it = active.erase(it);
+      continue;
+    }
+    try {
+      job.handle = job.start();
+    } catch (const Error& e) {
+      job.request->finish(e.status(), e.what());
+      broken_ = true;  // the ranks' call sequences no longer match
+      it = active.erase(it);
+      continue;
+    }
+    if (job.handle == MPI_REQUEST_NULL) {  // nothing to move
+      if (job.finish) job.finish();
+      job.request->finish(DTB_STATUS_OK, "");
+      it = active.erase(it);
+      continue;
+    }
+    ++it;
+  }
 }
 
-dtb_status_t Communicator::wait(dtb_request_t handle, int64_t timeoutMs) {
-  const std::shared_ptr<Request>& r = fromHandle(handle);
-  const auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs < 0 ? 0 : timeoutMs);
-  for (;;) {
-    // Short slices: the collective in MPI may pass its own timeout first.
-    const auto slice = std::min<Clock::duration>(deadline - Clock::now(), std::chrono::milliseconds(50));
-    if (r->waitFor(std::chrono::duration_cast<std::chrono::milliseconds>(slice) +
-                   std::chrono::milliseconds(1))) {
-      if (r->status() != DTB_STATUS_OK) host_->set_error(host_->ctx, r->message().c_str());
-      return r->status();
+void Communicator::testActive(std::vector<Job>& active) {
+  for (auto it = active.begin(); it != active.end();) {
+    Job& job = *it;
+    int done = 0;
+    int rc;
+    {
+      std::lock_guard lock(mpiLock());
+      rc = MPI_Test(&job.handle, &done, MPI_STATUS_IGNORE);
     }
-    const int64_t since = runningSinceNs_;
-    const auto now = Clock::now();
-    const bool overdue = since != 0 && now.time_since_epoch() - std::chrono::nanoseconds(since) > timeout_;
-    if (overdue || abandoned_) {
-      abandon();
-      host_->set_error(host_->ctx,
-                       ("mpi: rank " + std::to_string(rank_) + ": collective not finished after " +
-                        std::to_string(timeout_.count()) + " ms (a peer stopped taking part?)")
-                           .c_str());
-      return DTB_STATUS_TIMEOUT;
+    if (rc != MPI_SUCCESS) {
+      broken_ = true;
+      job.request->finish(DTB_STATUS_COMM_FAILURE, errorText(rc));
+    } else if (done) {
+      if (job.finish) job.finish();
+      job.request->finish(DTB_STATUS_OK, "");
+    } else if (Clock::now() - job.started > timeout_) {
+      // MPI cannot cancel a collective: abandon it, and with it the communicator.
+      broken_ = true;
+      markAbandoned();
+      job.request->finish(DTB_STATUS_TIMEOUT, "mpi: rank " + std::to_string(rank_) +
+                                                  ": collective not finished after " +
+                                                  std::to_string(timeout_.count()) +
+                                                  " ms (a peer stopped taking part?)");
+    } else {
+      ++it;
+      continue;
     }
-    if (now >= deadline) {
-      host_->set_error(host_->ctx, ("mpi: rank " + std::to_string(rank_) +
-                                    ": collective not finished after " + std::to_string(timeoutMs) + " ms")
-                                       .c_str());
-      return DTB_STATUS_TIMEOUT;
-    }
+    it = active.erase(it);
   }
 }
 
@@ -197,18 +211,18 @@ std::shared_ptr<Request> Communicator::allreduce(const dtb_tensor_t& buffer, dtb
     mpiOp = opOf(buffer.dtype, op);  // throws for unsupported combinations
   }
   const uint64_t bytes = buffer.count * dtypeSize(buffer.dtype);
-  Run run;
-  if (buffer.count > 0) {
-    run = [this, buffer, mpiOp] {
-      std::lock_guard lock(mpiLock());
-      return MPI_Allreduce(MPI_IN_PLACE, buffer.data, static_cast<int>(buffer.count),
-                           datatypeOf(buffer.dtype), mpiOp, comm_);
-    };
-  }
+  auto start = [this, buffer, mpiOp] {
+    MPI_Request r = MPI_REQUEST_NULL;
+    if (buffer.count == 0) return r;
+    std::lock_guard lock(mpiLock());
+    const int rc = MPI_Iallreduce(MPI_IN_PLACE, buffer.data, static_cast<int>(buffer.count),
+                                  datatypeOf(buffer.dtype), mpiOp, comm_, &r);
+    if (rc != MPI_SUCCESS) throw Error(DTB_STATUS_COMM_FAILURE, errorText(rc));
+    return r;
+  };
   Finish finish;
-  if (op == DTB_REDUCE_AVG)
-    finish = [this, buffer] { scaleDown(buffer.data, buffer.dtype, buffer.count, size_); };
-  return enqueue(run, finish, size_ > 1 ? 2 * bytes * (size_ - 1) / size_ : 0);
+  if (op == DTB_REDUCE_AVG) finish = [this, buffer] { scaleDown(buffer.data, buffer.dtype, buffer.count, size_); };
+  return enqueue(start, finish, size_ > 1 ? 2 * bytes * (size_ - 1) / size_ : 0);
 }
 
 std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, const dtb_tensor_t& output,
@@ -220,58 +234,63 @@ std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, 
     std::lock_guard lock(mpiLock());
     mpiOp = opOf(input.dtype, op);
   }
-  Run run;
-  if (output.count > 0) {
-    run = [this, input, output, mpiOp] {
-      std::lock_guard lock(mpiLock());
-      return MPI_Reduce_scatter_block(input.data, output.data, static_cast<int>(output.count),
-                                      datatypeOf(input.dtype), mpiOp, comm_);
-    };
-  }
+  auto start = [this, input, output, mpiOp] {
+    MPI_Request r = MPI_REQUEST_NULL;
+    if (output.count == 0) return r;
+    std::lock_guard lock(mpiLock());
+    const int rc = MPI_Ireduce_scatter_block(input.data, output.data, static_cast<int>(output.count),
+                                             datatypeOf(input.dtype), mpiOp, comm_, &r);
+    if (rc != MPI_SUCCESS) throw Error(DTB_STATUS_COMM_FAILURE, errorText(rc));
+    return r;
+  };
   Finish finish;
-  if (op == DTB_REDUCE_AVG)
-    finish = [this, output] { scaleDown(output.data, output.dtype, output.count, size_); };
-  return enqueue(run, finish, output.count * dtypeSize(input.dtype) * (size_ - 1));
+  if (op == DTB_REDUCE_AVG) finish = [this, output] { scaleDown(output.data, output.dtype, output.count, size_); };
+  return enqueue(start, finish, output.count * dtypeSize(input.dtype) * (size_ - 1));
 }
 
 std::shared_ptr<Request> Communicator::allgather(const dtb_tensor_t& input, const dtb_tensor_t& output) {
   checkAllgatherShapes(input, output, size_, "mpi");
   checkHost(output, "all-gather output");  // MPI's count limit
-  Run run;
-  if (input.count > 0) {
-    run = [this, input, output] {
-      const MPI_Datatype type = datatypeOf(input.dtype);
-      std::lock_guard lock(mpiLock());
-      return MPI_Allgather(input.data, static_cast<int>(input.count), type, output.data,
-                           static_cast<int>(input.count), type, comm_);
-    };
-  }
-  return enqueue(run, nullptr, input.count * dtypeSize(input.dtype) * (size_ - 1));
+  auto start = [this, input, output] {
+    MPI_Request r = MPI_REQUEST_NULL;
+    if (input.count == 0) return r;
+    const MPI_Datatype type = datatypeOf(input.dtype);
+    std::lock_guard lock(mpiLock());
+    const int rc = MPI_Iallgather(input.data, static_cast<int>(input.count), type, output.data,
+                                  static_cast<int>(input.count), type, comm_, &r);
+    if (rc != MPI_SUCCESS) throw Error(DTB_STATUS_COMM_FAILURE, errorText(rc));
+    return r;
+  };
+  return enqueue(start, nullptr, input.count * dtypeSize(input.dtype) * (size_ - 1));
 }
 
 std::shared_ptr<Request> Communicator::broadcast(const dtb_tensor_t& buffer, int root) {
   checkHost(buffer, "broadcast buffer");
   if (root < 0 || root >= size_) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT,
-                "mpi: broadcast root " + std::to_string(root) + " is not a rank");
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, "mpi: broadcast root " + std::to_string(root) + " is not a rank");
   }
-  Run run;
-  if (buffer.count > 0) {
-    run = [this, buffer, root] {
-      std::lock_guard lock(mpiLock());
-      return MPI_Bcast(buffer.data, static_cast<int>(buffer.count), datatypeOf(buffer.dtype), root, comm_);
-    };
-  }
+  auto start = [this, buffer, root] {
+    MPI_Request r = MPI_REQUEST_NULL;
+    if (buffer.count == 0) return r;
+    std::lock_guard lock(mpiLock());
+    const int rc = MPI_Ibcast(buffer.data, static_cast<int>(buffer.count), datatypeOf(buffer.dtype), root,
+                              comm_, &r);
+    if (rc != MPI_SUCCESS) throw Error(DTB_STATUS_COMM_FAILURE, errorText(rc));
+    return r;
+  };
   const uint64_t bytes = buffer.count * dtypeSize(buffer.dtype);
-  return enqueue(run, nullptr, rank_ == root ? bytes * (size_ - 1) : 0);
+  return enqueue(start, nullptr, rank_ == root ? bytes * (size_ - 1) : 0);
 }
 
 std::shared_ptr<Request> Communicator::barrier() {
-  Run run = [this] {
+  auto start = [this] {
+    MPI_Request r = MPI_REQUEST_NULL;
     std::lock_guard lock(mpiLock());
-    return MPI_Barrier(comm_);
+    const int rc = MPI_Ibarrier(comm_, &r);
+    if (rc != MPI_SUCCESS) throw Error(DTB_STATUS_COMM_FAILURE, errorText(rc));
+    return r;
   };
-  return enqueue(run, nullptr, 0);
+  return enqueue(start, nullptr, 0);
 }
 
 dtb_comm_counters_t Communicator::counters() const {

@@ -69,7 +69,8 @@ void printSummary(const std::filesystem::path& db, int64_t experiment) {
 
 // Starts the cell's workers and stores what they report as it comes: epochs
 // at once (a crash loses at most the epoch in flight), steps and plugin
-// metrics in batches, memory and events when the run ends.
+// metrics in batches, memory and events when the run ends, and the
+// machine's load while it ran.
 LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions& options,
                       const InterruptGuard& interrupt, ResultStore& store, RunProgress& progress) {
   const std::string launcher = resolveLauncher(cell.text("launcher"), cell.text("backend"));
@@ -91,6 +92,7 @@ LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions&
   }
   spec.write(scratch / "spec.toml");
 
+  const LoadSampler load;
   RecordBatch pending;   // steps and metrics, written every kStepBatch rows and with each epoch
   RecordBatch endOfRun;  // memory and events, written when the run ends
   constexpr size_t kStepBatch = 4096;
@@ -104,33 +106,32 @@ LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions&
                     launcher,
                     cell.text("hostfile"),
                     splitWords(cell.text("launcher_args"))};
+  // Each record joins its batch stamped with the run.
+  auto add = [runId](auto& batch, auto record) {
+    record.runId = runId;
+    batch.push_back(std::move(record));
+  };
   const LaunchOutcome outcome = launch(how, [&](int, const Record& r) {
     switch (r.kind) {
       case Record::Kind::kProgress:
         progress.update(r);
         break;
-      case Record::Kind::kEpoch: {
-        pending.epochs.push_back(r.epochRecord);  // one transaction with the steps that came before it
-        pending.epochs.back().runId = runId;
+      case Record::Kind::kEpoch:
+        add(pending.epochs, r.epochRecord);  // one transaction with the steps that came before it
         store.write(pending);
         pending = {};
         break;
-      }
       case Record::Kind::kStep:
-        pending.steps.push_back(r.stepRecord);
-        pending.steps.back().runId = runId;
+        add(pending.steps, r.stepRecord);
         break;
       case Record::Kind::kMetric:
-        pending.metrics.push_back(r.metricRecord);
-        pending.metrics.back().runId = runId;
+        add(pending.metrics, r.metricRecord);
         break;
       case Record::Kind::kMemory:
-        endOfRun.memory.push_back(r.memoryRecord);
-        endOfRun.memory.back().runId = runId;
+        add(endOfRun.memory, r.memoryRecord);
         break;
       case Record::Kind::kEvent:
-        endOfRun.events.push_back(r.eventRecord);
-        endOfRun.events.back().runId = runId;
+        add(endOfRun.events, r.eventRecord);
         break;
       default:
         break;
@@ -142,6 +143,8 @@ LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions&
   });
   store.write(pending);
   store.write(endOfRun);
+  // srun's ranks are not our children: their CPU time is not ours to subtract.
+  store.recordLoad(runId, load.finish(launcher != "srun"));
   removeRunDirectory(scratch);
   return outcome;
 }
@@ -171,9 +174,7 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
       progress.beginRun(index,
                         model + label + " x" + cell.text("world_size") + " rep " + std::to_string(repeat + 1),
                         static_cast<int>(cell.integer("epochs")));
-      const LoadSampler load;
       const LaunchOutcome outcome = runCell(cell, runId, options, interrupt, store, progress);
-      store.recordLoad(runId, load.finish(resolveLauncher(cell.text("launcher"), cell.text("backend")) != "srun"));
       switch (outcome.status) {
         case LaunchOutcome::Status::kOk:
           store.finishRun(runId, RunStatus::kOk);

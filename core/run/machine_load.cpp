@@ -113,16 +113,16 @@ CpuSample CpuSample::now() {
     s.stealS = stolen / tick;
     s.cores = cores;
   }
-  s.processes = otherProcesses(static_cast<double>(sysconf(_SC_CLK_TCK)));
+  s.processes = otherProcesses(tick);
   std::ifstream loadavg("/proc/loadavg");
   double oneMinute = 0;
   if (loadavg >> oneMinute) s.loadAverage = oneMinute;
   return s;
 }
 
-MachineLoadRecord loadBetween(const CpuSample& start, const CpuSample& end, int cpus) {
+MachineLoadRecord loadBetween(const CpuSample& start, const CpuSample& end) {
   MachineLoadRecord load;
-  load.cpus = cpus;
+  load.cpus = end.cores;
   load.loadAverage = end.loadAverage;
   const double wall = std::chrono::duration<double>(end.at - start.at).count();
   if (start.machineBusyS && end.machineBusyS && wall > 0) {
@@ -145,7 +145,7 @@ MachineLoadRecord LoadSampler::finish(bool ranksAreChildren) const {
     end.machineBusyS.reset();
     end.processes.clear();
   }
-  return loadBetween(start_, end, end.cores);
+  return loadBetween(start_, end);
 }
 
 }  // namespace dtb::core

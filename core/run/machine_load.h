@@ -44,7 +44,7 @@ struct CpuSample {
 
 // The load between two samples, judged against the thresholds above, with
 // the (at most three) other processes that used the most CPU between them.
-MachineLoadRecord loadBetween(const CpuSample& start, const CpuSample& end, int cpus);
+MachineLoadRecord loadBetween(const CpuSample& start, const CpuSample& end);
 
 // Samples at construction; finish() samples again and judges. Without
 // `ranksAreChildren` (srun: slurmstepd starts the ranks, so their CPU time

@@ -12,8 +12,7 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-}  // namespace
-
+// "mm:ss", or "h:mm:ss" from an hour on; "--:--" for an unknown time.
 std::string clockText(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "--:--";
   const int s = static_cast<int>(seconds + 0.5);
@@ -26,8 +25,9 @@ std::string clockText(double seconds) {
   return text;
 }
 
-RunProgress::RunProgress(MatrixEta eta)
-    : eta_(std::move(eta)), runs_(eta_.size()), tty_(isatty(STDERR_FILENO)) {}
+}  // namespace
+
+RunProgress::RunProgress(MatrixEta eta) : eta_(std::move(eta)), tty_(isatty(STDERR_FILENO)) {}
 
 void RunProgress::beginRun(size_t index, const std::string& label, int epochs) {
   index_ = index;
@@ -46,7 +46,7 @@ void RunProgress::update(const Record& r) {
   char line[512];
   std::snprintf(line, sizeof(line),
                 "[run %zu/%zu] %s | epoch %d/%d step %lld/%lld | %.0f samples/s | matrix ETA %s", index_ + 1,
-                runs_, label_.c_str(), r.epoch, epochs_, static_cast<long long>(r.step),
+                eta_.size(), label_.c_str(), r.epoch, epochs_, static_cast<long long>(r.step),
                 static_cast<long long>(r.steps), r.samplesPerSecond, etaText(fraction).c_str());
   if (tty_) {
     std::fprintf(stderr, "\r\033[K%s", line);
@@ -58,7 +58,7 @@ void RunProgress::update(const Record& r) {
 void RunProgress::endRun(const std::string& outcome, bool countsForEta) {
   const double seconds = secondsSince(runStart_);
   if (countsForEta) eta_.finished(index_, seconds);
-  std::fprintf(stderr, "%s[run %zu/%zu] %s: %s (%s)\n", tty_ ? "\r\033[K" : "", index_ + 1, runs_,
+  std::fprintf(stderr, "%s[run %zu/%zu] %s: %s (%s)\n", tty_ ? "\r\033[K" : "", index_ + 1, eta_.size(),
                label_.c_str(), outcome.c_str(), clockText(seconds).c_str());
 }
 

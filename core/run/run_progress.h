@@ -23,16 +23,12 @@ class RunProgress {
  private:
   std::string etaText(double fraction) const;
 
-  MatrixEta eta_;
-  size_t runs_;
+  MatrixEta eta_;  // knows every run of the matrix
   bool tty_;
   std::chrono::steady_clock::time_point runStart_;
   size_t index_ = 0;
   std::string label_;
   int epochs_ = 1;
 };
-
-// "mm:ss", or "h:mm:ss" from an hour on; "--:--" for an unknown time.
-std::string clockText(double seconds);
 
 }  // namespace dtb::core

@@ -197,14 +197,13 @@ class Worker {
     r.rank = rank_;
     r.step = static_cast<int64_t>(optimizerStep);
     r.epoch = static_cast<int>(epoch + 1);
-    r.forwardS = r.backwardS = r.commExposedS = r.optimizerS = 0.0;
-    r.forwardWaitS = r.backwardWaitS = r.optimizerWaitS = 0.0;
     takeMetrics(r.step);  // what came between steps (evaluation's gathers) is no step's
     const int64_t begin = TraceRecorder::nowNs();
     const double dataBefore = train.waitSeconds();
     const uint64_t busBefore = comm_->busBytes(), bytesBefore = comm_->bytes();
     const uint64_t collectivesBefore = comm_->collectives();
     const std::optional<double> busyBefore = comm_->busySeconds();
+    StepTiming timing;
     double lossSum = 0;
     int64_t samples = 0;
     for (uint32_t micro = 0; micro < accumulation; ++micro) {
@@ -216,19 +215,19 @@ class Worker {
       const int64_t stepBegin = TraceRecorder::nowNs();
       const StepResult result = step.run(view, stepInfo);
       if (trace_) traceStep(dataBegin, stepBegin, result.timing);
-      const StepTiming& t = result.timing;
-      *r.forwardS += t.forwardS;
-      *r.backwardS += t.backwardS;
-      *r.commExposedS += t.commExposedS;
-      *r.optimizerS += t.optimizerS;
-      *r.forwardWaitS += t.forwardWaitS;
-      *r.backwardWaitS += t.backwardWaitS;
-      *r.optimizerWaitS += t.optimizerWaitS;
+      timing += result.timing;
       lossSum += result.loss * b->size;
       r.correct += result.correct;
       samples += b->size;
     }
     r.seconds = static_cast<double>(TraceRecorder::nowNs() - begin) / 1e9;
+    r.forwardS = timing.forwardS;
+    r.backwardS = timing.backwardS;
+    r.commExposedS = timing.commExposedS;
+    r.optimizerS = timing.optimizerS;
+    r.forwardWaitS = timing.forwardWaitS;
+    r.backwardWaitS = timing.backwardWaitS;
+    r.optimizerWaitS = timing.optimizerWaitS;
     r.dataS = train.waitSeconds() - dataBefore;
     r.loss = samples > 0 ? lossSum / static_cast<double>(samples) : NAN;
     r.samples = samples;

@@ -24,6 +24,18 @@ struct StepTiming {
   double optimizerS = 0;    // the strategy's step, less its communication waits
   // The waits taken out of each phase (parts of commExposedS).
   double forwardWaitS = 0, backwardWaitS = 0, optimizerWaitS = 0;
+
+  // A step's micro-batches add up.
+  StepTiming& operator+=(const StepTiming& o) {
+    forwardS += o.forwardS;
+    backwardS += o.backwardS;
+    commExposedS += o.commExposedS;
+    optimizerS += o.optimizerS;
+    forwardWaitS += o.forwardWaitS;
+    backwardWaitS += o.backwardWaitS;
+    optimizerWaitS += o.optimizerWaitS;
+    return *this;
+  }
 };
 
 struct StepResult {

@@ -15,12 +15,13 @@ CpuSample sample(double seconds, double busy, double all, double steal, double o
   s.stealS = steal;
   s.ownS = own;
   s.loadAverage = 1.5;
+  s.cores = 2;
   return s;
 }
 
 TEST(MachineLoad, OthersAreTheMachinesBusyTimeLessTheRunsOwn) {
   // 10 s on 2 cores: the machine was busy 18 s, the run used 12 of them.
-  const MachineLoadRecord load = loadBetween(sample(0, 100, 1000, 0, 1), sample(10, 118, 1020, 0, 13), 2);
+  const MachineLoadRecord load = loadBetween(sample(0, 100, 1000, 0, 1), sample(10, 118, 1020, 0, 13));
   EXPECT_EQ(load.cpus, 2);
   EXPECT_DOUBLE_EQ(*load.competingCpus, 0.6);
   EXPECT_DOUBLE_EQ(*load.stealShare, 0.0);
@@ -29,31 +30,36 @@ TEST(MachineLoad, OthersAreTheMachinesBusyTimeLessTheRunsOwn) {
 }
 
 TEST(MachineLoad, AQuietMachineIsNotFlaggedButStealIs) {
-  const MachineLoadRecord quiet = loadBetween(sample(0, 100, 1000, 0, 0), sample(10, 112, 1020, 0, 11.5), 2);
+  const MachineLoadRecord quiet = loadBetween(sample(0, 100, 1000, 0, 0), sample(10, 112, 1020, 0, 11.5));
   EXPECT_NEAR(*quiet.competingCpus, 0.05, 1e-12);
   EXPECT_FALSE(quiet.loaded);
   // The hypervisor took 2 of 20 core-seconds.
-  const MachineLoadRecord stolen = loadBetween(sample(0, 100, 1000, 5, 0), sample(10, 112, 1020, 7, 12), 2);
+  const MachineLoadRecord stolen = loadBetween(sample(0, 100, 1000, 5, 0), sample(10, 112, 1020, 7, 12));
   EXPECT_DOUBLE_EQ(*stolen.stealShare, 0.1);
   EXPECT_TRUE(stolen.loaded);
 }
 
 TEST(MachineLoad, NamesTheBusiestOtherProcesses) {
   CpuSample start = sample(0, 100, 1000, 0, 0), end = sample(10, 118, 1020, 0, 2);
-  start.processes = {{1, {"yes", 1.0, 10}}, {2, {"cc1plus", 0.0, 20}}, {4, {"bash", 5.0, 30}},
+  start.processes = {{1, {"yes", 1.0, 10}},
+                     {2, {"cc1plus", 0.0, 20}},
+                     {4, {"bash", 5.0, 30}},
                      {5, {"kworker/0:1-events", 3.0, 40}}};
   // 4 is a new process under an old pid (another start time): it counts from
   // zero; 5 renamed itself (a kernel worker does) and is still the same.
-  end.processes = {{1, {"yes", 9.0, 10}}, {2, {"cc1plus", 0.3, 20}}, {3, {"ninja", 2.0, 50}},
-                   {4, {"sleep", 0.75, 60}}, {5, {"kworker/0:1-mm", 3.1, 40}}};
+  end.processes = {{1, {"yes", 9.0, 10}},
+                   {2, {"cc1plus", 0.3, 20}},
+                   {3, {"ninja", 2.0, 50}},
+                   {4, {"sleep", 0.75, 60}},
+                   {5, {"kworker/0:1-mm", 3.1, 40}}};
   // 0.5 s (5 % of a core over 10 s) or more: cc1plus's 0.3 s is left out.
-  EXPECT_EQ(loadBetween(start, end, 2).competingProcesses, "yes 8.00 s, ninja 2.00 s, sleep 0.75 s");
+  EXPECT_EQ(loadBetween(start, end).competingProcesses, "yes 8.00 s, ninja 2.00 s, sleep 0.75 s");
 }
 
 TEST(MachineLoad, UnreadableProcLeavesTheFiguresUnknown) {
   CpuSample a, b;
   b.at = a.at + std::chrono::seconds(1);
-  const MachineLoadRecord load = loadBetween(a, b, 2);
+  const MachineLoadRecord load = loadBetween(a, b);
   EXPECT_FALSE(load.competingCpus);
   EXPECT_FALSE(load.stealShare);
   EXPECT_FALSE(load.loaded);

@@ -18,10 +18,14 @@ run_suite() {  # <build dir> <label> [cmake args...]
 }
 
 run_suite "$root/build" "release"
-# One OpenMP thread under the sanitizers: LeakSanitizer's tracer crashes on
-# libgomp's worker threads ("Tracer caught signal 11"), a known LSan/libgomp
-# incompatibility that says nothing about our code.
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 OMP_NUM_THREADS=1 \
+# intercept_tls_get_addr=0: GCC 12's LeakSanitizer misreads the dynamic TLS
+# of dlopen'ed libraries on glibc 2.36 (a bogus "DTLS 7 at 0xa9f-0x2400001ba1"
+# range under LSAN_OPTIONS=verbosity=1) and its tracer then crashes at exit
+# ("Tracer caught signal 11", the process aborts): now and then on a 2-rank
+# run, every time with verbosity on; nothing in our code. Leaks are still checked; only
+# the dynamic TLS blocks are not scanned as roots, which can only add
+# reports, never hide one. One OpenMP thread keeps the suite's 2 cores free.
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:intercept_tls_get_addr=0 UBSAN_OPTIONS=print_stacktrace=1 OMP_NUM_THREADS=1 \
   run_suite "$root/build-sanitize" "asan+ubsan" -DDTBENCH_SANITIZE=ON
 
 echo "== fuzz: build (clang, libFuzzer): the fuzz target and the plugins it loads"

@@ -92,4 +92,20 @@ inline void checkAllgatherShapes(const dtb_tensor_t& input, const dtb_tensor_t& 
   }
 }
 
+// True when all-gather's input is this rank's own block of its output (in
+// place, as NCCL allows and ZeRO uses); overlapping it any other way is an
+// error.
+inline bool allgatherInPlace(const dtb_tensor_t& input, const dtb_tensor_t& output, int rank,
+                             const char* backend) {
+  const size_t bytes = input.count * dtypeSize(input.dtype);
+  const size_t outBytes = output.count * dtypeSize(output.dtype);
+  const auto* in = static_cast<const char*>(input.data);
+  const auto* out = static_cast<const char*>(output.data);
+  if (bytes == 0 || in + bytes <= out || out + outBytes <= in) return false;
+  if (in == out + static_cast<size_t>(rank) * bytes) return true;
+  throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(backend) +
+                                               ": all-gather input overlaps the output other than as this "
+                                               "rank's own block");
+}
+
 }  // namespace dtb::backend

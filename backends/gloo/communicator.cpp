@@ -75,7 +75,8 @@ Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, 
                 "gloo: rank " + std::to_string(rank_) + " of world " + std::to_string(size_) + " is invalid");
   }
   if (rdv.store_path == nullptr && rdv.store_address == nullptr) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, "gloo: the rendezvous names neither a store directory nor a server");
+    throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                "gloo: the rendezvous names neither a store directory nor a server");
   }
 #ifndef DTBENCH_HAVE_HIREDIS
   if (rdv.store_path == nullptr) {
@@ -84,7 +85,8 @@ Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, 
                 "directory (rendezvous_dir) instead");
   }
 #endif
-  const std::string where = rdv.store_path ? std::string(rdv.store_path) : "redis://" + std::string(rdv.store_address);
+  const std::string where =
+      rdv.store_path ? std::string(rdv.store_path) : "redis://" + std::string(rdv.store_address);
   ::gloo::transport::tcp::attr attr;
   attr.hostname = rdv.bind_address ? rdv.bind_address : "127.0.0.1";
   try {
@@ -228,6 +230,8 @@ std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, 
 
 std::shared_ptr<Request> Communicator::allgather(const dtb_tensor_t& input, const dtb_tensor_t& output) {
   checkAllgatherShapes(input, output, size_, "gloo");
+  // In place is Gloo's own case too: it then copies the block onto itself.
+  allgatherInPlace(input, output, rank_, "gloo");
   const size_t bytes = input.count * dtypeSize(input.dtype);
   auto job = [this, input, output, bytes](uint32_t tag) {
     if (bytes == 0) return;

@@ -42,11 +42,11 @@ Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv)
   }
   if (mpiRank != rank_ || mpiSize != size_) {
     const char* launcher = launcherEnvironment();
-    throw Error(DTB_STATUS_INVALID_ARGUMENT,
-                "mpi: the run wants rank " + std::to_string(rank_) + " of " + std::to_string(size_) +
-                    " but MPI made this process rank " + std::to_string(mpiRank) + " of " +
-                    std::to_string(mpiSize) + " (started by " + (launcher ? launcher : "no MPI launcher") +
-                    "); start exactly world_size processes with mpirun -np");
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, "mpi: the run wants rank " + std::to_string(rank_) + " of " +
+                                                 std::to_string(size_) + " but MPI made this process rank " +
+                                                 std::to_string(mpiRank) + " of " + std::to_string(mpiSize) +
+                                                 " (started by " + (launcher ? launcher : "no MPI launcher") +
+                                                 "); start exactly world_size processes with mpirun -np");
   }
   // The duplicate is itself a collective: bounded like every other.
   const auto deadline = Clock::now() + timeout_;
@@ -191,10 +191,9 @@ void Communicator::testActive(std::vector<Job>& active) {
       // MPI cannot cancel a collective: abandon it, and with it the communicator.
       broken_ = true;
       markAbandoned();
-      job.request->finish(DTB_STATUS_TIMEOUT, "mpi: rank " + std::to_string(rank_) +
-                                                  ": collective not finished after " +
-                                                  std::to_string(timeout_.count()) +
-                                                  " ms (a peer stopped taking part?)");
+      job.request->finish(DTB_STATUS_TIMEOUT,
+                          "mpi: rank " + std::to_string(rank_) + ": collective not finished after " +
+                              std::to_string(timeout_.count()) + " ms (a peer stopped taking part?)");
     } else {
       ++it;
       continue;
@@ -221,7 +220,8 @@ std::shared_ptr<Request> Communicator::allreduce(const dtb_tensor_t& buffer, dtb
     return r;
   };
   Finish finish;
-  if (op == DTB_REDUCE_AVG) finish = [this, buffer] { scaleDown(buffer.data, buffer.dtype, buffer.count, size_); };
+  if (op == DTB_REDUCE_AVG)
+    finish = [this, buffer] { scaleDown(buffer.data, buffer.dtype, buffer.count, size_); };
   return enqueue(start, finish, size_ > 1 ? 2 * bytes * (size_ - 1) / size_ : 0);
 }
 
@@ -244,20 +244,23 @@ std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, 
     return r;
   };
   Finish finish;
-  if (op == DTB_REDUCE_AVG) finish = [this, output] { scaleDown(output.data, output.dtype, output.count, size_); };
+  if (op == DTB_REDUCE_AVG)
+    finish = [this, output] { scaleDown(output.data, output.dtype, output.count, size_); };
   return enqueue(start, finish, output.count * dtypeSize(input.dtype) * (size_ - 1));
 }
 
 std::shared_ptr<Request> Communicator::allgather(const dtb_tensor_t& input, const dtb_tensor_t& output) {
   checkAllgatherShapes(input, output, size_, "mpi");
   checkHost(output, "all-gather output");  // MPI's count limit
-  auto start = [this, input, output] {
+  const bool inPlace = allgatherInPlace(input, output, rank_, "mpi");
+  auto start = [this, input, output, inPlace] {
     MPI_Request r = MPI_REQUEST_NULL;
     if (input.count == 0) return r;
     const MPI_Datatype type = datatypeOf(input.dtype);
     std::lock_guard lock(mpiLock());
-    const int rc = MPI_Iallgather(input.data, static_cast<int>(input.count), type, output.data,
-                                  static_cast<int>(input.count), type, comm_, &r);
+    // MPI forbids aliased buffers; MPI_IN_PLACE is how it says "my block is already there".
+    const int rc = MPI_Iallgather(inPlace ? MPI_IN_PLACE : input.data, static_cast<int>(input.count), type,
+                                  output.data, static_cast<int>(input.count), type, comm_, &r);
     if (rc != MPI_SUCCESS) throw Error(DTB_STATUS_COMM_FAILURE, errorText(rc));
     return r;
   };
@@ -267,14 +270,15 @@ std::shared_ptr<Request> Communicator::allgather(const dtb_tensor_t& input, cons
 std::shared_ptr<Request> Communicator::broadcast(const dtb_tensor_t& buffer, int root) {
   checkHost(buffer, "broadcast buffer");
   if (root < 0 || root >= size_) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, "mpi: broadcast root " + std::to_string(root) + " is not a rank");
+    throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                "mpi: broadcast root " + std::to_string(root) + " is not a rank");
   }
   auto start = [this, buffer, root] {
     MPI_Request r = MPI_REQUEST_NULL;
     if (buffer.count == 0) return r;
     std::lock_guard lock(mpiLock());
-    const int rc = MPI_Ibcast(buffer.data, static_cast<int>(buffer.count), datatypeOf(buffer.dtype), root,
-                              comm_, &r);
+    const int rc =
+        MPI_Ibcast(buffer.data, static_cast<int>(buffer.count), datatypeOf(buffer.dtype), root, comm_, &r);
     if (rc != MPI_SUCCESS) throw Error(DTB_STATUS_COMM_FAILURE, errorText(rc));
     return r;
   };

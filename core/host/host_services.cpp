@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "host/communicator.h"
+#include "host/plugin_instance.h"
 #include "host/status.h"
 #include "host/trace_recorder.h"
 #include "log/log.h"
@@ -33,7 +34,7 @@ dtb_status_t unbound(dtb_host_ctx_t ctx, const char* what) {
   errorSlot.owner = reinterpret_cast<const HostServices*>(ctx);
   errorSlot.message = std::string(what) +
                       ": not available to this plugin instance (only a strategy inside a run has "
-                      "a communicator and an optimizer)";
+                      "a communicator, an optimizer and a model)";
   return DTB_STATUS_UNSUPPORTED;
 }
 
@@ -93,6 +94,7 @@ HostServices::HostServices(std::string source, ParamValues config)
   };
   installCommunicator();
   installOptimizer();
+  installParamRelease();
 }
 
 HostServices& HostServices::self(dtb_host_ctx_t ctx) { return *reinterpret_cast<HostServices*>(ctx); }
@@ -244,6 +246,28 @@ void HostServices::installOptimizer() {
     h.optimizer_->update(static_cast<float*>(param->data), static_cast<const float*>(grad->data), state,
                          param->count);
     return DTB_STATUS_OK;
+  };
+}
+
+void HostServices::installParamRelease() {
+  table_.param_release = [](dtb_host_ctx_t ctx, dtb_param* param, dtb_param_part_t part) {
+    HostServices& h = self(ctx);
+    if (!h.model_) return unbound(ctx, "param_release");
+    if (param == nullptr) {
+      setErrorThunk(ctx, "param_release: no parameter given");
+      return DTB_STATUS_INVALID_ARGUMENT;
+    }
+    const auto& api = h.model_->plugin().descriptor<dtb_model_plugin_v1_t>();
+    const std::string model = h.model_->plugin().label();
+    if (!api.release_param) {
+      // Not an error of the caller's: it keeps using the model's storage.
+      setErrorThunk(ctx, (model + " cannot release its parameter storage (no release_param)").c_str());
+      return DTB_STATUS_UNSUPPORTED;
+    }
+    const dtb_status_t status = api.release_param(h.model_->context(), param->index, part);
+    const std::optional<std::string> why = h.model_->services().takeError();
+    return h.relay(status,
+                   model + ": release_param of '" + param->name + "' failed: " + why.value_or("no message"));
   };
 }
 

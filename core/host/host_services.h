@@ -25,6 +25,7 @@ class TraceRecorder;
 
 class Communicator;
 class Optimizer;
+class PluginInstance;
 
 class HostServices {
  public:
@@ -38,14 +39,16 @@ class HostServices {
   const ParamValues& config() const { return config_; }
   MemoryLedger& memory() { return memory_; }
 
-  // Gives this instance the run's communicator and optimizer (not owned;
-  // they outlive the instance). Either may be null.
   // The plugin's trace_span calls go here (ignored while unset).
   void traceTo(TraceRecorder* trace) { trace_ = trace; }
 
-  void bind(Communicator* communicator, Optimizer* optimizer) {
+  // Gives this instance the run's communicator, optimizer and model (not
+  // owned; they outlive the instance). Any may be null. The model answers
+  // param_release.
+  void bind(Communicator* communicator, Optimizer* optimizer, PluginInstance* model = nullptr) {
     communicator_ = communicator;
     optimizer_ = optimizer;
+    model_ = model;
   }
 
   // The message the plugin gave with set_error() on this thread since the
@@ -75,6 +78,7 @@ class HostServices {
   dtb_status_t lookup(const char* key, T* out);
   void installCommunicator();
   void installOptimizer();
+  void installParamRelease();
   // The message of a failed communicator call, onto this instance's channel.
   dtb_status_t relay(dtb_status_t status, const std::string& message);
 
@@ -87,6 +91,7 @@ class HostServices {
   Communicator* communicator_ = nullptr;
   TraceRecorder* trace_ = nullptr;
   Optimizer* optimizer_ = nullptr;
+  PluginInstance* model_ = nullptr;
   dtb_host_t table_{};
 };
 

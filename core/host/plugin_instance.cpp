@@ -6,8 +6,8 @@ namespace dtb::core {
 
 PluginInstance::PluginInstance(std::shared_ptr<const LoadedPlugin> plugin, const ParamValues& given)
     : plugin_(std::move(plugin)) {
-  services_ = std::make_unique<HostServices>(
-      std::string(kindName(plugin_->kind())) + "/" + plugin_->name(), resolveConfig(*plugin_, given));
+  services_ = std::make_unique<HostServices>(std::string(kindName(plugin_->kind())) + "/" + plugin_->name(),
+                                             resolveConfig(*plugin_, given));
 }
 
 PluginInstance::~PluginInstance() {
@@ -22,8 +22,8 @@ void PluginInstance::adopt(void* context, void (*destroy)(void*)) {
 void PluginInstance::check(const char* function, dtb_status_t status) {
   std::optional<std::string> message = services_->takeError();
   if (status == DTB_STATUS_OK) return;
-  std::string text = plugin_->label() + " (" + plugin_->path().string() + "): " + function +
-                     " failed (" + std::string(statusName(status)) + "): ";
+  std::string text = plugin_->label() + " (" + plugin_->path().string() + "): " + function + " failed (" +
+                     std::string(statusName(status)) + "): ";
   if (message && !message->empty()) {
     text += *message;
   } else {
@@ -38,12 +38,11 @@ namespace {
 // callable taking (host, void** out) and returning dtb_status_t.
 template <typename Create>
 std::unique_ptr<PluginInstance> instantiate(std::shared_ptr<const LoadedPlugin> plugin,
-                                            const ParamValues& given, const char* function,
-                                            Create&& create, void (*destroy)(void*),
-                                            Communicator* communicator = nullptr,
-                                            Optimizer* optimizer = nullptr) {
+                                            const ParamValues& given, const char* function, Create&& create,
+                                            void (*destroy)(void*), Communicator* communicator = nullptr,
+                                            Optimizer* optimizer = nullptr, PluginInstance* model = nullptr) {
   auto instance = std::make_unique<PluginInstance>(std::move(plugin), given);
-  instance->services().bind(communicator, optimizer);
+  instance->services().bind(communicator, optimizer, model);
   void* context = nullptr;
   dtb_status_t status = create(instance->host(), &context);
   if (status == DTB_STATUS_OK && context == nullptr) {
@@ -63,8 +62,8 @@ std::unique_ptr<PluginInstance> openDataset(std::shared_ptr<const LoadedPlugin> 
                                             const ParamValues& given) {
   const auto& d = plugin->descriptor<dtb_dataset_plugin_v1_t>();
   return instantiate(
-      std::move(plugin), given, "open",
-      [&](const dtb_host_t* host, void** out) { return d.open(host, out); }, d.close);
+      std::move(plugin), given, "open", [&](const dtb_host_t* host, void** out) { return d.open(host, out); },
+      d.close);
 }
 
 std::unique_ptr<PluginInstance> createModel(std::shared_ptr<const LoadedPlugin> plugin,
@@ -76,14 +75,14 @@ std::unique_ptr<PluginInstance> createModel(std::shared_ptr<const LoadedPlugin> 
 }
 
 std::unique_ptr<PluginInstance> createStrategy(std::shared_ptr<const LoadedPlugin> plugin,
-                                               const ParamValues& given,
-                                               const dtb_strategy_setup_t& setup,
-                                               Communicator* communicator, Optimizer* optimizer) {
+                                               const ParamValues& given, const dtb_strategy_setup_t& setup,
+                                               Communicator* communicator, Optimizer* optimizer,
+                                               PluginInstance* model) {
   const auto& d = plugin->descriptor<dtb_strategy_plugin_v1_t>();
   return instantiate(
       std::move(plugin), given, "create",
       [&](const dtb_host_t* host, void** out) { return d.create(host, &setup, out); }, d.destroy,
-      communicator, optimizer);
+      communicator, optimizer, model);
 }
 
 std::unique_ptr<PluginInstance> createBackend(std::shared_ptr<const LoadedPlugin> plugin,

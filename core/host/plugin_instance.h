@@ -64,13 +64,14 @@ std::unique_ptr<PluginInstance> openDataset(std::shared_ptr<const LoadedPlugin> 
                                             const ParamValues& given);
 std::unique_ptr<PluginInstance> createModel(std::shared_ptr<const LoadedPlugin> plugin,
                                             const ParamValues& given, const dtb_model_setup_t& setup);
-// A strategy's services get the run's communicator and optimizer before its
-// create() runs (either may be null outside a run).
+// A strategy's services get the run's communicator, optimizer and model (the
+// one whose parameters setup lists) before its create() runs (any may be
+// null outside a run).
 std::unique_ptr<PluginInstance> createStrategy(std::shared_ptr<const LoadedPlugin> plugin,
-                                               const ParamValues& given,
-                                               const dtb_strategy_setup_t& setup,
+                                               const ParamValues& given, const dtb_strategy_setup_t& setup,
                                                Communicator* communicator = nullptr,
-                                               Optimizer* optimizer = nullptr);
+                                               Optimizer* optimizer = nullptr,
+                                               PluginInstance* model = nullptr);
 std::unique_ptr<PluginInstance> createBackend(std::shared_ptr<const LoadedPlugin> plugin,
                                               const ParamValues& given, const dtb_rendezvous_t& rdv);
 

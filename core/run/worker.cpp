@@ -101,7 +101,8 @@ class Worker {
     strategySetup.device = {DTB_DEVICE_HOST, 0};
     strategySetup.accumulation_steps = accumulation;
     strategy_ = createStrategy(loader.load(PluginKind::kStrategy, cell.text("strategy")),
-                               cell.pluginParams("strategy"), strategySetup, comm_.get(), &optimizer);
+                               cell.pluginParams("strategy"), strategySetup, comm_.get(), &optimizer,
+                               model_.get());
     const auto& strategyApi = strategy_->plugin().descriptor<dtb_strategy_plugin_v1_t>();
 
     if (!spec_.traceDir.empty()) {

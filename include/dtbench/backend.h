@@ -86,7 +86,9 @@ typedef struct dtb_backend_plugin_v1_s {
   /* input.count = world x output.count; rank r gets the reduced r-th block. */
   dtb_status_t (*reduce_scatter)(void* comm, const dtb_tensor_t* input, dtb_tensor_t* output,
                                  dtb_reduce_op_t op, dtb_request_t* out_request);
-  /* output.count = world x input.count; block r holds rank r's input. */
+  /* output.count = world x input.count; block r holds rank r's input.
+   * Since 1.2 input may be this rank's own block of output (in place, as
+   * NCCL allows; MPI spells it MPI_IN_PLACE); any other overlap fails. */
   dtb_status_t (*allgather)(void* comm, const dtb_tensor_t* input, dtb_tensor_t* output,
                             dtb_request_t* out_request);
   dtb_status_t (*broadcast)(void* comm, dtb_tensor_t* buffer, int32_t root, dtb_request_t* out_request);

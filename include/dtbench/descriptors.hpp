@@ -24,6 +24,8 @@ namespace dtb {
 //   void setTraining(bool);
 //   void forward(const dtb_batch_t&, const dtb_step_hooks_t*, dtb_forward_result_t*);
 //   void backward(const dtb_step_hooks_t*);
+// and may provide (then release_param is set):
+//   void releaseParam(uint32_t index, dtb_param_part_t part);
 template <typename Model>
 dtb_model_plugin_v1_t modelDescriptor(dtb_plugin_header_t header) {
   dtb_model_plugin_v1_t d{};
@@ -55,6 +57,12 @@ dtb_model_plugin_v1_t modelDescriptor(dtb_plugin_header_t header) {
     auto* model = static_cast<Model*>(p);
     return guard(model->host(), [&] { model->backward(hooks); });
   };
+  if constexpr (requires(Model & m) { m.releaseParam(uint32_t{0}, DTB_PARAM_PART_VALUE); }) {
+    d.release_param = [](void* p, uint32_t index, dtb_param_part_t part) {
+      auto* model = static_cast<Model*>(p);
+      return guard(model->host(), [&] { model->releaseParam(index, part); });
+    };
+  }
   return d;
 }
 

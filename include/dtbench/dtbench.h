@@ -35,7 +35,7 @@ extern "C" {
 /* The ABI major version changes only on a break; the entry symbols carry it
  * (dtb_strategy_plugin_v1). The minor version grows when members are added. */
 #define DTB_ABI_MAJOR 1
-#define DTB_ABI_MINOR 1
+#define DTB_ABI_MINOR 2
 #define DTB_ABI_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | (minor)))
 #define DTB_ABI_VERSION DTB_ABI_MAKE_VERSION(DTB_ABI_MAJOR, DTB_ABI_MINOR)
 #define DTB_ABI_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
@@ -193,6 +193,11 @@ typedef struct dtb_request* dtb_request_t;
 /* Opaque identity of one plugin instance inside the host. */
 typedef struct dtb_host_ctx* dtb_host_ctx_t;
 
+/* A part of a model parameter (dtb_param_t in model.h). Since 1.2. */
+typedef enum dtb_param_part { DTB_PARAM_PART_VALUE = 0, DTB_PARAM_PART_GRAD = 1 } dtb_param_part_t;
+
+struct dtb_param;
+
 /* Timeout argument meaning "the run's collective timeout" (matrix key
  * `collective_timeout_s`). Nothing in dtbench waits forever. */
 #define DTB_TIMEOUT_DEFAULT (-1)
@@ -258,7 +263,9 @@ typedef struct dtb_host {
    * Every request returned must be passed to comm_wait exactly once, which
    * releases it whatever the outcome. Collectives are issued in the same
    * order on every rank. Counts: reduce_scatter's input holds world x the
-   * output's count; allgather's output holds world x the input's count. */
+   * output's count; allgather's output holds world x the input's count, and
+   * its input may be this rank's own block of the output (in place; any
+   * other overlap is an error). */
   int32_t (*comm_rank)(dtb_host_ctx_t ctx);
   int32_t (*comm_size)(dtb_host_ctx_t ctx);
   dtb_status_t (*comm_allreduce)(dtb_host_ctx_t ctx, dtb_tensor_t* buffer, dtb_reduce_op_t op,
@@ -288,6 +295,19 @@ typedef struct dtb_host {
    * options such as no weight decay; UINT32_MAX for a flat mix of parameters. */
   dtb_status_t (*optim_update)(dtb_host_ctx_t ctx, dtb_tensor_t* param, const dtb_tensor_t* grad,
                                float* state, uint32_t param_index);
+
+  /* Model parameter storage (since 1.2: check with DTB_HAS_MEMBER) ------------
+   * For a strategy that keeps a parameter's values or gradient in memory of
+   * its own (ZeRO's shards, flat buffers): gives the model's own storage of
+   * that part back to the system, so a partitioned model is not also resident
+   * in full. The model's pointer to it is gone for good; if the part's `data`
+   * still pointed there it is set to NULL, and it is the strategy's to point
+   * at memory it owns before the model next reads it (for a value: by the
+   * layer's layer_begin hook; for a gradient: in backward's layer_begin), and
+   * to set to NULL before the strategy is destroyed. Strategies only; the
+   * model must implement release_param (model.h), else
+   * DTB_STATUS_UNSUPPORTED and the model keeps its storage. */
+  dtb_status_t (*param_release)(dtb_host_ctx_t ctx, struct dtb_param* param, dtb_param_part_t part);
 } dtb_host_t;
 
 #ifdef __cplusplus

@@ -100,6 +100,15 @@ typedef struct dtb_model_plugin_v1_s {
    * to) every parameter's grad and calling hooks->grad_ready as each one
    * becomes final. */
   dtb_status_t (*backward)(void* model, const dtb_step_hooks_t* hooks);
+
+  /* Since 1.2, optional (NULL: the model always keeps its storage). Frees the
+   * model's own storage of parameter `index`'s value or gradient for good
+   * (the host's param_release, on a strategy's behalf); if the part's `data`
+   * pointed at it, sets `data` to NULL. From then on the model reads that
+   * part only through `data` after the layer's layer_begin hook, in forward
+   * and in backward (which every model does anyway, see above), and never
+   * touches it outside forward and backward. */
+  dtb_status_t (*release_param)(void* model, uint32_t index, dtb_param_part_t part);
 } dtb_model_plugin_v1_t;
 
 typedef dtb_model_plugin_v1_t dtb_model_plugin_t;

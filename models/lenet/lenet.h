@@ -28,6 +28,7 @@ class LeNet {
   uint32_t paramCount() const { return static_cast<uint32_t>(views_.size()); }
   const char* const* layerNames() const { return kLayerNames; }
   uint32_t layerCount() const { return 4; }
+  void releaseParam(uint32_t index, dtb_param_part_t part) { nn::releaseParam(params_, index, part); }
   void setTraining(bool training) { training_ = training; }
   void forward(const dtb_batch_t& batch, const dtb_step_hooks_t* hooks, dtb_forward_result_t* out);
   void backward(const dtb_step_hooks_t* hooks);

@@ -23,6 +23,7 @@ class Network {
   uint32_t paramCount() const { return registry_.paramCount(); }
   const char* const* layerNames() const { return registry_.layerNames(); }
   uint32_t layerCount() const { return registry_.layerCount(); }
+  void releaseParam(uint32_t index, dtb_param_part_t part) { registry_.releaseParam(index, part); }
   void setTraining(bool training) { training_ = training; }
   void forward(const dtb_batch_t& batch, const dtb_step_hooks_t* hooks, dtb_forward_result_t* out);
   void backward(const dtb_step_hooks_t* hooks);

@@ -1,6 +1,9 @@
 #include "parameter.h"
 
 #include <random>
+#include <string>
+
+#include "dtbench/plugin.hpp"
 
 namespace dtb::nn {
 
@@ -39,6 +42,24 @@ void Parameter::initNormal(double std, uint64_t seed) {
 
 void Parameter::fill(float value) {
   for (float& v : value_) v = value;
+}
+
+void Parameter::release(dtb_param_part_t part) {
+  const bool grad = part == DTB_PARAM_PART_GRAD;
+  std::vector<float>& storage = grad ? grad_ : value_;
+  void*& data = grad ? view_.grad.data : view_.value.data;
+  if (data == storage.data()) data = nullptr;
+  std::vector<float>().swap(storage);  // gives the memory back, unlike clear()
+}
+
+void releaseParam(const std::vector<std::unique_ptr<Parameter>>& params, uint32_t index,
+                  dtb_param_part_t part) {
+  if (index >= params.size())
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, "release_param: no parameter " + std::to_string(index) +
+                                                 " (the model has " + std::to_string(params.size()) + ")");
+  if (part != DTB_PARAM_PART_VALUE && part != DTB_PARAM_PART_GRAD)
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, "release_param: unknown part " + std::to_string(part));
+  params[index]->release(part);
 }
 
 }  // namespace dtb::nn

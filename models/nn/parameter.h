@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,11 +33,21 @@ class Parameter {
   void initNormal(double std, uint64_t seed);
   void fill(float value);
 
+  // Frees this parameter's own storage of `part` for good, for a strategy
+  // that keeps it elsewhere (dtb_model_plugin_v1_t::release_param); the view
+  // is set to NULL if it still pointed there.
+  void release(dtb_param_part_t part);
+
  private:
   std::string name_;
   std::vector<int64_t> shape_;
   std::vector<float> value_, grad_;
   dtb_param_t view_{};
 };
+
+// What a model's releaseParam does over the parameters it holds: the
+// index checked, then Parameter::release.
+void releaseParam(const std::vector<std::unique_ptr<Parameter>>& params, uint32_t index,
+                  dtb_param_part_t part);
 
 }  // namespace dtb::nn

@@ -66,6 +66,13 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
   gathered_ = std::make_unique<BufferPool>(host_, maxPadded);
   scratch_ = std::make_unique<BufferPool>(host_, maxShard);
 
+  // The model's own arrays go back to the system as soon as what they hold
+  // lives in ours (before, not after, we allocate: else the peak is the
+  // sum): the gradients at once (backward writes them anew), the values unit
+  // by unit once copied. Kept, they would make every rank hold the full model
+  // beside its partition.
+  releasing_ = DTB_HAS_MEMBER(host_, dtb_host_t, param_release);
+  for (uint32_t i = 0; i < params_.size() && releasing_; ++i) release(i, DTB_PARAM_PART_GRAD);
   for (size_t u = 0; u < units_.size(); ++u) {
     const Unit& unit = units_[u];
     UnitState& s = state_[u];
@@ -89,6 +96,9 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
       }
       pointParams(u, s.full);
     }
+    for (uint32_t i : unit.params) {
+      if (releasing_) release(i, DTB_PARAM_PART_VALUE);
+    }
     if (stage_ == 1) {
       // Stage 1 keeps whole gradients; the reduced slice overwrites this
       // rank's part of them unless micro-batches must be summed apart.
@@ -103,10 +113,24 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
     s.pending = static_cast<uint32_t>(unit.params.size());
   }
   ready_.assign(params_.size(), false);
-  const std::string detail = "stage " + std::to_string(stage_) + ", " + std::to_string(units_.size()) +
-                             " units, " +
-                             (trueReduceScatter_ ? "reduce-scatter" : "all-reduce and keep the slice");
+  const std::string detail =
+      "stage " + std::to_string(stage_) + ", " + std::to_string(units_.size()) + " units, " +
+      (trueReduceScatter_ ? "reduce-scatter" : "all-reduce and keep the slice") +
+      (releasing_ ? ", the model's own parameter storage released"
+                  : ", the model keeps its own parameter storage (it cannot release it)");
   host_->event(host_->ctx, "zero", detail.c_str());
+}
+
+// Gives the model's own storage of one part back to the system. A model that
+// cannot release anything says so at the first call: it keeps all of it.
+void ZeroStrategy::release(uint32_t i, dtb_param_part_t part) {
+  const dtb_status_t status = host_->param_release(host_->ctx, params_[i], part);
+  if (status == DTB_STATUS_UNSUPPORTED && i == 0 && part == DTB_PARAM_PART_GRAD) {
+    releasing_ = false;
+    return;
+  }
+  check(status, "param_release");
+  (part == DTB_PARAM_PART_VALUE ? modelValues_ : modelGrads_)[i] = nullptr;
 }
 
 ZeroStrategy::~ZeroStrategy() {
@@ -115,8 +139,8 @@ ZeroStrategy::~ZeroStrategy() {
     for (dtb_request_t* r : {&s.reduce, &s.gather}) {
       if (*r) host_->comm_wait(host_->ctx, *r, DTB_TIMEOUT_DEFAULT);  // abandoned after a failure
     }
-    // The model keeps the latest values we hold in full.
-    if (s.full) {
+    // A model that kept its storage gets the latest values we hold in full.
+    if (s.full && !releasing_) {
       for (size_t k = 0; k < units_[u].params.size(); ++k) {
         const dtb_param_t* p = params_[units_[u].params[k]];
         std::memcpy(modelValues_[units_[u].params[k]], s.full + units_[u].offsets[k],
@@ -224,6 +248,12 @@ void ZeroStrategy::gradReady(dtb_param_t* param) {
     // A model that wrote gradients without announcing the layer: take the
     // unit's gradients from the model's own memory (those not computed yet
     // are overwritten in the staging buffer when they are).
+    if (!modelGrads_[i]) {
+      throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                  std::string("zero: the model reported the gradient of '") + param->name +
+                      "' before calling layer_begin for its layer in backward; a model that implements "
+                      "release_param must announce every layer in both passes");
+    }
     stage(u);
     const Unit& unit = units_[u];
     for (size_t k = 0; k < unit.params.size(); ++k) {
@@ -364,15 +394,12 @@ void ZeroStrategy::step() {
             "optim_update");
     }
   }
-  // Replicated parameters take every rank's updated slice back.
-  std::vector<float*> inputs;
+  // Replicated parameters take every rank's updated slice back, in place
+  // (DeepSpeed's all_gather_into_tensor from the slice's own view).
   for (size_t u = 0; u < units_.size(); ++u) {
     if (sharded(u)) continue;
     UnitState& s = state_[u];
-    float* mine = scratch_->acquire();
-    inputs.push_back(mine);
-    std::memcpy(mine, ownedSlice(u), units_[u].shard * sizeof(float));
-    dtb_tensor_t in = hostTensor(mine, units_[u].shard, DTB_DTYPE_F32);
+    dtb_tensor_t in = hostTensor(ownedSlice(u), units_[u].shard, DTB_DTYPE_F32);
     dtb_tensor_t out = hostTensor(s.full, units_[u].padded, DTB_DTYPE_F32);
     check(host_->comm_allgather(host_->ctx, &in, &out, &s.gather), "zero: parameter all-gather");
   }
@@ -385,7 +412,6 @@ void ZeroStrategy::step() {
       if (failure.empty()) failure = e.what();
     }
   }
-  for (float* b : inputs) scratch_->release(b);
   if (!failure.empty()) throw Error(DTB_STATUS_COMM_FAILURE, "zero: " + failure);
 }
 

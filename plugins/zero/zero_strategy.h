@@ -55,7 +55,8 @@ class ZeroStrategy {
     bool launched = false;
   };
 
-  float* ownedSlice(size_t u);  // this rank's parameter slice
+  void release(uint32_t param, dtb_param_part_t part);  // the model's own storage of it
+  float* ownedSlice(size_t u);                          // this rank's parameter slice
   bool sharded(size_t u) const { return stage_ == 3 && !units_[u].persistent; }
   void pointParams(size_t u, float* base);
   void pointGrads(size_t u, float* base);
@@ -70,7 +71,10 @@ class ZeroStrategy {
 
   const dtb_host_t* host_;
   std::vector<dtb_param_t*> params_;
-  std::vector<void*> modelValues_, modelGrads_;  // handed back at the end
+  // The model's own storage, pointed back at when we no longer hold a part;
+  // NULL once given back to the system (releaseModelStorage).
+  std::vector<void*> modelValues_, modelGrads_;
+  bool releasing_ = false;  // the model gives its storage back (release_param)
   uint32_t accumulation_;
   int stage_, rank_, world_;
   bool trueReduceScatter_;

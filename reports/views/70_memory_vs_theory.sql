@@ -5,10 +5,16 @@
 -- ZeRO stage 1 4Ψ + 4Ψ + KΨ/N, stage 2 4Ψ + (4 + K)Ψ/N, stage 3
 -- (4 + 4 + K)Ψ/N. ratio = measured / theory (padding to multiples of N and
 -- stage 3's persistent small layers put it slightly above 1).
+-- Beside the ledger, what the OS saw: each rank's peak RSS, the peak RSS of
+-- the same rank under allreduce in the same experiment (same model, dataset,
+-- backend, world size and batch; mean over its repeats), the saving measured
+-- against it and the saving the formulas predict. Buffers (buffer_bytes:
+-- ZeRO's staging and gather pools) and the process itself (code, activations)
+-- are in the RSS but not in the formulas.
 CREATE VIEW memory_vs_theory AS
 WITH m AS (
   SELECT mem.*, x.name AS experiment, r.experiment_id, r.cell, r.repeat, COALESCE(r.label, r.strategy) AS label,
-         r.strategy, r.world_size AS n,
+         r.strategy, r.model, r.dataset, r.backend, r.batch_size, r.world_size AS n,
          CASE WHEN r.strategy = 'zero'
               THEN (SELECT CAST(p.value AS INTEGER) FROM run_param p
                     WHERE p.run_id = r.id AND p.key = 'strategy.zero.stage')
@@ -17,12 +23,22 @@ WITH m AS (
   JOIN run r ON r.id = mem.run_id
   JOIN experiment x ON x.id = r.experiment_id
   WHERE mem.param_elements IS NOT NULL
+), replica AS (
+  SELECT r.experiment_id, r.model, r.dataset, r.backend, r.world_size, r.batch_size, mem.rank,
+         AVG(mem.peak_rss_bytes) AS peak_rss_bytes
+  FROM memory mem
+  JOIN run r ON r.id = mem.run_id
+  WHERE r.strategy = 'allreduce' AND r.status = 'ok'
+  GROUP BY r.experiment_id, r.model, r.dataset, r.backend, r.world_size, r.batch_size, mem.rank
 ), t AS (
-  SELECT m.*,
+  SELECT m.*, rep.peak_rss_bytes AS allreduce_peak_rss_bytes,
          4.0 * param_elements / (CASE WHEN stage >= 3 THEN n ELSE 1 END) AS theory_param_bytes,
          4.0 * param_elements / (CASE WHEN stage >= 2 THEN n ELSE 1 END) AS theory_grad_bytes,
          4.0 * state_floats * param_elements / (CASE WHEN stage >= 1 THEN n ELSE 1 END) AS theory_optimizer_bytes
   FROM m
+  LEFT JOIN replica rep ON rep.experiment_id = m.experiment_id AND rep.model = m.model
+   AND rep.dataset = m.dataset AND rep.backend = m.backend AND rep.world_size = m.n
+   AND rep.batch_size = m.batch_size AND rep.rank = m.rank
 )
 SELECT run_id, experiment, experiment_id, cell, repeat, label, strategy, stage, n AS world_size, rank, param_elements, state_floats,
        param_bytes, grad_bytes, optimizer_bytes, buffer_bytes,
@@ -30,5 +46,9 @@ SELECT run_id, experiment, experiment_id, cell, repeat, label, strategy, stage, 
        theory_param_bytes, theory_grad_bytes, theory_optimizer_bytes,
        theory_param_bytes + theory_grad_bytes + theory_optimizer_bytes AS theory_state_bytes,
        (param_bytes + grad_bytes + optimizer_bytes)
-         / (theory_param_bytes + theory_grad_bytes + theory_optimizer_bytes) AS ratio
+         / (theory_param_bytes + theory_grad_bytes + theory_optimizer_bytes) AS ratio,
+       peak_rss_bytes, allreduce_peak_rss_bytes,
+       allreduce_peak_rss_bytes - peak_rss_bytes AS rss_saving_bytes,
+       (8.0 + 4.0 * state_floats) * param_elements
+         - (theory_param_bytes + theory_grad_bytes + theory_optimizer_bytes) AS theory_saving_bytes
 FROM t;

@@ -179,6 +179,43 @@ TEST_P(BackendConformance, AllgatherConcatenatesInRankOrder) {
   });
 }
 
+// Blocks over a backend's working chunk (Gloo's ring reduce-scatter runs 4
+// MiB at a time) and not a multiple of it: every chunk lands in its place.
+TEST_P(BackendConformance, ReduceScatterOfBlocksLargerThanAChunk) {
+  run([&](Rank& rank) {
+    const int world = rank.world();
+    const size_t count = (size_t{5} << 20) / sizeof(float) + 3;
+    std::vector<float> input(count * world), output(count, -1.0f);
+    for (size_t i = 0; i < input.size(); ++i) input[i] = valueAt<float>(rank.rank(), i % 4099);
+    dtb_tensor_t in = tensorOf(input.data(), input.size(), DTB_DTYPE_F32);
+    dtb_tensor_t out = tensorOf(output.data(), count, DTB_DTYPE_F32);
+    rank.run([&](dtb_request_t* r) {
+      return rank.backend().reduce_scatter(rank.comm(), &in, &out, DTB_REDUCE_SUM, r);
+    });
+    for (size_t i = 0; i < count; ++i) {
+      ASSERT_FLOAT_EQ(output[i], reference<float>(DTB_REDUCE_SUM, world, (rank.rank() * count + i) % 4099))
+          << "i " << i;
+    }
+  });
+}
+
+// In place, as ZeRO gathers its parameters back and NCCL allows: the input
+// is this rank's own block of the output.
+TEST_P(BackendConformance, AllgatherInPlace) {
+  run([&](Rank& rank) {
+    for (size_t count : kCounts) {
+      std::vector<int32_t> output(count * rank.world(), -1);
+      for (size_t i = 0; i < count; ++i) output[rank.rank() * count + i] = valueAt<int32_t>(rank.rank(), i);
+      dtb_tensor_t in = tensorOf(output.data() + rank.rank() * count, count, DTB_DTYPE_I32);
+      dtb_tensor_t out = tensorOf(output.data(), output.size(), DTB_DTYPE_I32);
+      rank.run([&](dtb_request_t* r) { return rank.backend().allgather(rank.comm(), &in, &out, r); });
+      for (int r = 0; r < rank.world(); ++r) {
+        for (size_t i = 0; i < count; ++i) ASSERT_EQ(output[r * count + i], valueAt<int32_t>(r, i));
+      }
+    }
+  });
+}
+
 TEST_P(BackendConformance, BroadcastFromEveryRoot) {
   run([&](Rank& rank) {
     for (int root = 0; root < rank.world(); ++root) {

@@ -133,7 +133,7 @@ std::vector<std::vector<float>> train(const RankSetup& s) {
   strategySetup.accumulation_steps = s.accumulation;
   const auto [strategyName, strategyParams] = parseStrategy(s.strategy);
   auto strategy = createStrategy(loader.load(PluginKind::kStrategy, strategyName), strategyParams,
-                                 strategySetup, &communicator, &optimizer);
+                                 strategySetup, &communicator, &optimizer, model.get());
 
   TrainingStep step(*model, *strategy, optimizer, &communicator);
   std::vector<float> inputs(s.batch * 4);

@@ -7,7 +7,8 @@
 -- stage 3's persistent small layers put it slightly above 1).
 -- Beside the ledger, what the OS saw: each rank's peak RSS, the peak RSS of
 -- the same rank under allreduce in the same experiment (same model, dataset,
--- backend, world size and batch; mean over its repeats), the saving measured
+-- backend, world size, batch, parameter count and optimizer state per
+-- parameter; mean over its repeats), the saving measured
 -- against it and the saving the formulas predict. Buffers (buffer_bytes:
 -- ZeRO's staging and gather pools) and the process itself (code, activations)
 -- are in the RSS but not in the formulas.
@@ -25,20 +26,22 @@ WITH m AS (
   WHERE mem.param_elements IS NOT NULL
 ), replica AS (
   SELECT r.experiment_id, r.model, r.dataset, r.backend, r.world_size, r.batch_size, mem.rank,
-         AVG(mem.peak_rss_bytes) AS peak_rss_bytes
+         mem.param_elements, mem.state_floats, AVG(mem.peak_rss_bytes) AS peak_rss_bytes
   FROM memory mem
   JOIN run r ON r.id = mem.run_id
   WHERE r.strategy = 'allreduce' AND r.status = 'ok'
-  GROUP BY r.experiment_id, r.model, r.dataset, r.backend, r.world_size, r.batch_size, mem.rank
+  GROUP BY r.experiment_id, r.model, r.dataset, r.backend, r.world_size, r.batch_size, mem.rank,
+           mem.param_elements, mem.state_floats
 ), t AS (
   SELECT m.*, rep.peak_rss_bytes AS allreduce_peak_rss_bytes,
-         4.0 * param_elements / (CASE WHEN stage >= 3 THEN n ELSE 1 END) AS theory_param_bytes,
-         4.0 * param_elements / (CASE WHEN stage >= 2 THEN n ELSE 1 END) AS theory_grad_bytes,
-         4.0 * state_floats * param_elements / (CASE WHEN stage >= 1 THEN n ELSE 1 END) AS theory_optimizer_bytes
+         4.0 * m.param_elements / (CASE WHEN stage >= 3 THEN n ELSE 1 END) AS theory_param_bytes,
+         4.0 * m.param_elements / (CASE WHEN stage >= 2 THEN n ELSE 1 END) AS theory_grad_bytes,
+         4.0 * m.state_floats * m.param_elements / (CASE WHEN stage >= 1 THEN n ELSE 1 END) AS theory_optimizer_bytes
   FROM m
   LEFT JOIN replica rep ON rep.experiment_id = m.experiment_id AND rep.model = m.model
    AND rep.dataset = m.dataset AND rep.backend = m.backend AND rep.world_size = m.n
-   AND rep.batch_size = m.batch_size AND rep.rank = m.rank
+   AND rep.batch_size = m.batch_size AND rep.rank = m.rank AND rep.param_elements = m.param_elements
+   AND rep.state_floats = m.state_floats
 )
 SELECT run_id, experiment, experiment_id, cell, repeat, label, strategy, stage, n AS world_size, rank, param_elements, state_floats,
        param_bytes, grad_bytes, optimizer_bytes, buffer_bytes,

@@ -72,6 +72,7 @@ static const dtb_layout_row kRows[] = {
     DTB_MEMBER(dtb_host_t, comm_wait),
     DTB_MEMBER(dtb_host_t, optim_state_floats),
     DTB_MEMBER(dtb_host_t, optim_update),
+    DTB_MEMBER(dtb_host_t, param_release), /* since 1.2 */
     DTB_STRUCT(dtb_param_t),
     DTB_MEMBER(dtb_param_t, struct_size),
     DTB_MEMBER(dtb_param_t, index),
@@ -113,6 +114,7 @@ static const dtb_layout_row kRows[] = {
     DTB_MEMBER(dtb_model_plugin_v1_t, set_mode),
     DTB_MEMBER(dtb_model_plugin_v1_t, forward),
     DTB_MEMBER(dtb_model_plugin_v1_t, backward),
+    DTB_MEMBER(dtb_model_plugin_v1_t, release_param), /* since 1.2 */
     DTB_STRUCT(dtb_dataset_info_t),
     DTB_MEMBER(dtb_dataset_info_t, struct_size),
     DTB_MEMBER(dtb_dataset_info_t, sample_dtype),

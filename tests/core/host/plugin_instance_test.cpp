@@ -73,8 +73,7 @@ TEST(PluginInstance, FailedCreateReportsThePluginsMessage) {
   const std::string error = errorOf([&] { createStrategy(plugin, {}, setup); });
   EXPECT_NE(error.find("strategy 'create_fails'"), std::string::npos) << error;
   EXPECT_NE(error.find("dtbench-strategy-create_fails.so"), std::string::npos) << error;
-  EXPECT_NE(error.find("create failed (invalid argument): bucket_cap_mb must be at least"),
-            std::string::npos)
+  EXPECT_NE(error.find("create failed (invalid argument): bucket_cap_mb must be at least"), std::string::npos)
       << error;
   EXPECT_EQ(error.find('\n'), std::string::npos) << error;
 }
@@ -90,8 +89,7 @@ TEST(PluginInstance, AFailureWithoutAMessageIsCalledAPluginBug) {
 
 TEST(PluginConfig, UnknownKeyGetsAHint) {
   const std::string error = errorOf([] { openDataset(tiny(), {{"sample", int64_t{4}}}); });
-  EXPECT_NE(error.find("unknown parameter 'sample' (did you mean 'samples'?)"), std::string::npos)
-      << error;
+  EXPECT_NE(error.find("unknown parameter 'sample' (did you mean 'samples'?)"), std::string::npos) << error;
 }
 
 TEST(PluginConfig, EveryProblemIsReportedAtOnce) {
@@ -120,10 +118,75 @@ TEST(PluginInstance, OutlivesTheLoaderAndItsOwnPluginHandle) {
   }
   dtb_dataset_info_t info{};
   info.struct_size = sizeof(info);
-  dataset->check("info", dataset->plugin().descriptor<dtb_dataset_plugin_v1_t>().info(
-                             dataset->context(), &info));
+  dataset->check("info",
+                 dataset->plugin().descriptor<dtb_dataset_plugin_v1_t>().info(dataset->context(), &info));
   EXPECT_EQ(info.num_classes, 4u);
   dataset.reset();  // close() runs while the code is still mapped
+}
+
+// A strategy gives the model's own storage of a parameter back through the
+// host (ZeRO does, once the values live in its shards).
+class ParamRelease : public ::testing::Test {
+ protected:
+  std::unique_ptr<PluginInstance> model(const char* name) {
+    dtb_model_setup_t setup{};
+    setup.struct_size = sizeof(setup);
+    setup.device = {DTB_DEVICE_HOST, 0};
+    setup.input_ndim = 1;
+    setup.input_shape[0] = 4;
+    setup.num_classes = 3;
+    setup.max_batch = 2;
+    setup.seed = 1;
+    setup.threads = 1;
+    auto m = createModel(loader_.load(PluginKind::kModel, name), {}, setup);
+    const auto& api = m->plugin().descriptor<dtb_model_plugin_v1_t>();
+    uint32_t count = 0;
+    m->check("params", api.params(m->context(), &params_, &count));
+    return m;
+  }
+  PluginLoader loader_{SearchPath({DTBENCH_PLUGIN_DIR})};
+  dtb_param_t* const* params_ = nullptr;
+};
+
+TEST_F(ParamRelease, TheModelFreesItsStorageAndForgetsItsPointer) {
+  auto mlp = model("mlp");
+  HostServices services("strategy/test", {});
+  services.bind(nullptr, nullptr, mlp.get());
+  const dtb_host_t* host = services.table();
+  ASSERT_TRUE(DTB_HAS_MEMBER(host, dtb_host_t, param_release));
+  ASSERT_EQ(host->param_release(host->ctx, params_[0], DTB_PARAM_PART_VALUE), DTB_STATUS_OK);
+  EXPECT_EQ(params_[0]->value.data, nullptr);
+  EXPECT_NE(params_[0]->grad.data, nullptr) << "only the value was released";
+  // A part the strategy already points elsewhere keeps that pointer.
+  float mine[64] = {};
+  params_[1]->grad.data = mine;
+  ASSERT_EQ(host->param_release(host->ctx, params_[1], DTB_PARAM_PART_GRAD), DTB_STATUS_OK);
+  EXPECT_EQ(params_[1]->grad.data, mine);
+  // The model checks what it is given, and its message reaches the strategy.
+  dtb_param_t stranger = *params_[0];
+  stranger.index = 999;
+  EXPECT_EQ(host->param_release(host->ctx, &stranger, DTB_PARAM_PART_VALUE), DTB_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(services.takeError()->find("no parameter 999"), std::string::npos);
+}
+
+TEST_F(ParamRelease, AModelWithoutReleaseKeepsItsStorage) {
+  auto linear = model("linear");
+  HostServices services("strategy/test", {});
+  services.bind(nullptr, nullptr, linear.get());
+  const dtb_host_t* host = services.table();
+  void* before = params_[0]->value.data;
+  EXPECT_EQ(host->param_release(host->ctx, params_[0], DTB_PARAM_PART_VALUE), DTB_STATUS_UNSUPPORTED);
+  EXPECT_NE(services.takeError()->find("cannot release"), std::string::npos);
+  EXPECT_EQ(params_[0]->value.data, before);
+}
+
+TEST_F(ParamRelease, OnlyAStrategyInARunHasAModel) {
+  auto mlp = model("mlp");
+  HostServices services("strategy/test", {});
+  const dtb_host_t* host = services.table();
+  EXPECT_EQ(host->param_release(host->ctx, params_[0], DTB_PARAM_PART_VALUE), DTB_STATUS_UNSUPPORTED);
+  EXPECT_NE(services.takeError()->find("param_release: not available"), std::string::npos);
+  EXPECT_NE(params_[0]->value.data, nullptr);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "communicator.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -67,8 +68,13 @@ Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv)
   {
     std::lock_guard lock(mpiLock());
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    // The user ops of half types, made now: later lookups make no MPI call,
+    // so issuing never waits for the MPI lock a running collective holds.
+    for (dtb_dtype_t dtype : {DTB_DTYPE_F16, DTB_DTYPE_BF16}) {
+      for (dtb_reduce_op_t op : {DTB_REDUCE_SUM, DTB_REDUCE_MAX, DTB_REDUCE_MIN}) opOf(dtype, op);
+    }
   }
-  thread_ = std::thread([this] { progress(); });
+  thread_ = std::thread([this] { serve(); });
 }
 
 Communicator::~Communicator() {
@@ -77,7 +83,11 @@ Communicator::~Communicator() {
     stopping_ = true;
   }
   wake_.notify_all();
-  thread_.join();  // bounded: every collective in flight has timeout_
+  if (abandoned_) {
+    thread_.detach();  // inside MPI for good: the process ends without it
+    return;
+  }
+  thread_.join();  // bounded: it finishes the collective in MPI, if any, then the queue
   if (!broken_) {
     std::lock_guard lock(mpiLock());
     MPI_Comm_free(&comm_);
@@ -91,7 +101,7 @@ std::string Communicator::errorText(int code) const {
   return "mpi: rank " + std::to_string(rank_) + ": " + std::string(text, static_cast<size_t>(length));
 }
 
-std::shared_ptr<Request> Communicator::enqueue(Start start, Finish finish, uint64_t bytesSent) {
+std::shared_ptr<Request> Communicator::enqueue(Run run, Finish finish, uint64_t bytesSent) {
   if (broken_) {
     throw Error(DTB_STATUS_COMM_FAILURE, "mpi: rank " + std::to_string(rank_) +
                                              ": the communicator is unusable after a collective failed "
@@ -100,7 +110,8 @@ std::shared_ptr<Request> Communicator::enqueue(Start start, Finish finish, uint6
   auto request = std::make_shared<Request>();
   {
     std::lock_guard lock(mutex_);
-    queue_.push_back({std::move(start), std::move(finish), request});
+    queue_.push_back({std::move(run), std::move(finish), request});
+    queued_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_one();
   bytesSent_ += bytesSent;
@@ -108,97 +119,86 @@ std::shared_ptr<Request> Communicator::enqueue(Start start, Finish finish, uint6
   return request;
 }
 
-void Communicator::progress() {
-  std::vector<Job> active;
-  bool busy = false;
-  Clock::time_point busySince;
+void Communicator::serve() {
+  uint64_t taken = 0;
   for (;;) {
-    std::deque<Job> fresh;
+    Job job;
     {
+      // The next collective usually follows at once (the next bucket, the
+      // next op of a sweep): look for it a moment before sleeping, as a
+      // wake-up costs more than a small collective.
+      const auto until = Clock::now() + kSpin;
+      while (queued_.load(std::memory_order_acquire) == taken && Clock::now() < until)
+        std::this_thread::yield();
       std::unique_lock lock(mutex_);
-      if (active.empty()) wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (stopping_ && queue_.empty() && active.empty()) return;
-      fresh.swap(queue_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and nothing left
+      job = std::move(queue_.front());
+      queue_.pop_front();
+      ++taken;
     }
-    for (Job& job : fresh) active.push_back(std::move(job));
-    if (!busy && !active.empty()) {
-      busy = true;
-      busySince = Clock::now();
-    }
-    startQueued(active);
-    testActive(active);
-    if (active.empty()) {
-      if (busy) {
-        busyNs_ += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - busySince).count();
-        busy = false;
-      }
-    } else {
-      // Open MPI advances a non-blocking collective only inside MPI calls:
-      // keep testing, giving the core away between tests.
-      std::this_thread::yield();
-    }
-  }
-}
-
-void Communicator::startQueued(std::vector<Job>& active) {
-  for (auto it = active.begin(); it != active.end();) {
-    Job& job = *it;
-    if (job.started != Clock::time_point{}) {
-      ++it;
-      continue;
-    }
-    job.started = Clock::now();
     if (broken_) {
       job.request->finish(DTB_STATUS_COMM_FAILURE, "mpi: rank " + std::to_string(rank_) +
                                                        ": not started: an earlier collective failed");
-      it = active.erase(it);
       continue;
     }
-    try {
-      job.handle = job.start();
-    } catch (const Error& e) {
-      job.request->finish(e.status(), e.what());
+    int rc = MPI_SUCCESS;
+    if (job.run) {
+      const auto start = Clock::now();
+      runningSinceNs_ =
+          std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count();
+      rc = job.run();
+      runningSinceNs_ = 0;
+      busyNs_ += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+    }
+    if (rc != MPI_SUCCESS) {
       broken_ = true;  // the ranks' call sequences no longer match
-      it = active.erase(it);
+      job.request->finish(DTB_STATUS_COMM_FAILURE, errorText(rc));
       continue;
     }
-    if (job.handle == MPI_REQUEST_NULL) {  // nothing to move
-      if (job.finish) job.finish();
-      job.request->finish(DTB_STATUS_OK, "");
-      it = active.erase(it);
-      continue;
-    }
-    ++it;
+    if (job.finish) job.finish();
+    job.request->finish(DTB_STATUS_OK, "");
   }
 }
 
-void Communicator::testActive(std::vector<Job>& active) {
-  for (auto it = active.begin(); it != active.end();) {
-    Job& job = *it;
-    int done = 0;
-    int rc;
-    {
-      std::lock_guard lock(mpiLock());
-      rc = MPI_Test(&job.handle, &done, MPI_STATUS_IGNORE);
+void Communicator::abandon() {
+  broken_ = true;
+  abandoned_ = true;
+  markAbandoned();
+}
+
+dtb_status_t Communicator::wait(dtb_request_t handle, int64_t timeoutMs) {
+  const std::shared_ptr<Request>& r = fromHandle(handle);
+  if (r->spinFor(kSpin)) {
+    if (r->status() != DTB_STATUS_OK) host_->set_error(host_->ctx, r->message().c_str());
+    return r->status();
+  }
+  const auto deadline = Clock::now() + std::chrono::milliseconds(timeoutMs < 0 ? 0 : timeoutMs);
+  for (;;) {
+    // Short slices: the collective in MPI may pass its own timeout first.
+    const auto slice = std::min<Clock::duration>(deadline - Clock::now(), std::chrono::milliseconds(50));
+    if (r->waitFor(std::chrono::duration_cast<std::chrono::milliseconds>(slice) +
+                   std::chrono::milliseconds(1))) {
+      if (r->status() != DTB_STATUS_OK) host_->set_error(host_->ctx, r->message().c_str());
+      return r->status();
     }
-    if (rc != MPI_SUCCESS) {
-      broken_ = true;
-      job.request->finish(DTB_STATUS_COMM_FAILURE, errorText(rc));
-    } else if (done) {
-      if (job.finish) job.finish();
-      job.request->finish(DTB_STATUS_OK, "");
-    } else if (Clock::now() - job.started > timeout_) {
-      // MPI cannot cancel a collective: abandon it, and with it the communicator.
-      broken_ = true;
-      markAbandoned();
-      job.request->finish(DTB_STATUS_TIMEOUT,
-                          "mpi: rank " + std::to_string(rank_) + ": collective not finished after " +
-                              std::to_string(timeout_.count()) + " ms (a peer stopped taking part?)");
-    } else {
-      ++it;
-      continue;
+    const int64_t since = runningSinceNs_;
+    const auto now = Clock::now();
+    const bool overdue = since != 0 && now.time_since_epoch() - std::chrono::nanoseconds(since) > timeout_;
+    if (overdue || abandoned_) {
+      abandon();
+      host_->set_error(host_->ctx,
+                       ("mpi: rank " + std::to_string(rank_) + ": collective not finished after " +
+                        std::to_string(timeout_.count()) + " ms (a peer stopped taking part?)")
+                           .c_str());
+      return DTB_STATUS_TIMEOUT;
     }
-    it = active.erase(it);
+    if (now >= deadline) {
+      host_->set_error(host_->ctx, ("mpi: rank " + std::to_string(rank_) +
+                                    ": collective not finished after " + std::to_string(timeoutMs) + " ms")
+                                       .c_str());
+      return DTB_STATUS_TIMEOUT;
+    }
   }
 }
 
@@ -210,19 +210,18 @@ std::shared_ptr<Request> Communicator::allreduce(const dtb_tensor_t& buffer, dtb
     mpiOp = opOf(buffer.dtype, op);  // throws for unsupported combinations
   }
   const uint64_t bytes = buffer.count * dtypeSize(buffer.dtype);
-  auto start = [this, buffer, mpiOp] {
-    MPI_Request r = MPI_REQUEST_NULL;
-    if (buffer.count == 0) return r;
-    std::lock_guard lock(mpiLock());
-    const int rc = MPI_Iallreduce(MPI_IN_PLACE, buffer.data, static_cast<int>(buffer.count),
-                                  datatypeOf(buffer.dtype), mpiOp, comm_, &r);
-    if (rc != MPI_SUCCESS) throw Error(DTB_STATUS_COMM_FAILURE, errorText(rc));
-    return r;
-  };
+  Run run;
+  if (buffer.count > 0) {
+    run = [this, buffer, mpiOp] {
+      std::lock_guard lock(mpiLock());
+      return MPI_Allreduce(MPI_IN_PLACE, buffer.data, static_cast<int>(buffer.count),
+                           datatypeOf(buffer.dtype), mpiOp, comm_);
+    };
+  }
   Finish finish;
   if (op == DTB_REDUCE_AVG)
     finish = [this, buffer] { scaleDown(buffer.data, buffer.dtype, buffer.count, size_); };
-  return enqueue(start, finish, size_ > 1 ? 2 * bytes * (size_ - 1) / size_ : 0);
+  return enqueue(run, finish, size_ > 1 ? 2 * bytes * (size_ - 1) / size_ : 0);
 }
 
 std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, const dtb_tensor_t& output,
@@ -234,37 +233,35 @@ std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, 
     std::lock_guard lock(mpiLock());
     mpiOp = opOf(input.dtype, op);
   }
-  auto start = [this, input, output, mpiOp] {
-    MPI_Request r = MPI_REQUEST_NULL;
-    if (output.count == 0) return r;
-    std::lock_guard lock(mpiLock());
-    const int rc = MPI_Ireduce_scatter_block(input.data, output.data, static_cast<int>(output.count),
-                                             datatypeOf(input.dtype), mpiOp, comm_, &r);
-    if (rc != MPI_SUCCESS) throw Error(DTB_STATUS_COMM_FAILURE, errorText(rc));
-    return r;
-  };
+  Run run;
+  if (output.count > 0) {
+    run = [this, input, output, mpiOp] {
+      std::lock_guard lock(mpiLock());
+      return MPI_Reduce_scatter_block(input.data, output.data, static_cast<int>(output.count),
+                                      datatypeOf(input.dtype), mpiOp, comm_);
+    };
+  }
   Finish finish;
   if (op == DTB_REDUCE_AVG)
     finish = [this, output] { scaleDown(output.data, output.dtype, output.count, size_); };
-  return enqueue(start, finish, output.count * dtypeSize(input.dtype) * (size_ - 1));
+  return enqueue(run, finish, output.count * dtypeSize(input.dtype) * (size_ - 1));
 }
 
 std::shared_ptr<Request> Communicator::allgather(const dtb_tensor_t& input, const dtb_tensor_t& output) {
   checkAllgatherShapes(input, output, size_, "mpi");
   checkHost(output, "all-gather output");  // MPI's count limit
   const bool inPlace = allgatherInPlace(input, output, rank_, "mpi");
-  auto start = [this, input, output, inPlace] {
-    MPI_Request r = MPI_REQUEST_NULL;
-    if (input.count == 0) return r;
-    const MPI_Datatype type = datatypeOf(input.dtype);
-    std::lock_guard lock(mpiLock());
-    // MPI forbids aliased buffers; MPI_IN_PLACE is how it says "my block is already there".
-    const int rc = MPI_Iallgather(inPlace ? MPI_IN_PLACE : input.data, static_cast<int>(input.count), type,
-                                  output.data, static_cast<int>(input.count), type, comm_, &r);
-    if (rc != MPI_SUCCESS) throw Error(DTB_STATUS_COMM_FAILURE, errorText(rc));
-    return r;
-  };
-  return enqueue(start, nullptr, input.count * dtypeSize(input.dtype) * (size_ - 1));
+  Run run;
+  if (input.count > 0) {
+    run = [this, input, output, inPlace] {
+      const MPI_Datatype type = datatypeOf(input.dtype);
+      std::lock_guard lock(mpiLock());
+      // MPI forbids aliased buffers; MPI_IN_PLACE is how it says "my block is already there".
+      return MPI_Allgather(inPlace ? MPI_IN_PLACE : input.data, static_cast<int>(input.count), type,
+                           output.data, static_cast<int>(input.count), type, comm_);
+    };
+  }
+  return enqueue(run, nullptr, input.count * dtypeSize(input.dtype) * (size_ - 1));
 }
 
 std::shared_ptr<Request> Communicator::broadcast(const dtb_tensor_t& buffer, int root) {
@@ -273,28 +270,23 @@ std::shared_ptr<Request> Communicator::broadcast(const dtb_tensor_t& buffer, int
     throw Error(DTB_STATUS_INVALID_ARGUMENT,
                 "mpi: broadcast root " + std::to_string(root) + " is not a rank");
   }
-  auto start = [this, buffer, root] {
-    MPI_Request r = MPI_REQUEST_NULL;
-    if (buffer.count == 0) return r;
-    std::lock_guard lock(mpiLock());
-    const int rc =
-        MPI_Ibcast(buffer.data, static_cast<int>(buffer.count), datatypeOf(buffer.dtype), root, comm_, &r);
-    if (rc != MPI_SUCCESS) throw Error(DTB_STATUS_COMM_FAILURE, errorText(rc));
-    return r;
-  };
+  Run run;
+  if (buffer.count > 0) {
+    run = [this, buffer, root] {
+      std::lock_guard lock(mpiLock());
+      return MPI_Bcast(buffer.data, static_cast<int>(buffer.count), datatypeOf(buffer.dtype), root, comm_);
+    };
+  }
   const uint64_t bytes = buffer.count * dtypeSize(buffer.dtype);
-  return enqueue(start, nullptr, rank_ == root ? bytes * (size_ - 1) : 0);
+  return enqueue(run, nullptr, rank_ == root ? bytes * (size_ - 1) : 0);
 }
 
 std::shared_ptr<Request> Communicator::barrier() {
-  auto start = [this] {
-    MPI_Request r = MPI_REQUEST_NULL;
+  Run run = [this] {
     std::lock_guard lock(mpiLock());
-    const int rc = MPI_Ibarrier(comm_, &r);
-    if (rc != MPI_SUCCESS) throw Error(DTB_STATUS_COMM_FAILURE, errorText(rc));
-    return r;
+    return MPI_Barrier(comm_);
   };
-  return enqueue(start, nullptr, 0);
+  return enqueue(run, nullptr, 0);
 }
 
 dtb_comm_counters_t Communicator::counters() const {

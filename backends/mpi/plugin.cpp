@@ -1,5 +1,6 @@
-// The Open MPI backend plugin: dtbench's C ABI over MPI's non-blocking
-// collectives on a duplicate of MPI_COMM_WORLD.
+// The Open MPI backend plugin: dtbench's C ABI over MPI's blocking
+// collectives, run on the communicator's own thread, on a duplicate of
+// MPI_COMM_WORLD.
 #include "dtbench/plugin.hpp"
 
 #include <memory>
@@ -13,14 +14,15 @@ namespace {
 
 dtb_backend_plugin_v1_t makeDescriptor() {
   dtb_backend_plugin_v1_t d{};
-  d.header = {sizeof(dtb_backend_plugin_v1_t),
-              DTB_ABI_VERSION,
-              DTB_PLUGIN_BACKEND,
-              "mpi",
-              "0.1.0",
-              "MPI non-blocking collectives (CPU memory) between processes started by mpirun or srun",
-              nullptr,
-              0};
+  d.header = {
+      sizeof(dtb_backend_plugin_v1_t),
+      DTB_ABI_VERSION,
+      DTB_PLUGIN_BACKEND,
+      "mpi",
+      "0.1.0",
+      "MPI collectives on a thread of their own (CPU memory) between processes started by mpirun or srun",
+      nullptr,
+      0};
   // No REBUILD: an MPI job cannot lose a rank and go on (no ULFM here).
   d.capabilities = DTB_BACKEND_CAP_HOST_MEMORY | DTB_BACKEND_CAP_ALLREDUCE | DTB_BACKEND_CAP_REDUCE_SCATTER |
                    DTB_BACKEND_CAP_ALLGATHER | DTB_BACKEND_CAP_BROADCAST | DTB_BACKEND_CAP_BARRIER;
@@ -28,6 +30,10 @@ dtb_backend_plugin_v1_t makeDescriptor() {
     return guard(host, [&] { *out = new Communicator(host, *rdv); });
   };
   wireCollectives<Communicator>(d);
+  // Its own wait: a blocking collective stuck in MPI is timed out by the waiter.
+  d.wait = [](void* comm, dtb_request_t request, int64_t timeoutMs) {
+    return static_cast<Communicator*>(comm)->wait(request, timeoutMs);
+  };
   return d;
 }
 

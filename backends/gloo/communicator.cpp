@@ -113,21 +113,13 @@ Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, 
 }
 
 Communicator::~Communicator() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
+  queue_.stop();
   worker_.join();  // bounded: every Gloo call in flight has timeout_
 }
 
 std::shared_ptr<Request> Communicator::enqueue(Op op, uint64_t bytesSent) {
   auto request = std::make_shared<Request>();
-  {
-    std::lock_guard lock(mutex_);
-    queue_.push_back({std::move(op), nextTag_++, request});
-  }
-  wake_.notify_one();
+  queue_.push({std::move(op), nextTag_++, request});  // callers issue one at a time (the ABI)
   bytesSent_ += bytesSent;
   bytesReceived_ += bytesSent;  // every algorithm here is symmetric
   ++collectives_;
@@ -135,15 +127,8 @@ std::shared_ptr<Request> Communicator::enqueue(Op op, uint64_t bytesSent) {
 }
 
 void Communicator::work() {
-  for (;;) {
-    Job job;
-    {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, nothing left
-      job = std::move(queue_.front());
-      queue_.pop_front();
-    }
+  while (std::optional<Job> next = queue_.pop()) {
+    Job& job = *next;
     const auto start = std::chrono::steady_clock::now();
     try {
       job.op(job.tag);

@@ -15,8 +15,9 @@
 #include <string>
 #include <thread>
 
-#include "dtbench/backend.h"
+#include "common/job_queue.h"
 #include "common/request.h"
+#include "dtbench/backend.h"
 
 namespace gloo::rendezvous {
 class Context;
@@ -70,10 +71,7 @@ class Communicator {
     uint32_t tag;
     std::shared_ptr<Request> request;
   };
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<Job> queue_;
-  bool stopping_ = false;
+  JobQueue<Job> queue_;
   uint32_t nextTag_ = 0;  // issue order, equal on every rank
   std::thread worker_;
 

@@ -78,11 +78,7 @@ Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv)
 }
 
 Communicator::~Communicator() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
+  queue_.stop();
   if (abandoned_) {
     thread_.detach();  // inside MPI for good: the process ends without it
     return;
@@ -108,35 +104,15 @@ std::shared_ptr<Request> Communicator::enqueue(Run run, Finish finish, uint64_t 
                                              "or timed out");
   }
   auto request = std::make_shared<Request>();
-  {
-    std::lock_guard lock(mutex_);
-    queue_.push_back({std::move(run), std::move(finish), request});
-    queued_.fetch_add(1, std::memory_order_release);
-  }
-  wake_.notify_one();
+  queue_.push({std::move(run), std::move(finish), request});
   bytesSent_ += bytesSent;
   ++collectives_;
   return request;
 }
 
 void Communicator::serve() {
-  uint64_t taken = 0;
-  for (;;) {
-    Job job;
-    {
-      // The next collective usually follows at once (the next bucket, the
-      // next op of a sweep): look for it a moment before sleeping, as a
-      // wake-up costs more than a small collective.
-      const auto until = Clock::now() + kSpin;
-      while (queued_.load(std::memory_order_acquire) == taken && Clock::now() < until)
-        std::this_thread::yield();
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // stopping, and nothing left
-      job = std::move(queue_.front());
-      queue_.pop_front();
-      ++taken;
-    }
+  while (std::optional<Job> next = queue_.pop()) {
+    Job& job = *next;
     if (broken_) {
       job.request->finish(DTB_STATUS_COMM_FAILURE, "mpi: rank " + std::to_string(rank_) +
                                                        ": not started: an earlier collective failed");

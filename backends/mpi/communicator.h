@@ -23,6 +23,7 @@
 #include <string>
 #include <thread>
 
+#include "common/job_queue.h"
 #include "common/request.h"
 #include "dtbench/backend.h"
 
@@ -81,16 +82,12 @@ class Communicator {
   std::chrono::milliseconds timeout_;
   MPI_Comm comm_ = MPI_COMM_NULL;
 
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<Job> queue_;
-  bool stopping_ = false;
-  std::atomic<bool> broken_{false};     // a collective failed or was abandoned
-  std::atomic<bool> abandoned_{false};  // the thread is inside MPI for good
-  std::atomic<uint64_t> queued_{0};     // collectives ever queued, for the thread's spin
-  // How long the thread looks for new work, and a waiter for the end, before
-  // sleeping.
+  // How long the thread looks for the next collective, and a waiter for the
+  // end of its own, before sleeping (job_queue.h).
   static constexpr std::chrono::microseconds kSpin{50};
+  JobQueue<Job> queue_{kSpin};
+  std::atomic<bool> broken_{false};         // a collective failed or was abandoned
+  std::atomic<bool> abandoned_{false};      // the thread is inside MPI for good
   std::atomic<int64_t> runningSinceNs_{0};  // when the collective in MPI now started; 0: none
   std::thread thread_;
 

@@ -22,21 +22,4 @@ for round in 1 2 3; do
 done
 build/bin/dtbench query "$scratch/comm.db" "SELECT bytes, time_us FROM collective_bandwidth WHERE op = 'allreduce'" \
   --format csv | tail -n +2 | tr -d '\r' >"$scratch/dtbench.txt"
-python3 - "$scratch/raw.txt" "$scratch/dtbench.txt" <<'PY'
-import statistics, sys
-raw, ours = {}, {}
-for line in open(sys.argv[1]):
-    _, size, us, _ = line.split()
-    raw.setdefault(int(size), []).append(float(us))
-for line in open(sys.argv[2]):
-    size, us = line.strip().split(",")
-    ours.setdefault(int(size), []).append(float(us))
-factor = 2 * (2 - 1) / 2  # all-reduce bus factor at 2 ranks
-print(f"{'bytes':>10} {'MPI_us':>10} {'dtbench_us':>11} {'MPI_busbw':>10} {'dtbench_busbw':>14} {'busbw_ratio':>12} {'time_ratio':>11}")
-for size in sorted(raw):
-    if size not in ours:
-        continue
-    r, o = statistics.median(raw[size]), statistics.median(ours[size])
-    rb, ob = size / r / 1e3 * factor, size / o / 1e3 * factor
-    print(f"{size:>10} {r:>10.1f} {o:>11.1f} {rb:>10.2f} {ob:>14.2f} {ob / rb:>12.2f} {o / r:>11.2f}")
-PY
+python3 bench/common/size_ratios.py MPI "$scratch/raw.txt" "$scratch/dtbench.txt"

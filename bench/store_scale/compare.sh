@@ -13,7 +13,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 command -v sqlite3 >/dev/null || { echo "compare.sh: needs the sqlite3 command (apt-get install sqlite3)" >&2; exit 1; }
 scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$scratch"' EXIT
 db=$scratch/store.db
 build/bin/dtbench-sample-store "$db" >/dev/null  # schema and views of this dtbench
 { echo "CREATE TEMP TABLE bench_size AS SELECT 1000 AS experiments, 100 AS steps;"; cat bench/store_scale/make_store.sql; } |

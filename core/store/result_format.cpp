@@ -143,8 +143,9 @@ std::string sqlValueText(const SqlValue& value, bool fullPrecision) {
       const auto [end, error] = std::to_chars(text, text + sizeof(text), *d);
       return error == std::errc() ? std::string(text, end) : std::string("nan");
     }
-    std::snprintf(text, sizeof(text), "%.6g", *d);
-    return text;
+    // printf's %.6g, without printf's cost (a listing is 200,000 cells).
+    const auto [end, error] = std::to_chars(text, text + sizeof(text), *d, std::chars_format::general, 6);
+    return error == std::errc() ? std::string(text, end) : std::string("nan");
   }
   return std::get<std::string>(value);
 }

@@ -160,11 +160,13 @@ TEST_F(StoreTest, RunFiguresFollowTheEpochs) {
     Database raw(db_, Database::Mode::kReadWrite);
     raw.exec(
         "DROP TRIGGER run_figure_after_epoch_insert; DROP TRIGGER run_figure_after_epoch_update; "
-        "DROP TRIGGER run_figure_after_epoch_delete; DROP VIEW run_figure_of_epochs; DROP VIEW step_breakdown; "
+        "DROP TRIGGER run_figure_after_epoch_delete; DROP VIEW run_figure_of_epochs; DROP VIEW "
+        "step_breakdown; "
         "DROP VIEW scaling; DROP VIEW repeat_stats; DROP VIEW run_summary; DROP TABLE run_figure; "
-        "PRAGMA user_version = 4");
+        "DROP TRIGGER cell_figure_after_run_update; DROP TRIGGER cell_figure_after_run_delete; "
+        "DROP TABLE cell_figure_refresh; DROP TABLE cell_figure; PRAGMA user_version = 4");
   }
-  { ResultStore store(db_); }  // migration 5 computes them
+  { ResultStore store(db_); }  // migrations 5 and 6 compute them
   EXPECT_NEAR(number("SELECT samples_per_s FROM run_summary WHERE run_id = 2"), 1000, 1e-6);
   EXPECT_EQ(number("SELECT COUNT(*) FROM run_figure"), number("SELECT COUNT(DISTINCT run_id) FROM epoch"));
   Database raw(db_, Database::Mode::kReadWrite);
@@ -175,6 +177,43 @@ TEST_F(StoreTest, RunFiguresFollowTheEpochs) {
   EXPECT_NEAR(number("SELECT final_test_accuracy FROM run_summary WHERE run_id = 2"), 0.91, 1e-9);
   raw.exec("DELETE FROM epoch WHERE run_id = 2");
   EXPECT_EQ(number("SELECT COUNT(*) FROM run_figure WHERE run_id = 2"), 0);
+}
+
+// cell_figure (what repeat_stats reads) always equals its figures computed
+// afresh from the runs, whatever changes: a run failing, a run's epochs
+// rewritten, a run deleted, a run moved to another cell.
+TEST_F(StoreTest, CellFiguresFollowTheRuns) {
+  testing::writeSampleStore(db_);
+  const std::string afresh =
+      "SELECT experiment_id, cell, MIN(run_id), COUNT(*), "
+      "AVG(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN sps END), MIN(sps), MAX(sps), AVG(ms), AVG(acc), "
+      "MIN(acc), MAX(acc), COALESCE(SUM(loaded), 0) FROM (SELECT r.id AS run_id, r.experiment_id, r.cell, "
+      "f.steady_samples / f.steady_seconds AS sps, 1000.0 * f.steady_seconds / f.steady_steps AS ms, "
+      "f.final_test_accuracy AS acc, r.loaded, ROW_NUMBER() OVER (PARTITION BY r.experiment_id, r.cell "
+      "ORDER BY f.steady_samples / f.steady_seconds) AS rn, COUNT(*) OVER (PARTITION BY r.experiment_id, "
+      "r.cell) AS n FROM run r JOIN run_figure f ON f.run_id = r.id WHERE r.status = 'ok' "
+      "AND f.steady_samples / f.steady_seconds IS NOT NULL) GROUP BY experiment_id, cell";
+  const auto differing = [&] {
+    return number("SELECT COUNT(*) FROM (SELECT * FROM cell_figure EXCEPT " + afresh + ") ") +
+           number("SELECT COUNT(*) FROM (" + afresh + " EXCEPT SELECT * FROM cell_figure)");
+  };
+  ASSERT_GT(number("SELECT COUNT(*) FROM cell_figure"), 0);
+  EXPECT_EQ(differing(), 0);
+  Database raw(db_, Database::Mode::kReadWrite);
+  const double cell2 = number("SELECT MIN(id) FROM run WHERE cell = 2");
+  raw.exec("UPDATE run SET status = 'failed' WHERE id = " + std::to_string(int64_t(cell2)));
+  EXPECT_EQ(number("SELECT repeats FROM repeat_stats WHERE cell = 2"), 2);
+  EXPECT_EQ(differing(), 0);
+  raw.exec("UPDATE epoch SET seconds = seconds * 3 WHERE run_id IN (SELECT id FROM run WHERE cell = 2)");
+  EXPECT_EQ(differing(), 0);
+  raw.exec("UPDATE run SET loaded = 1 WHERE cell = 2");
+  EXPECT_EQ(number("SELECT noisy FROM repeat_stats WHERE cell = 2"), 1);
+  raw.exec("UPDATE run SET cell = 1, repeat = 99 WHERE id = (SELECT MAX(id) FROM run WHERE cell = 2)");
+  EXPECT_EQ(differing(), 0);
+  raw.exec("DELETE FROM epoch WHERE run_id IN (SELECT id FROM run WHERE cell = 1)");
+  EXPECT_EQ(number("SELECT COUNT(*) FROM cell_figure WHERE cell = 1"), 0);
+  EXPECT_EQ(differing(), 0);
+  EXPECT_EQ(number("SELECT COUNT(*) FROM cell_figure_refresh"), 0) << "the queue is left empty";
 }
 
 TEST_F(StoreTest, RepeatStatsGiveMedianMinMax) {

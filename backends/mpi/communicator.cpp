@@ -77,17 +77,30 @@ Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv)
   thread_ = std::thread([this] { serve(); });
 }
 
-Communicator::~Communicator() {
+bool Communicator::close() {
+  closing_ = true;  // what is still queued fails instead of running: peers may never join it
   queue_.stop();
-  if (abandoned_) {
-    thread_.detach();  // inside MPI for good: the process ends without it
-    return;
+  // The collective in MPI now, if any, may never end: wait for it no longer
+  // than the timeout, as any waiter would.
+  while (serving_ && !abandoned_) {
+    const int64_t since = runningSinceNs_;
+    if (since != 0 && Clock::now().time_since_epoch() - std::chrono::nanoseconds(since) > timeout_) abandon();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  thread_.join();  // bounded: it finishes the collective in MPI, if any, then the queue
+  if (abandoned_) {
+    thread_.detach();  // inside MPI for good; it still uses this object, which is never freed
+    return false;
+  }
+  thread_.join();
   if (!broken_) {
     std::lock_guard lock(mpiLock());
     MPI_Comm_free(&comm_);
   }
+  return true;
+}
+
+Communicator::~Communicator() {
+  if (thread_.joinable()) close();
 }
 
 std::string Communicator::errorText(int code) const {
@@ -113,9 +126,10 @@ std::shared_ptr<Request> Communicator::enqueue(Run run, Finish finish, uint64_t 
 void Communicator::serve() {
   while (std::optional<Job> next = queue_.pop()) {
     Job& job = *next;
-    if (broken_) {
-      job.request->finish(DTB_STATUS_COMM_FAILURE, "mpi: rank " + std::to_string(rank_) +
-                                                       ": not started: an earlier collective failed");
+    if (broken_ || closing_) {
+      job.request->finish(DTB_STATUS_COMM_FAILURE,
+                          "mpi: rank " + std::to_string(rank_) + ": not started: " +
+                              (closing_ ? "the communicator was closed" : "an earlier collective failed"));
       continue;
     }
     int rc = MPI_SUCCESS;
@@ -135,6 +149,7 @@ void Communicator::serve() {
     if (job.finish) job.finish();
     job.request->finish(DTB_STATUS_OK, "");
   }
+  serving_ = false;
 }
 
 void Communicator::abandon() {
@@ -161,7 +176,15 @@ dtb_status_t Communicator::wait(dtb_request_t handle, int64_t timeoutMs) {
     const int64_t since = runningSinceNs_;
     const auto now = Clock::now();
     const bool overdue = since != 0 && now.time_since_epoch() - std::chrono::nanoseconds(since) > timeout_;
-    if (overdue || abandoned_) {
+    if (abandoned_) {  // another waiter, or close(), gave up on the collective in MPI
+      host_->set_error(host_->ctx, ("mpi: rank " + std::to_string(rank_) +
+                                    ": not finished: the communicator was abandoned after a collective "
+                                    "stayed in MPI past the " +
+                                    std::to_string(timeout_.count()) + " ms timeout")
+                                       .c_str());
+      return DTB_STATUS_TIMEOUT;
+    }
+    if (overdue) {
       abandon();
       host_->set_error(host_->ctx,
                        ("mpi: rank " + std::to_string(rank_) + ": collective not finished after " +
@@ -170,6 +193,9 @@ dtb_status_t Communicator::wait(dtb_request_t handle, int64_t timeoutMs) {
       return DTB_STATUS_TIMEOUT;
     }
     if (now >= deadline) {
+      // The request may still end, but the step has failed and the ranks'
+      // sequences may no longer match: nothing more is issued on it.
+      broken_ = true;
       host_->set_error(host_->ctx, ("mpi: rank " + std::to_string(rank_) +
                                     ": collective not finished after " + std::to_string(timeoutMs) + " ms")
                                        .c_str());
@@ -180,11 +206,9 @@ dtb_status_t Communicator::wait(dtb_request_t handle, int64_t timeoutMs) {
 
 std::shared_ptr<Request> Communicator::allreduce(const dtb_tensor_t& buffer, dtb_reduce_op_t op) {
   checkHost(buffer, "all-reduce buffer");
-  MPI_Op mpiOp;
-  {
-    std::lock_guard lock(mpiLock());
-    mpiOp = opOf(buffer.dtype, op);  // throws for unsupported combinations
-  }
+  // No MPI lock: the thread may hold it for a whole collective, and the
+  // half-type ops this looks up were made in the constructor.
+  const MPI_Op mpiOp = opOf(buffer.dtype, op);  // throws for unsupported combinations
   const uint64_t bytes = buffer.count * dtypeSize(buffer.dtype);
   Run run;
   if (buffer.count > 0) {
@@ -203,12 +227,8 @@ std::shared_ptr<Request> Communicator::allreduce(const dtb_tensor_t& buffer, dtb
 std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, const dtb_tensor_t& output,
                                                      dtb_reduce_op_t op) {
   checkReduceScatterShapes(input, output, size_, "mpi");
-  checkHost(input, "reduce-scatter input");  // MPI's count limit
-  MPI_Op mpiOp;
-  {
-    std::lock_guard lock(mpiLock());
-    mpiOp = opOf(input.dtype, op);
-  }
+  checkHost(input, "reduce-scatter input");    // MPI's count limit
+  const MPI_Op mpiOp = opOf(input.dtype, op);  // no MPI lock: see allreduce
   Run run;
   if (output.count > 0) {
     run = [this, input, output, mpiOp] {

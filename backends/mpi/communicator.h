@@ -56,6 +56,12 @@ class Communicator {
   // timeout of the collective in MPI now (which abandons the communicator).
   dtb_status_t wait(dtb_request_t handle, int64_t timeoutMs);
 
+  // Fails what is still queued, waits for the collective in MPI up to the
+  // timeout and frees the MPI communicator. False when that collective had to
+  // be abandoned: the thread stays inside MPI using this object, which must
+  // then never be freed (the plugin's destroy leaks it; the process is ending).
+  bool close();
+
  private:
   // Makes the blocking MPI call (under mpiLock) and returns its code; empty
   // for nothing to move.
@@ -84,6 +90,8 @@ class Communicator {
   static constexpr std::chrono::microseconds kSpin{50};
   JobQueue<Job> queue_{kSpin};
   std::atomic<bool> broken_{false};         // a collective failed or was abandoned
+  std::atomic<bool> closing_{false};        // close() began: queued collectives fail
+  std::atomic<bool> serving_{true};         // the thread has not left serve()
   std::atomic<bool> abandoned_{false};      // the thread is inside MPI for good
   std::atomic<int64_t> runningSinceNs_{0};  // when the collective in MPI now started; 0: none
   std::thread thread_;

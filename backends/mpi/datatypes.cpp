@@ -55,6 +55,8 @@ MPI_Op opOf(dtb_dtype_t dtype, dtb_reduce_op_t op) {
   reduction(dtype, op, "mpi");  // the same refusals as every CPU backend
   if (dtype == DTB_DTYPE_F16 || dtype == DTB_DTYPE_BF16) {
     const dtb_reduce_op_t base = op == DTB_REDUCE_AVG ? DTB_REDUCE_SUM : op;
+    // Made under the MPI lock by the first communicator (it asks for every
+    // one); later lookups only read, with no MPI call and no lock.
     static std::map<std::pair<int, int>, MPI_Op> created;  // freed with MPI at exit
     MPI_Op& made = created[{dtype, base}];
     if (made == MPI_Op{}) {

@@ -30,6 +30,12 @@ dtb_backend_plugin_v1_t makeDescriptor() {
     return guard(host, [&] { *out = new Communicator(host, *rdv); });
   };
   wireCollectives<Communicator>(d);
+  // An abandoned communicator's thread is inside MPI for good and still uses
+  // it: it is not freed (and MPI is not finalised) as the process ends.
+  d.destroy = [](void* comm) {
+    auto* c = static_cast<Communicator*>(comm);
+    if (c->close()) delete c;
+  };
   // Its own wait: a blocking collective stuck in MPI is timed out by the waiter.
   d.wait = [](void* comm, dtb_request_t request, int64_t timeoutMs) {
     return static_cast<Communicator*>(comm)->wait(request, timeoutMs);

@@ -56,6 +56,11 @@ TEST(MpiBackend, ACollectiveAPeerSkipsTimesOutThenTheCommunicatorRefusesWork) {
   dtb_request_t request = nullptr;
   const auto start = std::chrono::steady_clock::now();
   ASSERT_EQ(api.allreduce(instance->context(), &t, DTB_REDUCE_SUM, &request), DTB_STATUS_OK);
+  // Queued behind the stuck one: it must not wait for it forever either.
+  std::vector<float> gathered(2 * data.size());
+  dtb_tensor_t all = tensorOf(gathered.data(), gathered.size(), DTB_DTYPE_F32);
+  dtb_request_t behind = nullptr;
+  ASSERT_EQ(api.allgather(instance->context(), &t, &all, &behind), DTB_STATUS_OK);
   const dtb_status_t status = api.wait(instance->context(), request, 30000);
   api.request_free(instance->context(), request);
   EXPECT_EQ(status, DTB_STATUS_TIMEOUT);
@@ -66,6 +71,13 @@ TEST(MpiBackend, ACollectiveAPeerSkipsTimesOutThenTheCommunicatorRefusesWork) {
   EXPECT_NE(error->find("not finished after 1000 ms"), std::string::npos) << *error;
   EXPECT_EQ(api.barrier(instance->context(), &request), DTB_STATUS_COMM_FAILURE);
   EXPECT_NE(instance->services().takeError()->find("unusable"), std::string::npos);
+  const auto queued = std::chrono::steady_clock::now();
+  EXPECT_EQ(api.wait(instance->context(), behind, 30000), DTB_STATUS_TIMEOUT);
+  api.request_free(instance->context(), behind);
+  EXPECT_NE(instance->services().takeError()->find("abandoned"), std::string::npos);
+  // And the communicator goes at once, its thread left inside MPI.
+  instance.reset();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - queued).count(), 2.0);
   // Rank 0 leaves without MPI_Finalize, and mpirun then ends the job: let
   // rank 1 report first.
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));

@@ -180,8 +180,13 @@ void Conv2d::backward(const float* x, const float* dy, int64_t n, int64_t h, int
         gradient.get_desc() == p.backwardDataPd.diff_dst_desc()
             ? gradient
             : input(ctx_, p.staging, kDiffDstForData, diffDst, p.backwardDataPd.diff_dst_desc());
+    // A reordered copy made in forward still holds these weights; an
+    // unreordered one only wraps forward's pointer, which a strategy may
+    // have moved since (ZeRO-3 gathers the layer again for backward, maybe
+    // into another buffer that forward's now holds another layer): wrap today's.
+    const bool copied = p.forwardWeights && p.forwardWeights.get_desc() != p.weights;
     const memory weights =
-        p.forwardWeights && p.forwardWeights.get_desc() == p.backwardDataPd.weights_desc()
+        copied && p.forwardWeights.get_desc() == p.backwardDataPd.weights_desc()
             ? p.forwardWeights
             : input(ctx_, p.staging, kBackwardWeights, memory(p.weights, ctx_.engine, weight_.value()),
                     p.backwardDataPd.weights_desc());

@@ -1,12 +1,15 @@
 // The resnet and mobilenetv2 plugins as the host sees them: torchvision's
 // parameter counts for every depth and stem, hooks called in the true order
 // (each layer begins once per pass; every gradient is ready exactly once,
-// the classifier's first), eval mode, and clear refusals.
+// the classifier's first), eval mode, and clear refusals; and every model's
+// gradients independent of where a strategy puts its parameters.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "dtbench/plugin.hpp"
 #include "host/plugin_instance.h"
@@ -140,6 +143,89 @@ TEST(ImageModels, RefusesWhatItCannotBuild) {
   flat.input_ndim = 1;
   expectError("mobilenetv2", {}, flat, "expects image samples [channels, height, width]; got 1 dimensions");
 }
+
+// What ZeRO-3 relies on (model.h): a model reads a parameter only through
+// its view, after the layer's layer_begin, in both passes. Here every
+// layer_begin moves the layer's values (and, in backward, its gradients) to
+// fresh memory and fills the old with NaN; the gradients must equal those
+// of an identical model left alone. A layer that kept forward's pointer for
+// backward would read NaN.
+struct MovedCase {
+  const char* model;
+  int64_t channels, size;
+};
+
+class MovedParameters : public ::testing::TestWithParam<MovedCase> {};
+
+struct Mover {
+  dtb_param_t* const* params = nullptr;
+  uint32_t count = 0;
+  std::vector<std::unique_ptr<std::vector<float>>> memory;  // every buffer handed out, alive to the end
+  float* fresh(dtb_tensor_t& t, bool keepValues) {
+    auto buffer = std::make_unique<std::vector<float>>(t.count, 0.0f);
+    auto* old = static_cast<float*>(t.data);
+    if (keepValues && old) std::copy(old, old + t.count, buffer->begin());
+    if (old) std::fill(old, old + t.count, std::nanf(""));
+    t.data = buffer->data();
+    memory.push_back(std::move(buffer));
+    return static_cast<float*>(t.data);
+  }
+};
+
+std::vector<float> gradientsOf(PluginInstance& model, const MovedCase& setup, bool move) {
+  Mover mover;
+  model.check("params", api(model).params(model.context(), &mover.params, &mover.count));
+  dtb_step_hooks_t hooks{};
+  hooks.struct_size = sizeof(hooks);
+  hooks.user = &mover;
+  if (move) {
+    hooks.layer_begin = [](void* user, uint32_t layer, dtb_pass_t pass) {
+      auto* m = static_cast<Mover*>(user);
+      for (uint32_t i = 0; i < m->count; ++i) {
+        if (m->params[i]->layer != layer) continue;
+        m->fresh(m->params[i]->value, true);
+        if (pass == DTB_PASS_BACKWARD) m->fresh(m->params[i]->grad, false);
+      }
+      return DTB_STATUS_OK;
+    };
+  }
+  std::vector<float> inputs(2 * setup.channels * setup.size * setup.size);
+  for (size_t i = 0; i < inputs.size(); ++i) inputs[i] = static_cast<float>((i * 7919 % 255) / 255.0 - 0.5);
+  int32_t labels[2] = {3, 8};
+  dtb_batch_t batch{};
+  batch.struct_size = sizeof(batch);
+  batch.size = 2;
+  batch.inputs = dtb::hostTensor(inputs.data(), inputs.size(), DTB_DTYPE_F32);
+  batch.labels = dtb::hostTensor(labels, 2, DTB_DTYPE_I32);
+  dtb_forward_result_t out{};
+  out.struct_size = sizeof(out);
+  model.check("forward", api(model).forward(model.context(), &batch, &hooks, &out));
+  model.check("backward", api(model).backward(model.context(), &hooks));
+  std::vector<float> all;
+  for (uint32_t i = 0; i < mover.count; ++i) {
+    const auto* g = static_cast<const float*>(mover.params[i]->grad.data);
+    all.insert(all.end(), g, g + mover.params[i]->grad.count);
+  }
+  return all;
+}
+
+TEST_P(MovedParameters, GradientsDoNotDependOnWhereParametersLive) {
+  const MovedCase& c = GetParam();
+  auto left = create(c.model, {}, imageSetup(c.channels, c.size, 10));
+  auto moved = create(c.model, {}, imageSetup(c.channels, c.size, 10));  // same seed: same weights
+  const std::vector<float> expected = gradientsOf(*left, c, false), got = gradientsOf(*moved, c, true);
+  ASSERT_EQ(got.size(), expected.size());
+  size_t wrong = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!(std::fabs(got[i] - expected[i]) <= 1e-5f * (1.0f + std::fabs(expected[i])))) ++wrong;
+  }
+  EXPECT_EQ(wrong, 0u) << "of " << got.size() << " gradient elements";
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, MovedParameters,
+                         ::testing::Values(MovedCase{"resnet", 3, 32}, MovedCase{"mobilenetv2", 3, 32},
+                                           MovedCase{"lenet", 1, 28}, MovedCase{"mlp", 1, 8}),
+                         [](const auto& info) { return std::string(info.param.model); });
 
 }  // namespace
 }  // namespace dtb::core

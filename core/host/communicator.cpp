@@ -61,6 +61,19 @@ dtb_status_t Communicator::reduceScatter(const dtb_tensor_t* input, dtb_tensor_t
 
 dtb_status_t Communicator::allgather(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_request_t* out,
                                      std::string* error) {
+  // In place (input inside output) is ABI 1.2; an older backend would take
+  // it as the aliasing MPI forbids. Refused with a way out, never corrupted.
+  const auto* in = static_cast<const char*>(input->data);
+  const auto* all = static_cast<const char*>(output->data);
+  const bool overlaps = bytesOf(*input) > 0 && in < all + bytesOf(*output) && all < in + bytesOf(*input);
+  const uint32_t built = backend_->plugin().descriptor<dtb_backend_plugin_v1_t>().header.abi_version;
+  if (overlaps && DTB_ABI_VERSION_MINOR(built) < 2) {
+    *out = nullptr;
+    if (error)
+      *error = backend_->plugin().label() + " was built for ABI " + backend_->plugin().abiVersion() +
+               ", before all-gather in place (ABI 1.2): rebuild it against this dtbench's headers";
+    return DTB_STATUS_UNSUPPORTED;
+  }
   // Start first, then read *out: argument evaluation order is unspecified.
   const dtb_status_t status = api().allgather(backend_->context(), input, output, out);
   return started(status, *out, "allgather", bytesOf(*output), double(world_ - 1) / world_, error);

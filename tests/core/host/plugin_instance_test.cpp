@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "dtbench/plugin.hpp"
+#include "host/communicator.h"
 #include "plugin/loader.h"
 
 namespace dtb::core {
@@ -187,6 +189,33 @@ TEST_F(ParamRelease, OnlyAStrategyInARunHasAModel) {
   EXPECT_EQ(host->param_release(host->ctx, params_[0], DTB_PARAM_PART_VALUE), DTB_STATUS_UNSUPPORTED);
   EXPECT_NE(services.takeError()->find("param_release: not available"), std::string::npos);
   EXPECT_NE(params_[0]->value.data, nullptr);
+}
+
+// All-gather in place is ABI 1.2: a backend built for 1.1 is refused with a
+// message naming it, never handed aliased buffers.
+TEST(HostCommunicator, InPlaceAllgatherNeedsABackendBuiltForIt) {
+  dtb_rendezvous_t rdv{};
+  rdv.struct_size = sizeof(rdv);
+  rdv.world_size = 1;
+  rdv.timeout_ms = 1000;
+  PluginLoader loader(SearchPath({kGood}));
+  float data[4] = {1, 2, 3, 4};
+  dtb_tensor_t all = dtb::hostTensor(data, 4, DTB_DTYPE_F32), mine = dtb::hostTensor(data, 4, DTB_DTYPE_F32);
+  for (const char* name : {"single", "single_v11"}) {
+    Communicator comm(createBackend(loader.load(PluginKind::kBackend, name), {}, rdv), 0, 1,
+                      std::chrono::milliseconds(1000));
+    dtb_request_t request = nullptr;
+    std::string error;
+    const dtb_status_t status = comm.allgather(&mine, &all, &request, &error);
+    if (std::string(name) == "single") {
+      ASSERT_EQ(status, DTB_STATUS_OK) << error;
+      EXPECT_EQ(comm.wait(request, 1000, &error), DTB_STATUS_OK) << error;
+    } else {
+      EXPECT_EQ(status, DTB_STATUS_UNSUPPORTED);
+      EXPECT_NE(error.find("single_v11"), std::string::npos) << error;
+      EXPECT_NE(error.find("ABI 1.1"), std::string::npos) << error;
+    }
+  }
 }
 
 }  // namespace

@@ -222,10 +222,12 @@ TEST_P(MovedParameters, GradientsDoNotDependOnWhereParametersLive) {
   EXPECT_EQ(wrong, 0u) << "of " << got.size() << " gradient elements";
 }
 
+std::string movedCaseName(const ::testing::TestParamInfo<MovedCase>& c) { return c.param.model; }
+
 INSTANTIATE_TEST_SUITE_P(Models, MovedParameters,
                          ::testing::Values(MovedCase{"resnet", 3, 32}, MovedCase{"mobilenetv2", 3, 32},
                                            MovedCase{"lenet", 1, 28}, MovedCase{"mlp", 1, 8}),
-                         [](const auto& info) { return std::string(info.param.model); });
+                         movedCaseName);
 
 }  // namespace
 }  // namespace dtb::core

@@ -66,6 +66,23 @@ TEST(ImageModels, ParameterCountsAreTorchvisions) {
   EXPECT_EQ(parameterCount(*create("resnet", {}, imageSetup(3, 32, 10))), 11173962u);
 }
 
+// A batch of two fixed images (channels x size x size) and their labels.
+struct TwoImages {
+  TwoImages(int64_t channels, int64_t size) : inputs(2 * channels * size * size) {
+    for (size_t i = 0; i < inputs.size(); ++i) inputs[i] = static_cast<float>((i * 7919 % 255) / 255.0 - 0.5);
+  }
+  dtb_batch_t batch() {
+    dtb_batch_t b{};
+    b.struct_size = sizeof(b);
+    b.size = 2;
+    b.inputs = dtb::hostTensor(inputs.data(), inputs.size(), DTB_DTYPE_F32);
+    b.labels = dtb::hostTensor(labels, 2, DTB_DTYPE_I32);
+    return b;
+  }
+  std::vector<float> inputs;
+  int32_t labels[2] = {3, 8};
+};
+
 class HookOrder : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(HookOrder, LayersBeginOncePerPassAndEveryGradientIsReadyOnce) {
@@ -93,14 +110,8 @@ TEST_P(HookOrder, LayersBeginOncePerPassAndEveryGradientIsReadyOnce) {
     static_cast<Seen*>(user)->ready.push_back(p);
     return DTB_STATUS_OK;
   };
-  std::vector<float> inputs(2 * 3 * 32 * 32);
-  for (size_t i = 0; i < inputs.size(); ++i) inputs[i] = static_cast<float>((i * 7919 % 255) / 255.0 - 0.5);
-  int32_t labels[2] = {3, 8};
-  dtb_batch_t batch{};
-  batch.struct_size = sizeof(batch);
-  batch.size = 2;
-  batch.inputs = dtb::hostTensor(inputs.data(), inputs.size(), DTB_DTYPE_F32);
-  batch.labels = dtb::hostTensor(labels, 2, DTB_DTYPE_I32);
+  TwoImages images(3, 32);
+  dtb_batch_t batch = images.batch();
   dtb_forward_result_t out{};
   out.struct_size = sizeof(out);
   model->check("forward", api(*model).forward(model->context(), &batch, &hooks, &out));
@@ -189,14 +200,8 @@ std::vector<float> gradientsOf(PluginInstance& model, const MovedCase& setup, bo
       return DTB_STATUS_OK;
     };
   }
-  std::vector<float> inputs(2 * setup.channels * setup.size * setup.size);
-  for (size_t i = 0; i < inputs.size(); ++i) inputs[i] = static_cast<float>((i * 7919 % 255) / 255.0 - 0.5);
-  int32_t labels[2] = {3, 8};
-  dtb_batch_t batch{};
-  batch.struct_size = sizeof(batch);
-  batch.size = 2;
-  batch.inputs = dtb::hostTensor(inputs.data(), inputs.size(), DTB_DTYPE_F32);
-  batch.labels = dtb::hostTensor(labels, 2, DTB_DTYPE_I32);
+  TwoImages images(setup.channels, setup.size);
+  dtb_batch_t batch = images.batch();
   dtb_forward_result_t out{};
   out.struct_size = sizeof(out);
   model.check("forward", api(model).forward(model.context(), &batch, &hooks, &out));

@@ -62,16 +62,5 @@ CREATE TRIGGER cell_figure_after_run_delete AFTER DELETE ON run BEGIN
   INSERT INTO cell_figure_refresh VALUES (OLD.experiment_id, OLD.cell);
 END;
 
--- The runs already stored.
-INSERT INTO cell_figure
-SELECT experiment_id, cell, MIN(run_id), COUNT(*),
-       AVG(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN samples_per_s END),
-       MIN(samples_per_s), MAX(samples_per_s), AVG(ms_per_step),
-       AVG(accuracy), MIN(accuracy), MAX(accuracy), COALESCE(SUM(loaded), 0)
-FROM (SELECT r.id AS run_id, r.experiment_id, r.cell, f.steady_samples / f.steady_seconds AS samples_per_s,
-             1000.0 * f.steady_seconds / f.steady_steps AS ms_per_step, f.final_test_accuracy AS accuracy,
-             r.loaded, ROW_NUMBER() OVER w AS rn, COUNT(*) OVER (PARTITION BY r.experiment_id, r.cell) AS n
-      FROM run r JOIN run_figure f ON f.run_id = r.id
-      WHERE r.status = 'ok' AND f.steady_samples / f.steady_seconds IS NOT NULL
-      WINDOW w AS (PARTITION BY r.experiment_id, r.cell ORDER BY f.steady_samples / f.steady_seconds))
-GROUP BY experiment_id, cell;
+-- The runs already stored: every cell through the same queue.
+INSERT INTO cell_figure_refresh SELECT DISTINCT experiment_id, cell FROM run;

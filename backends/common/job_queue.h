@@ -3,8 +3,9 @@
 // Horovod's background thread does). Between collectives it may look for the
 // next one for a while (`spin`) before it sleeps: the next usually follows at
 // once (the next bucket, the next call of a sweep), and a thread wake-up
-// costs more here than a 4 KiB all-reduce (bench/mpi_allreduce: 14 µs per
-// call with sleeping alone, 7 µs with a 50 µs spin, MPI's own 4 µs). Spinning
+// costs more here than a 4 KiB all-reduce (bench/mpi_allreduce, with Open
+// MPI polling hard: 14 µs per call sleeping at once, 7 µs with a 50 µs spin,
+// MPI's own 4 µs). Spinning
 // takes a core from compute, so it pays only where the wake-up is the cost:
 // the MPI backend spins, Gloo's (whose LeNet steps ran 4-18 % slower with
 // it) does not.

@@ -4,7 +4,7 @@
 # ResNet-18 (SGD with momentum) and ResNet-50 (Adam) at 2 ranks: the ratio
 # to allreduce, the saving in MiB, and the saving the ZeRO formulas predict
 # (memory_vs_theory). Done-when of issue 14: ZeRO-3 saves at least half the
-# predicted saving. About 2 minutes.
+# predicted saving. About 1.5 minutes.
 #   bench/zero_memory/compare.sh            (from the repository root)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

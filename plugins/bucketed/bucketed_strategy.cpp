@@ -70,6 +70,18 @@ BucketedStrategy::BucketedStrategy(const dtb_host_t* host, const dtb_strategy_se
     state_.push_back(hostAllocZeroed<float>(host_, p->value.count * stateFloats, DTB_MEM_OPTIMIZER));
   }
   ready_.assign(params_.size(), false);
+  // With gradient_as_bucket_view the buckets are the gradients' only memory
+  // — DDP's reason for the option — so the model's own gradient arrays go
+  // back to the system before the buckets are made (a model that cannot
+  // release them keeps them).
+  if (asView_ && DTB_HAS_MEMBER(host_, dtb_host_t, param_release)) {
+    for (uint32_t i = 0; i < params_.size(); ++i) {
+      const dtb_status_t status = host_->param_release(host_->ctx, params_[i], DTB_PARAM_PART_GRAD);
+      if (status == DTB_STATUS_UNSUPPORTED && i == 0) break;
+      check(status, "param_release");
+      modelGrads_[i] = nullptr;
+    }
+  }
   build(initialBuckets(bytes, firstBucketBytes_, capBytes_, findUnused_));
 }
 
@@ -85,7 +97,8 @@ void BucketedStrategy::release() {
     host_->free(host_->ctx, b.compressed);
   }
   buckets_.clear();
-  // The model's gradients are its own memory again.
+  // The model's gradients are its own memory again (NULL where it gave
+  // that memory back: the next buckets are made at once).
   for (size_t i = 0; i < params_.size(); ++i) params_[i]->grad.data = modelGrads_[i];
 }
 

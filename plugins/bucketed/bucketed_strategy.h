@@ -69,7 +69,7 @@ class BucketedStrategy {
 
   const dtb_host_t* host_;
   std::vector<dtb_param_t*> params_;
-  std::vector<void*> modelGrads_;  // the model's own gradient memory, restored at the end
+  std::vector<void*> modelGrads_;  // the model's own gradient memory, restored at the end; NULL once released
   uint32_t accumulation_;
   uint64_t firstBucketBytes_, capBytes_;
   bool asView_, findUnused_;

@@ -6,7 +6,8 @@
 #  - no stage keeps a resident copy beyond what the formulas and its
 #    buffers count (the model's own arrays were once kept beside the
 #    partition: ZeRO-1 then used 1.6× allreduce's memory);
-#  - the strategy reports that the model gave its storage back.
+#  - the strategy reports that the model gave its storage back;
+#  - bucketed with gradient_as_bucket_view holds one gradient copy, not two.
 # Sanitizer builds keep freed memory in quarantine: skipped there.
 #   zero_memory_test.sh DTBENCH MATRIX_DIR SANITIZED
 set -euo pipefail
@@ -37,6 +38,16 @@ echo "== no stage holds more than the formulas and its buffers"
 got=$(q "SELECT COUNT(*) FROM memory_vs_theory WHERE strategy = 'zero'
            AND peak_rss_bytes <= allreduce_peak_rss_bytes - theory_saving_bytes + buffer_bytes + 16 * 1048576")
 [[ $got == 6 ]] || fail "a ZeRO stage holds memory the formulas do not count ($got of 6 ranks within)"
+
+echo "== DDP's gradient_as_bucket_view saves a gradient copy"
+# Without it the buckets (buffers) sit beside the model's gradients; with it
+# they are the gradients: at least half a copy (4 bytes a parameter) less.
+got=$(q "SELECT COUNT(*) FROM memory v JOIN run rv ON rv.id = v.run_id
+           JOIN run_param pv ON pv.run_id = rv.id AND pv.key = 'strategy.bucketed.gradient_as_bucket_view' AND pv.value = 'true'
+           JOIN run rc ON rc.experiment_id = rv.experiment_id AND rc.strategy = 'bucketed' AND rc.id <> rv.id
+           JOIN memory c ON c.run_id = rc.id AND c.rank = v.rank
+           WHERE rv.strategy = 'bucketed' AND v.peak_rss_bytes <= c.peak_rss_bytes - 2 * v.param_elements")
+[[ $got == 2 ]] || fail "gradient_as_bucket_view does not save half a gradient copy on every rank ($got of 2)"
 
 echo "== the model's storage was released"
 got=$(q "SELECT COUNT(*) FROM event WHERE kind = 'zero' AND detail LIKE '%storage released%'")

@@ -83,8 +83,7 @@ bool Communicator::close() {
   // The collective in MPI now, if any, may never end: wait for it no longer
   // than the timeout, as any waiter would.
   while (serving_ && !abandoned_) {
-    const int64_t since = runningSinceNs_;
-    if (since != 0 && Clock::now().time_since_epoch() - std::chrono::nanoseconds(since) > timeout_) abandon();
+    if (collectiveOverdue()) abandon();
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   if (abandoned_) {
@@ -152,6 +151,11 @@ void Communicator::serve() {
   serving_ = false;
 }
 
+bool Communicator::collectiveOverdue() const {
+  const int64_t since = runningSinceNs_;
+  return since != 0 && Clock::now().time_since_epoch() - std::chrono::nanoseconds(since) > timeout_;
+}
+
 void Communicator::abandon() {
   broken_ = true;
   abandoned_ = true;
@@ -173,9 +177,7 @@ dtb_status_t Communicator::wait(dtb_request_t handle, int64_t timeoutMs) {
       if (r->status() != DTB_STATUS_OK) host_->set_error(host_->ctx, r->message().c_str());
       return r->status();
     }
-    const int64_t since = runningSinceNs_;
-    const auto now = Clock::now();
-    const bool overdue = since != 0 && now.time_since_epoch() - std::chrono::nanoseconds(since) > timeout_;
+    const bool overdue = collectiveOverdue();
     if (abandoned_) {  // another waiter, or close(), gave up on the collective in MPI
       host_->set_error(host_->ctx, ("mpi: rank " + std::to_string(rank_) +
                                     ": not finished: the communicator was abandoned after a collective "
@@ -192,7 +194,7 @@ dtb_status_t Communicator::wait(dtb_request_t handle, int64_t timeoutMs) {
                            .c_str());
       return DTB_STATUS_TIMEOUT;
     }
-    if (now >= deadline) {
+    if (Clock::now() >= deadline) {
       // The request may still end, but the step has failed and the ranks'
       // sequences may no longer match: nothing more is issued on it.
       broken_ = true;

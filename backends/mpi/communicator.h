@@ -75,6 +75,8 @@ class Communicator {
 
   std::shared_ptr<Request> enqueue(Run run, Finish finish, uint64_t bytesSent);
   void serve();  // the thread: runs the queue in order
+  // The collective in MPI now, if any, has been there longer than the timeout.
+  bool collectiveOverdue() const;
   // A collective stayed in MPI past the timeout: nothing can stop it.
   void abandon();
   std::string errorText(int code) const;

@@ -1,5 +1,6 @@
 #include "bucketed_strategy.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "dtbench/half.hpp"
@@ -74,14 +75,8 @@ BucketedStrategy::BucketedStrategy(const dtb_host_t* host, const dtb_strategy_se
   // — DDP's reason for the option — so the model's own gradient arrays go
   // back to the system before the buckets are made (a model that cannot
   // release them keeps them).
-  if (asView_ && DTB_HAS_MEMBER(host_, dtb_host_t, param_release)) {
-    for (uint32_t i = 0; i < params_.size(); ++i) {
-      const dtb_status_t status = host_->param_release(host_->ctx, params_[i], DTB_PARAM_PART_GRAD);
-      if (status == DTB_STATUS_UNSUPPORTED && i == 0) break;
-      check(status, "param_release");
-      modelGrads_[i] = nullptr;
-    }
-  }
+  if (asView_ && releaseModelStorage(host_, params_, DTB_PARAM_PART_GRAD))
+    std::fill(modelGrads_.begin(), modelGrads_.end(), nullptr);
   build(initialBuckets(bytes, firstBucketBytes_, capBytes_, findUnused_));
 }
 

@@ -71,8 +71,8 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
   // sum): the gradients at once (backward writes them anew), the values unit
   // by unit once copied. Kept, they would make every rank hold the full model
   // beside its partition.
-  releasing_ = DTB_HAS_MEMBER(host_, dtb_host_t, param_release);
-  for (uint32_t i = 0; i < params_.size() && releasing_; ++i) release(i, DTB_PARAM_PART_GRAD);
+  releasing_ = releaseModelStorage(host_, params_, DTB_PARAM_PART_GRAD);
+  if (releasing_) std::fill(modelGrads_.begin(), modelGrads_.end(), nullptr);
   for (size_t u = 0; u < units_.size(); ++u) {
     const Unit& unit = units_[u];
     UnitState& s = state_[u];
@@ -97,7 +97,9 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
       pointParams(u, s.full);
     }
     for (uint32_t i : unit.params) {
-      if (releasing_) release(i, DTB_PARAM_PART_VALUE);
+      if (!releasing_) break;
+      check(host_->param_release(host_->ctx, params_[i], DTB_PARAM_PART_VALUE), "param_release");
+      modelValues_[i] = nullptr;
     }
     if (stage_ == 1) {
       // Stage 1 keeps whole gradients; the reduced slice overwrites this
@@ -119,18 +121,6 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
       (releasing_ ? ", the model's own parameter storage released"
                   : ", the model keeps its own parameter storage (it cannot release it)");
   host_->event(host_->ctx, "zero", detail.c_str());
-}
-
-// Gives the model's own storage of one part back to the system. A model that
-// cannot release anything says so at the first call: it keeps all of it.
-void ZeroStrategy::release(uint32_t i, dtb_param_part_t part) {
-  const dtb_status_t status = host_->param_release(host_->ctx, params_[i], part);
-  if (status == DTB_STATUS_UNSUPPORTED && i == 0 && part == DTB_PARAM_PART_GRAD) {
-    releasing_ = false;
-    return;
-  }
-  check(status, "param_release");
-  (part == DTB_PARAM_PART_VALUE ? modelValues_ : modelGrads_)[i] = nullptr;
 }
 
 ZeroStrategy::~ZeroStrategy() {

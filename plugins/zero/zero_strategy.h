@@ -55,8 +55,7 @@ class ZeroStrategy {
     bool launched = false;
   };
 
-  void release(uint32_t param, dtb_param_part_t part);  // the model's own storage of it
-  float* ownedSlice(size_t u);                          // this rank's parameter slice
+  float* ownedSlice(size_t u);  // this rank's parameter slice
   bool sharded(size_t u) const { return stage_ == 3 && !units_[u].persistent; }
   void pointParams(size_t u, float* base);
   void pointGrads(size_t u, float* base);

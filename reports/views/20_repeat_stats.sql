@@ -3,19 +3,14 @@
 --   noisy  = 1 when the spread is above 10 % or a repeat ran under
 --            competing load (run.loaded): compare such cells with care, or
 --            run them again with more repeats on a quieter machine.
--- The figures over the repeats are kept per cell in cell_figure (updated by
--- triggers as runs finish); one run of the cell describes it. A row per
--- cell: the cost grows with the cells asked for.
+-- The figures over the repeats, spread and noisy included, are kept per cell
+-- in cell_figure (updated by triggers as runs finish); one run of the cell
+-- describes it. A row per cell: the cost grows with the cells asked for.
 CREATE VIEW repeat_stats AS
 SELECT x.name AS experiment, c.experiment_id, c.cell, COALESCE(r.label, r.strategy) AS label, r.config_key,
        r.strategy, r.backend, r.model, r.world_size, r.global_batch_size, c.repeats,
        c.median_samples_per_s, c.min_samples_per_s, c.max_samples_per_s, c.mean_ms_per_step,
-       c.mean_test_accuracy, c.min_test_accuracy, c.max_test_accuracy, c.loaded_runs,
-       CASE WHEN c.repeats > 1 THEN (c.max_samples_per_s - c.min_samples_per_s) / c.median_samples_per_s END
-         AS spread,
-       CASE WHEN c.loaded_runs > 0
-              OR (c.repeats > 1 AND (c.max_samples_per_s - c.min_samples_per_s) / c.median_samples_per_s > 0.10)
-            THEN 1 ELSE 0 END AS noisy
+       c.mean_test_accuracy, c.min_test_accuracy, c.max_test_accuracy, c.loaded_runs, c.spread, c.noisy
 FROM cell_figure c
 JOIN run r ON r.id = c.first_run
 JOIN experiment x ON x.id = c.experiment_id;

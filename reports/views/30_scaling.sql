@@ -8,25 +8,22 @@
 -- noisy = 1 when this cell or its reference is (repeat_stats.noisy); the
 -- cell's own repeat figures (min, max, spread, accuracy) come along, so a
 -- query needs no second join to repeat_stats.
--- One pass over repeat_stats: the reference is the first row of each
--- configuration's window by world size.
+-- The reference is found per cell through cell_figure's index by
+-- configuration and world size (ties at the smallest world size: the lowest
+-- cell), so nothing sorts every cell.
 CREATE VIEW scaling AS
-WITH g AS (
-  SELECT q.*,
-         FIRST_VALUE(q.world_size) OVER w AS ref_world_size,
-         FIRST_VALUE(q.median_samples_per_s) OVER w AS ref_samples_per_s,
-         FIRST_VALUE(q.noisy) OVER w AS ref_noisy
-  FROM repeat_stats q
-  WINDOW w AS (PARTITION BY q.experiment_id, q.config_key ORDER BY q.world_size)
-)
-SELECT experiment, experiment_id, label, config_key, strategy, backend, model,
-       world_size, global_batch_size, repeats,
-       median_samples_per_s AS samples_per_s,
-       ref_world_size, ref_samples_per_s,
-       CASE WHEN world_size > ref_world_size THEN median_samples_per_s / ref_samples_per_s END AS speedup,
-       CASE WHEN world_size > ref_world_size
-            THEN median_samples_per_s / ref_samples_per_s * ref_world_size / world_size END AS efficiency,
-       MAX(noisy, ref_noisy) AS noisy,
-       min_samples_per_s, max_samples_per_s, mean_ms_per_step, spread, loaded_runs,
-       mean_test_accuracy, min_test_accuracy, max_test_accuracy
-FROM g;
+SELECT q.experiment, q.experiment_id, q.label, q.config_key, q.strategy, q.backend, q.model,
+       q.world_size, q.global_batch_size, q.repeats,
+       q.median_samples_per_s AS samples_per_s,
+       f.world_size AS ref_world_size, f.median_samples_per_s AS ref_samples_per_s,
+       CASE WHEN q.world_size > f.world_size THEN q.median_samples_per_s / f.median_samples_per_s END AS speedup,
+       CASE WHEN q.world_size > f.world_size
+            THEN q.median_samples_per_s / f.median_samples_per_s * f.world_size / q.world_size END AS efficiency,
+       MAX(q.noisy, f.noisy) AS noisy,
+       q.min_samples_per_s, q.max_samples_per_s, q.mean_ms_per_step, q.spread, q.loaded_runs,
+       q.mean_test_accuracy, q.min_test_accuracy, q.max_test_accuracy
+FROM repeat_stats q
+JOIN cell_figure f ON f.experiment_id = q.experiment_id AND f.cell = (
+  SELECT cell FROM cell_figure
+  WHERE experiment_id = q.experiment_id AND config_key = q.config_key
+  ORDER BY world_size, cell LIMIT 1);

@@ -166,8 +166,11 @@ TEST_F(StoreTest, RunFiguresFollowTheEpochs) {
         "DROP TRIGGER cell_figure_after_run_update; DROP TRIGGER cell_figure_after_run_delete; "
         "DROP TABLE cell_figure_refresh; DROP TABLE cell_figure; PRAGMA user_version = 4");
   }
-  { ResultStore store(db_); }  // migrations 5 and 6 compute them
+  { ResultStore store(db_); }  // migrations 5 to 7 compute them
   EXPECT_NEAR(number("SELECT samples_per_s FROM run_summary WHERE run_id = 2"), 1000, 1e-6);
+  EXPECT_EQ(number("SELECT COUNT(*) FROM cell_figure WHERE config_key IS NULL OR noisy IS NULL"), 0)
+      << "migration 7 fills the columns it adds";
+  EXPECT_GT(number("SELECT COUNT(*) FROM scaling WHERE speedup IS NOT NULL"), 0);
   EXPECT_EQ(number("SELECT COUNT(*) FROM run_figure"), number("SELECT COUNT(DISTINCT run_id) FROM epoch"));
   Database raw(db_, Database::Mode::kReadWrite);
   raw.exec("UPDATE epoch SET seconds = seconds * 2 WHERE run_id = 2");  // every epoch twice as long
@@ -184,15 +187,20 @@ TEST_F(StoreTest, RunFiguresFollowTheEpochs) {
 // rewritten, a run deleted, a run moved to another cell.
 TEST_F(StoreTest, CellFiguresFollowTheRuns) {
   testing::writeSampleStore(db_);
+  // The same figures computed afresh, with the rules written out again: the
+  // median of the middle one or two, spread over the median, noisy above 10 %
+  // or when a repeat ran loaded.
   const std::string afresh =
-      "SELECT experiment_id, cell, MIN(run_id), COUNT(*), "
-      "AVG(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN sps END), MIN(sps), MAX(sps), AVG(ms), AVG(acc), "
-      "MIN(acc), MAX(acc), COALESCE(SUM(loaded), 0) FROM (SELECT r.id AS run_id, r.experiment_id, r.cell, "
+      "SELECT *, CASE WHEN loaded_runs > 0 OR spread > 0.1 THEN 1 ELSE 0 END FROM (SELECT *, "
+      "CASE WHEN repeats > 1 THEN (high - low) / median END AS spread FROM (SELECT experiment_id, cell, "
+      "MIN(run_id), COUNT(*) AS repeats, AVG(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN sps END) AS median, "
+      "MIN(sps) AS low, MAX(sps) AS high, AVG(ms), AVG(acc), MIN(acc), MAX(acc), COALESCE(SUM(loaded), 0) AS "
+      "loaded_runs, MIN(config_key), MIN(world_size) FROM (SELECT r.id AS run_id, r.experiment_id, r.cell, "
       "f.steady_samples / f.steady_seconds AS sps, 1000.0 * f.steady_seconds / f.steady_steps AS ms, "
-      "f.final_test_accuracy AS acc, r.loaded, ROW_NUMBER() OVER (PARTITION BY r.experiment_id, r.cell "
-      "ORDER BY f.steady_samples / f.steady_seconds) AS rn, COUNT(*) OVER (PARTITION BY r.experiment_id, "
-      "r.cell) AS n FROM run r JOIN run_figure f ON f.run_id = r.id WHERE r.status = 'ok' "
-      "AND f.steady_samples / f.steady_seconds IS NOT NULL) GROUP BY experiment_id, cell";
+      "f.final_test_accuracy AS acc, r.loaded, r.config_key, r.world_size, ROW_NUMBER() OVER (PARTITION BY "
+      "r.experiment_id, r.cell ORDER BY f.steady_samples / f.steady_seconds) AS rn, COUNT(*) OVER (PARTITION BY "
+      "r.experiment_id, r.cell) AS n FROM run r JOIN run_figure f ON f.run_id = r.id WHERE r.status = 'ok' "
+      "AND f.steady_samples / f.steady_seconds IS NOT NULL) GROUP BY experiment_id, cell))";
   const auto differing = [&] {
     return number("SELECT COUNT(*) FROM (SELECT * FROM cell_figure EXCEPT " + afresh + ") ") +
            number("SELECT COUNT(*) FROM (" + afresh + " EXCEPT SELECT * FROM cell_figure)");

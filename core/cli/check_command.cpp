@@ -2,17 +2,23 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "build_info.h"
 #include "cuda/cuda_probe.h"
 #include "host/plugin_instance.h"
+#include "plugin/isolated_call.h"
 
 namespace dtb::cli {
 namespace {
 
+// What smokeTest() returns for a problem that is only a note.
+constexpr std::string_view kNote = "note: ";
+
 // Creates and destroys one instance with default parameters, where that
 // needs nothing from a run: strategies (over no parameters) and datasets
-// whose parameters all have defaults. Returns the problem, or "".
+// whose parameters all have defaults. Returns the problem, a note (kNote
+// first), or "".
 std::string smokeTest(const std::shared_ptr<const core::LoadedPlugin>& plugin) {
   for (const core::ParamSpec& spec : plugin->params()) {
     if (!spec.defaultValue) return "";  // needs user input: nothing to try
@@ -32,14 +38,26 @@ std::string smokeTest(const std::shared_ptr<const core::LoadedPlugin>& plugin) {
   } catch (const core::PluginCallError& e) {
     // A dataset whose default files are not there yet works; say so only.
     if (plugin->kind() == core::PluginKind::kDataset && e.status() == DTB_STATUS_IO_ERROR) {
-      std::printf("  note    dataset   %s: %s\n", plugin->name().c_str(), e.what());
-      return "";
+      return std::string(kNote) + e.what();
     }
     return e.what();
   } catch (const std::exception& e) {
     return e.what();
   }
   return "";
+}
+
+// smokeTest() in a child process: a plugin that crashes, exits or hangs in
+// create() is reported like any other failure, and the check goes on.
+std::string smokeTestIsolated(const std::shared_ptr<const core::LoadedPlugin>& plugin) {
+  const core::IsolatedOutcome tried = core::runIsolated([&] { return smokeTest(plugin); }, std::chrono::seconds(30));
+  if (!tried.completed) return tried.death + " while creating an instance with default parameters";
+  if (tried.result.starts_with(kNote)) {
+    std::printf("  note    %-9s %s: %s\n", std::string(core::kindName(plugin->kind())).c_str(),
+                plugin->name().c_str(), tried.result.substr(kNote.size()).c_str());
+    return "";
+  }
+  return tried.result;
 }
 
 int run(const GlobalOptions& global) {
@@ -59,7 +77,7 @@ int run(const GlobalOptions& global) {
   int ok = 0;
   for (const auto& found : loader.discover()) {
     const std::string kind(core::kindName(found.kind));
-    std::string problem = found.plugin ? smokeTest(found.plugin) : found.error;
+    std::string problem = found.plugin ? smokeTestIsolated(found.plugin) : found.error;
     if (problem.empty()) {
       ++ok;
       std::printf("  ok      %-9s %s\n", kind.c_str(), found.plugin->name().c_str());

@@ -3,9 +3,12 @@
 #include <toml++/toml.h>
 
 #include <cstdio>
+#include <fstream>
 #include <memory>
+#include <sstream>
 
 #include "comm/sweep_runner.h"
+#include "matrix/toml_depth.h"
 
 namespace dtb::cli {
 namespace {
@@ -24,7 +27,14 @@ struct Options {
 core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
   core::SweepOptions s;
   if (!o.file.empty()) {
-    const toml::table document = toml::parse_file(o.file);
+    std::ifstream in(o.file, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (const auto deep = core::tooDeep(text.str())) {
+      throw std::invalid_argument(o.file + ":" + std::to_string(deep->line) + ":" + std::to_string(deep->column) +
+                                  ": " + deep->message);
+    }
+    const toml::table document = toml::parse(text.str(), o.file);
     s.source = o.file;
     s.name = document["experiment"]["name"].value_or<std::string>("comm");
     const toml::table* comm = document["comm"].as_table();

@@ -13,11 +13,13 @@
 #include "cli/validate_command.h"
 #include "cli/worker_command.h"
 #include "log/log.h"
+#include "plugin/crash_report.h"
 
 namespace dtb::cli {
 
 core::PluginLoader makeLoader(const GlobalOptions& options) {
-  return core::PluginLoader(core::SearchPath::fromEnvironmentAfter(options.pluginDirs));
+  return core::PluginLoader(core::SearchPath::fromEnvironmentAfter(options.pluginDirs),
+                            core::PluginLoader::Isolation::kTryInChildFirst);
 }
 
 }  // namespace dtb::cli
@@ -27,6 +29,7 @@ constexpr int kUsageError = 2;
 
 int main(int argc, char** argv) {
   using namespace dtb;
+  core::crash::installHandlers();  // a plugin that takes dtbench down is named
   CLI::App app(
       "dtbench — benchmark how distributed data-parallel training synchronises gradients.\n\n"
       "Strategies (Horovod-style fusion, DDP-style buckets, ZeRO, elastic), communication\n"

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "plugin/crash_report.h"
 #include "run/rank_environment.h"
 #include "run/record_channel.h"
 #include "run/run_spec.h"
@@ -34,6 +35,7 @@ void addWorkerCommand(CLI::App& app, GlobalOptions& global) {
     // Dies with whoever started it (coordinator, mpirun, srun): no orphan trains on.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     core::RecordWriter records(o->recordFd);
+    core::crash::installHandlers(o->recordFd, o->rank);  // a plugin's crash is named in the run's error
     try {
       const core::RunSpec spec = core::RunSpec::read(o->spec);
       int rank = o->rank;
@@ -52,6 +54,7 @@ void addWorkerCommand(CLI::App& app, GlobalOptions& global) {
         rank = launched->rank;
       }
       o->rank = rank;
+      core::crash::installHandlers(o->recordFd, rank);
       global.exitCode = core::runWorker(spec, rank, records);
     } catch (const std::exception& e) {
       records.error(o->rank, false, e.what());

@@ -62,7 +62,7 @@ std::string asToml(const SweepOptions& o) {
 
 int runSweeps(const SweepOptions& o) {
   o.sweep.validate();
-  PluginLoader plugins(SearchPath::fromEnvironmentAfter(o.pluginDirs));
+  PluginLoader plugins(SearchPath::fromEnvironmentAfter(o.pluginDirs), PluginLoader::Isolation::kTryInChildFirst);
   std::vector<std::shared_ptr<const LoadedPlugin>> backends;
   for (const std::string& b : o.backends) backends.push_back(plugins.load(PluginKind::kBackend, b));  // fail early
 

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "matrix/toml_depth.h"
+
 namespace dtb::core {
 namespace {
 
@@ -165,6 +167,7 @@ MatrixFile parseMatrix(const std::string& path, std::string text) {
   MatrixFile m;
   m.path = path;
   m.text = std::move(text);
+  if (const auto deep = tooDeep(m.text)) throw MatrixError({{{path, deep->line, deep->column}, deep->message}});
   try {
     m.document = toml::parse(m.text, path);
   } catch (const toml::parse_error& e) {

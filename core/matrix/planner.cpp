@@ -1,6 +1,7 @@
 #include "matrix/planner.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <set>
 
@@ -12,6 +13,9 @@ namespace dtb::core {
 namespace {
 
 constexpr size_t kMaxCells = 100000;  // beyond this a matrix is surely a mistake
+// Combinations expand() may visit before exclusions: checked before any is
+// made, so six axes of 100 values are refused at once instead of crossed.
+constexpr double kMaxCombinations = 10.0 * kMaxCells;
 
 // The values one key takes: one (fixed) or several (an axis).
 struct Column {
@@ -388,7 +392,52 @@ class Planner {
     return true;
   }
 
+  // How many combinations expand() would visit at most (before exclusions):
+  // the run's dimensions, times for each plugin kind the most its named
+  // plugins' own axes multiply a cell by. A double: it may pass 2^64.
+  double combinations() const {
+    auto product = [this](const std::string& owner) {
+      double n = 1;
+      for (const Dimension& d : dimensions(owner, {})) n *= static_cast<double>(d.rows.size());
+      return n;
+    };
+    double total = product("");
+    for (PluginKind kind : allPluginKinds()) {
+      const std::string key = pluginKey(kind);
+      double most = 1;
+      if (const Column* names = findColumn(key)) {
+        for (const ParamValue& name : names->values) {
+          if (const auto* text = std::get_if<std::string>(&name)) most = std::max(most, product(key + "." + *text + "."));
+        }
+      }
+      total *= most;
+    }
+    return total + static_cast<double>(includeRules_.size());
+  }
+
+  // The axes with the most values, for the message that refuses a matrix.
+  std::string largestAxes() const {
+    std::vector<const Column*> axes;
+    for (const Column& c : columns_) {
+      if (c.axis) axes.push_back(&c);
+    }
+    std::sort(axes.begin(), axes.end(), [](const Column* a, const Column* b) { return a->values.size() > b->values.size(); });
+    std::string text;
+    for (size_t i = 0; i < axes.size() && i < 4; ++i) {
+      text += (i ? " x " : "") + axes[i]->key + " (" + std::to_string(axes[i]->values.size()) + ")";
+    }
+    return text;
+  }
+
   void expand(Plan& plan) {
+    if (const double n = combinations(); n > kMaxCombinations) {
+      char count[32];
+      std::snprintf(count, sizeof(count), "%.3g", n);
+      fail({m_.path, 1, 1}, std::string("the matrix crosses up to ") + count + " combinations (" + largestAxes() +
+                                ", ...); at most " + std::to_string(kMaxCells) +
+                                " cells run: split it, or zip axes that vary together");
+      return;
+    }
     std::vector<Cell> cells;
     std::map<std::string, ParamValue> values;
     cross(dimensions("", {}), 0, values, [&](std::map<std::string, ParamValue>& v) {

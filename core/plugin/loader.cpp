@@ -5,6 +5,8 @@
 #include <stdexcept>
 
 #include "log/log.h"
+#include "plugin/crash_report.h"
+#include "plugin/isolated_call.h"
 #include "plugin/plugin_error.h"
 
 namespace dtb::core {
@@ -15,6 +17,9 @@ namespace {
 // How many ABI majors past ours we look for, to tell "too new" from "not a
 // plugin" in the error.
 constexpr unsigned kFutureMajorsProbed = 8;
+
+// How long a plugin may take to load in the child that tries it.
+constexpr std::chrono::seconds kTryLimit{10};
 
 std::string abiText(uint32_t version) {
   return std::to_string(DTB_ABI_VERSION_MAJOR(version)) + "." +
@@ -47,6 +52,7 @@ std::string abiKindText(uint32_t kind) {
 struct Entry {
   unsigned major;
   std::string symbol;
+  const void* address;  // the entry function: where the plugin's code is
   const void* descriptor;
 };
 
@@ -56,7 +62,7 @@ std::optional<Entry> probeEntry(const SharedLibrary& library, PluginKind kind) {
     if (void* address = library.symbol(symbol)) {
       using EntryFn = const void* (*)();
       const void* descriptor = reinterpret_cast<EntryFn>(address)();
-      return Entry{major, symbol, descriptor};
+      return Entry{major, symbol, address, descriptor};
     }
   }
   return std::nullopt;
@@ -119,7 +125,7 @@ void checkHeader(const fs::path& file, PluginKind kind, const Entry& entry) {
 
 }  // namespace
 
-PluginLoader::PluginLoader(SearchPath path) : path_(std::move(path)) {}
+PluginLoader::PluginLoader(SearchPath path, Isolation isolation) : path_(std::move(path)), isolation_(isolation) {}
 
 std::shared_ptr<const LoadedPlugin> PluginLoader::load(PluginKind kind, std::string_view spec) const {
   if (spec.find('/') != std::string_view::npos) return loadFile(kind, fs::path(spec));
@@ -141,7 +147,28 @@ std::shared_ptr<const LoadedPlugin> PluginLoader::load(PluginKind kind, std::str
 std::shared_ptr<const LoadedPlugin> PluginLoader::loadFile(PluginKind kind, const fs::path& file) const {
   std::error_code ec;
   if (!fs::exists(file, ec)) throw PluginError(file, "no such file");
-  refuseWritableByOthers(file);
+  refuseUnsafePath(file);  // before any of its code runs, in a child or here
+  if (isolation_ == Isolation::kTryInChildFirst) {
+    const IsolatedOutcome tried = runIsolated(
+        [&] {
+          try {
+            loadHere(kind, file);
+            return std::string();
+          } catch (const PluginError& e) {
+            return e.cause();
+          }
+        },
+        kTryLimit);
+    if (!tried.completed) {
+      throw PluginError(file, tried.death + " while loading (in its constructors or entry point); not loaded");
+    }
+    if (!tried.result.empty()) throw PluginError(file, tried.result);
+  }
+  return loadHere(kind, file);
+}
+
+std::shared_ptr<const LoadedPlugin> PluginLoader::loadHere(PluginKind kind, const fs::path& file) const {
+  const crash::Loading loading(file);  // a crash or exit() from here on names the file
   auto library = std::make_shared<SharedLibrary>(file);
   std::optional<Entry> entry = probeEntry(*library, kind);
   if (!entry) failWithoutEntry(*library, kind);
@@ -164,6 +191,7 @@ std::shared_ptr<const LoadedPlugin> PluginLoader::loadFile(PluginKind kind, cons
     throw PluginError(file, "descriptor names the plugin '" + plugin->name() +
                                 "' but the file name says '" + *expected + "'");
   }
+  crash::registerPluginCode(entry->address, plugin->label() + " (" + fs::absolute(file).lexically_normal().string() + ")");
   log(DTB_LOG_INFO, "loader",
       "loaded " + plugin->label() + " " + plugin->version() + " (ABI " + plugin->abiVersion() +
           ") from " + fs::absolute(file).lexically_normal().string());

@@ -15,7 +15,13 @@ namespace dtb::core {
 
 class PluginLoader {
  public:
-  explicit PluginLoader(SearchPath path = SearchPath::fromEnvironment());
+  // kTryInChildFirst: each plugin is first loaded in a child process
+  // (isolated_call.h), so one that crashes, exits or hangs while loading is
+  // refused with a PluginError naming it and this process goes on. The
+  // commands use it; a worker, whose plugins the coordinator tried, does not.
+  enum class Isolation { kNone, kTryInChildFirst };
+
+  explicit PluginLoader(SearchPath path = SearchPath::fromEnvironment(), Isolation isolation = Isolation::kNone);
 
   // `spec` is a plugin name ("zero": dtbench-strategy-zero.so on the search
   // path), a file name ("dtbench-strategy-zero.so", on the search path) or a
@@ -39,7 +45,11 @@ class PluginLoader {
   const SearchPath& searchPath() const { return path_; }
 
  private:
+  // Loads `file` into this process (after the safety checks).
+  std::shared_ptr<const LoadedPlugin> loadHere(PluginKind kind, const std::filesystem::path& file) const;
+
   SearchPath path_;
+  Isolation isolation_;
 };
 
 }  // namespace dtb::core

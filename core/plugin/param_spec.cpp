@@ -1,5 +1,6 @@
 #include "plugin/param_spec.h"
 
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <sstream>
@@ -63,20 +64,18 @@ std::optional<ParamValue> paramValueFromToml(dtb_param_type_t type, const toml::
 
 namespace {
 
-std::optional<std::string> checkRange(const ParamSpec& spec, double value) {
-  std::ostringstream problem;
-  if (spec.minValue && value < *spec.minValue) {
-    problem << formatParamValue(spec.type == DTB_PARAM_FLOAT ? ParamValue(value)
-                                                             : ParamValue(int64_t(value)))
-            << " is below the minimum " << *spec.minValue;
-    return problem.str();
-  }
-  if (spec.maxValue && value > *spec.maxValue) {
-    problem << formatParamValue(spec.type == DTB_PARAM_FLOAT ? ParamValue(value)
-                                                             : ParamValue(int64_t(value)))
-            << " is above the maximum " << *spec.maxValue;
-    return problem.str();
-  }
+// A bound as the user would write it: 1000000 for an integer, not 1e+06.
+std::string boundText(const ParamSpec& spec, double bound) {
+  if (spec.type != DTB_PARAM_FLOAT && std::abs(bound) < 9e15) return std::to_string(static_cast<int64_t>(bound));
+  std::ostringstream text;
+  text << bound;
+  return text.str();
+}
+
+// `shown` is the value as given (an int64 near 2^63 is not exact as a double).
+std::optional<std::string> checkRange(const ParamSpec& spec, double value, const std::string& shown) {
+  if (spec.minValue && value < *spec.minValue) return shown + " is below the minimum " + boundText(spec, *spec.minValue);
+  if (spec.maxValue && value > *spec.maxValue) return shown + " is above the maximum " + boundText(spec, *spec.maxValue);
   return std::nullopt;
 }
 
@@ -116,11 +115,15 @@ std::optional<std::string> checkParamValue(const ParamSpec& spec, const ParamVal
   if (!typeOk) {
     return "expected " + std::string(paramTypeName(spec.type)) + ", got " + formatParamValue(value);
   }
-  if (const auto* i = std::get_if<int64_t>(&value)) return checkRange(spec, double(*i));
-  if (const auto* d = std::get_if<double>(&value)) return checkRange(spec, *d);
+  if (const auto* i = std::get_if<int64_t>(&value)) return checkRange(spec, double(*i), std::to_string(*i));
+  if (const auto* d = std::get_if<double>(&value)) {
+    // nan passes every comparison with a bound, and no setting means inf.
+    if (!std::isfinite(*d)) return formatParamValue(value) + " is not a finite number";
+    return checkRange(spec, *d, formatParamValue(value));
+  }
   if (const auto* list = std::get_if<std::vector<int64_t>>(&value)) {
     for (int64_t element : *list) {
-      if (auto problem = checkRange(spec, double(element))) return "element " + *problem;
+      if (auto problem = checkRange(spec, double(element), std::to_string(element))) return "element " + *problem;
     }
   }
   if (const auto* s = std::get_if<std::string>(&value); s && !spec.choices.empty()) {

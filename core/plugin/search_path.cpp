@@ -36,10 +36,24 @@ void addIfDirectory(std::vector<fs::path>& dirs, const fs::path& dir) {
   dirs.push_back(canonical);
 }
 
-bool writableByOthers(const fs::path& path) {
+// Why `path` (the plugin file, or `dir` above it) is unsafe; "" when it is not.
+std::string unsafeBecause(const fs::path& path, bool isFile) {
   struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) return false;
-  return (info.st_mode & S_IWOTH) != 0;
+  if (::stat(path.c_str(), &info) != 0) return "";  // gone meanwhile: dlopen will say so
+  const std::string what = isFile ? "the file" : "its directory " + path.string();
+  const uid_t me = geteuid();
+  if (info.st_uid != 0 && info.st_uid != me) {
+    return what + " is owned by uid " + std::to_string(info.st_uid) + ", neither root nor you (uid " +
+           std::to_string(me) + ")";
+  }
+  const bool stickyRootDir = !isFile && (info.st_mode & S_ISVTX) != 0 && info.st_uid == 0;
+  if ((info.st_mode & S_IWOTH) != 0 && !stickyRootDir) {
+    return what + " is writable by other users (chmod o-w " + path.string() + ")";
+  }
+  if ((info.st_mode & S_IWGRP) != 0 && !stickyRootDir) {
+    return what + " is writable by its group (chmod g-w " + path.string() + ")";
+  }
+  return "";
 }
 
 }  // namespace
@@ -84,16 +98,14 @@ std::optional<fs::path> SearchPath::findFile(std::string_view fileName) const {
   return std::nullopt;
 }
 
-void refuseWritableByOthers(const fs::path& file) {
+void refuseUnsafePath(const fs::path& file) {
   std::error_code ec;
-  fs::path real = fs::canonical(file, ec);
+  const fs::path real = fs::canonical(file, ec);
   if (ec) throw PluginError(file, "cannot resolve path: " + ec.message());
-  if (writableByOthers(real)) {
-    throw PluginError(file, "refused: the file is writable by other users (chmod o-w it)");
-  }
-  if (writableByOthers(real.parent_path())) {
-    throw PluginError(file, "refused: its directory " + real.parent_path().string() +
-                                " is writable by other users (chmod o-w it)");
+  if (std::string why = unsafeBecause(real, true); !why.empty()) throw PluginError(file, "refused: " + why);
+  for (fs::path dir = real.parent_path();; dir = dir.parent_path()) {
+    if (std::string why = unsafeBecause(dir, false); !why.empty()) throw PluginError(file, "refused: " + why);
+    if (dir == dir.root_path() || dir.empty()) break;
   }
 }
 

@@ -37,9 +37,11 @@ class SearchPath {
   std::vector<std::filesystem::path> dirs_;
 };
 
-// Throws PluginError when `file`, or the directory holding it, can be written
-// by users other than its owner and group: anyone could swap the code we are
-// about to run.
-void refuseWritableByOthers(const std::filesystem::path& file);
+// Throws PluginError unless `file` and every directory above it, up to the
+// root, are owned by root or by this user and writable by nobody else — as
+// sshd's StrictModes checks a user's keys: whoever can write any of them
+// can swap the code dtbench is about to run. A root-owned sticky directory
+// (/tmp) is allowed: others may add files there but not replace ours.
+void refuseUnsafePath(const std::filesystem::path& file);
 
 }  // namespace dtb::core

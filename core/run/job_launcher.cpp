@@ -250,6 +250,10 @@ LaunchOutcome launchJob(const LaunchOptions& options, const RecordHandler& onRec
   const std::string death = deathReport(launcherErrors);
   if (!death.empty()) {
     outcome.error = death;
+    // A crash handler's record says where (a plugin's code): keep it.
+    if (const std::string& own = output.firstOwnError(); own.find(": crashed with SIG") != std::string::npos) {
+      outcome.error += " (" + own + ")";
+    }
   } else if (!output.firstOwnError().empty()) {
     outcome.error = output.firstOwnError();
   } else if (!output.firstPeerError().empty()) {

@@ -32,8 +32,9 @@ std::string describeExit(int rank, const Rank& r, const std::string& error) {
   if (WIFSIGNALED(r.status)) {
     const int sig = WTERMSIG(r.status);
     const char* name = sigabbrev_np(sig);
+    // A crash handler's record says where: "crashed with SIGSEGV in strategy 'x' (...)".
     return "rank " + std::to_string(rank) + " was killed by signal " + std::to_string(sig) + " (SIG" +
-           (name ? name : "?") + ")";
+           (name ? name : "?") + ")" + (error.empty() ? "" : ": " + error);
   }
   std::string text = "rank " + std::to_string(rank) + " exited with code " + std::to_string(WEXITSTATUS(r.status));
   if (!error.empty()) text += ": " + error;
@@ -75,6 +76,7 @@ LaunchOutcome launchLocal(const LaunchOptions& options, const RecordHandler& onR
     const std::string rank = std::to_string(r), recordFd = std::to_string(kRecordFd),
                       threads = std::to_string(options.threadsPerWorker);
     const pid_t pid = fork();
+    const int forkError = errno;  // before stopAll's waitpid() sets it to ECHILD
     if (pid == 0) {
       setpgid(0, group);  // the first rank founds the group; the others join it
       // A worker dies with its coordinator: no orphan keeps training, or hangs.
@@ -92,7 +94,7 @@ LaunchOutcome launchLocal(const LaunchOptions& options, const RecordHandler& onR
     if (pid < 0) {
       close(fds[0]);
       stopAll(ranks, group);
-      return {LaunchOutcome::Status::kFailed, std::string("cannot start a worker: ") + std::strerror(errno)};
+      return {LaunchOutcome::Status::kFailed, std::string("cannot start a worker: ") + std::strerror(forkError)};
     }
     if (group == 0) group = pid;
     setpgid(pid, group);  // also from the parent: no race with the child's own call

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -178,6 +179,56 @@ TEST_F(WritableByOthers, RefusesAWorldWritableFile) {
     EXPECT_NE(std::string(e.what()).find("the file is writable by other users"), std::string::npos)
         << e.what();
   }
+}
+
+TEST_F(WritableByOthers, RefusesAGroupWritableDirectory) {
+  fs::permissions(dir_, fs::perms::group_write, fs::perm_options::add);
+  try {
+    PluginLoader(SearchPath({dir_})).load(PluginKind::kStrategy, "example_c");
+    FAIL() << "loaded from a group-writable directory";
+  } catch (const PluginError& e) {
+    EXPECT_NE(std::string(e.what()).find("is writable by its group"), std::string::npos) << e.what();
+  }
+}
+
+// As sshd's StrictModes: whoever can write any directory above the plugin
+// can rename the plugin's folder away and put their own in its place.
+TEST_F(WritableByOthers, RefusesAWritableDirectoryHigherUp) {
+  const fs::path inner = dir_ / "plugins";
+  fs::create_directory(inner);
+  fs::permissions(inner, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec);
+  fs::rename(file_, inner / file_.filename());
+  fs::permissions(dir_, fs::perms::all);
+  try {
+    PluginLoader(SearchPath({inner})).load(PluginKind::kStrategy, "example_c");
+    FAIL() << "loaded from under a world-writable directory";
+  } catch (const PluginError& e) {
+    EXPECT_NE(std::string(e.what()).find("its directory " + fs::canonical(dir_).string() +
+                                         " is writable by other users"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(WritableByOthers, RefusesAFileOwnedBySomeoneElse) {
+  if (geteuid() != 0) GTEST_SKIP() << "giving a file away needs root";
+  ASSERT_EQ(chown(file_.c_str(), 12345, 12345), 0);
+  try {
+    PluginLoader(SearchPath({dir_})).load(PluginKind::kStrategy, "example_c");
+    FAIL() << "loaded a file another user owns";
+  } catch (const PluginError& e) {
+    EXPECT_NE(std::string(e.what()).find("the file is owned by uid 12345, neither root nor you"), std::string::npos)
+        << e.what();
+  }
+}
+
+// /tmp: others may add files there but not replace ours.
+TEST_F(WritableByOthers, AStickyRootDirectoryAboveIsAllowed) {
+  struct stat parent {};
+  ASSERT_EQ(stat(fs::canonical(dir_).parent_path().c_str(), &parent), 0);
+  if (!(parent.st_mode & S_ISVTX) || parent.st_uid != 0) GTEST_SKIP() << "the temporary directory is not sticky";
+  EXPECT_NO_THROW(PluginLoader(SearchPath({dir_})).load(PluginKind::kStrategy, "example_c"));
 }
 
 TEST(SearchPath, EnvironmentComesFirstAndMissingDirectoriesAreDropped) {

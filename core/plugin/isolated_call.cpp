@@ -1,0 +1,109 @@
+#include "plugin/isolated_call.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <exception>
+
+namespace dtb::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The child's exit code when `work` returned (its text is in the pipe); any
+// other code is the plugin's own exit().
+constexpr int kReturned = 0;
+
+void writeAll(int fd, const std::string& text) {
+  const char* data = text.data();
+  size_t left = text.size();
+  while (left > 0) {
+    const ssize_t n = write(fd, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+[[noreturn]] void beChild(int out, const std::function<std::string()>& work) {
+  // Quiet: the parent says what happened, once.
+  if (const int null = open("/dev/null", O_WRONLY); null >= 0) {
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+  }
+  std::string result;
+  try {
+    result = work();
+  } catch (const std::exception& e) {
+    result = e.what();
+  } catch (...) {
+    result = "unknown exception";
+  }
+  writeAll(out, "=" + result);  // the marker tells "returned nothing" from "never returned"
+  _exit(kReturned);             // no atexit handlers, no sanitizer leak check of a forked copy
+}
+
+std::string describeDeath(int status) {
+  if (WIFSIGNALED(status)) {
+    const char* name = sigabbrev_np(WTERMSIG(status));
+    return std::string("crashed with SIG") + (name ? name : "?");
+  }
+  return "called exit(" + std::to_string(WEXITSTATUS(status)) + ")";
+}
+
+}  // namespace
+
+IsolatedOutcome runIsolated(const std::function<std::string()>& work, std::chrono::milliseconds limit) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return {false, "", std::string("cannot create a pipe: ") + std::strerror(errno)};
+  std::fflush(nullptr);  // nothing buffered is written twice
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    beChild(fds[1], work);
+  }
+  const int forkError = errno;
+  close(fds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    return {false, "", std::string("cannot start a process to try it in: ") + std::strerror(forkError)};
+  }
+
+  std::string received;
+  bool timedOut = false;
+  const auto deadline = Clock::now() + limit;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      timedOut = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left)) < 0 && errno != EINTR) break;
+    char buffer[4096];
+    const ssize_t n = read(fds[0], buffer, sizeof(buffer));
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0) break;  // the child is gone (or closed its end)
+    received.append(buffer, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  if (timedOut) kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timedOut) {
+    return {false, "", "did not finish within " + std::to_string(limit.count() / 1000) + " s (it hangs?)"};
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kReturned && received.starts_with("=")) {
+    return {true, received.substr(1), ""};
+  }
+  return {false, "", describeDeath(status)};
+}
+
+}  // namespace dtb::core

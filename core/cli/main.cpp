@@ -10,6 +10,7 @@
 #include "cli/plugins_command.h"
 #include "cli/query_command.h"
 #include "cli/report_command.h"
+#include "cli/upgrade_command.h"
 #include "cli/validate_command.h"
 #include "cli/worker_command.h"
 #include "log/log.h"
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
   cli::addQueryCommand(app, global);
   cli::addRunsCommand(app, global);
   cli::addReportCommand(app, global);
+  cli::addUpgradeCommand(app, global);
   cli::addWorkerCommand(app, global);
 
   try {

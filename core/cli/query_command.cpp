@@ -1,23 +1,37 @@
 #include "cli/query_command.h"
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 
 #include "store/read_only_query.h"
 #include "store/result_format.h"
+#include "store/store_reader.h"
 
 namespace dtb::cli {
 namespace {
 
-int printQuery(const std::string& db, const std::string& sql, core::ResultFormat format) {
+// Streams the rows to stdout as they come (a result of millions of rows
+// needs no memory for them), stopping the query after `timeoutS`.
+int printQuery(const std::string& db, const std::string& sql, core::ResultFormat format, double timeoutS) {
   try {
-    std::fputs(core::formatResult(core::runReadOnlyQuery(db, sql), format).c_str(), stdout);
+    core::Database store = core::openStoreForReading(db);
+    core::ResultWriter writer(format, [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); });
+    const auto limit = std::chrono::milliseconds(static_cast<int64_t>(timeoutS * 1000));
+    core::streamReadOnlyQuery(store, sql, limit,
+                              {[&](std::vector<std::string> columns) { writer.columns(std::move(columns)); },
+                               [&](std::vector<core::SqlValue> row) { writer.row(std::move(row)); }});
+    writer.finish();
     return 0;
   } catch (const core::StoreError& e) {
+    std::fflush(stdout);
     std::fprintf(stderr, "dtbench query: %s\n", e.what());
     return 1;
   }
 }
+
+// `runs` reads a row per run: generous, yet never a hang.
+constexpr double kRunsTimeoutS = 60;
 
 // Experiments, then their runs with status and headline figures, what sets
 // each configuration apart, and the noise flags: "loaded" for a run that
@@ -40,6 +54,7 @@ ORDER BY s.experiment_id, s.cell, s.repeat
 void addQueryCommand(CLI::App& app, GlobalOptions& global) {
   struct Options {
     std::string db, sql, format = "table";
+    double timeoutS = 10;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -53,9 +68,13 @@ void addQueryCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("sql", o->sql, "One SQL statement; writes are refused")->required();
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"table", "csv", "json", "markdown"}));
+  cmd->add_option("--timeout", o->timeoutS, "Stop the query after this many seconds; 0: no limit")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->allow_extras(false);
-  cmd->callback(
-      [&global, o] { global.exitCode = printQuery(o->db, o->sql, *core::parseResultFormat(o->format)); });
+  cmd->callback([&global, o] {
+    global.exitCode = printQuery(o->db, o->sql, *core::parseResultFormat(o->format), o->timeoutS);
+  });
 }
 
 void addRunsCommand(CLI::App& app, GlobalOptions& global) {
@@ -68,8 +87,9 @@ void addRunsCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"table", "csv", "json", "markdown"}));
   cmd->allow_extras(false);
-  cmd->callback(
-      [&global, o] { global.exitCode = printQuery(o->db, kRunsSql, *core::parseResultFormat(o->format)); });
+  cmd->callback([&global, o] {
+    global.exitCode = printQuery(o->db, kRunsSql, *core::parseResultFormat(o->format), kRunsTimeoutS);
+  });
 }
 
 }  // namespace dtb::cli

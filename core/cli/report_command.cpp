@@ -7,7 +7,6 @@
 #include "report/report_data.h"
 #include "report/report_format.h"
 #include "store/read_only_query.h"
-#include "store/result_store.h"
 
 namespace dtb::cli {
 namespace {
@@ -50,8 +49,7 @@ std::vector<int64_t> resolveExperiments(const std::string& db, const std::vector
 
 int report(const Options& o) {
   if (!std::filesystem::exists(o.db)) throw std::invalid_argument(o.db + ": no such result store");
-  // Bring an older store up to this version's schema and views (adds, never drops).
-  { core::ResultStore upgrade(o.db); }
+  // Read-only: an older store is refused with the command that upgrades it.
   std::vector<int64_t> ids = resolveExperiments(o.db, o.experiments);
   std::optional<std::pair<int64_t, int64_t>> compared;
   if (!o.compare.empty()) {

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "store/embedded_sql.h"
+#include "store/store_reader.h"
 
 namespace dtb::core {
 namespace {
@@ -17,7 +18,7 @@ std::string stemName(const std::string& stem) {
 }  // namespace
 
 ReportQueries::ReportQueries(std::filesystem::path database, std::filesystem::path sqlDir)
-    : database_(std::move(database)), sqlDir_(std::move(sqlDir)) {}
+    : db_(openStoreForReading(database)), sqlDir_(std::move(sqlDir)) {}
 
 std::string ReportQueries::text(const std::string& name) const {
   for (const EmbeddedSql& q : reportQueries()) {
@@ -45,7 +46,7 @@ QueryResult ReportQueries::run(const std::string& name, const std::map<std::stri
     }
   }
   try {
-    return runReadOnlyQuery(database_, sql);
+    return runReadOnlyQuery(db_, sql);
   } catch (const StoreError& e) {
     throw StoreError("report query '" + name + "' (reports/queries/): " + e.what());
   }

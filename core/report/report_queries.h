@@ -1,7 +1,8 @@
 // The report's SQL (reports/queries/*.sql, compiled in): each query is read
 // from the user's --sql-dir when it holds a file of that name, else the
 // built-in one, its placeholders ({experiments}, {experiment_a},
-// {experiment_b}) replaced by experiment ids, and run read-only.
+// {experiment_b}) replaced by experiment ids, and run read-only on one
+// connection (store_reader.h).
 #pragma once
 
 #include <filesystem>
@@ -26,7 +27,7 @@ class ReportQueries {
   std::string text(const std::string& name) const;
 
  private:
-  std::filesystem::path database_;
+  mutable Database db_;  // running a query changes no state a caller sees
   std::filesystem::path sqlDir_;
 };
 

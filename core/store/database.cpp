@@ -1,14 +1,38 @@
 #include "store/database.h"
 
+#include <cctype>
+#include <string>
+
 namespace dtb::core {
 
-Database::Database(const std::filesystem::path& path, Mode mode, int busyTimeoutMs) : path_(path) {
-  const int flags = mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY
-                                            : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  if (mode == Mode::kReadOnly && !std::filesystem::exists(path)) {
-    throw StoreError(path.string() + ": no such database file");
+namespace {
+
+// `path` as an SQLite URI ("file:/a%20b.db?mode=ro"): every byte but the
+// unreserved ones and '/' percent-encoded, so '?', '#' and '%' in a name stay
+// part of it.
+std::string readOnlyUri(const std::filesystem::path& path, bool immutable) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (unsigned char c : std::filesystem::absolute(path).string()) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += hex[c >> 4];
+      uri += hex[c & 15];
+    }
   }
-  if (sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+  return uri + (immutable ? "?mode=ro&immutable=1" : "?mode=ro");
+}
+
+}  // namespace
+
+Database::Database(const std::filesystem::path& path, Mode mode, int busyTimeoutMs) : path_(path) {
+  const bool reading = mode != Mode::kReadWrite;
+  if (reading && !std::filesystem::exists(path)) throw StoreError(path.string() + ": no such database file");
+  const std::string name = reading ? readOnlyUri(path, mode == Mode::kImmutable) : path.string();
+  const int flags = reading ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  if (sqlite3_open_v2(name.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     db_ = nullptr;
@@ -19,6 +43,8 @@ Database::Database(const std::filesystem::path& path, Mode mode, int busyTimeout
 }
 
 Database::~Database() { sqlite3_close_v2(db_); }
+
+Database::Database(Database&& other) noexcept : path_(std::move(other.path_)), db_(other.db_) { other.db_ = nullptr; }
 
 void Database::fail(const std::string& what) const {
   throw StoreError(path_.string() + ": " + what + ": " + sqlite3_errmsg(db_));

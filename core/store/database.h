@@ -26,12 +26,16 @@ class Statement;
 
 class Database {
  public:
-  enum class Mode { kReadWrite, kReadOnly };
+  // kReadOnly: SQLite's mode=ro (it may still make -wal and -shm files to
+  // read a store in WAL mode); kImmutable: also immutable=1, for a file
+  // nothing can change (no locks, no files beside it).
+  enum class Mode { kReadWrite, kReadOnly, kImmutable };
 
   // Opens (kReadWrite: creating) `path`. Every connection waits up to
   // `busyTimeoutMs` for a lock instead of failing at once.
   Database(const std::filesystem::path& path, Mode mode, int busyTimeoutMs = 10000);
   ~Database();
+  Database(Database&& other) noexcept;
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 

@@ -1,13 +1,27 @@
 #include "store/read_only_query.h"
 
-namespace dtb::core {
+#include <cstdio>
 
-QueryResult runReadOnlyQuery(const std::filesystem::path& path, const std::string& sql) {
-  Database db(path, Database::Mode::kReadOnly);
+#include "store/store_reader.h"
+
+namespace dtb::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// SQLite calls this every few thousand virtual-machine steps; non-zero
+// interrupts the statement (sqlite3_progress_handler).
+int pastDeadline(void* deadline) { return Clock::now() > *static_cast<Clock::time_point*>(deadline) ? 1 : 0; }
+
+}  // namespace
+
+void streamReadOnlyQuery(Database& db, const std::string& sql, std::chrono::milliseconds limit,
+                         const RowHandler& handler) {
+  const std::string& path = db.path().string();
   sqlite3_stmt* raw = nullptr;
   const char* tail = nullptr;
   if (sqlite3_prepare_v2(db.handle(), sql.c_str(), static_cast<int>(sql.size()), &raw, &tail) != SQLITE_OK) {
-    throw StoreError(path.string() + ": " + sqlite3_errmsg(db.handle()));
+    throw StoreError(path + ": " + sqlite3_errmsg(db.handle()));
   }
   sqlite3_finalize(raw);
   if (raw == nullptr) throw StoreError("the query is empty");
@@ -19,17 +33,51 @@ QueryResult runReadOnlyQuery(const std::filesystem::path& path, const std::strin
   const size_t length = static_cast<size_t>(tail - sql.c_str());
   Statement statement = db.prepare(std::string_view(sql.c_str(), length));
   if (!statement.readOnly()) {
-    throw StoreError(path.string() + ": dtbench query is read-only and this statement would change the "
-                                     "database; results are written only by dtbench run");
+    throw StoreError(path + ": dtbench query is read-only and this statement would change the database; "
+                            "results are written only by dtbench run");
   }
-  QueryResult result;
-  for (int i = 0; i < statement.columnCount(); ++i) result.columns.push_back(statement.columnName(i));
-  while (statement.step()) {
+  Clock::time_point deadline = Clock::now() + limit;
+  if (limit.count() > 0) sqlite3_progress_handler(db.handle(), 10000, pastDeadline, &deadline);
+  struct Unset {  // the handler points at this frame's deadline
+    sqlite3* db;
+    ~Unset() { sqlite3_progress_handler(db, 0, nullptr, nullptr); }
+  } unset{db.handle()};
+
+  std::vector<std::string> columns;
+  for (int i = 0; i < statement.columnCount(); ++i) columns.push_back(statement.columnName(i));
+  handler.columns(std::move(columns));
+  for (;;) {
+    bool more = false;
+    try {
+      more = statement.step();
+    } catch (const StoreError&) {
+      if (limit.count() > 0 && sqlite3_errcode(db.handle()) == SQLITE_INTERRUPT) {
+        const double seconds = std::chrono::duration<double>(limit).count();
+        char text[64];
+        std::snprintf(text, sizeof(text), "%g", seconds);
+        throw StoreError(path + ": the query was stopped after " + text +
+                         " s (--timeout SECONDS allows longer; 0 for no limit)");
+      }
+      throw;
+    }
+    if (!more) break;
     std::vector<SqlValue> row;
     for (int i = 0; i < statement.columnCount(); ++i) row.push_back(statement.column(i));
-    result.rows.push_back(std::move(row));
+    handler.row(std::move(row));
   }
+}
+
+QueryResult runReadOnlyQuery(Database& db, const std::string& sql) {
+  QueryResult result;
+  streamReadOnlyQuery(db, sql, std::chrono::milliseconds(0),
+                      {[&](std::vector<std::string> columns) { result.columns = std::move(columns); },
+                       [&](std::vector<SqlValue> row) { result.rows.push_back(std::move(row)); }});
   return result;
+}
+
+QueryResult runReadOnlyQuery(const std::filesystem::path& path, const std::string& sql) {
+  Database db = openStoreForReading(path);
+  return runReadOnlyQuery(db, sql);
 }
 
 }  // namespace dtb::core

@@ -1,7 +1,10 @@
-// Running a user's SQL against a store, strictly read-only.
+// Running a user's SQL against a store, strictly read-only, within a time
+// limit, its rows handed on as they come.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,9 +17,21 @@ struct QueryResult {
   std::vector<std::vector<SqlValue>> rows;
 };
 
-// Opens `db` read-only and runs one statement. Throws StoreError for a
-// missing file, a syntax error (SQLite's message), more than one statement,
-// or a statement that would write ("... is read-only").
+struct RowHandler {
+  std::function<void(std::vector<std::string>)> columns;  // once, before any row
+  std::function<void(std::vector<SqlValue>)> row;
+};
+
+// Runs one statement on `db` (opened by openStoreForReading), stopping it
+// after `limit` (zero: no limit). Throws StoreError for a syntax error
+// (SQLite's message), more than one statement, a statement that would
+// write ("... is read-only"), or the time limit.
+void streamReadOnlyQuery(Database& db, const std::string& sql, std::chrono::milliseconds limit,
+                         const RowHandler& handler);
+
+// The whole result in memory, without a time limit: for dtbench's own
+// queries, whose results are small.
+QueryResult runReadOnlyQuery(Database& db, const std::string& sql);
 QueryResult runReadOnlyQuery(const std::filesystem::path& db, const std::string& sql);
 
 }  // namespace dtb::core

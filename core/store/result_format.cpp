@@ -64,64 +64,6 @@ std::string markdownCell(std::string text) {
   return out;
 }
 
-std::string aligned(const QueryResult& r, bool markdown) {
-  std::vector<std::vector<std::string>> cells;
-  std::vector<size_t> width;
-  for (const std::string& c : r.columns) width.push_back(markdown ? std::max<size_t>(3, c.size()) : c.size());
-  for (const auto& row : r.rows) {
-    std::vector<std::string> texts;
-    for (size_t i = 0; i < row.size(); ++i) {
-      std::string t = sqlValueText(row[i], false);
-      if (markdown) t = markdownCell(t);
-      width[i] = std::max(width[i], t.size());
-      texts.push_back(std::move(t));
-    }
-    cells.push_back(std::move(texts));
-  }
-  // Numbers right-aligned, as a reader compares them digit by digit.
-  std::vector<bool> numeric(r.columns.size(), false);
-  for (size_t i = 0; i < r.columns.size(); ++i) {
-    numeric[i] = !r.rows.empty() && std::all_of(r.rows.begin(), r.rows.end(), [&](const auto& row) {
-      return isNumber(row[i]) || std::holds_alternative<std::monostate>(row[i]);
-    });
-  }
-  // Appends in place: a listing of 10,000 runs is 200,000 cells.
-  std::string out;
-  auto line = [&](const std::vector<std::string>& texts) {
-    const size_t start = out.size();
-    if (markdown) out += '|';
-    for (size_t i = 0; i < texts.size(); ++i) {
-      const size_t pad = width[i] - texts[i].size();
-      if (markdown) {
-        out += ' ';
-      } else if (i) {
-        out += "  ";
-      }
-      if (numeric[i]) out.append(pad, ' ');
-      out += texts[i];
-      if (!numeric[i]) out.append(pad, ' ');
-      if (markdown) out += " |";
-    }
-    while (!markdown && out.size() > start && out.back() == ' ') out.pop_back();
-    out += '\n';
-  };
-  size_t total = 0;
-  for (size_t w : width) total += w + 3;
-  out.reserve(total * (cells.size() + 2));
-  line(r.columns);
-  std::vector<std::string> rule;
-  for (size_t i = 0; i < width.size(); ++i) {
-    std::string dashes(width[i], '-');
-    if (markdown && numeric[i]) dashes.back() = ':';
-    rule.push_back(dashes);
-  }
-  line(rule);
-  for (const auto& row : cells) line(row);
-  if (!markdown)
-    out += "(" + std::to_string(r.rows.size()) + " row" + (r.rows.size() == 1 ? "" : "s") + ")\n";
-  return out;
-}
-
 }  // namespace
 
 std::optional<ResultFormat> parseResultFormat(std::string_view text) {
@@ -150,35 +92,132 @@ std::string sqlValueText(const SqlValue& value, bool fullPrecision) {
   return std::get<std::string>(value);
 }
 
-std::string formatResult(const QueryResult& r, ResultFormat format) {
-  switch (format) {
-    case ResultFormat::kTable:
-      return aligned(r, false);
-    case ResultFormat::kMarkdown:
-      return aligned(r, true);
+ResultWriter::ResultWriter(ResultFormat format, Sink sink) : format_(format), sink_(std::move(sink)) {}
+
+void ResultWriter::columns(std::vector<std::string> names) {
+  columns_ = std::move(names);
+  if (format_ == ResultFormat::kCsv) {
+    std::string out;
+    for (size_t i = 0; i < columns_.size(); ++i) out += (i ? "," : "") + csvField(columns_[i]);
+    sink_(out + "\r\n");
+  } else if (format_ == ResultFormat::kJson) {
+    sink_("[");
+  }
+}
+
+void ResultWriter::row(std::vector<SqlValue> values) {
+  switch (format_) {
     case ResultFormat::kCsv: {
       std::string out;
-      for (size_t i = 0; i < r.columns.size(); ++i) out += (i ? "," : "") + csvField(r.columns[i]);
-      out += "\r\n";
-      for (const auto& row : r.rows) {
-        for (size_t i = 0; i < row.size(); ++i) out += (i ? "," : "") + csvField(sqlValueText(row[i], true));
-        out += "\r\n";
-      }
-      return out;
+      for (size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + csvField(sqlValueText(values[i], true));
+      sink_(out + "\r\n");
+      break;
     }
     case ResultFormat::kJson: {
-      std::string out = "[";
-      for (size_t r0 = 0; r0 < r.rows.size(); ++r0) {
-        out += r0 ? ",\n {" : "\n {";
-        for (size_t i = 0; i < r.columns.size(); ++i) {
-          out += (i ? ", " : "") + jsonString(r.columns[i]) + ": " + jsonValue(r.rows[r0][i]);
-        }
-        out += "}";
+      std::string out = rows_ ? ",\n {" : "\n {";
+      for (size_t i = 0; i < columns_.size(); ++i) {
+        out += (i ? ", " : "") + jsonString(columns_[i]) + ": " + jsonValue(values[i]);
       }
-      return out + (r.rows.empty() ? "]\n" : "\n]\n");
+      sink_(out + "}");
+      break;
     }
+    case ResultFormat::kTable:
+    case ResultFormat::kMarkdown:
+      if (!widthsFixed_) {
+        held_.push_back(std::move(values));
+        if (held_.size() >= kRowsForWidths) fixWidths();
+      } else {
+        line(cellTexts(values));
+      }
+      break;
   }
-  return "";
+  ++rows_;
+}
+
+void ResultWriter::finish() {
+  switch (format_) {
+    case ResultFormat::kCsv:
+      break;
+    case ResultFormat::kJson:
+      sink_(rows_ == 0 ? "]\n" : "\n]\n");
+      break;
+    case ResultFormat::kTable:
+    case ResultFormat::kMarkdown:
+      if (!widthsFixed_) fixWidths();
+      if (format_ == ResultFormat::kTable) {
+        sink_("(" + std::to_string(rows_) + " row" + (rows_ == 1 ? "" : "s") + ")\n");
+      }
+      break;
+  }
+}
+
+std::vector<std::string> ResultWriter::cellTexts(const std::vector<SqlValue>& values) const {
+  std::vector<std::string> texts;
+  for (const SqlValue& v : values) {
+    std::string t = sqlValueText(v, false);
+    texts.push_back(format_ == ResultFormat::kMarkdown ? markdownCell(std::move(t)) : std::move(t));
+  }
+  return texts;
+}
+
+// Column widths and alignment from the rows held so far; then the header,
+// the rule and those rows. Later rows keep these widths (a wider cell pushes
+// its line out rather than every line being held back).
+void ResultWriter::fixWidths() {
+  const bool markdown = format_ == ResultFormat::kMarkdown;
+  std::vector<std::vector<std::string>> texts;
+  for (const std::string& c : columns_) width_.push_back(markdown ? std::max<size_t>(3, c.size()) : c.size());
+  for (const auto& values : held_) {
+    texts.push_back(cellTexts(values));
+    for (size_t i = 0; i < texts.back().size(); ++i) width_[i] = std::max(width_[i], texts.back()[i].size());
+  }
+  // Numbers right-aligned, as a reader compares them digit by digit.
+  numeric_.assign(columns_.size(), false);
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    numeric_[i] = !held_.empty() && std::all_of(held_.begin(), held_.end(), [&](const auto& values) {
+      return isNumber(values[i]) || std::holds_alternative<std::monostate>(values[i]);
+    });
+  }
+  widthsFixed_ = true;
+  line(columns_);
+  std::vector<std::string> rule;
+  for (size_t i = 0; i < width_.size(); ++i) {
+    std::string dashes(width_[i], '-');
+    if (markdown && numeric_[i]) dashes.back() = ':';
+    rule.push_back(dashes);
+  }
+  line(rule);
+  for (const auto& row : texts) line(row);
+  held_.clear();
+}
+
+void ResultWriter::line(const std::vector<std::string>& texts) {
+  const bool markdown = format_ == ResultFormat::kMarkdown;
+  std::string out;
+  if (markdown) out += '|';
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const size_t pad = width_[i] > texts[i].size() ? width_[i] - texts[i].size() : 0;
+    if (markdown) {
+      out += ' ';
+    } else if (i) {
+      out += "  ";
+    }
+    if (numeric_[i]) out.append(pad, ' ');
+    out += texts[i];
+    if (!numeric_[i]) out.append(pad, ' ');
+    if (markdown) out += " |";
+  }
+  while (!markdown && !out.empty() && out.back() == ' ') out.pop_back();
+  sink_(out + '\n');
+}
+
+std::string formatResult(const QueryResult& r, ResultFormat format) {
+  std::string out;
+  ResultWriter writer(format, [&out](std::string_view text) { out += text; });
+  writer.columns(r.columns);
+  for (const auto& row : r.rows) writer.row(row);
+  writer.finish();
+  return out;
 }
 
 }  // namespace dtb::core

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <optional>
 
 #include "build_info.h"
 #include "matrix/run_schema.h"
@@ -73,8 +74,13 @@ ResultStore::ResultStore(const std::filesystem::path& path) : db_(path, Database
 }
 
 void ResultStore::migrate() {
+  // The version is read and the migrations run in one write transaction: two
+  // dtbench starting at once on a new store take turns, and the second finds
+  // the schema made instead of making it again ("table already exists").
+  std::optional<Transaction> tx;
   int version = 0;
   try {
+    tx.emplace(db_);
     version = db_.userVersion();
   } catch (const StoreError&) {
     throw StoreError(db_.path().string() + ": not a SQLite database (or it is corrupt)");
@@ -95,11 +101,10 @@ void ResultStore::migrate() {
     }
   }
   for (int v = version; v < latest; ++v) {
-    Transaction tx(db_);
     db_.exec(schemaMigrations()[v].sql);
     db_.exec("PRAGMA user_version = " + std::to_string(v + 1));
-    tx.commit();
   }
+  tx->commit();
 }
 
 void ResultStore::createViews() {

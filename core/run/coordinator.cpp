@@ -6,8 +6,10 @@
 #include "run/interrupt_guard.h"
 #include "run/launch.h"
 #include "run/machine_load.h"
+#include "run/run_heartbeat.h"
 #include "run/run_progress.h"
 #include "run/run_spec.h"
+#include "run/scratch_reaper.h"
 #include "store/environment.h"
 #include "store/read_only_query.h"
 #include "store/result_format.h"
@@ -75,6 +77,7 @@ LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions&
                       const InterruptGuard& interrupt, ResultStore& store, RunProgress& progress) {
   const std::string launcher = resolveLauncher(cell.text("launcher"), cell.text("backend"));
   const std::filesystem::path scratch = runDirectory(cell, launcher, options.database, runId);
+  const ScratchReaper reaper(scratch);  // removes it even if this process is killed
   RunSpec spec;
   spec.runId = runId;
   spec.world = static_cast<int>(cell.integer("world_size"));
@@ -174,7 +177,11 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
       progress.beginRun(index,
                         model + label + " x" + cell.text("world_size") + " rep " + std::to_string(repeat + 1),
                         static_cast<int>(cell.integer("epochs")));
-      const LaunchOutcome outcome = runCell(cell, runId, options, interrupt, store, progress);
+      LaunchOutcome outcome;
+      {
+        const RunHeartbeat alive(options.database, runId);
+        outcome = runCell(cell, runId, options, interrupt, store, progress);
+      }
       switch (outcome.status) {
         case LaunchOutcome::Status::kOk:
           store.finishRun(runId, RunStatus::kOk);

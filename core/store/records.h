@@ -9,7 +9,7 @@
 
 namespace dtb::core {
 
-enum class RunStatus { kPending, kRunning, kOk, kFailed, kStopped };
+enum class RunStatus { kPending, kRunning, kOk, kFailed, kStopped, kInterrupted };
 const char* runStatusName(RunStatus status);  // "pending", "running", ...
 
 struct EpochRecord {

@@ -9,6 +9,7 @@
 #include "matrix/run_schema.h"
 #include "store/embedded_sql.h"
 #include "store/environment.h"
+#include "store/run_owner.h"
 
 namespace dtb::core {
 namespace {
@@ -40,6 +41,8 @@ const char* runStatusName(RunStatus status) {
       return "failed";
     case RunStatus::kStopped:
       return "stopped";
+    case RunStatus::kInterrupted:
+      return "interrupted";
   }
   return "failed";
 }
@@ -71,6 +74,7 @@ ResultStore::ResultStore(const std::filesystem::path& path) : db_(path, Database
   db_.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
   migrate();
   createViews();
+  markInterruptedRuns();
 }
 
 void ResultStore::migrate() {
@@ -104,7 +108,49 @@ void ResultStore::migrate() {
     db_.exec(schemaMigrations()[v].sql);
     db_.exec("PRAGMA user_version = " + std::to_string(v + 1));
   }
+  if (version < latest) {
+    // Migration 8 edits a constraint in place (writable_schema): a new schema
+    // cookie makes every connection, this one too, read the schema again.
+    Statement cookie = db_.prepare("PRAGMA schema_version");
+    cookie.step();
+    const int64_t next = cookie.columnInt(0) + 1;
+    cookie.reset();
+    db_.exec("PRAGMA schema_version = " + std::to_string(next));
+  }
   tx->commit();
+}
+
+void ResultStore::markInterruptedRuns() {
+  struct Stale {
+    int64_t id;
+    std::string reason;
+  };
+  std::vector<Stale> stale;
+  Statement running = db_.prepare(
+      "SELECT id, coordinator_host, coordinator_pid, coordinator_identity, heartbeat_at, "
+      "julianday('now') - julianday(heartbeat_at) FROM run WHERE status = 'running'");
+  while (running.step()) {
+    const RunOwner owner{running.columnText(1), running.columnInt(2), running.columnText(3)};
+    const std::string heartbeat = running.columnText(4);
+    if (owner.host.empty()) {
+      stale.push_back({running.columnInt(0), "left running by a dtbench that recorded no coordinator"});
+    } else if (owner.host == hostName()) {
+      if (!ownerAlive(owner)) {
+        stale.push_back({running.columnInt(0), "its coordinator (pid " + std::to_string(owner.pid) +
+                                                   " on " + owner.host + ") is gone; last heartbeat " + heartbeat});
+      }
+    } else if (sqlite3_column_type(running.handle(), 5) != SQLITE_NULL &&
+               sqlite3_column_double(running.handle(), 5) > kHeartbeatStaleS / 86400.0) {
+      stale.push_back({running.columnInt(0), "no heartbeat from its coordinator on " + owner.host +
+                                                 " since " + heartbeat});
+    }
+  }
+  running.reset();
+  for (const Stale& run : stale) finishRun(run.id, RunStatus::kInterrupted, run.reason);
+}
+
+void ResultStore::heartbeat(int64_t runId) {
+  db_.prepare("UPDATE run SET heartbeat_at = ? WHERE id = ?").bind(1, utcNow()).bind(2, runId).run();
 }
 
 void ResultStore::createViews() {
@@ -152,8 +198,13 @@ int64_t ResultStore::addRun(int64_t experimentId, const Cell& cell, int repeat, 
 void ResultStore::startRun(int64_t runId, const std::vector<std::pair<std::string, std::string>>& environment,
                            const std::vector<PluginLoadRecord>& plugins) {
   Transaction tx(db_);
-  Statement update = db_.prepare("UPDATE run SET status = 'running', started_at = ? WHERE id = ?");
-  update.bind(1, utcNow()).bind(2, runId).run();
+  const RunOwner owner = thisProcessAsOwner();
+  const std::string now = utcNow();
+  Statement update = db_.prepare(
+      "UPDATE run SET status = 'running', started_at = ?, heartbeat_at = ?, coordinator_host = ?, "
+      "coordinator_pid = ?, coordinator_identity = ? WHERE id = ?");
+  update.bind(1, now).bind(2, now).bind(3, owner.host).bind(4, owner.pid).bind(5, owner.identity).bind(6, runId);
+  update.run();
   Statement env = db_.prepare("INSERT OR REPLACE INTO environment (run_id, key, value) VALUES (?, ?, ?)");
   for (const auto& [key, value] : environment) env.bind(1, runId).bind(2, key).bind(3, value).run();
   Statement load = db_.prepare(

@@ -44,6 +44,10 @@ class ResultStore {
   void startRun(int64_t runId, const std::vector<std::pair<std::string, std::string>>& environment,
                 const std::vector<PluginLoadRecord>& plugins);
   void finishRun(int64_t runId, RunStatus status, const std::string& error = "");
+  // The run's coordinator is alive (run_heartbeat.h beats every few seconds).
+  void heartbeat(int64_t runId);
+  // A run of another host with no heartbeat for this long is taken for interrupted.
+  static constexpr double kHeartbeatStaleS = 120;
   // The machine's load while the run ran.
   void recordLoad(int64_t runId, const MachineLoadRecord& load);
   void write(const RecordBatch& batch);
@@ -53,6 +57,9 @@ class ResultStore {
  private:
   void migrate();
   void createViews();
+  // Runs still 'running' whose coordinator is gone (its process, on this
+  // host; its heartbeat, on another) become 'interrupted', with the reason.
+  void markInterruptedRuns();
 
   Database db_;
 };

@@ -9,7 +9,17 @@ CREATE VIEW run_summary AS
 SELECT r.id AS run_id, x.name AS experiment, r.experiment_id, r.cell, r.repeat,
        COALESCE(r.label, r.strategy) AS label, r.config_key,
        r.model, r.dataset, r.strategy, r.backend, r.world_size, r.batch_size, r.global_batch_size,
-       r.status, r.error, f.epochs,
+       -- A run still 'running' whose coordinator sent no heartbeat for two
+       -- minutes is gone (killed, or its machine restarted): the next
+       -- dtbench that writes the store marks it so; readers show it now.
+       CASE WHEN r.status = 'running' AND r.heartbeat_at IS NOT NULL
+                 AND julianday('now') - julianday(r.heartbeat_at) > 120.0 / 86400 THEN 'interrupted'
+            ELSE r.status END AS status,
+       CASE WHEN r.status = 'running' AND r.heartbeat_at IS NOT NULL
+                 AND julianday('now') - julianday(r.heartbeat_at) > 120.0 / 86400
+            THEN 'no heartbeat from its coordinator since ' || r.heartbeat_at
+            ELSE r.error END AS error,
+       f.epochs,
        f.steady_samples / f.steady_seconds AS samples_per_s,
        f.steady_samples / f.steady_seconds / r.world_size AS samples_per_s_per_rank,
        1000.0 * f.steady_seconds / f.steady_steps AS ms_per_step,

@@ -164,13 +164,21 @@ TEST_F(StoreTest, RunFiguresFollowTheEpochs) {
         "step_breakdown; "
         "DROP VIEW scaling; DROP VIEW repeat_stats; DROP VIEW run_summary; DROP TABLE run_figure; "
         "DROP TRIGGER cell_figure_after_run_update; DROP TRIGGER cell_figure_after_run_delete; "
-        "DROP TABLE cell_figure_refresh; DROP TABLE cell_figure; PRAGMA user_version = 4");
+        "DROP TABLE cell_figure_refresh; DROP TABLE cell_figure; ALTER TABLE run DROP COLUMN coordinator_host; "
+        "ALTER TABLE run DROP COLUMN coordinator_pid; ALTER TABLE run DROP COLUMN coordinator_identity; "
+        "ALTER TABLE run DROP COLUMN heartbeat_at; PRAGMA user_version = 4");
   }
-  { ResultStore store(db_); }  // migrations 5 to 7 compute them
+  { ResultStore store(db_); }  // migrations 5 to 8 compute them
   EXPECT_NEAR(number("SELECT samples_per_s FROM run_summary WHERE run_id = 2"), 1000, 1e-6);
   EXPECT_EQ(number("SELECT COUNT(*) FROM cell_figure WHERE config_key IS NULL OR noisy IS NULL"), 0)
       << "migration 7 fills the columns it adds";
   EXPECT_GT(number("SELECT COUNT(*) FROM scaling WHERE speedup IS NOT NULL"), 0);
+  {  // Migration 8 added the status to run's CHECK constraint in place.
+    Database raw(db_, Database::Mode::kReadWrite);
+    EXPECT_NO_THROW(raw.exec("UPDATE run SET status = 'interrupted' WHERE id = 1"));
+    EXPECT_THROW(raw.exec("UPDATE run SET status = 'lost' WHERE id = 1"), StoreError) << "the CHECK is gone";
+    raw.exec("UPDATE run SET status = 'ok' WHERE id = 1");
+  }
   EXPECT_EQ(number("SELECT COUNT(*) FROM run_figure"), number("SELECT COUNT(DISTINCT run_id) FROM epoch"));
   Database raw(db_, Database::Mode::kReadWrite);
   raw.exec("UPDATE epoch SET seconds = seconds * 2 WHERE run_id = 2");  // every epoch twice as long

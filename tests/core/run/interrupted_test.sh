@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# A coordinator killed with SIGKILL in the middle of a run: its workers die
+# with it, its scratch directory is removed (scratch_reaper.h), and the run
+# reads 'interrupted', with the reason, once the store is next opened for
+# writing — and in the views once its heartbeat is two minutes old.
+#   interrupted_test.sh DTBENCH MATRIX_DIR
+set -euo pipefail
+dtbench=$1 matrices=$2
+scratch=$(mktemp -d)
+trap 'kill -9 $(jobs -p) 2>/dev/null || true; rm -rf "$scratch"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+q() { "$dtbench" query "$1" "$2" --format csv | tail -n +2 | tr -d '\r'; }
+export TMPDIR=$scratch/tmp  # the runs' scratch directories go here
+mkdir "$TMPDIR"
+db=$scratch/r.db
+
+echo "== kill -9 the coordinator while its ranks train"
+"$dtbench" run "$matrices/long.toml" --db "$db" > "$scratch/out.txt" 2>&1 &
+coordinator=$!
+for _ in $(seq 1 300); do  # up to 30 s for both ranks to be training
+  if [[ -f $db ]] && [[ $(q "$db" "SELECT COUNT(*) FROM step" 2>/dev/null || echo 0) -gt 0 ]]; then break; fi
+  sleep 0.1
+done
+[[ $(q "$db" "SELECT status FROM run") == running ]] || { cat "$scratch/out.txt"; fail "the run never started"; }
+ls "$TMPDIR" | grep -q "^run-" || fail "no scratch directory while running"
+kill -9 "$coordinator"
+wait "$coordinator" 2>/dev/null || true
+for _ in $(seq 1 50); do  # the reaper and the workers' death signal act at once; allow 5 s
+  [[ -z $(ls "$TMPDIR") ]] && ! pgrep -f "dtbench worker --spec $TMPDIR" >/dev/null && break
+  sleep 0.1
+done
+[[ -z $(ls "$TMPDIR") ]] || fail "scratch left behind: $(ls "$TMPDIR")"
+! pgrep -f "dtbench worker --spec $TMPDIR" >/dev/null || fail "workers outlived their coordinator"
+
+echo "== the next writer marks the run interrupted, with the reason"
+[[ $(q "$db" "SELECT status FROM run") == running ]] || fail "a reader changed the status"
+"$dtbench" upgrade "$db" >/dev/null
+status=$(q "$db" "SELECT status || ': ' || error FROM run")
+echo "$status"
+grep -Eq "^interrupted: its coordinator \(pid $coordinator on .*\) is gone; last heartbeat 20" <<<"$status" \
+  || fail "not marked interrupted"
+[[ $(q "$db" "SELECT COUNT(*) FROM step") -gt 0 ]] || fail "the steps stored before the kill were lost"
+
+echo "== readers show a run without a heartbeat for two minutes as interrupted"
+python3 - "$db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE run SET status = 'running', error = NULL, coordinator_host = 'elsewhere', "
+           "heartbeat_at = '2026-01-01T00:00:00.000Z'")
+db.commit()
+PY
+[[ $(q "$db" "SELECT status FROM run_summary") == interrupted ]] || fail "the view still says running"
+"$dtbench" runs "$db" | grep -q "interrupted" || fail "runs does not show it"
+# A writer on another host marks it too, from the heartbeat alone.
+"$dtbench" upgrade "$db" >/dev/null
+q "$db" "SELECT status || ': ' || error FROM run" | grep -q "^interrupted: no heartbeat from its coordinator on elsewhere since 2026-01-01" \
+  || fail "the heartbeat rule did not mark it"
+echo "PASS"

@@ -85,8 +85,9 @@ Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, 
                 "directory (rendezvous_dir) instead");
   }
 #endif
-  const std::string where =
-      rdv.store_path ? std::string(rdv.store_path) : "redis://" + std::string(rdv.store_address);
+  // A store address may carry credentials ("user:password@host:port"): never shown.
+  std::string where = rdv.store_path ? std::string(rdv.store_path) : "redis://" + std::string(rdv.store_address);
+  if (const size_t at = where.rfind('@'); !rdv.store_path && at != std::string::npos) where = "redis://" + where.substr(at + 1);
   ::gloo::transport::tcp::attr attr;
   attr.hostname = rdv.bind_address ? rdv.bind_address : "127.0.0.1";
   try {

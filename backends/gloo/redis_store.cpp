@@ -19,20 +19,40 @@ struct Reply {
 
 }  // namespace
 
-RedisStore::RedisStore(const std::string& address, std::chrono::milliseconds timeout)
-    : address_(address), timeout_(timeout) {
-  const size_t colon = address.rfind(':');
-  const std::string host = colon == std::string::npos ? address : address.substr(0, colon);
-  const int port = colon == std::string::npos ? 6379 : std::stoi(address.substr(colon + 1));
+RedisStore::RedisStore(const std::string& address, std::chrono::milliseconds timeout) : timeout_(timeout) {
+  // "[[USER]:PASSWORD@]HOST[:PORT]", as in redis://user:password@host:port.
+  std::string user, password, hostPort = address;
+  if (const size_t at = address.rfind('@'); at != std::string::npos) {
+    const std::string userinfo = address.substr(0, at);
+    hostPort = address.substr(at + 1);
+    const size_t colon = userinfo.find(':');
+    user = userinfo.substr(0, colon);
+    if (colon != std::string::npos) password = userinfo.substr(colon + 1);
+  }
+  address_ = hostPort;  // what messages name: never the password
+  const size_t colon = hostPort.rfind(':');
+  const std::string host = colon == std::string::npos ? hostPort : hostPort.substr(0, colon);
+  const int port = colon == std::string::npos ? 6379 : std::stoi(hostPort.substr(colon + 1));
   timeval limit{static_cast<time_t>(timeout.count() / 1000), static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
   context_ = redisConnectWithTimeout(host.c_str(), port, limit);
   if (context_ == nullptr || context_->err) {
     const std::string why = context_ ? context_->errstr : "out of memory";
     if (context_) redisFree(context_);
     context_ = nullptr;
-    throw std::runtime_error("cannot reach the Redis server at " + address + ": " + why);
+    throw std::runtime_error("cannot reach the Redis server at " + address_ + ": " + why);
   }
   redisSetTimeout(context_, limit);
+  if (!password.empty()) {
+    Reply r{static_cast<redisReply*>(
+        user.empty() ? redisCommand(context_, "AUTH %b", password.data(), password.size())
+                     : redisCommand(context_, "AUTH %b %b", user.data(), user.size(), password.data(), password.size()))};
+    if (r.reply == nullptr || r.reply->type == REDIS_REPLY_ERROR) {
+      const std::string why = r.reply ? std::string(r.reply->str, r.reply->len) : std::string(context_->errstr);
+      redisFree(context_);
+      context_ = nullptr;
+      throw std::runtime_error("the Redis server at " + address_ + " refused the credentials: " + why);
+    }
+  }
 }
 
 RedisStore::~RedisStore() {

@@ -17,8 +17,10 @@ namespace dtb::backend::gloo {
 
 class RedisStore : public ::gloo::rendezvous::Store {
  public:
-  // `address` is "host:port" (port 6379 when left out); throws
-  // std::runtime_error when the server cannot be reached within `timeout`.
+  // `address` is "[[user]:password@]host[:port]" (port 6379 when left out);
+  // with a password the store authenticates (AUTH). Throws
+  // std::runtime_error, naming host:port only, when the server cannot be
+  // reached within `timeout` or refuses the credentials.
   RedisStore(const std::string& address, std::chrono::milliseconds timeout);
   ~RedisStore() override;
 

@@ -14,6 +14,7 @@
 #include "cli/validate_command.h"
 #include "cli/worker_command.h"
 #include "log/log.h"
+#include "log/redact.h"
 #include "plugin/crash_report.h"
 
 namespace dtb::cli {
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "dtbench: error: %s\n", e.what());
+    std::fprintf(stderr, "dtbench: error: %s\n", core::redactSecrets(e.what()).c_str());
     return 1;
   }
   if (app.get_subcommands().empty()) {

@@ -4,6 +4,7 @@
 #include <set>
 #include <vector>
 
+#include "log/redact.h"
 #include "matrix/run_schema.h"
 
 namespace dtb::cli {
@@ -45,7 +46,7 @@ void printCellTable(std::FILE* out, const core::Plan& plan, size_t limit) {
   std::vector<size_t> width;
   for (const std::string& key : keys) {
     size_t w = key.size();
-    for (size_t r = 0; r < rows; ++r) w = std::max(w, plan.cells[r].text(key).size());
+    for (size_t r = 0; r < rows; ++r) w = std::max(w, core::redactSecrets(plan.cells[r].text(key)).size());
     width.push_back(w);
   }
   // The last column is not padded: no trailing blanks.
@@ -60,7 +61,7 @@ void printCellTable(std::FILE* out, const core::Plan& plan, size_t limit) {
   for (size_t r = 0; r < rows; ++r) {
     std::vector<std::string> texts;
     for (const std::string& key : keys) {
-      texts.push_back(plan.cells[r].find(key) ? plan.cells[r].text(key) : "-");
+      texts.push_back(plan.cells[r].find(key) ? core::redactSecrets(plan.cells[r].text(key)) : "-");
     }
     printRow(std::to_string(plan.cells[r].index), texts);
   }

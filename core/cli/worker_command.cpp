@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "log/redact.h"
 #include "plugin/crash_report.h"
 #include "run/rank_environment.h"
 #include "run/record_channel.h"
@@ -57,8 +58,9 @@ void addWorkerCommand(CLI::App& app, GlobalOptions& global) {
       core::crash::installHandlers(o->recordFd, rank);
       global.exitCode = core::runWorker(spec, rank, records);
     } catch (const std::exception& e) {
-      records.error(o->rank, false, e.what());
-      std::fprintf(stderr, "dtbench worker: %s\n", e.what());
+      const std::string what = core::redactSecrets(e.what());
+      records.error(o->rank, false, what);
+      std::fprintf(stderr, "dtbench worker: %s\n", what.c_str());
       global.exitCode = 1;
     }
   });

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "log/redact.h"
+
 namespace dtb::core {
 namespace {
 
@@ -59,7 +61,7 @@ void RunProgress::endRun(const std::string& outcome, bool countsForEta) {
   const double seconds = secondsSince(runStart_);
   if (countsForEta) eta_.finished(index_, seconds);
   std::fprintf(stderr, "%s[run %zu/%zu] %s: %s (%s)\n", tty_ ? "\r\033[K" : "", index_ + 1, eta_.size(),
-               label_.c_str(), outcome.c_str(), clockText(seconds).c_str());
+               label_.c_str(), redactSecrets(outcome).c_str(), clockText(seconds).c_str());
 }
 
 }  // namespace dtb::core

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "build_info.h"
+#include "log/redact.h"
 #include "matrix/run_schema.h"
 #include "store/embedded_sql.h"
 #include "store/environment.h"
@@ -168,7 +169,8 @@ int64_t ResultStore::addExperiment(const ExperimentInfo& info) {
   Statement insert = db_.prepare(
       "INSERT INTO experiment (name, description, matrix_path, matrix_toml, created_at, host, "
       "dtbench_version, git_commit) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-  insert.bind(1, info.name).bind(2, info.description).bind(3, info.matrixPath).bind(4, info.matrixToml);
+  // The matrix as written, but never a password in a URL (log/redact.h).
+  insert.bind(1, info.name).bind(2, info.description).bind(3, info.matrixPath).bind(4, redactSecrets(info.matrixToml));
   insert.bind(5, utcNow()).bind(6, hostName()).bind(7, build.version).bind(8, build.gitCommit);
   insert.run();
   return db_.lastInsertId();
@@ -180,7 +182,7 @@ int64_t ResultStore::addRun(int64_t experimentId, const Cell& cell, int repeat, 
       "INSERT INTO run (experiment_id, cell, repeat, config_key, model, dataset, strategy, backend, "
       "world_size, batch_size, global_batch_size, label) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   insert.bind(1, experimentId).bind(2, int64_t{cell.index}).bind(3, int64_t{repeat});
-  insert.bind(4, cell.configKey()).bind(5, cell.text("model")).bind(6, cell.text("dataset"));
+  insert.bind(4, redactSecrets(cell.configKey())).bind(5, cell.text("model")).bind(6, cell.text("dataset"));
   insert.bind(7, cell.text("strategy")).bind(8, cell.text("backend"));
   insert.bind(9, cell.integer("world_size")).bind(10, cell.integer("batch_size"));
   insert.bind(11, cell.integer(kGlobalBatchKey)).bind(12, label.empty() ? cell.text("strategy") : label);
@@ -188,7 +190,7 @@ int64_t ResultStore::addRun(int64_t experimentId, const Cell& cell, int repeat, 
   const int64_t runId = db_.lastInsertId();
   Statement param = db_.prepare("INSERT INTO run_param (run_id, key, value, value_num) VALUES (?, ?, ?, ?)");
   for (const auto& [key, value] : cell.values) {
-    param.bind(1, runId).bind(2, key).bind(3, formatParamValue(value)).bind(4, numeric(value));
+    param.bind(1, runId).bind(2, key).bind(3, redactSecrets(formatParamValue(value))).bind(4, numeric(value));
     param.run();
   }
   tx.commit();
@@ -228,7 +230,7 @@ void ResultStore::finishRun(int64_t runId, RunStatus status, const std::string& 
   if (error.empty()) {
     update.bind(2, std::nullopt);
   } else {
-    update.bind(2, error);
+    update.bind(2, redactSecrets(error));
   }
   update.bind(3, utcNow()).bind(4, runId).run();
 }

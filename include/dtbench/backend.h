@@ -40,7 +40,9 @@ typedef struct dtb_rendezvous {
   /* A directory shared by all ranks holding a file key-value store (local
    * runs: a temporary directory). NULL when store_address is used. */
   const char* store_path;
-  /* "host:port" of a TCP key-value store (e.g. Redis). NULL if unused. */
+  /* "host:port" of a TCP key-value store (e.g. Redis), possibly with
+   * credentials first ("user:password@host:port", ":password@host:port"):
+   * never print or store those. NULL if unused. */
   const char* store_address;
   /* Key prefix separating communicators that share a store (each matrix cell
    * and each elastic re-rendezvous gets a fresh one). */

@@ -3,7 +3,10 @@
 # "redis://HOST:PORT") instead of a shared directory: local and mpirun ranks
 # train, the keys are there and expire, and an unreachable server fails the
 # run with an error that names it. Skips (77) when redis-server is not
-# installed (tools/install-deps.sh --tests installs it).
+# installed (tools/install-deps.sh --tests installs it). A server with a
+# password: the right one in the URL authenticates, a wrong one fails the
+# run with the server named, and the password is in no output and nowhere
+# in the store.
 #   redis_rendezvous_test.sh DTBENCH MATRIX_DIR
 set -euo pipefail
 dtbench=$1 matrices=$2
@@ -40,4 +43,24 @@ sed "s|redis://127.0.0.1:$port|redis://127.0.0.1:1|; s|launcher = \\[\"local\", 
 if "$dtbench" run "$scratch/bad.toml" --db "$scratch/b.db" > "$scratch/bad.txt" 2>&1; then fail "ran without a server"; fi
 q "$scratch/b.db" "SELECT error FROM run" | grep -q "cannot reach the Redis server at 127.0.0.1:1" \
   || { q "$scratch/b.db" "SELECT error FROM run"; fail "error does not name the server"; }
+
+echo "== a server with a password: redis://:PASSWORD@HOST:PORT authenticates; the password is never shown or stored"
+secret_port=$((port + 1))
+redis-server --port "$secret_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$scratch" \
+  --requirepass s3cretpw > "$scratch/redis2.log" 2>&1 &
+secured=$!
+trap 'kill $redis $secured 2>/dev/null || true; rm -rf "$scratch"' EXIT
+for _ in $(seq 100); do redis-cli -p "$secret_port" -a s3cretpw --no-auth-warning ping > /dev/null 2>&1 && break; sleep 0.05; done
+sed "s|redis://127.0.0.1:1|redis://:s3cretpw@127.0.0.1:$secret_port|" "$scratch/bad.toml" > "$scratch/secret.toml"
+"$dtbench" run "$scratch/secret.toml" --db "$scratch/s.db" > "$scratch/secret.txt" 2>&1 \
+  || { cat "$scratch/secret.txt"; fail "a run with the right password failed"; }
+sed "s|s3cretpw|wrongpw|" "$scratch/secret.toml" > "$scratch/wrong.toml"
+if "$dtbench" run "$scratch/wrong.toml" --db "$scratch/s.db" > "$scratch/wrong.txt" 2>&1; then fail "a wrong password ran"; fi
+q "$scratch/s.db" "SELECT error FROM run WHERE status = 'failed'" | grep -q "the Redis server at 127.0.0.1:$secret_port refused the credentials" \
+  || { q "$scratch/s.db" "SELECT error FROM run"; fail "a wrong password is not named as such"; }
+python3 -c "import sqlite3, sys; print('\n'.join(sqlite3.connect(sys.argv[1]).iterdump()))" "$scratch/s.db" > "$scratch/dump.sql"
+for leak in "$scratch/secret.txt" "$scratch/wrong.txt" "$scratch/dump.sql"; do
+  ! grep -Eq "s3cretpw|wrongpw" "$leak" || { grep -E "s3cretpw|wrongpw" "$leak" | head -3; fail "the password leaked into $leak"; }
+done
+grep -q "redis://:\*\*\*@127.0.0.1:$secret_port" "$scratch/dump.sql" || fail "the stored matrix lost the URL's shape"
 echo "ok"

@@ -35,6 +35,7 @@ std::atomic<bool> loading{false};
 
 int recordFd = -1;
 char rankText[16] = {};
+std::atomic<int> signalFd{-1};  // alsoReportSignalTo()
 
 constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 constexpr size_t kSignalCount = sizeof(kSignals) / sizeof(kSignals[0]);
@@ -125,6 +126,11 @@ void onFatalSignal(int sig, siginfo_t* info, void* context) {
     named = true;
   }
   if (named) report(line);  // a crash in dtbench itself keeps its usual report
+  if (const int fd = signalFd.load(); fd >= 0) {
+    writeAll(fd, "#crashed with SIG");
+    writeAll(fd, name ? name : "?");
+    writeAll(fd, "\n");
+  }
 
   // Die as the process would have: the previous handler (a sanitizer's
   // report), or the default action once this handler returns.
@@ -179,6 +185,8 @@ void installHandlers(int fd, int rank) {
   }
   std::atexit(onExit);
 }
+
+void alsoReportSignalTo(int fd) { signalFd.store(fd); }
 
 void registerPluginCode(const void* anySymbol, const std::string& label) {
   Dl_info info{};

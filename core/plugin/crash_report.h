@@ -21,6 +21,11 @@ namespace dtb::core::crash {
 // coordinator names the plugin instead of only the signal.
 void installHandlers(int recordFd = -1, int rank = -1);
 
+// Also writes "#crashed with SIG<name>\n" to `fd` (-1: stop): a child
+// trying a plugin tells its parent even when a sanitizer's handler, which
+// runs after ours, turns the signal into an exit code.
+void alsoReportSignalTo(int fd);
+
 // Remembers the code of the library that `anySymbol` lives in under `label`
 // ("strategy plugin 'zero' (/path/dtbench-strategy-zero.so)").
 void registerPluginCode(const void* anySymbol, const std::string& label);

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <exception>
 
+#include "plugin/crash_report.h"
+
 namespace dtb::core {
 namespace {
 
@@ -37,6 +39,7 @@ void writeAll(int fd, const std::string& text) {
     dup2(null, STDOUT_FILENO);
     dup2(null, STDERR_FILENO);
   }
+  crash::alsoReportSignalTo(out);  // what the parent shows even if a sanitizer makes the crash an exit
   std::string result;
   try {
     result = work();
@@ -102,6 +105,11 @@ IsolatedOutcome runIsolated(const std::function<std::string()>& work, std::chron
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == kReturned && received.starts_with("=")) {
     return {true, received.substr(1), ""};
+  }
+  // Our crash handler's word ("#crashed with SIGSEGV") first: under a
+  // sanitizer the child exits with a code instead of dying by the signal.
+  if (!WIFSIGNALED(status) && received.starts_with("#")) {
+    return {false, "", received.substr(1, received.find('\n') - 1)};
   }
   return {false, "", describeDeath(status)};
 }

@@ -1,5 +1,7 @@
 #include "run/job_launcher.h"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -7,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -74,6 +77,24 @@ std::vector<std::string> jobCommand(const LaunchOptions& options, bool runningAs
     if (!options.hostfile.empty()) {
       command.push_back("--hostfile");
       command.push_back(options.hostfile);
+    }
+    // On one host the ranks need no network, yet Open MPI's TCP and
+    // libfabric (ofi) transports listen on the machine's interfaces: the
+    // ranks are given shared memory only (ob1 over self and vader), and the
+    // out-of-band channel talks over loopback. (mpirun's own out-of-band
+    // listener binds every interface in Open MPI 4.1 whatever the options:
+    // docs/threat-model.md.) A user who names hosts, transports or
+    // interfaces decides.
+    const auto userSays = [&](std::string_view word) {
+      return std::any_of(options.launcherArgs.begin(), options.launcherArgs.end(),
+                         [&](const std::string& arg) { return arg.find(word) != std::string::npos; });
+    };
+    const bool oneHost = options.hostfile.empty() && !userSays("host") && !userSays("-H");
+    if (oneHost && !userSays("btl") && !userSays("pml") && !userSays("mtl")) {
+      command.insert(command.end(), {"--mca", "pml", "ob1", "--mca", "btl", "self,vader"});
+    }
+    if (oneHost && !userSays("if_include") && !userSays("if_exclude")) {
+      command.insert(command.end(), {"--mca", "oob_tcp_if_include", "lo"});
     }
   }
   command.insert(command.end(), options.launcherArgs.begin(), options.launcherArgs.end());

@@ -39,6 +39,24 @@ TEST(JobCommand, MpirunAllowsRootAndOversubscriptionAndPassesTheHostfile) {
   EXPECT_EQ(joined(jobCommand(options("mpirun"), false)).find("--allow-run-as-root"), std::string::npos);
 }
 
+// One host: shared memory between the ranks (the TCP and libfabric
+// transports listen on the machine's interfaces), the out-of-band channel
+// over loopback; a user who names hosts, transports or interfaces decides.
+TEST(JobCommand, MpirunOnOneHostKeepsOffTheNetwork) {
+  const std::string local = "--mca pml ob1 --mca btl self,vader --mca oob_tcp_if_include lo";
+  EXPECT_NE(joined(jobCommand(options("mpirun"), false)).find(local), std::string::npos);
+  LaunchOptions hosts = options("mpirun");
+  hosts.hostfile = "/shared/hosts";
+  EXPECT_EQ(joined(jobCommand(hosts, false)).find("self,vader"), std::string::npos);
+  EXPECT_EQ(joined(jobCommand(hosts, false)).find("if_include"), std::string::npos);
+  LaunchOptions named = options("mpirun");
+  named.launcherArgs = {"--host", "a,b"};
+  EXPECT_EQ(joined(jobCommand(named, false)).find("if_include"), std::string::npos);
+  LaunchOptions own = options("mpirun");
+  own.launcherArgs = {"--mca", "oob_tcp_if_include", "eth0"};
+  EXPECT_EQ(joined(jobCommand(own, false)).find("if_include lo"), std::string::npos);
+}
+
 TEST(JobCommand, SrunLabelsOutputAndKillsTheStepWhenARankFails) {
   EXPECT_EQ(joined(jobCommand(options("srun"), true)),
             "srun --ntasks=4 --label --kill-on-bad-exit=1 --export=ALL,OMP_NUM_THREADS=2 "

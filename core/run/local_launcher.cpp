@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <optional>
 #include <vector>
 
@@ -39,6 +40,32 @@ std::string describeExit(int rank, const Rank& r, const std::string& error) {
   std::string text = "rank " + std::to_string(rank) + " exited with code " + std::to_string(WEXITSTATUS(r.status));
   if (!error.empty()) text += ": " + error;
   return text;
+}
+
+// The state letter of /proc/<pid>/stat: 'T' stopped (SIGSTOP), 't' traced.
+char processState(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
+}
+
+// A collective timed out on some rank: the culprit is a rank that never
+// joined it — alive, yet with no error of its own. Names each such rank
+// (stopped by a signal or a debugger, or hung or busy) before `cause`;
+// `cause` alone when there is none.
+std::string withRanksThatNeverJoined(const std::string& cause, const std::vector<Rank>& ranks,
+                                     const RankOutput& output) {
+  if (cause.find("timeout") == std::string::npos && cause.find("timed out") == std::string::npos) return cause;
+  std::string culprits;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (ranks[i].exited || !output.errorOf(static_cast<int>(i)).empty()) continue;
+    const char state = processState(ranks[i].pid);
+    culprits += "rank " + std::to_string(i) +
+                (state == 'T' || state == 't' ? " is stopped (SIGSTOP or a debugger) and never joined the collective; "
+                                              : " never joined the collective (hung or busy: it reported no error); ");
+  }
+  return culprits + cause;
 }
 
 void stopAll(std::vector<Rank>& ranks, pid_t group) {
@@ -150,9 +177,9 @@ LaunchOutcome launchLocal(const LaunchOptions& options, const RecordHandler& onR
       if (signalled >= 0) {
         outcome.error = describeExit(signalled, ranks[signalled], output.errorOf(signalled));
       } else if (!output.firstOwnError().empty()) {
-        outcome.error = output.firstOwnError();
+        outcome.error = withRanksThatNeverJoined(output.firstOwnError(), ranks, output);
       } else if (!output.firstPeerError().empty()) {
-        outcome.error = output.firstPeerError();
+        outcome.error = withRanksThatNeverJoined(output.firstPeerError(), ranks, output);
       } else {
         outcome.error = describeExit(failedRank, ranks[failedRank], output.errorOf(failedRank));
       }

@@ -35,7 +35,7 @@ q "$scratch/r.db" "SELECT COUNT(*) FROM epoch WHERE data_s IS NULL OR forward_s 
 # killed, erroring, hanging at step 2; then one healthy run) and checks each
 # failure is stored with its rank and cause, fast, and the matrix went on.
 fault_runs() {
-  local matrix=$1 db=$2 backend=$3 kill_suffix=$4 start elapsed errors
+  local matrix=$1 db=$2 backend=$3 kill_suffix=$4 hang_prefix=$5 start elapsed errors
   start=$(date +%s)
   if "$dtbench" --plugin-path "$plugins" run "$matrix" --db "$db" > "$db.txt" 2>&1; then
     fail "$backend: a matrix with failing runs exited 0"
@@ -46,14 +46,26 @@ fault_runs() {
   echo "$errors"
   grep -q "^0: failed: rank 1 was killed by signal 9 (SIGKILL)$kill_suffix" <<<"$errors" || fail "$backend: kill not reported"
   grep -q "^1: failed: rank 1: strategy 'faulty'.*injected error at step 2$" <<<"$errors" || fail "$backend: error not reported"
-  grep -q "^2: failed: rank 0: .*finish_backward failed (timeout): backend .$backend. on rank 0: " <<<"$errors" \
+  grep -q "^2: failed: $hang_prefix""rank 0: .*finish_backward failed (timeout): backend .$backend. on rank 0: " <<<"$errors" \
     || fail "$backend: hang not reported"
   grep -q "^3: ok: $" <<<"$errors" || fail "$backend: the matrix did not go on"
   [[ $(workers_left) == 0 ]] || fail "$backend: workers left behind"
 }
 
 echo "== killed, erroring and hanging ranks fail their runs; the matrix goes on"
-fault_runs "$matrices/faults.toml" "$scratch/f.db" gloo '$'
+# Gloo's launcher names the rank that never joined the collective the others timed out in.
+fault_runs "$matrices/faults.toml" "$scratch/f.db" gloo '$' \
+  "rank 1 never joined the collective (hung or busy: it reported no error); "
+
+echo "== a stopped rank (SIGSTOP) is named, not only the rank that timed out waiting for it"
+sed 's/fault = \["kill", "error", "hang", "none"\]/fault = "stop"/' "$matrices/faults.toml" > "$scratch/stop.toml"
+if "$dtbench" --plugin-path "$plugins" run "$scratch/stop.toml" --db "$scratch/stop.db" > "$scratch/stop.txt" 2>&1; then
+  fail "a stopped rank's run passed"
+fi
+q "$scratch/stop.db" "SELECT error FROM run" | tee /dev/stderr |
+  grep -q "^rank 1 is stopped (SIGSTOP or a debugger) and never joined the collective; rank 0: .*(timeout)" \
+  || fail "the stopped rank is not named"
+[[ $(workers_left) == 0 ]] || fail "a stopped worker was left behind"
 
 echo "== trace = true writes a Chrome trace per rank, named in the event table"
 "$dtbench" --plugin-path "$plugins" run "$matrices/traced.toml" --db "$scratch/t.db" > "$scratch/t.txt" 2>&1 \
@@ -87,7 +99,7 @@ ASAN_OPTIONS=$mpi_asan "$dtbench" --plugin-path "$plugins" run "$scratch/mpirun.
 
 echo "== MPI ranks (mpirun): killed, erroring and hanging ranks fail their runs; the matrix goes on"
 sed 's/^backend = "gloo"/backend = "mpi"/' "$matrices/faults.toml" > "$scratch/faults_mpi.toml"
-ASAN_OPTIONS=$mpi_asan fault_runs "$scratch/faults_mpi.toml" "$scratch/fm.db" mpi ' on '
+ASAN_OPTIONS=$mpi_asan fault_runs "$scratch/faults_mpi.toml" "$scratch/fm.db" mpi ' on ' ""
 [[ $(pgrep -f "mpirun.*$scratch" | wc -l) == 0 ]] || fail "mpirun left behind"
 
 if ! command -v srun > /dev/null; then

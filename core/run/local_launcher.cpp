@@ -72,12 +72,15 @@ void stopAll(std::vector<Rank>& ranks, pid_t group) {
   if (group > 0) kill(-group, SIGTERM);
   const auto deadline = Clock::now() + std::chrono::seconds(3);
   for (Rank& r : ranks) {
+    // A rank never started has no process: waitpid(-1) would wait for any
+    // child (the scratch reaper), and kill(-0) signal our own group.
+    if (r.pid <= 0) r.exited = true;
     while (!r.exited) {
       const pid_t done = waitpid(r.pid, &r.status, WNOHANG);
       if (done == r.pid) {
         r.exited = true;
       } else if (Clock::now() > deadline) {
-        kill(-group, SIGKILL);  // whoever ignores SIGTERM
+        kill(group > 0 ? -group : r.pid, SIGKILL);  // whoever ignores SIGTERM
         waitpid(r.pid, &r.status, 0);
         r.exited = true;
       } else {

@@ -178,9 +178,17 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
                         model + label + " x" + cell.text("world_size") + " rep " + std::to_string(repeat + 1),
                         static_cast<int>(cell.integer("epochs")));
       LaunchOutcome outcome;
-      {
+      try {
         const RunHeartbeat alive(options.database, runId);
         outcome = runCell(cell, runId, options, interrupt, store, progress);
+      } catch (const StoreError& e) {
+        // The store cannot take more (a full disk, a removed file): what it
+        // holds stays; the run reads 'interrupted' once it is next opened.
+        const std::string what = e.what();
+        throw StoreError("storing run " + std::to_string(runId) + " failed: " + what +
+                         (what.find("full") != std::string::npos ? " (free space on its disk and run again)" : "") +
+                         "; everything stored before is kept, and the run reads 'interrupted' when the store is "
+                         "next opened for writing");
       }
       switch (outcome.status) {
         case LaunchOutcome::Status::kOk:

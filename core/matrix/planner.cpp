@@ -14,8 +14,9 @@ namespace {
 
 constexpr size_t kMaxCells = 100000;  // beyond this a matrix is surely a mistake
 // Combinations expand() may visit before exclusions: checked before any is
-// made, so six axes of 100 values are refused at once instead of crossed.
-constexpr double kMaxCombinations = 10.0 * kMaxCells;
+// made, so six axes of 100 values are refused at once instead of crossed
+// (room for exclusions to bring twice the cap back under it).
+constexpr double kMaxCombinations = 2.0 * kMaxCells;
 
 // The values one key takes: one (fixed) or several (an axis).
 struct Column {
@@ -343,6 +344,7 @@ class Planner {
              const std::function<void(std::map<std::string, ParamValue>&)>& emit) const {
     if (at == dims.size()) return emit(values);
     for (const auto& row : dims[at].rows) {
+      if (pastCap_) return;  // expand() reports it; crossing on would only take time
       for (size_t k = 0; k < row.size(); ++k) values[dims[at].keys[k]] = row[k];
       cross(dims, at + 1, values, emit);
     }
@@ -351,7 +353,10 @@ class Planner {
   // Adds the parameters of each plugin the cell uses, crossing their axes.
   void withPlugins(std::map<std::string, ParamValue> values, size_t kindIndex, const std::set<std::string>& fixed,
                    std::vector<Cell>& out) {
-    if (out.size() > kMaxCells) return;
+    if (out.size() > kMaxCells) {
+      pastCap_ = true;
+      return;
+    }
     const auto kinds = allPluginKinds();
     if (kindIndex == kinds.size()) {
       finish(std::move(values), out);
@@ -477,6 +482,7 @@ class Planner {
 
   const MatrixFile& m_;
   const PluginLoader& loader_;
+  bool pastCap_ = false;  // expand() made more than kMaxCells cells: stop crossing
   std::vector<Problem> problems_;
   std::vector<Column> columns_;
   std::vector<Rule> includeRules_;

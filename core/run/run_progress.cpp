@@ -33,7 +33,7 @@ RunProgress::RunProgress(MatrixEta eta) : eta_(std::move(eta)), tty_(isatty(STDE
 
 void RunProgress::beginRun(size_t index, const std::string& label, int epochs) {
   index_ = index;
-  label_ = label;
+  label_ = redactSecrets(label);  // a varying redis:// URL may be the label
   epochs_ = epochs;
   runStart_ = std::chrono::steady_clock::now();
 }

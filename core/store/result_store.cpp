@@ -185,7 +185,7 @@ int64_t ResultStore::addRun(int64_t experimentId, const Cell& cell, int repeat, 
   insert.bind(4, redactSecrets(cell.configKey())).bind(5, cell.text("model")).bind(6, cell.text("dataset"));
   insert.bind(7, cell.text("strategy")).bind(8, cell.text("backend"));
   insert.bind(9, cell.integer("world_size")).bind(10, cell.integer("batch_size"));
-  insert.bind(11, cell.integer(kGlobalBatchKey)).bind(12, label.empty() ? cell.text("strategy") : label);
+  insert.bind(11, cell.integer(kGlobalBatchKey)).bind(12, redactSecrets(label.empty() ? cell.text("strategy") : label));
   insert.run();
   const int64_t runId = db_.lastInsertId();
   Statement param = db_.prepare("INSERT INTO run_param (run_id, key, value, value_num) VALUES (?, ?, ?, ?)");

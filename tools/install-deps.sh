@@ -10,7 +10,7 @@ with_tests=0
 
 packages=(
   cmake ninja-build g++ ccache pkg-config git python3   # build tools
-  procps                                                 # pgrep, for the run tests
+  procps iproute2 time                                   # pgrep, ss, /usr/bin/time: for the run tests
   libtomlplusplus-dev                                    # TOML matrices
   libsqlite3-dev sqlite3                                 # result store
   libcli11-dev                                           # command line

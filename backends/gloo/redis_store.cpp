@@ -30,6 +30,13 @@ RedisStore::RedisStore(const std::string& address, std::chrono::milliseconds tim
     if (colon != std::string::npos) password = userinfo.substr(colon + 1);
   }
   address_ = hostPort;  // what messages name: never the password
+  if (!user.empty() && password.empty()) {
+    // Redis's AUTH takes a user with a password, never a user alone; going on
+    // without AUTH would fail later with a less helpful NOAUTH.
+    throw std::runtime_error("redis://" + user + "@" + hostPort +
+                             ": a user name needs its password after a ':' (USER:PASSWORD@HOST), or give the "
+                             "password alone (:PASSWORD@HOST)");
+  }
   const size_t colon = hostPort.rfind(':');
   const std::string host = colon == std::string::npos ? hostPort : hostPort.substr(0, colon);
   const int port = colon == std::string::npos ? 6379 : std::stoi(hostPort.substr(colon + 1));

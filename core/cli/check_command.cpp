@@ -68,7 +68,6 @@ int run(const GlobalOptions& global) {
   for (const auto& [library, version] : build.libraries) {
     std::printf("library:  %s %s\n", library.c_str(), version.c_str());
   }
-  std::printf("gpu:      %s\n", core::describe(core::probeCuda()).c_str());
 
   core::PluginLoader loader = makeLoader(global);
   std::printf("plugin path:");
@@ -87,6 +86,9 @@ int run(const GlobalOptions& global) {
     }
   }
   std::printf("plugins:  %d ok, %d failed\n", ok, problems);
+  // After the plugins: their checks run in forked children, and a process
+  // that has initialised CUDA cannot use it again in a fork.
+  std::printf("gpu:      %s\n", core::describe(core::probeCuda()).c_str());
   std::printf("self-check: %s\n", problems == 0 ? "ok" : "FAILED");
   return problems == 0 ? 0 : 1;
 }

@@ -14,21 +14,29 @@ namespace {
 // Streams the rows to stdout as they come (a result of millions of rows
 // needs no memory for them), stopping the query after `timeoutS`.
 int printQuery(const std::string& db, const std::string& sql, core::ResultFormat format, double timeoutS) {
+  core::ResultWriter writer(format, [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); });
+  bool started = false;  // columns are out: a stopped query still ends its table, CSV or JSON
   try {
     core::Database store = core::openStoreForReading(db);
-    core::ResultWriter writer(format, [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); });
     const auto limit = std::chrono::milliseconds(static_cast<int64_t>(timeoutS * 1000));
     core::streamReadOnlyQuery(store, sql, limit,
-                              {[&](std::vector<std::string> columns) { writer.columns(std::move(columns)); },
+                              {[&](std::vector<std::string> columns) {
+                                 writer.columns(std::move(columns));
+                                 started = true;
+                               },
                                [&](std::vector<core::SqlValue> row) { writer.row(std::move(row)); }});
     writer.finish();
     return 0;
   } catch (const core::StoreError& e) {
+    if (started) writer.finish();  // the rows printed so far, well-formed; the error says they are not all
     std::fflush(stdout);
     std::fprintf(stderr, "dtbench query: %s\n", e.what());
     return 1;
   }
 }
+
+// A week: any longer is "no limit" (0), and would overflow the clock.
+constexpr double kLongestTimeoutS = 7 * 24 * 3600;
 
 // `runs` reads a row per run: generous, yet never a hang.
 constexpr double kRunsTimeoutS = 60;
@@ -68,8 +76,10 @@ void addQueryCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("sql", o->sql, "One SQL statement; writes are refused")->required();
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"table", "csv", "json", "markdown"}));
-  cmd->add_option("--timeout", o->timeoutS, "Stop the query after this many seconds; 0: no limit")
-      ->check(CLI::NonNegativeNumber)
+  cmd->add_option("--timeout", o->timeoutS,
+                  "Stop the query after this many seconds inside SQLite (writing its rows does not count); "
+                  "0: no limit")
+      ->check(CLI::Range(0.0, kLongestTimeoutS))
       ->capture_default_str();
   cmd->allow_extras(false);
   cmd->callback([&global, o] {

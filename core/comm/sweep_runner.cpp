@@ -8,7 +8,9 @@
 #include "plugin/loader.h"
 #include "run/interrupt_guard.h"
 #include "run/launch.h"
+#include "run/run_heartbeat.h"
 #include "run/run_spec.h"
+#include "run/scratch_reaper.h"
 #include "store/environment.h"
 #include "store/result_store.h"
 
@@ -84,6 +86,8 @@ int runSweeps(const SweepOptions& o) {
                    {{"backend", p.name(), p.version(), p.abiVersion(), std::filesystem::absolute(p.path()).string()}});
     const std::string launcher = resolveLauncher(o.launcher, o.backends[i]);
     const std::filesystem::path scratch = runDirectory(cell, launcher, o.database, runId);
+    const ScratchReaper reaper(scratch);          // removes it even if this process is killed
+    const RunHeartbeat alive(o.database, runId);  // a long sweep is not taken for an interrupted one
     RunSpec spec;
     spec.runId = runId;
     spec.world = o.world;

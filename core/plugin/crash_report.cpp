@@ -31,7 +31,9 @@ std::atomic<size_t> rangeCount{0};
 std::mutex registering;
 
 char loadingFile[1024] = {};
-std::atomic<bool> loading{false};
+// The thread loading a plugin file, 0 when none: a crash on another thread
+// meanwhile is not that file's.
+std::atomic<pid_t> loadingThread{0};
 
 int recordFd = -1;
 char rankText[16] = {};
@@ -115,7 +117,7 @@ void onFatalSignal(int sig, siginfo_t* info, void* context) {
   const char* name = sigabbrev_np(sig);
   append(line, sizeof(line), name ? name : "?");
   bool named = false;
-  if (loading.load(std::memory_order_acquire)) {
+  if (loadingThread.load(std::memory_order_acquire) == gettid()) {
     append(line, sizeof(line), " while loading plugin file ");
     append(line, sizeof(line), loadingFile);
     append(line, sizeof(line), " (in its constructors or entry point)");
@@ -150,7 +152,7 @@ void onFatalSignal(int sig, siginfo_t* info, void* context) {
 // A plugin that calls exit() while it loads ends the process with its own
 // code and no word: say which file it was.
 void onExit() {
-  if (!loading.load(std::memory_order_acquire)) return;
+  if (loadingThread.load(std::memory_order_acquire) != gettid()) return;
   char line[1200] = "plugin file ";
   append(line, sizeof(line), loadingFile);
   append(line, sizeof(line), " called exit() while loading (in its constructors or entry point)");
@@ -222,9 +224,9 @@ void registerPluginCode(const void* anySymbol, const std::string& label) {
 
 Loading::Loading(const std::filesystem::path& file) {
   std::strncpy(loadingFile, file.c_str(), sizeof(loadingFile) - 1);
-  loading.store(true, std::memory_order_release);
+  loadingThread.store(gettid(), std::memory_order_release);
 }
 
-Loading::~Loading() { loading.store(false, std::memory_order_release); }
+Loading::~Loading() { loadingThread.store(0, std::memory_order_release); }
 
 }  // namespace dtb::core::crash

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
+#include <sstream>
 #include <exception>
 
 #include "plugin/crash_report.h"
@@ -60,6 +62,12 @@ std::string describeDeath(int status) {
   return "called exit(" + std::to_string(WEXITSTATUS(status)) + ")";
 }
 
+std::string describeLimit(std::chrono::milliseconds limit) {
+  std::ostringstream text;
+  text << static_cast<double>(limit.count()) / 1000.0 << " s";
+  return text.str();
+}
+
 }  // namespace
 
 IsolatedOutcome runIsolated(const std::function<std::string()>& work, std::chrono::milliseconds limit) {
@@ -78,30 +86,47 @@ IsolatedOutcome runIsolated(const std::function<std::string()>& work, std::chron
     return {false, "", std::string("cannot start a process to try it in: ") + std::strerror(forkError)};
   }
 
+  // The read end never blocks: a child that hangs is killed at the deadline,
+  // and one that forked a process still holding the pipe is done when it
+  // exits, not when that process lets go.
+  fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
   std::string received;
+  const auto drain = [&] {
+    char buffer[4096];
+    for (;;) {
+      const ssize_t n = read(fds[0], buffer, sizeof(buffer));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return n == 0;  // true: every writer closed its end
+      received.append(buffer, static_cast<size_t>(n));
+    }
+  };
   bool timedOut = false;
+  bool closed = false;  // every writer closed its end: only the exit is left to see
+  pid_t done = 0;
+  int status = 0;
   const auto deadline = Clock::now() + limit;
-  for (;;) {
+  while (done != pid) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) {
       timedOut = true;
       break;
     }
+    // Short waits: the child's exit is seen even while a process it forked
+    // still holds the pipe open.
     pollfd p{fds[0], POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(left)) < 0 && errno != EINTR) break;
-    char buffer[4096];
-    const ssize_t n = read(fds[0], buffer, sizeof(buffer));
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (n <= 0) break;  // the child is gone (or closed its end)
-    received.append(buffer, static_cast<size_t>(n));
+    poll(&p, closed ? 0 : 1, static_cast<int>(std::min<long long>(left, closed ? 10 : 100)));
+    if (!closed) closed = drain();
+    while ((done = waitpid(pid, &status, WNOHANG)) < 0 && errno == EINTR) {
+    }
+    if (done < 0) break;  // not our child any more (cannot happen; never spin)
   }
+  drain();
   close(fds[0]);
-  if (timedOut) kill(pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
   if (timedOut) {
-    return {false, "", "did not finish within " + std::to_string(limit.count() / 1000) + " s (it hangs?)"};
+    kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return {false, "", "did not finish within " + describeLimit(limit) + " (it hangs?)"};
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == kReturned && received.starts_with("=")) {
     return {true, received.substr(1), ""};

@@ -98,7 +98,7 @@ std::optional<fs::path> SearchPath::findFile(std::string_view fileName) const {
   return std::nullopt;
 }
 
-void refuseUnsafePath(const fs::path& file) {
+fs::path refuseUnsafePath(const fs::path& file) {
   std::error_code ec;
   const fs::path real = fs::canonical(file, ec);
   if (ec) throw PluginError(file, "cannot resolve path: " + ec.message());
@@ -107,6 +107,7 @@ void refuseUnsafePath(const fs::path& file) {
     if (std::string why = unsafeBecause(dir, false); !why.empty()) throw PluginError(file, "refused: " + why);
     if (dir == dir.root_path() || dir.empty()) break;
   }
+  return real;
 }
 
 }  // namespace dtb::core

@@ -42,6 +42,8 @@ class SearchPath {
 // sshd's StrictModes checks a user's keys: whoever can write any of them
 // can swap the code dtbench is about to run. A root-owned sticky directory
 // (/tmp) is allowed: others may add files there but not replace ours.
-void refuseUnsafePath(const std::filesystem::path& file);
+// Returns the file's canonical path: the one to load, so a symlink changed
+// after the check cannot point the loader elsewhere.
+std::filesystem::path refuseUnsafePath(const std::filesystem::path& file);
 
 }  // namespace dtb::core

@@ -1,5 +1,6 @@
 #include "run/local_launcher.h"
 
+#include "run/environment_block.h"
 #include "run/rank_output.h"
 
 #include <fcntl.h>
@@ -58,12 +59,26 @@ std::string withRanksThatNeverJoined(const std::string& cause, const std::vector
                                      const RankOutput& output) {
   if (cause.find("timeout") == std::string::npos && cause.find("timed out") == std::string::npos) return cause;
   std::string culprits;
+  std::vector<size_t> silent;  // alive, running, and no error of their own
   for (size_t i = 0; i < ranks.size(); ++i) {
     if (ranks[i].exited || !output.errorOf(static_cast<int>(i)).empty()) continue;
     const char state = processState(ranks[i].pid);
-    culprits += "rank " + std::to_string(i) +
-                (state == 'T' || state == 't' ? " is stopped (SIGSTOP or a debugger) and never joined the collective; "
-                                              : " never joined the collective (hung or busy: it reported no error); ");
+    if (state == 'T' || state == 't') {
+      culprits += "rank " + std::to_string(i) + " is stopped (SIGSTOP or a debugger) and never joined the collective; ";
+    } else {
+      silent.push_back(i);
+    }
+  }
+  if (silent.size() == 1) {
+    culprits += "rank " + std::to_string(silent[0]) +
+                " never joined the collective (hung or busy: it reported no error); ";
+  } else if (!silent.empty()) {
+    // With more ranks, a silent one may be another survivor still waiting
+    // out its own timeout: do not blame them all.
+    std::string list;
+    for (const size_t i : silent) list += (list.empty() ? "" : ", ") + std::to_string(i);
+    culprits += "ranks " + list + " had reported no error (one or more never joined the collective: hung or busy; "
+                "the others were still waiting); ";
   }
   return culprits + cause;
 }
@@ -103,8 +118,13 @@ LaunchOutcome launchLocal(const LaunchOptions& options, const RecordHandler& onR
       return {LaunchOutcome::Status::kFailed, std::string("cannot create a pipe: ") + std::strerror(errno)};
     }
     // Everything the child needs, made before fork: it only calls exec-safe functions.
-    const std::string rank = std::to_string(r), recordFd = std::to_string(kRecordFd),
-                      threads = std::to_string(options.threadsPerWorker);
+    const std::string rank = std::to_string(r), recordFd = std::to_string(kRecordFd);
+    // Each rank gets its share of the cores: OpenMP pools of several ranks
+    // spinning on the same cores would measure contention, not training.
+    // (setenv() after fork is not safe in a coordinator with threads.)
+    EnvironmentBlock environment("OMP_NUM_THREADS", std::to_string(options.threadsPerWorker));
+    const char* const argv[] = {"dtbench", "worker", "--spec", options.specFile.c_str(), "--rank",
+                                rank.c_str(), "--record-fd", recordFd.c_str(), nullptr};
     const pid_t pid = fork();
     const int forkError = errno;  // before stopAll's waitpid() sets it to ECHILD
     if (pid == 0) {
@@ -113,11 +133,7 @@ LaunchOutcome launchLocal(const LaunchOptions& options, const RecordHandler& onR
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != parent) _exit(1);  // the coordinator died before prctl took effect
       dup2(fds[1], kRecordFd);  // dup2 clears close-on-exec on the copy
-      // Each rank gets its share of the cores: OpenMP pools of several ranks
-      // spinning on the same cores would measure contention, not training.
-      setenv("OMP_NUM_THREADS", threads.c_str(), 1);
-      execl(options.executable.c_str(), "dtbench", "worker", "--spec", options.specFile.c_str(), "--rank",
-            rank.c_str(), "--record-fd", recordFd.c_str(), static_cast<char*>(nullptr));
+      execve(options.executable.c_str(), const_cast<char* const*>(argv), environment.pointers());
       _exit(127);
     }
     close(fds[1]);

@@ -28,10 +28,12 @@ std::string readOnlyUri(const std::filesystem::path& path, bool immutable) {
 }  // namespace
 
 Database::Database(const std::filesystem::path& path, Mode mode, int busyTimeoutMs) : path_(path) {
-  const bool reading = mode != Mode::kReadWrite;
-  if (reading && !std::filesystem::exists(path)) throw StoreError(path.string() + ": no such database file");
+  const bool reading = mode == Mode::kReadOnly || mode == Mode::kImmutable;
+  if (mode != Mode::kReadWrite && !std::filesystem::exists(path)) throw StoreError(path.string() + ": no such database file");
   const std::string name = reading ? readOnlyUri(path, mode == Mode::kImmutable) : path.string();
-  const int flags = reading ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  const int flags = reading                      ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+                    : mode == Mode::kExisting ? SQLITE_OPEN_READWRITE
+                                              : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   if (sqlite3_open_v2(name.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
     std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);

@@ -28,8 +28,9 @@ class Database {
  public:
   // kReadOnly: SQLite's mode=ro (it may still make -wal and -shm files to
   // read a store in WAL mode); kImmutable: also immutable=1, for a file
-  // nothing can change (no locks, no files beside it).
-  enum class Mode { kReadWrite, kReadOnly, kImmutable };
+  // nothing can change (no locks, no files beside it); kExisting: read and
+  // write a store that must already be there (never creates an empty one).
+  enum class Mode { kReadWrite, kReadOnly, kImmutable, kExisting };
 
   // Opens (kReadWrite: creating) `path`. Every connection waits up to
   // `busyTimeoutMs` for a lock instead of failing at once.

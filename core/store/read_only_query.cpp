@@ -9,9 +9,33 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The time a query has spent inside SQLite: what the limit is about. The
+// time its rows take to be written (a slow pipe, `| less`) is not counted.
+struct QueryClock {
+  Clock::duration limit;
+  Clock::duration spent{};
+  Clock::time_point stepStarted;
+  bool over() const { return spent + (Clock::now() - stepStarted) > limit; }
+};
+
 // SQLite calls this every few thousand virtual-machine steps; non-zero
 // interrupts the statement (sqlite3_progress_handler).
-int pastDeadline(void* deadline) { return Clock::now() > *static_cast<Clock::time_point*>(deadline) ? 1 : 0; }
+int pastLimit(void* clock) { return static_cast<const QueryClock*>(clock)->over() ? 1 : 0; }
+
+// Whether `tail` holds only what SQLite skips (blanks, ';', comments).
+bool onlyCommentsLeft(sqlite3* db, const char* tail) {
+  while (tail != nullptr && *tail != '\0') {
+    sqlite3_stmt* next = nullptr;
+    const char* rest = nullptr;
+    if (sqlite3_prepare_v2(db, tail, -1, &next, &rest) != SQLITE_OK || next != nullptr) {
+      sqlite3_finalize(next);
+      return false;
+    }
+    if (rest == tail) return false;  // no progress: do not loop
+    tail = rest;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -25,10 +49,8 @@ void streamReadOnlyQuery(Database& db, const std::string& sql, std::chrono::mill
   }
   sqlite3_finalize(raw);
   if (raw == nullptr) throw StoreError("the query is empty");
-  for (const char* c = tail; c && *c; ++c) {
-    if (*c != ' ' && *c != '\n' && *c != '\t' && *c != '\r' && *c != ';') {
-      throw StoreError("one statement at a time, please: found more after the first ';'");
-    }
+  if (!onlyCommentsLeft(db.handle(), tail)) {
+    throw StoreError("one statement at a time, please: found more after the first ';'");
   }
   const size_t length = static_cast<size_t>(tail - sql.c_str());
   Statement statement = db.prepare(std::string_view(sql.c_str(), length));
@@ -36,9 +58,9 @@ void streamReadOnlyQuery(Database& db, const std::string& sql, std::chrono::mill
     throw StoreError(path + ": dtbench query is read-only and this statement would change the database; "
                             "results are written only by dtbench run");
   }
-  Clock::time_point deadline = Clock::now() + limit;
-  if (limit.count() > 0) sqlite3_progress_handler(db.handle(), 10000, pastDeadline, &deadline);
-  struct Unset {  // the handler points at this frame's deadline
+  QueryClock clock{limit};
+  if (limit.count() > 0) sqlite3_progress_handler(db.handle(), 10000, pastLimit, &clock);
+  struct Unset {  // the handler points at this frame's clock
     sqlite3* db;
     ~Unset() { sqlite3_progress_handler(db, 0, nullptr, nullptr); }
   } unset{db.handle()};
@@ -48,8 +70,10 @@ void streamReadOnlyQuery(Database& db, const std::string& sql, std::chrono::mill
   handler.columns(std::move(columns));
   for (;;) {
     bool more = false;
+    clock.stepStarted = Clock::now();
     try {
       more = statement.step();
+      clock.spent += Clock::now() - clock.stepStarted;
     } catch (const StoreError&) {
       if (limit.count() > 0 && sqlite3_errcode(db.handle()) == SQLITE_INTERRUPT) {
         const double seconds = std::chrono::duration<double>(limit).count();

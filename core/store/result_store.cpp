@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 #include <optional>
+#include <thread>
 
 #include "build_info.h"
 #include "log/redact.h"
@@ -72,10 +73,33 @@ int ResultStore::schemaVersion() { return static_cast<int>(schemaMigrations().si
 ResultStore::ResultStore(const std::filesystem::path& path) : db_(path, Database::Mode::kReadWrite) {
   // NORMAL with WAL survives a killed process (what we guard against); only a
   // power loss may drop the last transactions.
-  db_.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
+  // Turning a new file to WAL takes a lock SQLite does not wait for (its
+  // busy handler is not called there): several dtbench opening one new store
+  // at once retry for up to the usual 10 s instead of failing "locked".
+  const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    try {
+      db_.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;");
+      break;
+    } catch (const StoreError&) {
+      refuseIfNotADatabase();
+      const bool busy = (sqlite3_extended_errcode(db_.handle()) & 0xff) == SQLITE_BUSY;
+      if (!busy || std::chrono::steady_clock::now() > giveUp) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
   migrate();
   createViews();
   markInterruptedRuns();
+}
+
+void ResultStore::refuseIfNotADatabase() const {
+  // Other errors (read-only, busy, a full disk) say what they are; only a
+  // file whose header SQLite cannot read is "not a database".
+  const int code = sqlite3_extended_errcode(db_.handle()) & 0xff;
+  if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT) {
+    throw StoreError(db_.path().string() + ": not a SQLite database (or it is corrupt)");
+  }
 }
 
 void ResultStore::migrate() {
@@ -88,7 +112,8 @@ void ResultStore::migrate() {
     tx.emplace(db_);
     version = db_.userVersion();
   } catch (const StoreError&) {
-    throw StoreError(db_.path().string() + ": not a SQLite database (or it is corrupt)");
+    refuseIfNotADatabase();
+    throw;
   }
   const int latest = schemaVersion();
   if (version > latest) {
@@ -108,6 +133,17 @@ void ResultStore::migrate() {
   for (int v = version; v < latest; ++v) {
     db_.exec(schemaMigrations()[v].sql);
     db_.exec("PRAGMA user_version = " + std::to_string(v + 1));
+  }
+  if (version < 8 && latest >= 8) {
+    // Migration 8 edits run's CHECK by text: a run table written otherwise
+    // would keep its old constraint, and every interrupted run fail to store.
+    Statement check = db_.prepare("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'run' AND sql LIKE ?");
+    check.bind(1, std::string("%'interrupted'%"));
+    check.step();
+    if (check.columnInt(0) != 1) {
+      throw StoreError(db_.path().string() + ": migration 8 could not add the status 'interrupted' to table run's "
+                                             "CHECK constraint (its definition is not the one dtbench wrote)");
+    }
   }
   if (version < latest) {
     // Migration 8 edits a constraint in place (writable_schema): a new schema
@@ -133,15 +169,18 @@ void ResultStore::markInterruptedRuns() {
   while (running.step()) {
     const RunOwner owner{running.columnText(1), running.columnInt(2), running.columnText(3)};
     const std::string heartbeat = running.columnText(4);
+    const bool noBeat = sqlite3_column_type(running.handle(), 5) == SQLITE_NULL;
+    const auto silentFor = [&](double seconds) {
+      return noBeat || sqlite3_column_double(running.handle(), 5) > seconds / 86400.0;
+    };
     if (owner.host.empty()) {
       stale.push_back({running.columnInt(0), "left running by a dtbench that recorded no coordinator"});
     } else if (owner.host == hostName()) {
-      if (!ownerAlive(owner)) {
+      if (!ownerAlive(owner) && silentFor(kHeartbeatMissedS)) {
         stale.push_back({running.columnInt(0), "its coordinator (pid " + std::to_string(owner.pid) +
                                                    " on " + owner.host + ") is gone; last heartbeat " + heartbeat});
       }
-    } else if (sqlite3_column_type(running.handle(), 5) != SQLITE_NULL &&
-               sqlite3_column_double(running.handle(), 5) > kHeartbeatStaleS / 86400.0) {
+    } else if (!noBeat && silentFor(kHeartbeatStaleS)) {
       stale.push_back({running.columnInt(0), "no heartbeat from its coordinator on " + owner.host +
                                                  " since " + heartbeat});
     }

@@ -48,6 +48,11 @@ class ResultStore {
   void heartbeat(int64_t runId);
   // A run of another host with no heartbeat for this long is taken for interrupted.
   static constexpr double kHeartbeatStaleS = 120;
+  // On the coordinator's own host a run is taken for interrupted once its
+  // process is gone *and* it missed three beats (RunHeartbeat::kEvery): a
+  // pid that cannot be checked (another pid namespace under the same host
+  // name, an unreadable /proc) is not enough alone.
+  static constexpr double kHeartbeatMissedS = 15;
   // The machine's load while the run ran.
   void recordLoad(int64_t runId, const MachineLoadRecord& load);
   void write(const RecordBatch& batch);
@@ -55,6 +60,9 @@ class ResultStore {
   Database& database() { return db_; }
 
  private:
+  // After a failed statement: throws the plain "not a SQLite database" when
+  // that was the cause; returns otherwise.
+  void refuseIfNotADatabase() const;
   void migrate();
   void createViews();
   // Runs still 'running' whose coordinator is gone (its process, on this

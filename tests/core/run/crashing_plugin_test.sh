@@ -13,6 +13,8 @@ export TMPDIR=$scratch
 # Under AddressSanitizer, let dtbench's own crash handler run first (it then
 # hands the signal to ASan's); by default ASan keeps SIGSEGV to itself.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:allow_user_segv_handler=1"
+# The hanging one is given up on after a second, not the default ten.
+export DTBENCH_PLUGIN_LOAD_TIMEOUT=1
 paths=(--plugin-path "$crashing" --plugin-path "$good")
 # A crash may show as SIGSEGV, or as SIGABRT where a sanitizer reports it first.
 crash='crashed with SIG[A-Z]+'
@@ -26,6 +28,9 @@ grep -Eq "^ +$crash while loading \(in its constructors or entry point\); not lo
   || fail "no crash cause"
 grep -Eq "crash_in_entry +BROKEN" "$scratch/plugins.txt" || fail "entry point crash not listed as broken"
 grep -Eq "^ +called exit\([0-9]+\) while loading" "$scratch/plugins.txt" || fail "exit() not named"
+grep -Eq "hang_in_constructor +BROKEN" "$scratch/plugins.txt" || fail "a hang while loading not listed as broken"
+grep -Eq "^ +did not finish within 1 s \(it hangs\?\) while loading" "$scratch/plugins.txt" \
+  || fail "the hang is not named"
 grep -Eq "^strategy +example_c +1\.0\.0" "$scratch/plugins.txt" || fail "the working plugins were not listed"
 [[ $(grep -c "^dtbench: " "$scratch/plugins.txt" || true) == 0 ]] || fail "a child's crash report leaked out"
 
@@ -35,7 +40,7 @@ grep -E "FAILED|ok +strategy +example_c|self-check" "$scratch/check.txt"
 grep -Eq "FAILED +strategy +.*dtbench-strategy-crash_in_create\.so: $crash while creating an instance" \
   "$scratch/check.txt" || fail "create crash not named"
 grep -Eq "ok +strategy +example_c" "$scratch/check.txt" || fail "check did not go on"
-grep -q "plugins: .* 4 failed" "$scratch/check.txt" || fail "not exactly the four crashing plugins failed"
+grep -q "plugins: .* 5 failed" "$scratch/check.txt" || fail "not exactly the five crashing plugins failed"
 
 echo "== validate: a matrix naming a plugin that crashes while loading is refused, naming it"
 sed 's/crash_in_create/crash_in_entry/' "$matrices/crashing.toml" > "$scratch/entry.toml"

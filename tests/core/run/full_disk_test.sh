@@ -26,6 +26,15 @@ sleep 1
 [[ -z $(ls "$TMPDIR") ]] || fail "scratch left behind: $(ls "$TMPDIR")"
 
 mount -o remount,size=64m "$disk"  # room again
+# As if the next writer came 20 s later: a run whose coordinator is gone is
+# marked once it also missed three heartbeats.
+python3 - "$disk/r.db" <<'PY'
+import datetime, sqlite3, sys
+at = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=20)
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE run SET heartbeat_at = ?", (at.strftime("%Y-%m-%dT%H:%M:%S.000Z"),))
+db.commit()
+PY
 "$dtbench" upgrade "$disk/r.db" >/dev/null
 [[ $(q "$disk/r.db" "SELECT status FROM run") == interrupted ]] || fail "the run does not read interrupted"
 steps=$(q "$disk/r.db" "SELECT COUNT(*) FROM step")

@@ -32,8 +32,23 @@ done
 [[ -z $(ls "$TMPDIR") ]] || fail "scratch left behind: $(ls "$TMPDIR")"
 ! pgrep -f "dtbench worker --spec $TMPDIR" >/dev/null || fail "workers outlived their coordinator"
 
-echo "== the next writer marks the run interrupted, with the reason"
+echo "== the next writer marks the run interrupted, with the reason, once it missed three beats"
 [[ $(q "$db" "SELECT status FROM run") == running ]] || fail "a reader changed the status"
+beat() {  # sets the run's last heartbeat to SECONDS ago
+  python3 - "$db" "$1" <<'PY'
+import datetime, sqlite3, sys
+at = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=int(sys.argv[2]))
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE run SET heartbeat_at = ?", (at.strftime("%Y-%m-%dT%H:%M:%S.000Z"),))
+db.commit()
+PY
+}
+# A pid gone is not enough while the heartbeat is fresh (another pid
+# namespace under the same host name would look like this).
+beat 0
+"$dtbench" upgrade "$db" >/dev/null
+[[ $(q "$db" "SELECT status FROM run") == running ]] || fail "marked with a fresh heartbeat"
+beat 20
 "$dtbench" upgrade "$db" >/dev/null
 status=$(q "$db" "SELECT status || ': ' || error FROM run")
 echo "$status"

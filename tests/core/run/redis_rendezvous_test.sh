@@ -16,12 +16,35 @@ command -v redis-server >/dev/null && command -v redis-cli >/dev/null || {
   exit 77
 }
 scratch=$(mktemp -d)
-port=$(( 20000 + RANDOM % 20000 ))
-redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no --dir "$scratch" > "$scratch/redis.log" 2>&1 &
-redis=$!
-trap 'kill $redis 2>/dev/null || true; rm -rf "$scratch"' EXIT
-for _ in $(seq 100); do redis-cli -p "$port" ping > /dev/null 2>&1 && break; sleep 0.05; done
-redis-cli -p "$port" ping | grep -q PONG || { cat "$scratch/redis.log"; fail "redis-server did not start"; }
+servers=()
+trap 'kill "${servers[@]}" 2>/dev/null || true; rm -rf "$scratch"' EXIT
+# start_redis NAME [ARGS...]: a server on a free random port (a few tries:
+# another test may hold one); sets $port_NAME and answers its ping.
+start_redis() {
+  local name=$1 try p pid auth=(); shift
+  [[ -n ${REDIS_PASSWORD:-} ]] && auth=(--no-auth-warning -a "$REDIS_PASSWORD")
+  for try in 1 2 3 4 5; do
+    p=$(( 20000 + RANDOM % 20000 ))
+    redis-server --port "$p" --bind 127.0.0.1 --save "" --appendonly no --dir "$scratch" "$@" \
+      > "$scratch/$name.log" 2>&1 &
+    pid=$!
+    for _ in $(seq 100); do
+      redis-cli -p "$p" "${auth[@]}" ping 2>/dev/null | grep -q PONG && break
+      kill -0 "$pid" 2>/dev/null || break  # it exited: the port was taken
+      sleep 0.05
+    done
+    if redis-cli -p "$p" "${auth[@]}" ping 2>/dev/null | grep -q PONG; then
+      servers+=("$pid")
+      printf -v "port_$name" '%s' "$p"
+      return 0
+    fi
+    kill "$pid" 2>/dev/null || true
+  done
+  cat "$scratch/$name.log"
+  fail "redis-server ($name) did not start"
+}
+start_redis open
+port=$port_open
 q() { "$dtbench" query "$1" "$2" --format csv | tail -n +2 | tr -d '\r'; }
 
 echo "== local and mpirun ranks rendezvous through redis://127.0.0.1:$port"
@@ -45,12 +68,8 @@ q "$scratch/b.db" "SELECT error FROM run" | grep -q "cannot reach the Redis serv
   || { q "$scratch/b.db" "SELECT error FROM run"; fail "error does not name the server"; }
 
 echo "== a server with a password: redis://:PASSWORD@HOST:PORT authenticates; the password is never shown or stored"
-secret_port=$((port + 1))
-redis-server --port "$secret_port" --bind 127.0.0.1 --save "" --appendonly no --dir "$scratch" \
-  --requirepass s3cretpw > "$scratch/redis2.log" 2>&1 &
-secured=$!
-trap 'kill $redis $secured 2>/dev/null || true; rm -rf "$scratch"' EXIT
-for _ in $(seq 100); do redis-cli -p "$secret_port" -a s3cretpw --no-auth-warning ping > /dev/null 2>&1 && break; sleep 0.05; done
+REDIS_PASSWORD=s3cretpw start_redis secured --requirepass s3cretpw
+secret_port=$port_secured
 sed "s|redis://127.0.0.1:1|redis://:s3cretpw@127.0.0.1:$secret_port|" "$scratch/bad.toml" > "$scratch/secret.toml"
 "$dtbench" run "$scratch/secret.toml" --db "$scratch/s.db" > "$scratch/secret.txt" 2>&1 \
   || { cat "$scratch/secret.txt"; fail "a run with the right password failed"; }
@@ -63,4 +82,10 @@ for leak in "$scratch/secret.txt" "$scratch/wrong.txt" "$scratch/dump.sql"; do
   ! grep -Eq "s3cretpw|wrongpw" "$leak" || { grep -E "s3cretpw|wrongpw" "$leak" | head -3; fail "the password leaked into $leak"; }
 done
 grep -q "redis://:\*\*\*@127.0.0.1:$secret_port" "$scratch/dump.sql" || fail "the stored matrix lost the URL's shape"
+
+echo "== a user name without its password is refused, saying how to write it"
+sed "s|redis://:s3cretpw@|redis://admin@|" "$scratch/secret.toml" > "$scratch/user.toml"
+if "$dtbench" run "$scratch/user.toml" --db "$scratch/u.db" > "$scratch/user.txt" 2>&1; then fail "a user alone ran"; fi
+q "$scratch/u.db" "SELECT error FROM run" | grep -q "a user name needs its password after a .:. (USER:PASSWORD@HOST)" \
+  || { q "$scratch/u.db" "SELECT error FROM run"; fail "a user without a password is not explained"; }
 echo "ok"

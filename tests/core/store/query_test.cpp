@@ -55,6 +55,10 @@ TEST_F(QueryTest, RefusesEveryKindOfWrite) {
 TEST_F(QueryTest, OneStatementAtATime) {
   EXPECT_NE(error("SELECT 1; DELETE FROM run").find("one statement at a time"), std::string::npos);
   EXPECT_NO_THROW(runReadOnlyQuery(dir_ / "results.db", "SELECT 1;  \n"));
+  EXPECT_NE(error("SELECT 1; /* and */ SELECT 2").find("one statement at a time"), std::string::npos);
+  // What SQLite itself skips after the statement is no second statement.
+  EXPECT_NO_THROW(runReadOnlyQuery(dir_ / "results.db", "SELECT 1; -- the answer"));
+  EXPECT_NO_THROW(runReadOnlyQuery(dir_ / "results.db", "SELECT 1 /* one */; /* done */ ;\n-- bye\n"));
 }
 
 TEST_F(QueryTest, SyntaxErrorsAndMissingFilesAreNamed) {

@@ -44,6 +44,7 @@ grep -q "the query was stopped after 0.5 s (--timeout SECONDS allows longer; 0 f
 
 echo "== query streams: 3 million rows in little memory"
 rows=3000000
+[[ -x /usr/bin/time ]] || fail "no /usr/bin/time to measure peak memory with (tools/install-deps.sh installs it)"
 peak_kb=$( { /usr/bin/time -f "%M" "$dtbench" query "$scratch/rw/store.db" --timeout 0 --format csv \
   "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT $rows) SELECT x, x * 0.5 AS half FROM c" \
   | wc -l > "$scratch/lines.txt"; } 2>&1 | tail -1)

@@ -81,6 +81,8 @@ TEST_F(StoreTest, UpgradesAVersionOneStoreKeepingItsData) {
   EXPECT_EQ(number("SELECT COUNT(*) FROM experiment WHERE name = 'old'"), 1);
   EXPECT_EQ(number("SELECT COUNT(*) FROM pragma_table_info('epoch') WHERE name = 'step_bus_bytes'"), 1);
   EXPECT_EQ(number("SELECT COUNT(*) FROM pragma_table_info('memory') WHERE name = 'param_elements'"), 1);
+  // Migration 8 edits run's CHECK in place: the new status must be in it.
+  EXPECT_EQ(number("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'run' AND sql LIKE '%''interrupted''%'"), 1);
 }
 
 TEST_F(StoreTest, RefusesANewerSchema) {
@@ -111,7 +113,24 @@ TEST_F(StoreTest, RefusesSomeoneElsesDatabaseAndNonDatabases) {
     FAIL() << "opened a text file";
   } catch (const StoreError& e) {
     EXPECT_NE(std::string(e.what()).find("text.db"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not a SQLite database"), std::string::npos) << e.what();
   }
+}
+
+// A store that another writer holds (for longer than the 10 s a connection
+// waits) says so: it is not reported as a file that is no database.
+TEST_F(StoreTest, ALockedStoreIsNotCalledANonDatabase) {
+  { ResultStore store(db_); }
+  Database holder(db_, Database::Mode::kReadWrite);
+  holder.exec("BEGIN EXCLUSIVE");
+  try {
+    ResultStore store(db_);
+    FAIL() << "opened a store another connection holds exclusively";
+  } catch (const StoreError& e) {
+    EXPECT_EQ(std::string(e.what()).find("not a SQLite database"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("locked"), std::string::npos) << e.what();
+  }
+  holder.exec("ROLLBACK");
 }
 
 // Columns are never dropped or renamed: the released schema's columns stay.

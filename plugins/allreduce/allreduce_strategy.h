@@ -9,34 +9,29 @@
 // all-reduces.
 #pragma once
 
-#include <vector>
-
-#include "dtbench/strategy.h"
+#include "dtbench/accumulation.hpp"
+#include "dtbench/optimizer_state.hpp"
+#include "dtbench/param_set.hpp"
 
 namespace dtb::strategy::allreduce {
 
 class AllreduceStrategy {
  public:
   AllreduceStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup);
-  ~AllreduceStrategy();
-  AllreduceStrategy(const AllreduceStrategy&) = delete;
-  AllreduceStrategy& operator=(const AllreduceStrategy&) = delete;
 
   const dtb_host_t* host() const { return host_; }
-  void beforeForward(const dtb_step_info_t& step);
+  void beforeForward(const dtb_step_info_t& step) { sums_.beforeForward(step); }
   void finishBackward();
-  void step();
-  void memoryReport(dtb_memory_report_t* out) const;
+  void step() { optimizer_.update(); }
+  void memoryReport(dtb_memory_report_t* out) const {
+    replicatedMemoryReport(params_, optimizer_, sums_.bytes(), 0, out);
+  }
 
  private:
   const dtb_host_t* host_;
-  std::vector<dtb_param_t*> params_;
-  uint32_t accumulation_;
-  uint32_t microStep_ = 0;
-  std::vector<float*> accumulated_;  // per parameter; only with accumulation
-  std::vector<float*> state_;        // optimizer state per parameter
-  std::vector<dtb_request_t> requests_;
-  uint64_t elements_ = 0;
+  ParamSet params_;
+  GradAccumulator sums_;
+  OptimizerState optimizer_;
 };
 
 }  // namespace dtb::strategy::allreduce

@@ -53,6 +53,10 @@ class PowerSgdBucket {
   void decompress(float* bucket, int world);
 
   uint64_t compressedTensors() const { return compressed_.size(); }
+  // What it holds between steps and collectives (error feedback, factors).
+  uint64_t bytes() const {
+    return (input_.size() + error_.size() + uncompressed_.size() + ps_.size() + qs_.size()) * sizeof(float);
+  }
 
  private:
   struct Compressed {

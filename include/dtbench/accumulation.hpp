@@ -1,0 +1,80 @@
+// accumulation.hpp — gradient accumulation without synchronisation (DDP's
+// no_sync): the first k-1 micro-batches of a step only add their gradients
+// into private sums; the last adds its own and hands on the mean, so k
+// micro-batches of B equal one batch of kB. Optional C++ helper;
+// header-only.
+//
+//   dtb::GradAccumulator sums(host, params, setup.accumulation_steps);
+//   void beforeForward(const dtb_step_info_t& s) { sums.beforeForward(s); }
+//   if (!sums.lastMicroStep()) { sums.add(i); return; }   // nothing crosses the wire
+//   sums.takeSum(i, out, 1.0f / sums.steps());              // out = the mean
+#ifndef DTBENCH_ACCUMULATION_HPP
+#define DTBENCH_ACCUMULATION_HPP
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dtbench/host_buffer.hpp"
+#include "dtbench/param_set.hpp"
+
+namespace dtb {
+
+class GradAccumulator {
+ public:
+  // `steps` micro-batches per optimizer step (>= 1; one needs no memory).
+  GradAccumulator(const dtb_host_t* host, const ParamSet& params, uint32_t steps)
+      : params_(params), steps_(steps) {
+    if (steps == 0) {
+      throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(params.strategy()) + ": accumulation_steps must be >= 1");
+    }
+    if (steps == 1) return;
+    for (const dtb_param_t* p : params) sums_.emplace_back(host, p->grad.count, DTB_MEM_GRADS);
+  }
+
+  uint32_t steps() const { return steps_; }
+  bool accumulating() const { return steps_ > 1; }
+  void beforeForward(const dtb_step_info_t& step) { microStep_ = step.micro_step; }
+  uint32_t microStep() const { return microStep_; }
+  // This micro-batch ends the step: its gradients are synchronised.
+  bool lastMicroStep() const { return microStep_ + 1 == steps_; }
+
+  // Adds parameter i's gradient, as it is now, into its sum.
+  void add(uint32_t i) {
+    const auto* grad = static_cast<const float*>(params_[i].grad.data);
+    float* sum = sums_[i].data();
+    for (uint64_t k = 0; k < sums_[i].size(); ++k) sum[k] += grad[k];
+  }
+
+  // out = (the sum so far + parameter i's gradient) x scale, and the sum
+  // starts again; `out` may be the gradient itself. A mean takes scale =
+  // 1 / steps() (times whatever else the strategy folds in, e.g. 1 / world).
+  // Without accumulation: out = gradient x scale. `withGradient = false`
+  // leaves the gradient out (a parameter that got none this micro-batch).
+  void takeSum(uint32_t i, float* out, float scale, bool withGradient = true) {
+    const auto* grad = static_cast<const float*>(params_[i].grad.data);
+    const uint64_t count = params_[i].grad.count;
+    if (!accumulating()) {
+      for (uint64_t k = 0; k < count; ++k) out[k] = withGradient ? grad[k] * scale : 0.0f;
+      return;
+    }
+    float* sum = sums_[i].data();
+    for (uint64_t k = 0; k < count; ++k) {
+      out[k] = (withGradient ? sum[k] + grad[k] : sum[k]) * scale;
+      sum[k] = 0.0f;
+    }
+  }
+
+  // Bytes of the sums (counted as gradients).
+  uint64_t bytes() const { return accumulating() ? params_.bytes() : 0; }
+
+ private:
+  const ParamSet& params_;
+  uint32_t steps_;
+  uint32_t microStep_ = 0;
+  std::vector<HostBuffer<float>> sums_;
+};
+
+}  // namespace dtb
+
+#endif  // DTBENCH_ACCUMULATION_HPP

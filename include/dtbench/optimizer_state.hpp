@@ -1,0 +1,51 @@
+// optimizer_state.hpp — the run's optimizer over every parameter of a
+// replicated model: the state (momentum, Adam's moments) is the strategy's
+// memory, one zeroed buffer per parameter. Optional C++ helper;
+// header-only. (A strategy that shards the state — ZeRO — keeps its own.)
+#ifndef DTBENCH_OPTIMIZER_STATE_HPP
+#define DTBENCH_OPTIMIZER_STATE_HPP
+
+#include <vector>
+
+#include "dtbench/host_buffer.hpp"
+#include "dtbench/param_set.hpp"
+
+namespace dtb {
+
+class OptimizerState {
+ public:
+  OptimizerState(const dtb_host_t* host, const ParamSet& params)
+      : host_(host), params_(params), floats_(host->optim_state_floats(host->ctx)) {
+    for (const dtb_param_t* p : params) state_.emplace_back(host, p->value.count * floats_, DTB_MEM_OPTIMIZER);
+  }
+
+  // One optimizer step on every parameter, from its (synchronised) gradient.
+  void update() {
+    for (size_t i = 0; i < params_.size(); ++i) {
+      dtb_param_t& p = params_[i];
+      check(host_->optim_update(host_->ctx, &p.value, &p.grad, state_[i].data(), p.index), "optim_update");
+    }
+  }
+
+  uint64_t bytes() const { return params_.bytes() * floats_; }
+
+ private:
+  const dtb_host_t* host_;
+  const ParamSet& params_;
+  uint32_t floats_;
+  std::vector<HostBuffer<float>> state_;
+};
+
+// The memory report of a strategy that keeps a full replica: parameters,
+// gradients (twice with accumulation sums), optimizer state, and `buffers`.
+inline void replicatedMemoryReport(const ParamSet& params, const OptimizerState& optimizer, uint64_t accumulationBytes,
+                                   uint64_t buffers, dtb_memory_report_t* out) {
+  out->param_bytes = params.bytes();
+  out->grad_bytes = params.bytes() + accumulationBytes;
+  out->optimizer_bytes = optimizer.bytes();
+  out->buffer_bytes = buffers;
+}
+
+}  // namespace dtb
+
+#endif  // DTBENCH_OPTIMIZER_STATE_HPP

@@ -6,6 +6,7 @@
 
 #include "dtbench/strategy.hpp"
 #include "fusion_plan.h"
+#include "fusion_settings.h"
 
 namespace dtb::strategy::fusion {
 namespace {
@@ -17,46 +18,31 @@ constexpr int32_t kNothingUncached = 0x1;  // no rank has an uncached tensor rea
 constexpr int32_t kNoAbort = 0x2;          // no rank gives up (stall, shutdown)
 
 FusionOptions readOptions(const dtb_host_t* host) {
-  const char* preset = nullptr;
-  double thresholdMb = -1, cycleMs = -1, stall = 60;
-  int64_t capacity = 1024;
-  check(host->config_get_string(host->ctx, "preset", &preset), "preset");
-  check(host->config_get_float(host->ctx, "fusion_threshold_mb", &thresholdMb), "fusion_threshold_mb");
-  check(host->config_get_float(host->ctx, "cycle_time_ms", &cycleMs), "cycle_time_ms");
-  check(host->config_get_int(host->ctx, "cache_capacity", &capacity), "cache_capacity");
-  check(host->config_get_float(host->ctx, "stall_timeout_s", &stall), "stall_timeout_s");
+  double thresholdMb = kFusionThresholdMb.get(host), cycleMs = kCycleTimeMs.get(host);
   // Horovod's defaults today, and before v0.21 (64 MiB, 5 ms).
-  const bool legacy = std::string(preset) == "horovod-legacy";
+  const bool legacy = kPreset.get(host) == "horovod-legacy";
   if (thresholdMb < 0) thresholdMb = legacy ? 64 : 128;
   if (cycleMs < 0) cycleMs = legacy ? 5 : 1;
   const int world = host->comm_size(host->ctx);  // the local launcher puts every rank on this host
   return {roundThreshold(static_cast<uint64_t>(thresholdMb * kMiB), world), cycleMs,
-          static_cast<uint32_t>(capacity), stall};
+          static_cast<uint32_t>(kCacheCapacity.get(host)), kStallTimeoutS.get(host)};
 }
 
 }  // namespace
 
 FusionStrategy::FusionStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup)
     : host_(host),
-      params_(setup.params, setup.params + setup.param_count),
-      accumulation_(setup.accumulation_steps),
+      params_("fusion", setup),
+      sums_(host, params_, setup.accumulation_steps),
+      optimizer_(host, params_),
       options_(readOptions(host)),
       rank_(host->comm_rank(host->ctx)),
       world_(host->comm_size(host->ctx)),
       table_(world_),
-      cache_(options_.cacheCapacity) {
-  if (accumulation_ == 0) throw Error(DTB_STATUS_INVALID_ARGUMENT, "fusion: accumulation_steps must be >= 1");
-  const uint32_t stateFloats = host_->optim_state_floats(host_->ctx);
-  for (uint32_t i = 0; i < params_.size(); ++i) {
-    dtb_param_t* p = params_[i];
-    requireHostF32("fusion", *p);
-    if (p->index != i)
-      throw Error(DTB_STATUS_INVALID_ARGUMENT, "fusion: parameters must come in index order");
-    elements_ += p->grad.count;
-    accumulated_.push_back(accumulation_ > 1 ? hostAllocZeroed<float>(host_, p->grad.count, DTB_MEM_GRADS)
-                                             : nullptr);
-    state_.push_back(hostAllocZeroed<float>(host_, p->value.count * stateFloats, DTB_MEM_OPTIMIZER));
-  }
+      inspector_(options_.stallTimeoutS, world_),
+      cache_(options_.cacheCapacity),
+      fusionBuffer_(host, options_.thresholdBytes) {
+  for (const dtb_param_t* p : params_) names_.emplace_back(p->name);
   const std::string detail = "fusion threshold " + std::to_string(options_.thresholdBytes) +
                              " bytes, cycle " + std::to_string(options_.cycleMs) + " ms, response cache " +
                              std::to_string(options_.cacheCapacity);
@@ -71,14 +57,11 @@ FusionStrategy::~FusionStrategy() {
   }
   wake_.notify_all();
   thread_.join();
-  host_->free(host_->ctx, fusionBuffer_);
-  for (float* buffer : accumulated_) host_->free(host_->ctx, buffer);
-  for (float* buffer : state_) host_->free(host_->ctx, buffer);
 }
 
 void FusionStrategy::beforeForward(const dtb_step_info_t& step) {
-  sync_ = step.micro_step + 1 == accumulation_;
-  if (!sync_) return;
+  sums_.beforeForward(step);
+  if (!sums_.lastMicroStep()) return;
   {
     std::lock_guard lock(mutex_);
     if (!error_.empty()) throw Error(DTB_STATUS_COMM_FAILURE, error_);
@@ -89,24 +72,14 @@ void FusionStrategy::beforeForward(const dtb_step_info_t& step) {
 }
 
 void FusionStrategy::gradReady(dtb_param_t* param) {
-  const uint32_t i = param->index;
-  if (i >= params_.size() || params_[i] != param) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT,
-                std::string("fusion: '") + param->name + "' is not a parameter of this model");
-  }
-  auto* grad = static_cast<float*>(param->grad.data);
-  const uint64_t count = param->grad.count;
-  if (float* sum = accumulated_[i]) {
-    if (!sync_) {
-      for (uint64_t k = 0; k < count; ++k) sum[k] += grad[k];
+  const uint32_t i = params_.indexOf(param);
+  if (sums_.accumulating()) {
+    if (!sums_.lastMicroStep()) {
+      sums_.add(i);
       return;
     }
     // The mean over the step's micro-batches is what gets reduced.
-    const float scale = 1.0f / static_cast<float>(accumulation_);
-    for (uint64_t k = 0; k < count; ++k) {
-      grad[k] = (sum[k] + grad[k]) * scale;
-      sum[k] = 0.0f;
-    }
+    sums_.takeSum(i, static_cast<float*>(param->grad.data), 1.0f / static_cast<float>(sums_.steps()));
   }
   {
     std::lock_guard lock(mutex_);
@@ -115,7 +88,7 @@ void FusionStrategy::gradReady(dtb_param_t* param) {
 }
 
 void FusionStrategy::finishBackward() {
-  if (!sync_) return;
+  if (!sums_.lastMicroStep()) return;
   std::unique_lock lock(mutex_);
   // The thread ends every step by itself: all reduced, a failed collective
   // (each has the run's timeout) or rank 0's stall verdict. The deadline
@@ -128,16 +101,6 @@ void FusionStrategy::finishBackward() {
     stopping_ = true;
   }
   if (!error_.empty()) throw Error(DTB_STATUS_COMM_FAILURE, error_);
-}
-
-void FusionStrategy::step() { updateEach(host_, params_, state_); }
-
-void FusionStrategy::memoryReport(dtb_memory_report_t* out) const {
-  const uint64_t bytes = elements_ * sizeof(float);
-  out->param_bytes = bytes;
-  out->grad_bytes = accumulation_ > 1 ? 2 * bytes : bytes;
-  out->optimizer_bytes = bytes * host_->optim_state_floats(host_->ctx);
-  out->buffer_bytes = fusionFloats_ * sizeof(float);
 }
 
 void FusionStrategy::cycleLoop() {
@@ -240,24 +203,10 @@ std::vector<uint32_t> FusionStrategy::negotiate(const std::vector<uint32_t>& unc
       for (int32_t k = 0; k < list[0]; ++k) reported[r].push_back(static_cast<uint32_t>(list[k + 1]));
     }
     const std::vector<uint32_t> ready = table_.add(reported);
-    const int64_t now = host_->now_ns(host_->ctx);
-    for (uint32_t t : ready) waitingSinceNs_.erase(t);
-    std::string stalled;
-    for (const auto& [t, ranks] : table_.waiting()) {
-      const int64_t since = waitingSinceNs_.emplace(t, now).first->second;
-      if ((now - since) / 1e9 < options_.stallTimeoutS || !stalled.empty()) continue;
-      std::string missing;
-      for (int r = 0; r < world_; ++r) {
-        if (!ranks.count(r)) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
-      }
-      stalled = std::string(params_[t]->name) + "' was submitted by " + std::to_string(ranks.size()) +
-                " of " + std::to_string(world_) + " ranks; rank(s) " + missing + " never submitted it";
-    }
-    if (!stalled.empty()) {
+    if (auto stalled = inspector_.inspect(ready, table_.waiting(), host_->now_ns(host_->ctx), names_)) {
       {
         std::lock_guard lock(mutex_);
-        error_ = "fusion: stalled for " + std::to_string(options_.stallTimeoutS) + " s: tensor '" + stalled +
-                 " (do all ranks compute the same parameters?)";
+        error_ = std::move(*stalled);
       }
       plan[0] = 1;
     }
@@ -275,46 +224,19 @@ std::vector<uint32_t> FusionStrategy::negotiate(const std::vector<uint32_t>& unc
 
 void FusionStrategy::execute(const std::vector<uint32_t>& responses) {
   std::vector<uint64_t> bytes;
-  for (uint32_t t : responses) bytes.push_back(params_[t]->grad.count * sizeof(float));
+  for (uint32_t t : responses) bytes.push_back(params_[t].grad.count * sizeof(float));
   for (const std::vector<uint32_t>& group : fuse(bytes, options_.thresholdBytes)) {
     dtb_request_t request = nullptr;
     if (group.size() == 1) {  // a lone tensor is reduced in place
-      dtb_param_t* p = params_[responses[group[0]]];
+      dtb_param_t* p = &params_[responses[group[0]]];
       const int64_t start = host_->now_ns(host_->ctx);
       check(host_->comm_allreduce(host_->ctx, &p->grad, DTB_REDUCE_AVG, &request), "fusion: all-reduce");
       waitFor(request, "all-reduce");
       host_->trace_span(host_->ctx, "ALLREDUCE", "fusion", start, host_->now_ns(host_->ctx));
     } else {
-      uint64_t floats = 0;
-      for (uint32_t g : group) floats += params_[responses[g]]->grad.count;
-      if (floats > fusionFloats_) {  // one persistent buffer, allocated when first needed
-        host_->free(host_->ctx, fusionBuffer_);
-        fusionFloats_ = std::max<uint64_t>(floats, options_.thresholdBytes / sizeof(float));
-        fusionBuffer_ = hostAllocZeroed<float>(host_, fusionFloats_, DTB_MEM_BUFFERS);
-      }
-      int64_t t0 = host_->now_ns(host_->ctx);
-      uint64_t offset = 0;
-      for (uint32_t g : group) {
-        const dtb_param_t* p = params_[responses[g]];
-        std::memcpy(fusionBuffer_ + offset, p->grad.data, p->grad.count * sizeof(float));
-        offset += p->grad.count;
-      }
-      int64_t t1 = host_->now_ns(host_->ctx);
-      host_->trace_span(host_->ctx, "MEMCPY_IN_FUSION_BUFFER", "fusion", t0, t1);
-      dtb_tensor_t fused = hostTensor(fusionBuffer_, floats, DTB_DTYPE_F32);
-      check(host_->comm_allreduce(host_->ctx, &fused, DTB_REDUCE_AVG, &request), "fusion: all-reduce");
-      host_->metric_add(host_->ctx, "fusion.fused_allreduces", 1);
-      host_->metric_add(host_->ctx, "fusion.fused_tensors", static_cast<double>(group.size()));
-      waitFor(request, "all-reduce");
-      t0 = host_->now_ns(host_->ctx);
-      host_->trace_span(host_->ctx, "ALLREDUCE", "fusion", t1, t0);
-      offset = 0;
-      for (uint32_t g : group) {
-        dtb_param_t* p = params_[responses[g]];
-        std::memcpy(p->grad.data, fusionBuffer_ + offset, p->grad.count * sizeof(float));
-        offset += p->grad.count;
-      }
-      host_->trace_span(host_->ctx, "MEMCPY_OUT_FUSION_BUFFER", "fusion", t0, host_->now_ns(host_->ctx));
+      std::vector<dtb_param_t*> fused;
+      for (uint32_t g : group) fused.push_back(&params_[responses[g]]);
+      fusionBuffer_.allreduce(fused, [&](dtb_request_t r) { waitFor(r, "all-reduce"); });
     }
   }
   // Done: off the pending list, and counted for this step.

@@ -21,8 +21,12 @@
 #include <thread>
 #include <vector>
 
-#include "dtbench/strategy.h"
+#include "dtbench/accumulation.hpp"
+#include "dtbench/optimizer_state.hpp"
+#include "dtbench/param_set.hpp"
+#include "fusion_buffer.h"
 #include "negotiation.h"
+#include "stall_inspector.h"
 
 namespace dtb::strategy::fusion {
 
@@ -44,8 +48,10 @@ class FusionStrategy {
   void beforeForward(const dtb_step_info_t& step);
   void gradReady(dtb_param_t* param);
   void finishBackward();
-  void step();
-  void memoryReport(dtb_memory_report_t* out) const;
+  void step() { optimizer_.update(); }
+  void memoryReport(dtb_memory_report_t* out) const {
+    replicatedMemoryReport(params_, optimizer_, sums_.bytes(), fusionBuffer_.bytes(), out);
+  }
 
  private:
   void cycleLoop();
@@ -57,13 +63,12 @@ class FusionStrategy {
   void waitFor(dtb_request_t request, const char* what);
 
   const dtb_host_t* host_;
-  std::vector<dtb_param_t*> params_;
-  uint32_t accumulation_;
+  ParamSet params_;
+  GradAccumulator sums_;
+  OptimizerState optimizer_;
   FusionOptions options_;
   int rank_, world_;
-  std::vector<float*> accumulated_, state_;
-  uint64_t elements_ = 0;
-  bool sync_ = true;
+  std::vector<std::string> names_;  // the parameters', for messages
 
   std::thread thread_;
   std::mutex mutex_;
@@ -77,11 +82,10 @@ class FusionStrategy {
 
   // The thread's own.
   std::vector<uint32_t> pending_;               // ready here, not yet reduced
-  MessageTable table_;                          // rank 0
-  std::map<uint32_t, int64_t> waitingSinceNs_;  // rank 0: first report of a waiting tensor
+  MessageTable table_;       // rank 0
+  StallInspector inspector_;  // rank 0
   ResponseCache cache_;
-  float* fusionBuffer_ = nullptr;
-  uint64_t fusionFloats_ = 0;
+  FusionBuffer fusionBuffer_;
 };
 
 }  // namespace dtb::strategy::fusion

@@ -1,0 +1,40 @@
+#include "fusion_buffer.h"
+
+#include <algorithm>
+#include <cstring>
+
+
+namespace dtb::strategy::fusion {
+
+void FusionBuffer::allreduce(const std::vector<dtb_param_t*>& group, const std::function<void(dtb_request_t)>& wait) {
+  uint64_t floats = 0;
+  for (const dtb_param_t* p : group) floats += p->grad.count;
+  if (floats > buffer_.size()) {
+    buffer_.reset();  // the old one goes first: never both at once
+    buffer_ = HostBuffer<float>(host_, std::max<uint64_t>(floats, thresholdBytes_ / sizeof(float)), DTB_MEM_BUFFERS);
+  }
+  int64_t t0 = host_->now_ns(host_->ctx);
+  uint64_t offset = 0;
+  for (const dtb_param_t* p : group) {
+    std::memcpy(buffer_.data() + offset, p->grad.data, p->grad.count * sizeof(float));
+    offset += p->grad.count;
+  }
+  int64_t t1 = host_->now_ns(host_->ctx);
+  host_->trace_span(host_->ctx, "MEMCPY_IN_FUSION_BUFFER", "fusion", t0, t1);
+  dtb_tensor_t fused = hostTensor(buffer_.data(), floats, DTB_DTYPE_F32);
+  dtb_request_t request = nullptr;
+  check(host_->comm_allreduce(host_->ctx, &fused, DTB_REDUCE_AVG, &request), "fusion: all-reduce");
+  host_->metric_add(host_->ctx, "fusion.fused_allreduces", 1);
+  host_->metric_add(host_->ctx, "fusion.fused_tensors", static_cast<double>(group.size()));
+  wait(request);
+  t0 = host_->now_ns(host_->ctx);
+  host_->trace_span(host_->ctx, "ALLREDUCE", "fusion", t1, t0);
+  offset = 0;
+  for (dtb_param_t* p : group) {
+    std::memcpy(p->grad.data, buffer_.data() + offset, p->grad.count * sizeof(float));
+    offset += p->grad.count;
+  }
+  host_->trace_span(host_->ctx, "MEMCPY_OUT_FUSION_BUFFER", "fusion", t0, host_->now_ns(host_->ctx));
+}
+
+}  // namespace dtb::strategy::fusion

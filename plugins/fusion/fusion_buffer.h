@@ -1,0 +1,33 @@
+// Horovod's fusion buffer: one persistent buffer (allocated when first
+// needed, at least the fusion threshold) into which a group of gradients is
+// copied, all-reduced at once, and copied back out — one collective's
+// latency for many small tensors.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "dtbench/host_buffer.hpp"
+#include "dtbench/model.h"
+
+namespace dtb::strategy::fusion {
+
+class FusionBuffer {
+ public:
+  FusionBuffer(const dtb_host_t* host, uint64_t thresholdBytes) : host_(host), thresholdBytes_(thresholdBytes) {}
+
+  // All-reduces (average) the gradients of `group` through the buffer;
+  // `wait` waits for the request, throwing on failure. Traces Horovod's
+  // phases (MEMCPY_IN_FUSION_BUFFER, ALLREDUCE, MEMCPY_OUT_FUSION_BUFFER).
+  void allreduce(const std::vector<dtb_param_t*>& group, const std::function<void(dtb_request_t)>& wait);
+
+  uint64_t bytes() const { return buffer_.bytes(); }
+
+ private:
+  const dtb_host_t* host_;
+  uint64_t thresholdBytes_;
+  HostBuffer<float> buffer_;
+};
+
+}  // namespace dtb::strategy::fusion

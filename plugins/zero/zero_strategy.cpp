@@ -5,34 +5,27 @@
 #include <string>
 
 #include "dtbench/strategy.hpp"
+#include "zero_settings.h"
 
 namespace dtb::strategy::zero {
 ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup)
     : host_(host),
-      params_(setup.params, setup.params + setup.param_count),
+      params_("zero", setup),
+      arrived_(params_),
       accumulation_(setup.accumulation_steps),
+      stage_(static_cast<int>(kStage.get(host))),
       rank_(host->comm_rank(host->ctx)),
-      world_(host->comm_size(host->ctx)) {
+      world_(host->comm_size(host->ctx)),
+      trueReduceScatter_(kReduceScatter.get(host)),
+      stateFloats_(host->optim_state_floats(host->ctx)) {
   if (accumulation_ == 0) throw Error(DTB_STATUS_INVALID_ARGUMENT, "zero: accumulation_steps must be >= 1");
-  int64_t stage = 1, bucket = 0, persistence = 0;
-  int32_t reduceScatter = 1, prefetch = 1;
-  check(host->config_get_int(host->ctx, "stage", &stage), "stage");
-  check(host->config_get_int(host->ctx, "reduce_bucket_size", &bucket), "reduce_bucket_size");
-  check(host->config_get_int(host->ctx, "param_persistence_threshold", &persistence),
-        "param_persistence_threshold");
-  check(host->config_get_bool(host->ctx, "reduce_scatter", &reduceScatter), "reduce_scatter");
-  check(host->config_get_bool(host->ctx, "prefetch", &prefetch), "prefetch");
-  prefetch_ = prefetch != 0;
-  stage_ = static_cast<int>(stage);
-  trueReduceScatter_ = reduceScatter != 0;
-  stateFloats_ = host->optim_state_floats(host->ctx);
+  const auto bucket = static_cast<uint64_t>(kReduceBucketSize.get(host));
+  const auto persistence = static_cast<uint64_t>(kParamPersistenceThreshold.get(host));
 
   std::vector<uint64_t> counts;
   std::vector<uint32_t> layers;
   for (uint32_t i = 0; i < params_.size(); ++i) {
-    dtb_param_t* p = params_[i];
-    requireHostF32("zero", *p);
-    if (p->index != i) throw Error(DTB_STATUS_INVALID_ARGUMENT, "zero: parameters must come in index order");
+    const dtb_param_t* p = &params_[i];
     if (p->layer >= setup.layer_count) {
       throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("zero: parameter '") + p->name + "' names layer " +
                                                    std::to_string(p->layer) + " of " +
@@ -44,8 +37,8 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
     modelGrads_.push_back(p->grad.data);
   }
   units_ = stage_ == 3
-               ? layerUnits(counts, layers, setup.layer_count, static_cast<uint64_t>(persistence), world_)
-               : bucketUnits(counts, static_cast<uint64_t>(bucket), world_);
+               ? layerUnits(counts, layers, setup.layer_count, persistence, world_)
+               : bucketUnits(counts, bucket, world_);
   state_.resize(units_.size());
   unitOf_.assign(params_.size(), 0);
   layerUnits_.assign(setup.layer_count, {});
@@ -56,14 +49,20 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
     maxShard = std::max(maxShard, unit.shard);
     for (uint32_t i : unit.params) {
       unitOf_[i] = static_cast<uint32_t>(u);
-      auto& touching = layerUnits_[params_[i]->layer];
+      auto& touching = layerUnits_[params_[i].layer];
       if (std::find(touching.begin(), touching.end(), u) == touching.end())
         touching.push_back(static_cast<uint32_t>(u));
     }
     launchOrder_.push_back(stage_ == 3 ? units_.size() - 1 - u : u);  // stage 3 units run in forward order
   }
   staging_ = std::make_unique<BufferPool>(host_, maxPadded);
-  gathered_ = std::make_unique<BufferPool>(host_, maxPadded);
+  if (stage_ == 3) {
+    coordinator_ = std::make_unique<ParameterCoordinator>(
+        host_, units_, layerUnits_, kPrefetch.get(host), maxPadded,
+        ParameterCoordinator::Layout{[this](size_t u) { return sharded(u); },
+                                     [this](size_t u) { return ownedSlice(u); },
+                                     [this](size_t u, float* base) { pointParams(u, base); }});
+  }
   scratch_ = std::make_unique<BufferPool>(host_, maxShard);
 
   // The model's own arrays go back to the system as soon as what they hold
@@ -71,7 +70,7 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
   // sum): the gradients at once (backward writes them anew), the values unit
   // by unit once copied. Kept, they would make every rank hold the full model
   // beside its partition.
-  releasing_ = releaseModelStorage(host_, params_, DTB_PARAM_PART_GRAD);
+  releasing_ = releaseModelStorage(host_, params_.all(), DTB_PARAM_PART_GRAD);
   if (releasing_) std::fill(modelGrads_.begin(), modelGrads_.end(), nullptr);
   for (size_t u = 0; u < units_.size(); ++u) {
     const Unit& unit = units_[u];
@@ -81,7 +80,7 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
       s.ownedParams = hostAllocZeroed<float>(host_, unit.shard, DTB_MEM_PARAMS);
       const uint64_t begin = rank_ * unit.shard;
       for (size_t k = 0; k < unit.params.size(); ++k) {
-        const dtb_param_t* p = params_[unit.params[k]];
+        const dtb_param_t* p = &params_[unit.params[k]];
         const Piece piece = overlap(unit, k, p->value.count, begin, begin + unit.shard);
         if (piece.count) {
           std::memcpy(s.ownedParams + unit.offsets[k] + piece.first - begin,
@@ -91,14 +90,14 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
     } else {
       s.full = hostAllocZeroed<float>(host_, unit.padded, DTB_MEM_PARAMS);
       for (size_t k = 0; k < unit.params.size(); ++k) {
-        const dtb_param_t* p = params_[unit.params[k]];
+        const dtb_param_t* p = &params_[unit.params[k]];
         std::memcpy(s.full + unit.offsets[k], p->value.data, p->value.count * sizeof(float));
       }
       pointParams(u, s.full);
     }
     for (uint32_t i : unit.params) {
       if (!releasing_) break;
-      check(host_->param_release(host_->ctx, params_[i], DTB_PARAM_PART_VALUE), "param_release");
+      check(host_->param_release(host_->ctx, &params_[i], DTB_PARAM_PART_VALUE), "param_release");
       modelValues_[i] = nullptr;
     }
     if (stage_ == 1) {
@@ -114,7 +113,6 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
     s.state = hostAllocZeroed<float>(host_, unit.shard * stateFloats_, DTB_MEM_OPTIMIZER);
     s.pending = static_cast<uint32_t>(unit.params.size());
   }
-  ready_.assign(params_.size(), false);
   const std::string detail =
       "stage " + std::to_string(stage_) + ", " + std::to_string(units_.size()) + " units, " +
       (trueReduceScatter_ ? "reduce-scatter" : "all-reduce and keep the slice") +
@@ -124,6 +122,7 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
 }
 
 ZeroStrategy::~ZeroStrategy() {
+  coordinator_.reset();  // its gathers in flight read our slices: waited for first
   for (size_t u = 0; u < units_.size(); ++u) {
     UnitState& s = state_[u];
     for (dtb_request_t* r : {&s.reduce, &s.gather}) {
@@ -132,7 +131,7 @@ ZeroStrategy::~ZeroStrategy() {
     // A model that kept its storage gets the latest values we hold in full.
     if (s.full && !releasing_) {
       for (size_t k = 0; k < units_[u].params.size(); ++k) {
-        const dtb_param_t* p = params_[units_[u].params[k]];
+        const dtb_param_t* p = &params_[units_[u].params[k]];
         std::memcpy(modelValues_[units_[u].params[k]], s.full + units_[u].offsets[k],
                     p->value.count * sizeof(float));
       }
@@ -155,7 +154,7 @@ void ZeroStrategy::pointParams(size_t u, float* base) {
   const Unit& unit = units_[u];
   for (size_t k = 0; k < unit.params.size(); ++k) {
     const uint32_t i = unit.params[k];
-    params_[i]->value.data = base ? base + unit.offsets[k] : modelValues_[i];
+    params_[i].value.data = base ? base + unit.offsets[k] : modelValues_[i];
   }
 }
 
@@ -163,45 +162,19 @@ void ZeroStrategy::pointGrads(size_t u, float* base) {
   const Unit& unit = units_[u];
   for (size_t k = 0; k < unit.params.size(); ++k) {
     const uint32_t i = unit.params[k];
-    params_[i]->grad.data = base ? base + unit.offsets[k] : modelGrads_[i];
+    params_[i].grad.data = base ? base + unit.offsets[k] : modelGrads_[i];
   }
 }
 
 void ZeroStrategy::beforeForward(const dtb_step_info_t& step) {
   microStep_ = step.micro_step;
-  if (stage_ == 3) releaseGathered(noUnit_, noUnit_);  // left over from evaluation
+  if (coordinator_) coordinator_->releaseAll();  // left over from evaluation
 }
 
 void ZeroStrategy::layerBegin(uint32_t layer, dtb_pass_t pass) {
   if (layer >= layerUnits_.size())
     throw Error(DTB_STATUS_INVALID_ARGUMENT, "zero: layer_begin for an unknown layer");
-  if (stage_ == 3) {
-    if (pass == DTB_PASS_FORWARD && recording_ &&
-        std::find(forwardOrder_.begin(), forwardOrder_.end(), layer) == forwardOrder_.end()) {
-      forwardOrder_.push_back(layer);
-    }
-    const size_t current = layerUnits_[layer].empty() ? noUnit_ : layerUnits_[layer][0];
-    // The next layer with parameters along the recorded order (reversed in
-    // backward): its gather goes out now, to overlap this layer's compute.
-    size_t next = noUnit_;
-    auto at = std::find(forwardOrder_.begin(), forwardOrder_.end(), layer);
-    if (prefetch_ && at != forwardOrder_.end()) {
-      const ptrdiff_t step = pass == DTB_PASS_FORWARD ? 1 : -1;
-      for (ptrdiff_t k = (at - forwardOrder_.begin()) + step; k >= 0 && k < ptrdiff_t(forwardOrder_.size());
-           k += step) {
-        if (!layerUnits_[forwardOrder_[k]].empty()) {
-          next = layerUnits_[forwardOrder_[k]][0];
-          break;
-        }
-      }
-    }
-    releaseGathered(current, next);
-    if (current != noUnit_ && sharded(current)) {
-      if (!state_[current].gathered) startGather(current);
-      finishGather(current);
-    }
-    if (next != noUnit_ && sharded(next) && !state_[next].gathered) startGather(next);
-  }
+  if (coordinator_) coordinator_->beforeLayer(layer, pass);
   if (pass == DTB_PASS_BACKWARD && stage_ >= 2) {
     for (uint32_t u : layerUnits_[layer]) {
       if (!state_[u].staging) stage(u);
@@ -222,16 +195,7 @@ void ZeroStrategy::stage(size_t u) {
 }
 
 void ZeroStrategy::gradReady(dtb_param_t* param) {
-  const uint32_t i = param->index;
-  if (i >= params_.size() || params_[i] != param) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT,
-                std::string("zero: '") + param->name + "' is not a parameter of this model");
-  }
-  if (ready_[i]) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("zero: the gradient of '") + param->name +
-                                                 "' was reported ready twice in one backward");
-  }
-  ready_[i] = true;
+  const uint32_t i = arrived_.arrive(param);
   const size_t u = unitOf_[i];
   UnitState& s = state_[u];
   if (!s.staging) {
@@ -248,7 +212,7 @@ void ZeroStrategy::gradReady(dtb_param_t* param) {
     const Unit& unit = units_[u];
     for (size_t k = 0; k < unit.params.size(); ++k) {
       std::memcpy(s.staging + unit.offsets[k], modelGrads_[unit.params[k]],
-                  params_[unit.params[k]]->grad.count * sizeof(float));
+                  params_[unit.params[k]].grad.count * sizeof(float));
     }
   }
   if (--s.pending == 0 && stage_ >= 2) launchReady();
@@ -297,32 +261,6 @@ void ZeroStrategy::completeReduce(size_t u) {
   }
 }
 
-void ZeroStrategy::startGather(size_t u) {
-  UnitState& s = state_[u];
-  s.gathered = gathered_->acquire();
-  dtb_tensor_t mine = hostTensor(s.ownedParams, units_[u].shard, DTB_DTYPE_F32);
-  dtb_tensor_t all = hostTensor(s.gathered, units_[u].padded, DTB_DTYPE_F32);
-  check(host_->comm_allgather(host_->ctx, &mine, &all, &s.gather), "zero: parameter all-gather");
-  host_->metric_add(host_->ctx, "zero.parameter_gathers", 1);  // stored per step (step_metric)
-}
-
-void ZeroStrategy::finishGather(size_t u) {
-  UnitState& s = state_[u];
-  if (s.gather) wait(s.gather, "parameter all-gather");
-  pointParams(u, s.gathered);
-}
-
-void ZeroStrategy::releaseGathered(size_t keep1, size_t keep2) {
-  for (size_t u = 0; u < units_.size(); ++u) {
-    UnitState& s = state_[u];
-    if (!s.gathered || u == keep1 || u == keep2) continue;
-    if (s.gather) wait(s.gather, "parameter all-gather");
-    pointParams(u, nullptr);
-    gathered_->release(s.gathered);
-    s.gathered = nullptr;
-  }
-}
-
 void ZeroStrategy::wait(dtb_request_t& request, const char* what) {
   const dtb_status_t status = host_->comm_wait(host_->ctx, request, DTB_TIMEOUT_DEFAULT);
   request = nullptr;
@@ -330,7 +268,7 @@ void ZeroStrategy::wait(dtb_request_t& request, const char* what) {
 }
 
 void ZeroStrategy::finishBackward() {
-  const std::string unused = namesNotReady(params_, ready_);
+  const std::string unused = arrived_.missing();
   if (stage_ == 1 && unused.empty()) {
     for (size_t u : launchOrder_) launchReduce(u);  // stage 1 reduces after backward
     nextLaunch_ = launchOrder_.size();
@@ -344,7 +282,7 @@ void ZeroStrategy::finishBackward() {
       if (failure.empty()) failure = e.what();
     }
   }
-  if (stage_ == 3) releaseGathered(noUnit_, noUnit_);
+  if (coordinator_) coordinator_->releaseAll();
   for (size_t u = 0; u < units_.size(); ++u) {
     UnitState& s = state_[u];
     s.pending = static_cast<uint32_t>(units_[u].params.size());
@@ -355,9 +293,9 @@ void ZeroStrategy::finishBackward() {
       s.staging = nullptr;
     }
   }
-  ready_.assign(params_.size(), false);
+  arrived_.reset();
   nextLaunch_ = completed_ = 0;
-  recording_ = false;
+  if (coordinator_) coordinator_->stopRecording();
   if (!failure.empty()) throw Error(DTB_STATUS_COMM_FAILURE, "zero: " + failure);
   if (!unused.empty()) {
     throw Error(
@@ -374,7 +312,7 @@ void ZeroStrategy::step() {
     float* owned = ownedSlice(u);
     const uint64_t begin = rank_ * unit.shard;
     for (size_t k = 0; k < unit.params.size(); ++k) {
-      dtb_param_t* p = params_[unit.params[k]];
+      dtb_param_t* p = &params_[unit.params[k]];
       const Piece piece = overlap(unit, k, p->value.count, begin, begin + unit.shard);
       if (!piece.count) continue;
       const uint64_t at = unit.offsets[k] + piece.first - begin;  // within the slice
@@ -416,7 +354,7 @@ void ZeroStrategy::memoryReport(dtb_memory_report_t* out) const {
   out->param_bytes = params * sizeof(float);
   out->grad_bytes = grads * sizeof(float);
   out->optimizer_bytes = optimizer * sizeof(float);
-  out->buffer_bytes = staging_->peakBytes() + gathered_->peakBytes() + scratch_->peakBytes();
+  out->buffer_bytes = staging_->peakBytes() + (coordinator_ ? coordinator_->peakBytes() : 0) + scratch_->peakBytes();
 }
 
 }  // namespace dtb::strategy::zero

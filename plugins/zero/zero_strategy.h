@@ -21,7 +21,8 @@
 #include <vector>
 
 #include "buffer_pool.h"
-#include "dtbench/strategy.h"
+#include "dtbench/param_set.hpp"
+#include "parameter_coordinator.h"
 #include "partition.h"
 
 namespace dtb::strategy::zero {
@@ -49,8 +50,7 @@ class ZeroStrategy {
     float* state = nullptr;        // optimizer state of the slice
     float* staging = nullptr;      // where this backward's gradients are written
     float* reduceOut = nullptr;    // reduce-scatter output
-    float* gathered = nullptr;     // stage 3: the parameters while gathered
-    dtb_request_t reduce = nullptr, gather = nullptr;
+    dtb_request_t reduce = nullptr, gather = nullptr;  // gather: the step's all-gather of a replicated unit
     uint32_t pending = 0;  // gradients still to come this backward
     bool launched = false;
   };
@@ -63,13 +63,11 @@ class ZeroStrategy {
   void launchReady();
   void launchReduce(size_t u);
   void completeReduce(size_t u);
-  void startGather(size_t u);
-  void finishGather(size_t u);
-  void releaseGathered(size_t keep1, size_t keep2);
   void wait(dtb_request_t& request, const char* what);
 
   const dtb_host_t* host_;
-  std::vector<dtb_param_t*> params_;
+  ParamSet params_;
+  GradArrivals arrived_;
   // The model's own storage, pointed back at when we no longer hold a part;
   // NULL once given back to the system (releaseModelStorage).
   std::vector<void*> modelValues_, modelGrads_;
@@ -77,7 +75,6 @@ class ZeroStrategy {
   uint32_t accumulation_;
   int stage_, rank_, world_;
   bool trueReduceScatter_;
-  bool prefetch_;  // stage 3: gather the next layer's parameters while this one computes
   uint32_t stateFloats_;
   std::vector<Unit> units_;
   std::vector<UnitState> state_;
@@ -86,13 +83,9 @@ class ZeroStrategy {
   std::vector<size_t> launchOrder_;                // units in the order backward completes them
   size_t nextLaunch_ = 0;                          // launchOrder_ position of the next reduction to issue
   size_t completed_ = 0;                           // ... and of the next to wait for
-  std::unique_ptr<BufferPool> staging_, gathered_, scratch_;
-  std::vector<bool> ready_;
+  std::unique_ptr<BufferPool> staging_, scratch_;
+  std::unique_ptr<ParameterCoordinator> coordinator_;  // stage 3
   uint32_t microStep_ = 0;
-  // Stage 3 prefetch: the layers in the order the first forward ran them.
-  std::vector<uint32_t> forwardOrder_;
-  bool recording_ = true;
-  size_t noUnit_ = SIZE_MAX;
 };
 
 }  // namespace dtb::strategy::zero

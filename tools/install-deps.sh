@@ -20,6 +20,7 @@ packages=(
   libdnnl-dev                                            # oneDNN: CPU layers
   zlib1g-dev                                             # .gz IDX files
   clang libclang-rt-14-dev                               # libFuzzer for the fuzz targets
+  abigail-tools                                          # abidw/abidiff: the ABI check (tests/abi)
 )
 # Wanted, not required: the tests that need them skip (with a message) when
 # they cannot be installed — the report's browser test (Chromium) and the

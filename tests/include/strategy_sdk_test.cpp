@@ -1,0 +1,242 @@
+// The header-only strategy helpers (include/dtbench/*.hpp) against a fake
+// host table: memory goes back to the host, settings describe themselves
+// and read their values, every collective is waited for exactly once even
+// after a failure, accumulation hands on the mean, arrivals are checked.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dtbench/accumulation.hpp"
+#include "dtbench/host_buffer.hpp"
+#include "dtbench/optimizer_state.hpp"
+#include "dtbench/param_set.hpp"
+#include "dtbench/requests.hpp"
+#include "dtbench/settings.hpp"
+
+namespace dtb {
+namespace {
+
+// One fake host at a time: the table's functions reach it through a global.
+struct FakeHost {
+  std::map<void*, uint64_t> live;  // allocations not yet freed
+  std::map<std::string, int64_t> ints;
+  std::string lastError;
+  int issued = 0, waited = 0;
+  int failIssueAt = -1;                 // comm_allreduce number that fails to start
+  std::set<int> failWaitOf;             // requests whose wait fails
+  dtb_host_t table{};
+};
+FakeHost* fake = nullptr;
+
+dtb_status_t fakeAlloc(dtb_host_ctx_t, uint64_t bytes, dtb_device_t, dtb_mem_category_t, void** out) {
+  *out = bytes ? ::operator new(bytes) : nullptr;
+  if (*out) fake->live[*out] = bytes;
+  return DTB_STATUS_OK;
+}
+void fakeFree(dtb_host_ctx_t, void* p) {
+  if (!p) return;
+  EXPECT_EQ(fake->live.erase(p), 1u) << "freed twice or never allocated";
+  ::operator delete(p);
+}
+void fakeSetError(dtb_host_ctx_t, const char* message) { fake->lastError = message; }
+dtb_status_t fakeConfigInt(dtb_host_ctx_t, const char* key, int64_t* out) {
+  auto it = fake->ints.find(key);
+  if (it == fake->ints.end()) return DTB_STATUS_NOT_FOUND;
+  *out = it->second;
+  return DTB_STATUS_OK;
+}
+dtb_status_t fakeAllreduce(dtb_host_ctx_t, dtb_tensor_t*, dtb_reduce_op_t, dtb_request_t* out) {
+  const int n = fake->issued++;
+  if (n == fake->failIssueAt) return DTB_STATUS_COMM_FAILURE;
+  *out = reinterpret_cast<dtb_request_t>(static_cast<intptr_t>(n + 1));
+  return DTB_STATUS_OK;
+}
+dtb_status_t fakeWait(dtb_host_ctx_t, dtb_request_t request, int64_t) {
+  ++fake->waited;
+  const int n = static_cast<int>(reinterpret_cast<intptr_t>(request)) - 1;
+  return fake->failWaitOf.count(n) ? DTB_STATUS_TIMEOUT : DTB_STATUS_OK;
+}
+uint32_t fakeStateFloats(dtb_host_ctx_t) { return 2; }
+dtb_status_t fakeUpdate(dtb_host_ctx_t, dtb_tensor_t* param, const dtb_tensor_t* grad, float* state, uint32_t) {
+  auto* v = static_cast<float*>(param->data);
+  const auto* g = static_cast<const float*>(grad->data);
+  for (uint64_t k = 0; k < param->count; ++k) {
+    state[2 * k] += 1;  // the state is this parameter's own, and persists
+    v[k] -= g[k] * state[2 * k];
+  }
+  return DTB_STATUS_OK;
+}
+
+class StrategySdk : public ::testing::Test {
+ protected:
+  StrategySdk() {
+    fake = &host_;
+    dtb_host_t& t = host_.table;
+    t.struct_size = sizeof(t);
+    t.alloc = fakeAlloc;
+    t.free = fakeFree;
+    t.set_error = fakeSetError;
+    t.config_get_int = fakeConfigInt;
+    t.comm_allreduce = fakeAllreduce;
+    t.comm_wait = fakeWait;
+    t.optim_state_floats = fakeStateFloats;
+    t.optim_update = fakeUpdate;
+    for (uint32_t i = 0; i < 2; ++i) {
+      values_[i].assign(3, 1.0f);
+      grads_[i].assign(3, 0.0f);
+      params_[i].name = i == 0 ? "w" : "b";
+      params_[i].index = i;
+      params_[i].value = hostTensor(values_[i].data(), 3, DTB_DTYPE_F32);
+      params_[i].grad = hostTensor(grads_[i].data(), 3, DTB_DTYPE_F32);
+      pointers_[i] = &params_[i];
+    }
+    setup_.struct_size = sizeof(setup_);
+    setup_.params = pointers_;
+    setup_.param_count = 2;
+    setup_.accumulation_steps = 1;
+  }
+  ~StrategySdk() override {
+    EXPECT_TRUE(host_.live.empty()) << host_.live.size() << " allocations never freed";
+    fake = nullptr;
+  }
+  const dtb_host_t* host() const { return &host_.table; }
+
+  FakeHost host_;
+  std::vector<float> values_[2], grads_[2];
+  dtb_param_t params_[2]{};
+  dtb_param_t* pointers_[2]{};
+  dtb_strategy_setup_t setup_{};
+};
+
+TEST_F(StrategySdk, HostBuffersAreZeroedCountedAndGivenBack) {
+  HostBuffer<float> a(host(), 5, DTB_MEM_OPTIMIZER);
+  EXPECT_EQ(a.bytes(), 20u);
+  EXPECT_EQ(std::vector<float>(a.begin(), a.end()), std::vector<float>(5, 0.0f));
+  HostBuffer<float> b = std::move(a);
+  EXPECT_FALSE(a);
+  EXPECT_EQ(host_.live.size(), 1u);
+  b = HostBuffer<float>(host(), 7, DTB_MEM_BUFFERS);  // the old memory goes back
+  EXPECT_EQ(host_.live.size(), 1u);
+  EXPECT_EQ(host_.live.begin()->second, 28u);
+  EXPECT_TRUE(HostBuffer<float>(host(), 0, DTB_MEM_BUFFERS).empty());
+}
+
+TEST_F(StrategySdk, ASettingIsItsOwnSpecAndReadsItsValue) {
+  constexpr IntSetting kEvery{"sync_every", "4", "Steps between averages", between(1, 100)};
+  constexpr dtb_param_spec_t spec = kEvery.spec();
+  EXPECT_EQ(spec.struct_size, sizeof(dtb_param_spec_t));
+  EXPECT_STREQ(spec.name, "sync_every");
+  EXPECT_EQ(spec.type, DTB_PARAM_INT);
+  EXPECT_STREQ(spec.default_value, "4");
+  EXPECT_EQ(spec.flags, DTB_PARAM_HAS_MIN | DTB_PARAM_HAS_MAX);
+  EXPECT_EQ(spec.max_value, 100);
+  host_.ints["sync_every"] = 8;
+  EXPECT_EQ(kEvery.get(host()), 8);
+  constexpr IntSetting kMissing{"missing", "1", "Not given to the fake host"};
+  try {
+    kMissing.get(host());
+    FAIL() << "a failed lookup returned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), DTB_STATUS_NOT_FOUND);
+    EXPECT_STREQ(e.what(), "missing");
+  }
+}
+
+TEST_F(StrategySdk, EveryRequestIsWaitedForOnceAndTheFirstFailureThrown) {
+  Requests requests(host());
+  host_.failWaitOf = {1};
+  for (int i = 0; i < 3; ++i) {
+    requests.issue("allreduce", [&](dtb_request_t* r) {
+      return host()->comm_allreduce(host()->ctx, nullptr, DTB_REDUCE_SUM, r);
+    });
+  }
+  std::vector<dtb_status_t> seen;
+  try {
+    requests.waitAll([&](size_t, dtb_status_t s) { seen.push_back(s); });
+    FAIL() << "a failed wait was not thrown";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), DTB_STATUS_TIMEOUT);
+  }
+  EXPECT_EQ(host_.waited, 3) << "the requests after the failed one were not waited for";
+  EXPECT_EQ(seen, (std::vector<dtb_status_t>{DTB_STATUS_OK, DTB_STATUS_TIMEOUT, DTB_STATUS_OK}));
+}
+
+TEST_F(StrategySdk, AFailedStartStopsIssuingAndTheStartedOnesAreStillWaited) {
+  host_.failIssueAt = 1;
+  {
+    Requests requests(host());
+    for (int i = 0; i < 3; ++i) {
+      requests.issue("allreduce", [&](dtb_request_t* r) {
+        return host()->comm_allreduce(host()->ctx, nullptr, DTB_REDUCE_SUM, r);
+      });
+    }
+    EXPECT_EQ(host_.issued, 2) << "issued on after a failure: the ranks' collective order would diverge";
+    EXPECT_THROW(requests.waitAll(), Error);
+    EXPECT_EQ(host_.waited, 1);
+  }
+  {  // Abandoned: the destructor waits.
+    host_.failIssueAt = -1;
+    Requests requests(host());
+    requests.issue("allreduce", [&](dtb_request_t* r) {
+      return host()->comm_allreduce(host()->ctx, nullptr, DTB_REDUCE_SUM, r);
+    });
+  }
+  EXPECT_EQ(host_.waited, 2);
+}
+
+TEST_F(StrategySdk, ParamSetAndArrivalsNameWhatIsWrong) {
+  ParamSet params("mine", setup_);
+  EXPECT_EQ(params.elements(), 6u);
+  GradArrivals arrived(params);
+  EXPECT_EQ(arrived.arrive(&params_[1]), 1u);
+  EXPECT_THROW(arrived.arrive(&params_[1]), Error);  // twice
+  dtb_param_t stranger = params_[0];
+  EXPECT_THROW(arrived.arrive(&stranger), Error);
+  EXPECT_EQ(arrived.missing(), "w");
+  try {
+    arrived.requireAll("Use them all.");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "mine: these parameters received no gradient in this step: w. Use them all.");
+  }
+  arrived.reset();
+  EXPECT_EQ(arrived.missing(), "w, b");
+  params_[1].grad.dtype = DTB_DTYPE_F16;
+  EXPECT_THROW(ParamSet("mine", setup_), Error);
+}
+
+TEST_F(StrategySdk, AccumulationHandsOnTheMeanOfTheMicroBatches) {
+  ParamSet params("mine", setup_);
+  GradAccumulator sums(host(), params, 2);
+  EXPECT_EQ(sums.bytes(), 24u);
+  dtb_step_info_t step{sizeof(step), 0, 0, 0, 2};
+  sums.beforeForward(step);
+  EXPECT_FALSE(sums.lastMicroStep());
+  grads_[0] = {1, 2, 3};
+  sums.add(0);
+  step.micro_step = 1;
+  sums.beforeForward(step);
+  EXPECT_TRUE(sums.lastMicroStep());
+  grads_[0] = {3, 4, 5};
+  sums.takeSum(0, grads_[0].data(), 0.5f);
+  EXPECT_EQ(grads_[0], (std::vector<float>{2, 3, 4}));
+  sums.takeSum(0, grads_[0].data(), 0.5f, /*withGradient=*/false);  // the sum started again
+  EXPECT_EQ(grads_[0], (std::vector<float>{0, 0, 0}));
+}
+
+TEST_F(StrategySdk, OptimizerStateIsPerParameterAndPersists) {
+  ParamSet params("mine", setup_);
+  OptimizerState optimizer(host(), params);
+  EXPECT_EQ(optimizer.bytes(), 6u * 2 * sizeof(float));
+  grads_[0].assign(3, 1.0f);
+  optimizer.update();
+  optimizer.update();
+  EXPECT_EQ(values_[0], std::vector<float>(3, 1.0f - 1 - 2));  // the state counted 1, then 2
+  EXPECT_EQ(values_[1], std::vector<float>(3, 1.0f));
+}
+
+}  // namespace
+}  // namespace dtb

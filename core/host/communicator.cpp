@@ -22,22 +22,40 @@ dtb_status_t Communicator::failed(dtb_status_t status, std::string* error) {
   return status;
 }
 
-dtb_status_t Communicator::started(dtb_status_t status, dtb_request_t request, const char* op, uint64_t bytes,
-                                   double busFactor, std::string* error) {
+dtb_status_t Communicator::started(dtb_status_t status, dtb_request_t* request, const char* op,
+                                   uint64_t bytes, double busFactor, std::string* error) {
   endPolling();  // issuing is work of its own, not a wait
-  if (status != DTB_STATUS_OK) return failed(status, error);
+  if (status != DTB_STATUS_OK) {
+    *request = nullptr;  // whatever the backend left there: nothing to wait for
+    return failed(status, error);
+  }
   ++collectives_;
   bytes_ += bytes;
   busBytes_ += static_cast<uint64_t>(static_cast<double>(bytes) * busFactor);
   std::lock_guard lock(mutex_);
-  outstanding_[request] = {op, TraceRecorder::nowNs()};
+  outstanding_.emplace(*request, InFlight{op, TraceRecorder::nowNs()});
   return status;
+}
+
+dtb_status_t Communicator::unknown(const char* function, std::string* error) const {
+  if (error) {
+    *error = std::string(function) + " on rank " + std::to_string(rank_) +
+             ": not a request in flight on this communicator (never issued, or already waited for: each "
+             "request is waited for exactly once)";
+  }
+  return DTB_STATUS_INVALID_ARGUMENT;
+}
+
+bool Communicator::isOutstanding(dtb_request_t request) {
+  std::lock_guard lock(mutex_);
+  return request != nullptr && outstanding_.count(request) > 0;
 }
 
 std::optional<double> Communicator::busySeconds() const {
   if (!api().counters) return std::nullopt;
   dtb_comm_counters_t c{};
   c.struct_size = sizeof(c);
+  std::lock_guard lock(backendMutex_);
   if (api().counters(backend_->context(), &c) != DTB_STATUS_OK || c.struct_size < sizeof(c))
     return std::nullopt;
   return static_cast<double>(c.busy_ns) / 1e9;
@@ -47,16 +65,15 @@ static uint64_t bytesOf(const dtb_tensor_t& t) { return t.count * dtypeSize(t.dt
 
 dtb_status_t Communicator::allreduce(dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out,
                                      std::string* error) {
-  // Start first, then read *out: argument evaluation order is unspecified.
-  const dtb_status_t status = api().allreduce(backend_->context(), buffer, op, out);
-  return started(status, *out, "allreduce", bytesOf(*buffer), 2.0 * (world_ - 1) / world_, error);
+  const dtb_status_t status = issue([&] { return api().allreduce(backend_->context(), buffer, op, out); });
+  return started(status, out, "allreduce", bytesOf(*buffer), 2.0 * (world_ - 1) / world_, error);
 }
 
 dtb_status_t Communicator::reduceScatter(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_reduce_op_t op,
                                          dtb_request_t* out, std::string* error) {
-  // Start first, then read *out: argument evaluation order is unspecified.
-  const dtb_status_t status = api().reduce_scatter(backend_->context(), input, output, op, out);
-  return started(status, *out, "reduce_scatter", bytesOf(*input), double(world_ - 1) / world_, error);
+  const dtb_status_t status =
+      issue([&] { return api().reduce_scatter(backend_->context(), input, output, op, out); });
+  return started(status, out, "reduce_scatter", bytesOf(*input), double(world_ - 1) / world_, error);
 }
 
 dtb_status_t Communicator::allgather(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_request_t* out,
@@ -74,26 +91,28 @@ dtb_status_t Communicator::allgather(const dtb_tensor_t* input, dtb_tensor_t* ou
                ", before all-gather in place (ABI 1.2): rebuild it against this dtbench's headers";
     return DTB_STATUS_UNSUPPORTED;
   }
-  // Start first, then read *out: argument evaluation order is unspecified.
-  const dtb_status_t status = api().allgather(backend_->context(), input, output, out);
-  return started(status, *out, "allgather", bytesOf(*output), double(world_ - 1) / world_, error);
+  const dtb_status_t status = issue([&] { return api().allgather(backend_->context(), input, output, out); });
+  return started(status, out, "allgather", bytesOf(*output), double(world_ - 1) / world_, error);
 }
 
 dtb_status_t Communicator::broadcast(dtb_tensor_t* buffer, int32_t root, dtb_request_t* out,
                                      std::string* error) {
-  // Start first, then read *out: argument evaluation order is unspecified.
-  const dtb_status_t status = api().broadcast(backend_->context(), buffer, root, out);
-  return started(status, *out, "broadcast", bytesOf(*buffer), world_ > 1 ? 1.0 : 0.0, error);
+  const dtb_status_t status = issue([&] { return api().broadcast(backend_->context(), buffer, root, out); });
+  return started(status, out, "broadcast", bytesOf(*buffer), world_ > 1 ? 1.0 : 0.0, error);
 }
 
 dtb_status_t Communicator::barrier(dtb_request_t* out, std::string* error) {
-  // Start first, then read *out: argument evaluation order is unspecified.
-  const dtb_status_t status = api().barrier(backend_->context(), out);
-  return started(status, *out, "barrier", 0, 0.0, error);
+  const dtb_status_t status = issue([&] { return api().barrier(backend_->context(), out); });
+  return started(status, out, "barrier", 0, 0.0, error);
 }
 
 dtb_status_t Communicator::test(dtb_request_t request, int32_t* done, std::string* error) {
-  const dtb_status_t status = api().test(backend_->context(), request, done);
+  if (!isOutstanding(request)) return unknown("comm_test", error);
+  dtb_status_t status;
+  {
+    std::lock_guard lock(backendMutex_);
+    status = api().test(backend_->context(), request, done);
+  }
   if (std::this_thread::get_id() == trainingThread_) {
     // Back-to-back tests of one request, with nothing between, are a
     // blocking poll loop.
@@ -107,8 +126,20 @@ dtb_status_t Communicator::test(dtb_request_t request, int32_t* done, std::strin
 }
 
 dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::string* error) {
+  std::optional<InFlight> inFlight;
+  {
+    // Taken out first, so that a second wait of the same request, even from
+    // another thread, is refused rather than reaching the backend.
+    std::lock_guard lock(mutex_);
+    auto it = request ? outstanding_.lower_bound(request) : outstanding_.end();
+    if (it == outstanding_.end() || it->first != request) return unknown("comm_wait", error);
+    inFlight = it->second;
+    outstanding_.erase(it);
+  }
   const int64_t timeout = timeoutMs < 0 ? defaultTimeout_.count() : timeoutMs;
+  // From before the lock: time spent behind another thread's wait is waiting too.
   const auto start = std::chrono::steady_clock::now();
+  std::unique_lock backendLock(backendMutex_);
   const dtb_status_t status = api().wait(backend_->context(), request, timeout);
   const int64_t waited =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
@@ -119,12 +150,8 @@ dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::s
   }
   if (status != DTB_STATUS_OK) failed(status, error);
   api().request_free(backend_->context(), request);
-  std::lock_guard lock(mutex_);
-  auto it = outstanding_.find(request);
-  if (it != outstanding_.end()) {
-    if (trace_) trace_->span(it->second.op, "collective", it->second.beginNs, TraceRecorder::nowNs());
-    outstanding_.erase(it);
-  }
+  backendLock.unlock();
+  if (trace_) trace_->span(inFlight->op, "collective", inFlight->beginNs, TraceRecorder::nowNs());
   return status;
 }
 

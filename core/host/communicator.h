@@ -34,7 +34,12 @@ class Communicator {
   PluginInstance& backend() { return *backend_; }
 
   // Each returns the backend's status; on failure `*error` gets its message,
-  // prefixed with the backend and rank.
+  // prefixed with the backend and rank, and `*out` is null.
+  //
+  // Thread-safe: a strategy may call from threads of its own. Calls into the
+  // backend are serialised (backend.h promises a backend one thread at a time
+  // per communicator), a wait included: while one thread waits, another
+  // thread's issue or test on this communicator waits for it.
   dtb_status_t allreduce(dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out, std::string* error);
   dtb_status_t reduceScatter(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_reduce_op_t op,
                              dtb_request_t* out, std::string* error);
@@ -42,8 +47,12 @@ class Communicator {
                          std::string* error);
   dtb_status_t broadcast(dtb_tensor_t* buffer, int32_t root, dtb_request_t* out, std::string* error);
   dtb_status_t barrier(dtb_request_t* out, std::string* error);
+  // A request this communicator did not issue, or one already waited for,
+  // is DTB_STATUS_INVALID_ARGUMENT: the backend never sees it (it would be a
+  // use after free there).
   dtb_status_t test(dtb_request_t request, int32_t* done, std::string* error);
-  // Waits (DTB_TIMEOUT_DEFAULT: the run's timeout) and releases the request.
+  // Waits (any negative timeout, DTB_TIMEOUT_DEFAULT: the run's timeout) and
+  // releases the request, whatever the outcome.
   dtb_status_t wait(dtb_request_t request, int64_t timeoutMs, std::string* error);
 
   // Records every collective, from issue to the end of its wait, when set.
@@ -83,9 +92,17 @@ class Communicator {
   const dtb_backend_plugin_v1_t& api() const {
     return backend_->plugin().descriptor<dtb_backend_plugin_v1_t>();
   }
-  dtb_status_t started(dtb_status_t status, dtb_request_t request, const char* op, uint64_t bytes,
+  dtb_status_t started(dtb_status_t status, dtb_request_t* request, const char* op, uint64_t bytes,
                        double busFactor, std::string* error);
+  // Starts a collective: `start` calls the backend, one caller at a time.
+  template <typename Start>
+  dtb_status_t issue(Start&& start) {
+    std::lock_guard lock(backendMutex_);
+    return start();
+  }
   dtb_status_t failed(dtb_status_t status, std::string* error);
+  dtb_status_t unknown(const char* function, std::string* error) const;
+  bool isOutstanding(dtb_request_t request);
 
   std::unique_ptr<PluginInstance> backend_;
   int rank_;
@@ -100,12 +117,15 @@ class Communicator {
   int64_t lastUnfinishedTestNs_ = -1;  // the training thread's last test that found work in flight
   dtb_request_t polled_ = nullptr;     // and the request it tested
   std::mutex mutex_;                   // outstanding_: strategies may issue from their own threads
+  mutable std::mutex backendMutex_;    // one call into the backend at a time (backend.h)
   // In flight: what each request is and when it started (for the trace).
+  // A multimap: a backend whose requests complete at once may hand out one
+  // marker for all of them (tests' "single" does).
   struct InFlight {
     const char* op;
     int64_t beginNs;
   };
-  std::map<dtb_request_t, InFlight> outstanding_;
+  std::multimap<dtb_request_t, InFlight> outstanding_;
   TraceRecorder* trace_ = nullptr;
 };
 

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstring>
+#include <initializer_list>
 #include <new>
 #include <utility>
 
@@ -23,7 +24,7 @@ struct ErrorSlot {
 };
 thread_local ErrorSlot errorSlot;
 
-int64_t nowNs(dtb_host_ctx_t) {
+int64_t nowNs(dtb_host_ctx_t) noexcept {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
@@ -36,6 +37,18 @@ dtb_status_t unbound(dtb_host_ctx_t ctx, const char* what) {
                       ": not available to this plugin instance (only a strategy inside a run has "
                       "a communicator, an optimizer and a model)";
   return DTB_STATUS_UNSUPPORTED;
+}
+
+// The plugin's pointers the host would otherwise dereference blindly.
+bool given(dtb_host_ctx_t ctx, const char* function, std::initializer_list<const void*> pointers) {
+  for (const void* p : pointers) {
+    if (p == nullptr) {
+      errorSlot.owner = reinterpret_cast<const HostServices*>(ctx);
+      errorSlot.message = std::string(function) + ": a required pointer argument is NULL";
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -51,46 +64,66 @@ HostServices::HostServices(std::string source, ParamValues config)
   table_.alloc = &allocThunk;
   table_.free = &freeThunk;
   table_.config_get_bool = [](dtb_host_ctx_t ctx, const char* key, int32_t* out) {
-    bool value = false;
-    dtb_status_t status = self(ctx).lookup(key, &value);
-    if (status == DTB_STATUS_OK) *out = value ? 1 : 0;
-    return status;
+    return guarded(ctx, "config_get_bool", [&] {
+      bool value = false;
+      const dtb_status_t status = self(ctx).lookup(key, out ? &value : nullptr);
+      if (status == DTB_STATUS_OK) *out = value ? 1 : 0;
+      return status;
+    });
   };
   table_.config_get_int = [](dtb_host_ctx_t ctx, const char* key, int64_t* out) {
-    return self(ctx).lookup(key, out);
+    return guarded(ctx, "config_get_int", [&] { return self(ctx).lookup(key, out); });
   };
   table_.config_get_float = [](dtb_host_ctx_t ctx, const char* key, double* out) {
-    return self(ctx).lookup(key, out);
+    return guarded(ctx, "config_get_float", [&] { return self(ctx).lookup(key, out); });
   };
   table_.config_get_string = [](dtb_host_ctx_t ctx, const char* key, const char** out) {
-    const std::string* value = nullptr;
-    dtb_status_t status = self(ctx).lookup(key, &value);
-    if (status == DTB_STATUS_OK) *out = value->c_str();
-    return status;
+    return guarded(ctx, "config_get_string", [&] {
+      const std::string* value = nullptr;
+      const dtb_status_t status = self(ctx).lookup(key, out ? &value : nullptr);
+      if (status == DTB_STATUS_OK) *out = value->c_str();  // config_ lives as long as the instance
+      return status;
+    });
   };
   table_.config_get_int_list = [](dtb_host_ctx_t ctx, const char* key, int64_t* out, uint64_t capacity,
                                   uint64_t* outCount) {
-    const std::vector<int64_t>* value = nullptr;
-    dtb_status_t status = self(ctx).lookup(key, &value);
-    if (status != DTB_STATUS_OK) return status;
-    *outCount = value->size();
-    for (uint64_t i = 0; i < value->size() && i < capacity; ++i) out[i] = (*value)[i];
-    return DTB_STATUS_OK;
+    return guarded(ctx, "config_get_int_list", [&] {
+      if (!given(ctx, "config_get_int_list", {outCount}) ||
+          (capacity > 0 && !given(ctx, "config_get_int_list", {out})))
+        return DTB_STATUS_INVALID_ARGUMENT;
+      const std::vector<int64_t>* value = nullptr;
+      const dtb_status_t status = self(ctx).lookup(key, &value);
+      if (status != DTB_STATUS_OK) return status;
+      *outCount = value->size();
+      for (uint64_t i = 0; i < value->size() && i < capacity; ++i) out[i] = (*value)[i];
+      return DTB_STATUS_OK;
+    });
   };
   table_.metric_add = [](dtb_host_ctx_t ctx, const char* name, double value) {
-    HostServices& host = self(ctx);
-    std::lock_guard lock(host.mutex_);
-    host.metrics_[name] += value;
+    guardedVoid(ctx, "metric_add", [&] {
+      HostServices& host = self(ctx);
+      if (name == nullptr) {
+        log(DTB_LOG_WARN, host.source_, "metric_add without a name; ignored");
+        return;
+      }
+      std::lock_guard lock(host.mutex_);
+      host.metrics_[name] += value;
+    });
   };
   table_.event = [](dtb_host_ctx_t ctx, const char* kind, const char* detail) {
-    HostServices& host = self(ctx);
-    std::lock_guard lock(host.mutex_);
-    host.events_.push_back({std::chrono::steady_clock::now(), kind ? kind : "", detail ? detail : ""});
+    guardedVoid(ctx, "event", [&] {
+      HostServices& host = self(ctx);
+      PluginEvent event{std::chrono::steady_clock::now(), kind ? kind : "", detail ? detail : ""};
+      std::lock_guard lock(host.mutex_);
+      host.events_.push_back(std::move(event));
+    });
   };
   table_.trace_span = [](dtb_host_ctx_t ctx, const char* name, const char* category, int64_t beginNs,
                          int64_t endNs) {
-    HostServices& host = self(ctx);
-    if (host.trace_) host.trace_->span(name ? name : "", category ? category : "", beginNs, endNs);
+    guardedVoid(ctx, "trace_span", [&] {
+      HostServices& host = self(ctx);
+      if (host.trace_) host.trace_->span(name ? name : "", category ? category : "", beginNs, endNs);
+    });
   };
   installCommunicator();
   installOptimizer();
@@ -99,50 +132,110 @@ HostServices::HostServices(std::string source, ParamValues config)
 
 HostServices& HostServices::self(dtb_host_ctx_t ctx) { return *reinterpret_cast<HostServices*>(ctx); }
 
+dtb_status_t HostServices::failure(dtb_host_ctx_t ctx, const char* function,
+                                   std::exception_ptr error) noexcept {
+  dtb_status_t status = DTB_STATUS_INTERNAL;
+  try {
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::bad_alloc&) {
+      status = DTB_STATUS_OUT_OF_MEMORY;
+      setErrorText(ctx, std::string(function) + ": out of memory");
+    } catch (const std::exception& e) {
+      setErrorText(ctx, std::string(function) + ": internal error in the host: " + e.what());
+    } catch (...) {
+      setErrorText(ctx, std::string(function) + ": internal error in the host (an unknown exception)");
+    }
+  } catch (...) {
+    // No memory even for the message: the status alone tells the plugin.
+  }
+  return status;
+}
+
+void HostServices::logFailure(dtb_host_ctx_t ctx, const char* function, std::exception_ptr error) noexcept {
+  try {
+    std::string what = "an unknown exception";
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    log(DTB_LOG_ERROR, self(ctx).source_,
+        std::string(function) + " failed in the host and was ignored: " + what);
+  } catch (...) {
+    // Not even a log line can be written: nothing more to do without throwing.
+  }
+}
+
+void HostServices::setErrorText(dtb_host_ctx_t ctx, const std::string& message) {
+  errorSlot.owner = &self(ctx);
+  errorSlot.message = message;
+}
+
+void HostServices::describeParams(dtb_param_t* const* params, uint32_t count) {
+  paramFlags_.assign(count, 0);
+  for (uint32_t i = 0; i < count; ++i) {
+    if (params != nullptr && params[i] != nullptr) paramFlags_[i] = params[i]->flags;
+  }
+}
+
 void HostServices::logThunk(dtb_host_ctx_t ctx, dtb_log_level_t level, const char* message) {
-  log(level, self(ctx).source_, message ? message : "(null)");
+  guardedVoid(ctx, "log", [&] { log(level, self(ctx).source_, message ? message : "(null)"); });
 }
 
 void HostServices::setErrorThunk(dtb_host_ctx_t ctx, const char* message) {
   errorSlot.owner = &self(ctx);
-  errorSlot.message = message ? message : "";
+  try {
+    errorSlot.message = message ? message : "";
+  } catch (...) {
+    // No memory for the copy: the failure is still recorded, without its text.
+    errorSlot.message.clear();
+  }
 }
 
 dtb_status_t HostServices::allocThunk(dtb_host_ctx_t ctx, uint64_t bytes, dtb_device_t device,
                                       dtb_mem_category_t category, void** out) {
-  HostServices& host = self(ctx);
-  *out = nullptr;
-  if (device.type != DTB_DEVICE_HOST) {
-    setErrorThunk(ctx, "alloc: only host memory is available in this process");
-    return DTB_STATUS_UNSUPPORTED;
-  }
-  if (category < DTB_MEM_PARAMS || category > DTB_MEM_OTHER) {
-    setErrorThunk(ctx, "alloc: unknown memory category");
-    return DTB_STATUS_INVALID_ARGUMENT;
-  }
-  try {
-    *out = host.memory_.allocate(bytes, category);
-    return DTB_STATUS_OK;
-  } catch (const std::bad_alloc&) {
-    setErrorThunk(ctx, ("alloc: cannot allocate " + std::to_string(bytes) + " bytes").c_str());
-    return DTB_STATUS_OUT_OF_MEMORY;
-  }
+  return guarded(ctx, "alloc", [&] {
+    if (!given(ctx, "alloc", {out})) return DTB_STATUS_INVALID_ARGUMENT;
+    HostServices& host = self(ctx);
+    *out = nullptr;
+    if (device.type != DTB_DEVICE_HOST) {
+      setErrorThunk(ctx, "alloc: only host memory is available in this process");
+      return DTB_STATUS_UNSUPPORTED;
+    }
+    if (category < DTB_MEM_PARAMS || category > DTB_MEM_OTHER) {
+      setErrorThunk(ctx, "alloc: unknown memory category");
+      return DTB_STATUS_INVALID_ARGUMENT;
+    }
+    try {
+      *out = host.memory_.allocate(bytes, category);
+      return DTB_STATUS_OK;
+    } catch (const std::bad_alloc&) {
+      setErrorText(ctx, "alloc: cannot allocate " + std::to_string(bytes) + " bytes");
+      return DTB_STATUS_OUT_OF_MEMORY;
+    }
+  });
 }
 
 void HostServices::freeThunk(dtb_host_ctx_t ctx, void* ptr) {
-  HostServices& host = self(ctx);
-  if (!host.memory_.release(ptr)) {
-    log(DTB_LOG_ERROR, host.source_, "free() of a pointer that alloc() did not return; ignored");
-  }
+  guardedVoid(ctx, "free", [&] {
+    HostServices& host = self(ctx);
+    if (!host.memory_.release(ptr)) {
+      log(DTB_LOG_ERROR, host.source_, "free() of a pointer that alloc() did not return; ignored");
+    }
+  });
 }
 
 template <typename T>
 dtb_status_t HostServices::lookup(const char* key, T* out) {
-  auto it = config_.find(key ? key : "");
+  if (key == nullptr || out == nullptr) {
+    setErrorThunk(table_.ctx, "config: the key and the output pointer must not be NULL");
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  auto it = config_.find(key);
   if (it == config_.end()) {
-    setErrorThunk(
-        table_.ctx,
-        ("config: no parameter '" + std::string(key ? key : "") + "' is declared by this plugin").c_str());
+    setErrorText(table_.ctx, "config: no parameter '" + std::string(key) + "' is declared by this plugin");
     return DTB_STATUS_NOT_FOUND;
   }
   using Stored = std::remove_const_t<std::remove_pointer_t<T>>;
@@ -157,117 +250,159 @@ dtb_status_t HostServices::lookup(const char* key, T* out) {
       return DTB_STATUS_OK;
     }
   }
-  setErrorThunk(table_.ctx, ("config: parameter '" + std::string(key) + "' has another type").c_str());
+  setErrorText(table_.ctx, "config: parameter '" + std::string(key) + "' has another type");
   return DTB_STATUS_INVALID_ARGUMENT;
 }
 
 dtb_status_t HostServices::relay(dtb_status_t status, const std::string& message) {
-  if (status != DTB_STATUS_OK) setErrorThunk(table_.ctx, message.c_str());
+  if (status != DTB_STATUS_OK) setErrorText(table_.ctx, message);
   return status;
 }
 
 // Each comm_* member forwards to the bound communicator, or says there is none.
 void HostServices::installCommunicator() {
-  table_.comm_rank = [](dtb_host_ctx_t ctx) {
+  table_.comm_rank = [](dtb_host_ctx_t ctx) noexcept {
     Communicator* c = self(ctx).communicator_;
     return int32_t{c ? c->rank() : 0};
   };
-  table_.comm_size = [](dtb_host_ctx_t ctx) {
+  table_.comm_size = [](dtb_host_ctx_t ctx) noexcept {
     Communicator* c = self(ctx).communicator_;
     return int32_t{c ? c->size() : 1};
   };
   table_.comm_allreduce = [](dtb_host_ctx_t ctx, dtb_tensor_t* buffer, dtb_reduce_op_t op,
                              dtb_request_t* out) {
-    HostServices& h = self(ctx);
-    if (!h.communicator_) return unbound(ctx, "comm_allreduce");
-    std::string error;
-    return h.relay(h.communicator_->allreduce(buffer, op, out, &error), error);
+    return guarded(ctx, "comm_allreduce", [&] {
+      HostServices& h = self(ctx);
+      if (!h.communicator_) return unbound(ctx, "comm_allreduce");
+      if (!given(ctx, "comm_allreduce", {buffer, out})) return DTB_STATUS_INVALID_ARGUMENT;
+      std::string error;
+      return h.relay(h.communicator_->allreduce(buffer, op, out, &error), error);
+    });
   };
   table_.comm_reduce_scatter = [](dtb_host_ctx_t ctx, const dtb_tensor_t* in, dtb_tensor_t* outTensor,
                                   dtb_reduce_op_t op, dtb_request_t* out) {
-    HostServices& h = self(ctx);
-    if (!h.communicator_) return unbound(ctx, "comm_reduce_scatter");
-    std::string error;
-    return h.relay(h.communicator_->reduceScatter(in, outTensor, op, out, &error), error);
+    return guarded(ctx, "comm_reduce_scatter", [&] {
+      HostServices& h = self(ctx);
+      if (!h.communicator_) return unbound(ctx, "comm_reduce_scatter");
+      if (!given(ctx, "comm_reduce_scatter", {in, outTensor, out})) return DTB_STATUS_INVALID_ARGUMENT;
+      std::string error;
+      return h.relay(h.communicator_->reduceScatter(in, outTensor, op, out, &error), error);
+    });
   };
   table_.comm_allgather = [](dtb_host_ctx_t ctx, const dtb_tensor_t* in, dtb_tensor_t* outTensor,
                              dtb_request_t* out) {
-    HostServices& h = self(ctx);
-    if (!h.communicator_) return unbound(ctx, "comm_allgather");
-    std::string error;
-    return h.relay(h.communicator_->allgather(in, outTensor, out, &error), error);
+    return guarded(ctx, "comm_allgather", [&] {
+      HostServices& h = self(ctx);
+      if (!h.communicator_) return unbound(ctx, "comm_allgather");
+      if (!given(ctx, "comm_allgather", {in, outTensor, out})) return DTB_STATUS_INVALID_ARGUMENT;
+      std::string error;
+      return h.relay(h.communicator_->allgather(in, outTensor, out, &error), error);
+    });
   };
   table_.comm_broadcast = [](dtb_host_ctx_t ctx, dtb_tensor_t* buffer, int32_t root, dtb_request_t* out) {
-    HostServices& h = self(ctx);
-    if (!h.communicator_) return unbound(ctx, "comm_broadcast");
-    std::string error;
-    return h.relay(h.communicator_->broadcast(buffer, root, out, &error), error);
+    return guarded(ctx, "comm_broadcast", [&] {
+      HostServices& h = self(ctx);
+      if (!h.communicator_) return unbound(ctx, "comm_broadcast");
+      if (!given(ctx, "comm_broadcast", {buffer, out})) return DTB_STATUS_INVALID_ARGUMENT;
+      std::string error;
+      return h.relay(h.communicator_->broadcast(buffer, root, out, &error), error);
+    });
   };
   table_.comm_barrier = [](dtb_host_ctx_t ctx, dtb_request_t* out) {
-    HostServices& h = self(ctx);
-    if (!h.communicator_) return unbound(ctx, "comm_barrier");
-    std::string error;
-    return h.relay(h.communicator_->barrier(out, &error), error);
+    return guarded(ctx, "comm_barrier", [&] {
+      HostServices& h = self(ctx);
+      if (!h.communicator_) return unbound(ctx, "comm_barrier");
+      if (!given(ctx, "comm_barrier", {out})) return DTB_STATUS_INVALID_ARGUMENT;
+      std::string error;
+      return h.relay(h.communicator_->barrier(out, &error), error);
+    });
   };
   table_.comm_test = [](dtb_host_ctx_t ctx, dtb_request_t request, int32_t* done) {
-    HostServices& h = self(ctx);
-    if (!h.communicator_) return unbound(ctx, "comm_test");
-    std::string error;
-    return h.relay(h.communicator_->test(request, done, &error), error);
+    return guarded(ctx, "comm_test", [&] {
+      HostServices& h = self(ctx);
+      if (!h.communicator_) return unbound(ctx, "comm_test");
+      if (!given(ctx, "comm_test", {done})) return DTB_STATUS_INVALID_ARGUMENT;
+      std::string error;
+      return h.relay(h.communicator_->test(request, done, &error), error);
+    });
   };
   table_.comm_wait = [](dtb_host_ctx_t ctx, dtb_request_t request, int64_t timeoutMs) {
-    HostServices& h = self(ctx);
-    if (!h.communicator_) return unbound(ctx, "comm_wait");
-    std::string error;
-    return h.relay(h.communicator_->wait(request, timeoutMs, &error), error);
+    return guarded(ctx, "comm_wait", [&] {
+      HostServices& h = self(ctx);
+      if (!h.communicator_) return unbound(ctx, "comm_wait");
+      std::string error;
+      return h.relay(h.communicator_->wait(request, timeoutMs, &error), error);
+    });
   };
 }
 
 void HostServices::installOptimizer() {
-  table_.optim_state_floats = [](dtb_host_ctx_t ctx) {
+  table_.optim_state_floats = [](dtb_host_ctx_t ctx) noexcept {
     Optimizer* o = self(ctx).optimizer_;
     return o ? o->stateFloats() : uint32_t{0};
   };
   table_.optim_update = [](dtb_host_ctx_t ctx, dtb_tensor_t* param, const dtb_tensor_t* grad, float* state,
-                           uint32_t) {
-    HostServices& h = self(ctx);
-    if (!h.optimizer_) return unbound(ctx, "optim_update");
-    if (h.communicator_) h.communicator_->endPolling();  // the training thread computes: no poll loop
-    if (param->dtype != DTB_DTYPE_F32 || grad->dtype != DTB_DTYPE_F32 || param->count != grad->count ||
-        param->device.type != DTB_DEVICE_HOST) {
-      setErrorThunk(ctx, "optim_update: param and grad must be f32 host tensors of equal count");
-      return DTB_STATUS_INVALID_ARGUMENT;
-    }
-    if (h.optimizer_->stateFloats() > 0 && state == nullptr && param->count > 0) {
-      setErrorThunk(ctx,
-                    "optim_update: this optimizer needs state (optim_state_floats() floats per element)");
-      return DTB_STATUS_INVALID_ARGUMENT;
-    }
-    h.optimizer_->update(static_cast<float*>(param->data), static_cast<const float*>(grad->data), state,
-                         param->count);
-    return DTB_STATUS_OK;
+                           uint32_t paramIndex) {
+    return guarded(ctx, "optim_update", [&] { return self(ctx).update(param, grad, state, paramIndex); });
   };
+}
+
+dtb_status_t HostServices::update(dtb_tensor_t* param, const dtb_tensor_t* grad, float* state,
+                                  uint32_t paramIndex) {
+  const dtb_host_ctx_t ctx = table_.ctx;
+  if (!optimizer_) return unbound(ctx, "optim_update");
+  if (!given(ctx, "optim_update", {param, grad})) return DTB_STATUS_INVALID_ARGUMENT;
+  if (communicator_) communicator_->endPolling();  // the training thread computes: no poll loop
+  if (param->dtype != DTB_DTYPE_F32 || grad->dtype != DTB_DTYPE_F32 || param->count != grad->count ||
+      param->device.type != DTB_DEVICE_HOST || grad->device.type != DTB_DEVICE_HOST) {
+    setErrorThunk(ctx, "optim_update: param and grad must be f32 host tensors of equal count");
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  if (param->count > 0 && (param->data == nullptr || grad->data == nullptr)) {
+    setErrorThunk(ctx, "optim_update: a tensor of count > 0 has no data");
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  if (optimizer_->stateFloats() > 0 && state == nullptr && param->count > 0) {
+    setErrorThunk(ctx, "optim_update: this optimizer needs state (optim_state_floats() floats per element)");
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  // Per-parameter options: a flat mix of parameters (UINT32_MAX) gets the
+  // optimizer's defaults, as does every index before describeParams.
+  WeightDecay decay = WeightDecay::kApply;
+  if (paramIndex != UINT32_MAX && !paramFlags_.empty()) {
+    if (paramIndex >= paramFlags_.size()) {
+      setErrorText(ctx, "optim_update: param_index " + std::to_string(paramIndex) + " is not a parameter (" +
+                            std::to_string(paramFlags_.size()) + " of them; UINT32_MAX for a flat mix)");
+      return DTB_STATUS_INVALID_ARGUMENT;
+    }
+    if (paramFlags_[paramIndex] & DTB_PARAM_FLAG_NO_WEIGHT_DECAY) decay = WeightDecay::kSkip;
+  }
+  optimizer_->update(static_cast<float*>(param->data), static_cast<const float*>(grad->data), state,
+                     param->count, decay);
+  return DTB_STATUS_OK;
 }
 
 void HostServices::installParamRelease() {
   table_.param_release = [](dtb_host_ctx_t ctx, dtb_param* param, dtb_param_part_t part) {
-    HostServices& h = self(ctx);
-    if (!h.model_) return unbound(ctx, "param_release");
-    if (param == nullptr) {
-      setErrorThunk(ctx, "param_release: no parameter given");
-      return DTB_STATUS_INVALID_ARGUMENT;
-    }
-    const auto& api = h.model_->plugin().descriptor<dtb_model_plugin_v1_t>();
-    const std::string model = h.model_->plugin().label();
-    if (!api.release_param) {
-      // Not an error of the caller's: it keeps using the model's storage.
-      setErrorThunk(ctx, (model + " cannot release its parameter storage (no release_param)").c_str());
-      return DTB_STATUS_UNSUPPORTED;
-    }
-    const dtb_status_t status = api.release_param(h.model_->context(), param->index, part);
-    const std::optional<std::string> why = h.model_->services().takeError();
-    return h.relay(status,
-                   model + ": release_param of '" + param->name + "' failed: " + why.value_or("no message"));
+    return guarded(ctx, "param_release", [&] {
+      HostServices& h = self(ctx);
+      if (!h.model_) return unbound(ctx, "param_release");
+      if (param == nullptr) {
+        setErrorThunk(ctx, "param_release: no parameter given");
+        return DTB_STATUS_INVALID_ARGUMENT;
+      }
+      const auto& api = h.model_->plugin().descriptor<dtb_model_plugin_v1_t>();
+      const std::string model = h.model_->plugin().label();
+      if (!api.release_param) {
+        // Not an error of the caller's: it keeps using the model's storage.
+        setErrorText(ctx, model + " cannot release its parameter storage (no release_param)");
+        return DTB_STATUS_UNSUPPORTED;
+      }
+      const dtb_status_t status = api.release_param(h.model_->context(), param->index, part);
+      const std::optional<std::string> why = h.model_->services().takeError();
+      return h.relay(status, model + ": release_param of '" + (param->name ? param->name : "?") +
+                                 "' failed: " + why.value_or("no message"));
+    });
   };
 }
 

@@ -5,9 +5,13 @@
 // The communicator and optimizer members answer DTB_STATUS_UNSUPPORTED
 // unless the run binds them (it does so for strategies; a model or dataset
 // never gets them).
+//
+// Every member is a C entry point: its body runs inside guarded() or
+// guardedVoid(), so no exception ever unwinds into a plugin.
 #pragma once
 
 #include <chrono>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -16,6 +20,7 @@
 #include <vector>
 
 #include "dtbench/dtbench.h"
+#include "dtbench/model.h"
 #include "host/memory_ledger.h"
 #include "host/plugin_config.h"
 
@@ -51,6 +56,33 @@ class HostServices {
     model_ = model;
   }
 
+  // The strategy's parameters (dtb_strategy_setup_t), whose flags
+  // optim_update honours per `param_index` (DTB_PARAM_FLAG_NO_WEIGHT_DECAY).
+  // Until given, every index gets the optimizer's defaults.
+  void describeParams(dtb_param_t* const* params, uint32_t count);
+
+  // The C boundary, for a member returning a status: runs `body`; an
+  // exception becomes DTB_STATUS_OUT_OF_MEMORY (std::bad_alloc) or
+  // DTB_STATUS_INTERNAL (anything else), with a message naming `function` on
+  // the calling thread's error channel.
+  template <typename Body>
+  static dtb_status_t guarded(dtb_host_ctx_t ctx, const char* function, Body&& body) noexcept {
+    try {
+      return body();
+    } catch (...) {
+      return failure(ctx, function, std::current_exception());
+    }
+  }
+  // For a member that cannot report: the exception is logged and swallowed.
+  template <typename Body>
+  static void guardedVoid(dtb_host_ctx_t ctx, const char* function, Body&& body) noexcept {
+    try {
+      body();
+    } catch (...) {
+      logFailure(ctx, function, std::current_exception());
+    }
+  }
+
   // The message the plugin gave with set_error() on this thread since the
   // last take, if any; clears it.
   std::optional<std::string> takeError();
@@ -69,6 +101,9 @@ class HostServices {
 
  private:
   static HostServices& self(dtb_host_ctx_t ctx);
+  static dtb_status_t failure(dtb_host_ctx_t ctx, const char* function, std::exception_ptr error) noexcept;
+  static void logFailure(dtb_host_ctx_t ctx, const char* function, std::exception_ptr error) noexcept;
+  static void setErrorText(dtb_host_ctx_t ctx, const std::string& message);
   static void logThunk(dtb_host_ctx_t ctx, dtb_log_level_t level, const char* message);
   static void setErrorThunk(dtb_host_ctx_t ctx, const char* message);
   static dtb_status_t allocThunk(dtb_host_ctx_t ctx, uint64_t bytes, dtb_device_t device,
@@ -79,6 +114,8 @@ class HostServices {
   void installCommunicator();
   void installOptimizer();
   void installParamRelease();
+  // optim_update's checks, then the optimizer's kernel.
+  dtb_status_t update(dtb_tensor_t* param, const dtb_tensor_t* grad, float* state, uint32_t paramIndex);
   // The message of a failed communicator call, onto this instance's channel.
   dtb_status_t relay(dtb_status_t status, const std::string& message);
 
@@ -92,6 +129,7 @@ class HostServices {
   TraceRecorder* trace_ = nullptr;
   Optimizer* optimizer_ = nullptr;
   PluginInstance* model_ = nullptr;
+  std::vector<uint32_t> paramFlags_;  // DTB_PARAM_FLAG_* by parameter index
   dtb_host_t table_{};
 };
 

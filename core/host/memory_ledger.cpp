@@ -1,6 +1,7 @@
 #include "host/memory_ledger.h"
 
 #include <cstdlib>
+#include <limits>
 #include <new>
 
 namespace dtb::core {
@@ -14,6 +15,8 @@ MemoryLedger::~MemoryLedger() {
 
 void* MemoryLedger::allocate(uint64_t bytes, dtb_mem_category_t category) {
   if (bytes == 0) return nullptr;
+  // Rounding up must not wrap (2^64 - 1 bytes would become 0, a "success").
+  if (bytes > std::numeric_limits<size_t>::max() - kAlignment) throw std::bad_alloc();
   const uint64_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   void* ptr = std::aligned_alloc(kAlignment, rounded);
   if (ptr == nullptr) throw std::bad_alloc();

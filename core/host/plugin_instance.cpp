@@ -40,9 +40,12 @@ template <typename Create>
 std::unique_ptr<PluginInstance> instantiate(std::shared_ptr<const LoadedPlugin> plugin,
                                             const ParamValues& given, const char* function, Create&& create,
                                             void (*destroy)(void*), Communicator* communicator = nullptr,
-                                            Optimizer* optimizer = nullptr, PluginInstance* model = nullptr) {
+                                            Optimizer* optimizer = nullptr, PluginInstance* model = nullptr,
+                                            const dtb_strategy_setup_t* strategySetup = nullptr) {
   auto instance = std::make_unique<PluginInstance>(std::move(plugin), given);
   instance->services().bind(communicator, optimizer, model);
+  // optim_update's per-parameter options (no weight decay) come from these.
+  if (strategySetup) instance->services().describeParams(strategySetup->params, strategySetup->param_count);
   void* context = nullptr;
   dtb_status_t status = create(instance->host(), &context);
   if (status == DTB_STATUS_OK && context == nullptr) {
@@ -82,7 +85,7 @@ std::unique_ptr<PluginInstance> createStrategy(std::shared_ptr<const LoadedPlugi
   return instantiate(
       std::move(plugin), given, "create",
       [&](const dtb_host_t* host, void** out) { return d.create(host, &setup, out); }, d.destroy,
-      communicator, optimizer, model);
+      communicator, optimizer, model, &setup);
 }
 
 std::unique_ptr<PluginInstance> createBackend(std::shared_ptr<const LoadedPlugin> plugin,

@@ -25,9 +25,9 @@ uint32_t Optimizer::stateFloats() const {
   return 2;
 }
 
-void Optimizer::update(float* param, const float* grad, float* state, size_t count) const {
+void Optimizer::update(float* param, const float* grad, float* state, size_t count, WeightDecay decay) const {
   const float lr = static_cast<float>(lr_);
-  const float wd = static_cast<float>(config_.weightDecay);
+  const float wd = decay == WeightDecay::kApply ? static_cast<float>(config_.weightDecay) : 0.0f;
   if (kind_ == Kind::kSgd) {
     const float momentum = static_cast<float>(config_.momentum);
     for (size_t i = 0; i < count; ++i) {

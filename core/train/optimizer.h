@@ -21,6 +21,11 @@ struct OptimizerConfig {
   double eps = 1e-8;
 };
 
+// Whether a parameter's update includes weight decay: biases and norm
+// scales usually do without (DTB_PARAM_FLAG_NO_WEIGHT_DECAY), as PyTorch
+// users put them in a param group with weight_decay=0.
+enum class WeightDecay { kApply, kSkip };
+
 class Optimizer {
  public:
   // Throws std::invalid_argument for an unknown kind or nesterov without momentum.
@@ -38,7 +43,9 @@ class Optimizer {
 
   // One update of `count` elements. `state` holds stateFloats() x count
   // floats, zero before the first step (state[i], then state[count + i]).
-  void update(float* param, const float* grad, float* state, size_t count) const;
+  // kSkip: this parameter's weight decay is 0, whatever the config says.
+  void update(float* param, const float* grad, float* state, size_t count,
+              WeightDecay decay = WeightDecay::kApply) const;
 
   const OptimizerConfig& config() const { return config_; }
 

@@ -3,7 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+#include <new>
+#include <stdexcept>
 #include <thread>
+
+#include "dtbench/plugin.hpp"
+#include "train/optimizer.h"
 
 namespace dtb::core {
 namespace {
@@ -107,6 +114,161 @@ TEST(HostServices, MetricsAndEventsAccumulate) {
   EXPECT_TRUE(services.takeMetrics().empty());
   ASSERT_EQ(services.events().size(), 1u);
   EXPECT_EQ(services.events()[0].kind, "rebucket");
+}
+
+// No exception crosses the C boundary: what a member's body throws comes back
+// as a status and a message on the caller's channel (or, for a void member,
+// as a log line).
+TEST(HostServices, ExceptionsBecomeAStatusAndAMessage) {
+  HostServices services("test", {});
+  const dtb_host_ctx_t ctx = services.table()->ctx;
+  EXPECT_EQ(HostServices::guarded(ctx, "alloc", []() -> dtb_status_t { throw std::bad_alloc(); }),
+            DTB_STATUS_OUT_OF_MEMORY);
+  EXPECT_EQ(services.takeError(), "alloc: out of memory");
+  EXPECT_EQ(HostServices::guarded(ctx, "event", []() -> dtb_status_t { throw std::logic_error("broken"); }),
+            DTB_STATUS_INTERNAL);
+  EXPECT_NE(services.takeError()->find("event: internal error in the host: broken"), std::string::npos);
+  EXPECT_EQ(HostServices::guarded(ctx, "x", []() -> dtb_status_t { throw 42; }), DTB_STATUS_INTERNAL);
+  EXPECT_TRUE(services.takeError().has_value());
+  EXPECT_NO_THROW(HostServices::guardedVoid(ctx, "trace_span", [] { throw std::runtime_error("lost"); }));
+  EXPECT_FALSE(services.takeError().has_value());  // a void member has no one to tell but the log
+}
+
+TEST(HostServices, AnAbsurdAllocationIsOutOfMemoryNotACrash) {
+  HostServices services("test", {});
+  const dtb_host_t* host = services.table();
+  const dtb_device_t cpu{DTB_DEVICE_HOST, 0};
+  for (uint64_t bytes :
+       {std::numeric_limits<uint64_t>::max(), std::numeric_limits<uint64_t>::max() - 10, uint64_t{1} << 62}) {
+    void* ptr = reinterpret_cast<void*>(1);
+    EXPECT_EQ(host->alloc(host->ctx, bytes, cpu, DTB_MEM_BUFFERS, &ptr), DTB_STATUS_OUT_OF_MEMORY) << bytes;
+    EXPECT_EQ(ptr, nullptr);
+    EXPECT_NE(services.takeError()->find("cannot allocate " + std::to_string(bytes)), std::string::npos);
+  }
+  EXPECT_EQ(services.memory().currentTotal(), 0u);
+  void* zero = reinterpret_cast<void*>(1);
+  EXPECT_EQ(host->alloc(host->ctx, 0, cpu, DTB_MEM_BUFFERS, &zero), DTB_STATUS_OK);
+  EXPECT_EQ(zero, nullptr);  // the header's promise for zero bytes
+  host->free(host->ctx, nullptr);
+  EXPECT_EQ(host->alloc(host->ctx, 8, cpu, DTB_MEM_BUFFERS, nullptr), DTB_STATUS_INVALID_ARGUMENT);
+  EXPECT_TRUE(services.takeError().has_value());
+}
+
+TEST(HostServices, NullArgumentsAreRefusedOrIgnored) {
+  HostServices services("test", {{"n", int64_t{3}}, {"widths", std::vector<int64_t>{8, 4}}});
+  const dtb_host_t* host = services.table();
+  // Each of these dereferenced NULL or threw std::logic_error (std::string
+  // from NULL) inside the host.
+  host->log(host->ctx, DTB_LOG_DEBUG, nullptr);
+  host->metric_add(host->ctx, nullptr, 1.0);
+  host->event(host->ctx, nullptr, nullptr);
+  host->trace_span(host->ctx, nullptr, nullptr, 0, 1);
+  host->set_error(host->ctx, nullptr);
+  EXPECT_EQ(services.takeError(), "");
+  EXPECT_TRUE(services.metrics().empty());
+  int64_t n = 0;
+  EXPECT_EQ(host->config_get_int(host->ctx, nullptr, &n), DTB_STATUS_INVALID_ARGUMENT);
+  EXPECT_TRUE(services.takeError().has_value());
+  EXPECT_EQ(host->config_get_int(host->ctx, "n", nullptr), DTB_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(host->config_get_bool(host->ctx, "n", nullptr), DTB_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(host->config_get_string(host->ctx, "n", nullptr), DTB_STATUS_INVALID_ARGUMENT);
+  uint64_t count = 0;
+  EXPECT_EQ(host->config_get_int_list(host->ctx, "widths", nullptr, 0, &count), DTB_STATUS_OK);
+  EXPECT_EQ(count, 2u);  // asking for the length only
+  EXPECT_EQ(host->config_get_int_list(host->ctx, "widths", nullptr, 2, &count), DTB_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(host->config_get_int_list(host->ctx, "widths", nullptr, 0, nullptr), DTB_STATUS_INVALID_ARGUMENT);
+  services.takeError();
+}
+
+// DTB_PARAM_FLAG_NO_WEIGHT_DECAY, honoured by optim_update through
+// param_index, against PyTorch's formulas with the parameter in a group of
+// weight_decay=0: coupled for SGD and Adam (g + wd x p), decoupled for AdamW
+// (p x (1 - lr x wd) before the step).
+class NoWeightDecay : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(NoWeightDecay, ExcludedParametersGetNone) {
+  OptimizerConfig config;
+  config.kind = GetParam();
+  config.lr = 0.1;
+  config.weightDecay = 0.5;
+  Optimizer optimizer(config);
+  HostServices services("strategy/test", {});
+  services.bind(nullptr, &optimizer);
+  dtb_param_t decayed{}, excluded{};
+  decayed.index = 0;
+  excluded.index = 1;
+  excluded.flags = DTB_PARAM_FLAG_NO_WEIGHT_DECAY;
+  dtb_param_t* params[] = {&decayed, &excluded};
+  services.describeParams(params, 2);
+  const dtb_host_t* host = services.table();
+
+  const double lr = config.lr, wd = config.weightDecay, b1 = config.beta1, b2 = config.beta2;
+  const double p0 = 2.0;
+  const std::vector<double> grads = {0.25, -0.5, 0.75};
+  // PyTorch's update, in double, one parameter, `decay` its group's weight_decay.
+  auto torch = [&](double decay) {
+    double p = p0, m = 0, v = 0;
+    for (size_t t = 1; t <= grads.size(); ++t) {
+      double g = grads[t - 1];
+      if (config.kind == "sgd") {
+        p -= lr * (g + decay * p);
+        continue;
+      }
+      if (config.kind == "adamw") {
+        p *= 1 - lr * decay;
+      } else {
+        g += decay * p;
+      }
+      m = b1 * m + (1 - b1) * g;
+      v = b2 * v + (1 - b2) * g * g;
+      const double mHat = m / (1 - std::pow(b1, t)), vHat = v / (1 - std::pow(b2, t));
+      p -= lr * mHat / (std::sqrt(vHat) + config.eps);
+    }
+    return p;
+  };
+
+  std::vector<float> values = {static_cast<float>(p0), static_cast<float>(p0)};
+  std::vector<float> state(2 * optimizer.stateFloats(), 0.0f);
+  for (float g : grads) {
+    optimizer.beginStep();
+    for (uint32_t i = 0; i < 2; ++i) {
+      float grad = g;
+      dtb_tensor_t value = dtb::hostTensor(&values[i], 1, DTB_DTYPE_F32);
+      dtb_tensor_t gradient = dtb::hostTensor(&grad, 1, DTB_DTYPE_F32);
+      ASSERT_EQ(
+          host->optim_update(host->ctx, &value, &gradient, state.data() + i * optimizer.stateFloats(), i),
+          DTB_STATUS_OK);
+    }
+  }
+  EXPECT_NEAR(values[0], torch(wd), 1e-5);
+  EXPECT_NEAR(values[1], torch(0.0), 1e-5);
+  EXPECT_GT(std::fabs(torch(wd) - torch(0.0)), 1e-3);  // the decay is large enough to tell them apart
+}
+
+INSTANTIATE_TEST_SUITE_P(Optimizers, NoWeightDecay, ::testing::Values("sgd", "adam", "adamw"));
+
+TEST(HostServices, OptimUpdateChecksItsParameterIndex) {
+  OptimizerConfig config;
+  config.weightDecay = 0.5;
+  Optimizer optimizer(config);
+  HostServices services("strategy/test", {});
+  services.bind(nullptr, &optimizer);
+  dtb_param_t only{};
+  only.flags = DTB_PARAM_FLAG_NO_WEIGHT_DECAY;
+  dtb_param_t* params[] = {&only};
+  services.describeParams(params, 1);
+  const dtb_host_t* host = services.table();
+  float value = 1, grad = 0;
+  dtb_tensor_t v = dtb::hostTensor(&value, 1, DTB_DTYPE_F32), g = dtb::hostTensor(&grad, 1, DTB_DTYPE_F32);
+  EXPECT_EQ(host->optim_update(host->ctx, &v, &g, nullptr, 1), DTB_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(services.takeError()->find("param_index 1"), std::string::npos);
+  // A flat mix of parameters gets the optimizer's default: decay applies.
+  EXPECT_EQ(host->optim_update(host->ctx, &v, &g, nullptr, UINT32_MAX), DTB_STATUS_OK);
+  EXPECT_FLOAT_EQ(value, 1.0f - 0.01f * 0.5f);
+  EXPECT_EQ(host->optim_update(host->ctx, &v, &g, nullptr, 0), DTB_STATUS_OK);
+  EXPECT_FLOAT_EQ(value, 1.0f - 0.01f * 0.5f);  // index 0 is excluded: unchanged by a zero gradient
+  EXPECT_EQ(host->optim_update(host->ctx, nullptr, &g, nullptr, 0), DTB_STATUS_INVALID_ARGUMENT);
+  services.takeError();
 }
 
 }  // namespace

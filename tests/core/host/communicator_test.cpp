@@ -1,0 +1,132 @@
+// The communicator as strategies reach it through comm_*: calls from several
+// threads reach the backend one at a time (backend.h promises a backend
+// that), and requests are checked before the backend sees them.
+#include "host/communicator.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "dtbench/plugin.hpp"
+#include "plugin/loader.h"
+
+namespace dtb::core {
+namespace {
+
+const std::filesystem::path kGood = DTBENCH_TEST_PLUGIN_DIR;
+
+dtb_rendezvous_t oneRank() {
+  dtb_rendezvous_t rdv{};
+  rdv.struct_size = sizeof(rdv);
+  rdv.world_size = 1;
+  rdv.timeout_ms = 1000;
+  return rdv;
+}
+
+std::unique_ptr<Communicator> single() {
+  PluginLoader loader(SearchPath({kGood}));
+  return std::make_unique<Communicator>(
+      createBackend(loader.load(PluginKind::kBackend, "single"), {}, oneRank()), 0, 1,
+      std::chrono::milliseconds(1000));
+}
+
+TEST(Communicator, EachRequestIsWaitedForExactlyOnce) {
+  auto comm = single();
+  std::string error;
+  dtb_request_t request = nullptr;
+  ASSERT_EQ(comm->barrier(&request, &error), DTB_STATUS_OK) << error;
+  int32_t done = 0;
+  EXPECT_EQ(comm->test(request, &done, &error), DTB_STATUS_OK) << error;
+  EXPECT_EQ(comm->wait(request, DTB_TIMEOUT_DEFAULT, &error), DTB_STATUS_OK) << error;
+  // A second wait would be a use after free in a real backend: refused here.
+  EXPECT_EQ(comm->wait(request, DTB_TIMEOUT_DEFAULT, &error), DTB_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(error.find("exactly once"), std::string::npos) << error;
+  EXPECT_EQ(comm->test(request, &done, &error), DTB_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(comm->wait(nullptr, DTB_TIMEOUT_DEFAULT, &error), DTB_STATUS_INVALID_ARGUMENT);
+}
+
+TEST(Communicator, AFailedIssueLeavesNoRequest) {
+  auto comm = single();
+  float data[2] = {1, 2};
+  dtb_tensor_t buffer = dtb::hostTensor(data, 2, DTB_DTYPE_F32);
+  dtb_request_t request = reinterpret_cast<dtb_request_t>(&data);  // whatever the caller had there
+  std::string error;
+  EXPECT_EQ(comm->broadcast(&buffer, /*root=*/1, &request, &error), DTB_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(request, nullptr);
+  EXPECT_NE(error.find("only root"), std::string::npos) << error;
+}
+
+// A backend that counts calls made while another call is still inside it.
+struct Overlaps {
+  std::atomic<int> inside{0};
+  std::atomic<int> overlapping{0};
+  std::atomic<int> calls{0};
+};
+Overlaps overlaps;
+
+dtb_status_t enter() {
+  ++overlaps.calls;
+  if (overlaps.inside.fetch_add(1) != 0) ++overlaps.overlapping;
+  std::this_thread::sleep_for(std::chrono::microseconds(200));  // a window for another thread
+  --overlaps.inside;
+  return DTB_STATUS_OK;
+}
+
+dtb_backend_plugin_v1_t countingBackend(const dtb_plugin_header_t& header) {
+  dtb_backend_plugin_v1_t d{};
+  d.header = header;
+  d.create = [](const dtb_host_t*, const dtb_rendezvous_t*, void** out) {
+    *out = &overlaps;
+    return DTB_STATUS_OK;
+  };
+  d.destroy = [](void*) {};
+  d.allreduce = [](void*, dtb_tensor_t*, dtb_reduce_op_t, dtb_request_t* request) {
+    *request = reinterpret_cast<dtb_request_t>(new int);
+    return enter();
+  };
+  d.test = [](void*, dtb_request_t, int32_t* done) {
+    *done = 1;
+    return enter();
+  };
+  d.wait = [](void*, dtb_request_t, int64_t) { return enter(); };
+  d.request_free = [](void*, dtb_request_t request) { delete reinterpret_cast<int*>(request); };
+  return d;
+}
+
+TEST(Communicator, CallsFromSeveralThreadsReachTheBackendOneAtATime) {
+  // The counting backend borrows the single backend's library and header.
+  PluginLoader loader(SearchPath({kGood}));
+  auto real = loader.load(PluginKind::kBackend, "single");
+  auto library = std::make_shared<SharedLibrary>(real->path());
+  auto plugin = std::make_shared<const LoadedPlugin>(
+      library, PluginKind::kBackend, 1, countingBackend(real->header()), std::vector<ParamSpec>{});
+  Communicator comm(createBackend(plugin, {}, oneRank()), 0, 1, std::chrono::milliseconds(1000));
+  constexpr int kThreads = 4, kRounds = 25;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      float value = 1;
+      dtb_tensor_t buffer = dtb::hostTensor(&value, 1, DTB_DTYPE_F32);
+      for (int r = 0; r < kRounds; ++r) {
+        dtb_request_t request = nullptr;
+        std::string error;
+        int32_t done = 0;
+        if (comm.allreduce(&buffer, DTB_REDUCE_SUM, &request, &error) != DTB_STATUS_OK ||
+            comm.test(request, &done, &error) != DTB_STATUS_OK ||
+            comm.wait(request, DTB_TIMEOUT_DEFAULT, &error) != DTB_STATUS_OK)
+          ++failures;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(overlaps.calls, kThreads * kRounds * 3);
+  EXPECT_EQ(overlaps.overlapping, 0) << "calls entered the backend while another was inside";
+  EXPECT_EQ(comm.collectives(), uint64_t{kThreads * kRounds});
+}
+
+}  // namespace
+}  // namespace dtb::core

@@ -199,15 +199,26 @@ typedef enum dtb_param_part { DTB_PARAM_PART_VALUE = 0, DTB_PARAM_PART_GRAD = 1 
 struct dtb_param;
 
 /* Timeout argument meaning "the run's collective timeout" (matrix key
- * `collective_timeout_s`). Nothing in dtbench waits forever. */
+ * `collective_timeout_s`, 1 ms to 24 h; any negative value means the same).
+ * Nothing in dtbench waits forever. */
 #define DTB_TIMEOUT_DEFAULT (-1)
 
 /*
  * The services the host gives one plugin instance. Every function takes
  * `ctx` (the member below) first; it identifies the instance, so messages and
  * metrics are attributed to it. The table is owned by the host and valid
- * until the instance is destroyed. All functions are thread-safe unless noted.
+ * until the instance is destroyed (after the plugin's destroy returns).
  * Plugins call nothing else of the host: they link no host library.
+ *
+ * Threads: every function may be called from any thread of the plugin,
+ * several at once, except param_release (below). set_error's message belongs
+ * to the calling thread. The comm_* calls of one instance reach the backend
+ * one at a time (see Communicator below).
+ *
+ * No exception ever leaves these functions. A NULL where a pointer is
+ * required is DTB_STATUS_INVALID_ARGUMENT (a void function ignores the
+ * call); a failure inside the host is DTB_STATUS_OUT_OF_MEMORY or
+ * DTB_STATUS_INTERNAL, with a message (a void function logs it).
  */
 typedef struct dtb_host {
   uint32_t struct_size; /* check newer members with DTB_HAS_MEMBER(host, dtb_host_t, m) */
@@ -215,10 +226,13 @@ typedef struct dtb_host {
   dtb_host_ctx_t ctx;
 
   /* Logging and errors ------------------------------------------------------ */
-  /* Writes a line to the run log, prefixed with the plugin and rank. */
+  /* Writes a line to the process's log (stderr), prefixed with the plugin's
+   * kind and name ("strategy/zero"); lines below the log level are dropped.
+   * NULL: "(null)". */
   void (*log)(dtb_host_ctx_t ctx, dtb_log_level_t level, const char* message);
   /* Records why the call in progress on this thread is about to fail. Call it
-   * before returning a status other than DTB_STATUS_OK; the message is copied. */
+   * before returning a status other than DTB_STATUS_OK; the message is copied
+   * (NULL: an empty message). A later set_error on the thread replaces it. */
   void (*set_error)(dtb_host_ctx_t ctx, const char* message);
 
   /* Clock: monotonic nanoseconds, comparable across plugins of one process. */
@@ -226,33 +240,43 @@ typedef struct dtb_host {
 
   /* Memory ------------------------------------------------------------------ */
   /* Allocates `bytes` on `device`, aligned to at least 64 bytes, and counts
-   * them under `category`. Returns DTB_STATUS_OUT_OF_MEMORY or
-   * DTB_STATUS_UNSUPPORTED (device not available). `*out` is set to NULL for
-   * zero bytes. */
+   * them under `category`. Returns DTB_STATUS_OUT_OF_MEMORY (any size the
+   * system cannot give, however absurd), DTB_STATUS_UNSUPPORTED (device not
+   * available: this version allocates host memory only) or
+   * DTB_STATUS_INVALID_ARGUMENT (unknown category, NULL `out`). `*out` is set
+   * to NULL for zero bytes and on failure. */
   dtb_status_t (*alloc)(dtb_host_ctx_t ctx, uint64_t bytes, dtb_device_t device, dtb_mem_category_t category,
                         void** out);
-  /* Frees memory from alloc(); NULL is ignored. */
+  /* Frees memory from alloc(); NULL is ignored, and so (with an error in the
+   * log) is a pointer alloc() did not return. */
   void (*free)(dtb_host_ctx_t ctx, void* ptr);
 
   /* Configuration: this instance's parameters, already validated against its
    * dtb_param_spec_t list and completed with defaults. DTB_STATUS_NOT_FOUND
-   * for an undeclared key, DTB_STATUS_INVALID_ARGUMENT for a type mismatch.
+   * for an undeclared key, DTB_STATUS_INVALID_ARGUMENT for a type mismatch
+   * (an INT parameter is not read as a float) or a NULL key or `out`.
    * config_get_string's result lives until the instance is destroyed. */
   dtb_status_t (*config_get_bool)(dtb_host_ctx_t ctx, const char* key, int32_t* out);
   dtb_status_t (*config_get_int)(dtb_host_ctx_t ctx, const char* key, int64_t* out);
   dtb_status_t (*config_get_float)(dtb_host_ctx_t ctx, const char* key, double* out);
   dtb_status_t (*config_get_string)(dtb_host_ctx_t ctx, const char* key, const char** out);
-  /* Copies up to `capacity` elements to `out`; `*out_count` gets the full length. */
+  /* Copies up to `capacity` elements to `out`; `*out_count` gets the full
+   * length. `out` may be NULL when `capacity` is 0 (to ask the length). */
   dtb_status_t (*config_get_int_list)(dtb_host_ctx_t ctx, const char* key, int64_t* out, uint64_t capacity,
                                       uint64_t* out_count);
 
   /* Metrics and events --------------------------------------------------------- */
   /* Adds `value` to the named per-step metric of this rank (e.g.
-   * "fusion.cycles"); stored with the step's record. */
+   * "fusion.cycles"); stored with the step's record. Dropped: a value that is
+   * not finite, what is added outside a training step (evaluation), a NULL
+   * name. */
   void (*metric_add)(dtb_host_ctx_t ctx, const char* name, double value);
-  /* Records a discrete event (kind e.g. "rebucket", "overflow", "membership"). */
+  /* Records a discrete event (kind e.g. "rebucket", "overflow", "membership").
+   * NULL reads as "". */
   void (*event)(dtb_host_ctx_t ctx, const char* kind, const char* detail);
-  /* Records a timed span for the Chrome trace (when tracing is on). */
+  /* Records a timed span (now_ns() clock) for the rank's Chrome trace, on
+   * the calling thread's row, when the run writes one (matrix key `trace`);
+   * otherwise ignored. Strategies only: other kinds' spans are ignored. */
   void (*trace_span)(dtb_host_ctx_t ctx, const char* name, const char* category, int64_t begin_ns,
                      int64_t end_ns);
 
@@ -261,8 +285,17 @@ typedef struct dtb_host {
    * collectives, applies timeouts and traces). Available to strategies; other
    * kinds get DTB_STATUS_UNSUPPORTED and rank 0 of world 1.
    * Every request returned must be passed to comm_wait exactly once, which
-   * releases it whatever the outcome. Collectives are issued in the same
-   * order on every rank. Counts: reduce_scatter's input holds world x the
+   * releases it whatever the outcome; a call that fails leaves
+   * *out_request NULL, with nothing to wait for. comm_test or comm_wait of a
+   * request not in flight (never returned, or already waited for) is
+   * DTB_STATUS_INVALID_ARGUMENT. Collectives are issued in the same order on
+   * every rank.
+   * Threads: calls on one instance's communicator may come from several
+   * threads (a strategy's own). The host hands them to the backend one at a
+   * time, a wait included: while one thread is in comm_wait, another
+   * thread's comm_* call waits for it (its time counts as waiting). The
+   * order of collectives issued from several threads is the strategy's to
+   * keep the same on every rank. Counts: reduce_scatter's input holds world x the
    * output's count; allgather's output holds world x the input's count, and
    * its input may be this rank's own block of the output (in place; any
    * other overlap is an error). */
@@ -280,8 +313,12 @@ typedef struct dtb_host {
   /* Sets *out_done to 1 when finished; does not release the request. */
   dtb_status_t (*comm_test)(dtb_host_ctx_t ctx, dtb_request_t request, int32_t* out_done);
   /* Waits up to timeout_ms (DTB_TIMEOUT_DEFAULT: the run's collective
-   * timeout), then releases the request. DTB_STATUS_TIMEOUT or
-   * DTB_STATUS_COMM_FAILURE fail the step. */
+   * timeout), then releases the request, whatever the outcome. Returns the
+   * collective's status: DTB_STATUS_TIMEOUT (a peer is stuck or gone) or
+   * DTB_STATUS_COMM_FAILURE (a peer died, a connection broke) leave the
+   * communicator unusable for the step; the host does not fail the step by
+   * itself, the strategy returns the status from its hook and the step fails
+   * with its message. */
   dtb_status_t (*comm_wait)(dtb_host_ctx_t ctx, dtb_request_t request, int64_t timeout_ms);
 
   /* Optimizer kernels --------------------------------------------------------------
@@ -289,10 +326,18 @@ typedef struct dtb_host {
    * count are the host's). A strategy owns the optimizer state memory, so it
    * can shard it: optim_state_floats() f32 values per parameter element. */
   uint32_t (*optim_state_floats)(dtb_host_ctx_t ctx);
-  /* Updates `param` in place from `grad` (same count and dtype) using `state`
-   * (count x optim_state_floats() floats, zeroed before the first step).
-   * `param_index` is the model parameter the slice belongs to, for per-parameter
-   * options such as no weight decay; UINT32_MAX for a flat mix of parameters. */
+  /* Updates `param` in place from `grad` (f32 host tensors of the same count;
+   * else DTB_STATUS_INVALID_ARGUMENT) using `state` (count x
+   * optim_state_floats() floats, zeroed before the first step; may be NULL
+   * when optim_state_floats() is 0).
+   * `param_index` is the model parameter (dtb_param_t.index) the slice
+   * belongs to, for per-parameter options: a parameter flagged
+   * DTB_PARAM_FLAG_NO_WEIGHT_DECAY is updated with weight decay 0 (SGD and
+   * Adam: no L2 term; AdamW: no decoupled decay), as in a PyTorch param group
+   * with weight_decay=0. UINT32_MAX for a flat mix of parameters, which gets
+   * the run's weight decay throughout; any other index past the parameters
+   * is DTB_STATUS_INVALID_ARGUMENT. (Earlier dtbench hosts ignored the index
+   * and decayed every parameter.) */
   dtb_status_t (*optim_update)(dtb_host_ctx_t ctx, dtb_tensor_t* param, const dtb_tensor_t* grad,
                                float* state, uint32_t param_index);
 
@@ -306,7 +351,9 @@ typedef struct dtb_host {
    * layer's layer_begin hook; for a gradient: in backward's layer_begin), and
    * to set to NULL before the strategy is destroyed. Strategies only; the
    * model must implement release_param (model.h), else
-   * DTB_STATUS_UNSUPPORTED and the model keeps its storage. */
+   * DTB_STATUS_UNSUPPORTED and the model keeps its storage. Not thread-safe:
+   * call it on the training thread (in create or a hook), as the model's
+   * release_param runs on the caller's thread. */
   dtb_status_t (*param_release)(dtb_host_ctx_t ctx, struct dtb_param* param, dtb_param_part_t part);
 } dtb_host_t;
 

@@ -16,7 +16,8 @@
  * what makes strategies comparable, and new ones cheap to write.
  * All hooks of one instance are called from one thread (the rank's training
  * thread); a strategy may run its own threads (Horovod's cycle thread) and
- * call the host's comm_* from them.
+ * call the host's comm_* from them: the host hands one communicator's calls
+ * to the backend one at a time (dtbench.h, Communicator).
  *
  * Entry symbol: `const dtb_strategy_plugin_v1_t* dtb_strategy_plugin_v1(void);`
  */

@@ -77,23 +77,23 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
     UnitState& s = state_[u];
     if (sharded(u)) {
       // Only this rank's slice of the (identical) initial parameters is kept.
-      s.ownedParams = hostAllocZeroed<float>(host_, unit.shard, DTB_MEM_PARAMS);
+      s.ownedParams = HostBuffer<float>(host_, unit.shard, DTB_MEM_PARAMS);
       const uint64_t begin = rank_ * unit.shard;
       for (size_t k = 0; k < unit.params.size(); ++k) {
         const dtb_param_t* p = &params_[unit.params[k]];
         const Piece piece = overlap(unit, k, p->value.count, begin, begin + unit.shard);
         if (piece.count) {
-          std::memcpy(s.ownedParams + unit.offsets[k] + piece.first - begin,
+          std::memcpy(s.ownedParams.data() + unit.offsets[k] + piece.first - begin,
                       static_cast<const float*>(p->value.data) + piece.first, piece.count * sizeof(float));
         }
       }
     } else {
-      s.full = hostAllocZeroed<float>(host_, unit.padded, DTB_MEM_PARAMS);
+      s.full = HostBuffer<float>(host_, unit.padded, DTB_MEM_PARAMS);
       for (size_t k = 0; k < unit.params.size(); ++k) {
         const dtb_param_t* p = &params_[unit.params[k]];
-        std::memcpy(s.full + unit.offsets[k], p->value.data, p->value.count * sizeof(float));
+        std::memcpy(s.full.data() + unit.offsets[k], p->value.data, p->value.count * sizeof(float));
       }
-      pointParams(u, s.full);
+      pointParams(u, s.full.data());
     }
     for (uint32_t i : unit.params) {
       if (!releasing_) break;
@@ -103,14 +103,16 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
     if (stage_ == 1) {
       // Stage 1 keeps whole gradients; the reduced slice overwrites this
       // rank's part of them unless micro-batches must be summed apart.
-      s.staging = hostAllocZeroed<float>(host_, unit.padded, DTB_MEM_GRADS);
+      s.wholeGrads = HostBuffer<float>(host_, unit.padded, DTB_MEM_GRADS);
+      s.staging = s.wholeGrads.data();
       pointGrads(u, s.staging);
-      s.gradShard = accumulation_ > 1 ? hostAllocZeroed<float>(host_, unit.shard, DTB_MEM_GRADS)
-                                      : s.staging + rank_ * unit.shard;
+      if (accumulation_ > 1) s.gradSlice = HostBuffer<float>(host_, unit.shard, DTB_MEM_GRADS);
+      s.gradShard = accumulation_ > 1 ? s.gradSlice.data() : s.staging + rank_ * unit.shard;
     } else {
-      s.gradShard = hostAllocZeroed<float>(host_, unit.shard, DTB_MEM_GRADS);
+      s.gradSlice = HostBuffer<float>(host_, unit.shard, DTB_MEM_GRADS);
+      s.gradShard = s.gradSlice.data();
     }
-    s.state = hostAllocZeroed<float>(host_, unit.shard * stateFloats_, DTB_MEM_OPTIMIZER);
+    s.state = HostBuffer<float>(host_, unit.shard * stateFloats_, DTB_MEM_OPTIMIZER);
     s.pending = static_cast<uint32_t>(unit.params.size());
   }
   const std::string detail =
@@ -132,22 +134,17 @@ ZeroStrategy::~ZeroStrategy() {
     if (s.full && !releasing_) {
       for (size_t k = 0; k < units_[u].params.size(); ++k) {
         const dtb_param_t* p = &params_[units_[u].params[k]];
-        std::memcpy(modelValues_[units_[u].params[k]], s.full + units_[u].offsets[k],
+        std::memcpy(modelValues_[units_[u].params[k]], s.full.data() + units_[u].offsets[k],
                     p->value.count * sizeof(float));
       }
     }
     pointParams(u, nullptr);
     pointGrads(u, nullptr);
-    host_->free(host_->ctx, s.full);
-    host_->free(host_->ctx, s.ownedParams);
-    if (stage_ != 1 || accumulation_ > 1) host_->free(host_->ctx, s.gradShard);
-    if (stage_ == 1) host_->free(host_->ctx, s.staging);
-    host_->free(host_->ctx, s.state);
   }
 }
 
 float* ZeroStrategy::ownedSlice(size_t u) {
-  return sharded(u) ? state_[u].ownedParams : state_[u].full + rank_ * units_[u].shard;
+  return sharded(u) ? state_[u].ownedParams.data() : state_[u].full.data() + rank_ * units_[u].shard;
 }
 
 void ZeroStrategy::pointParams(size_t u, float* base) {
@@ -318,7 +315,7 @@ void ZeroStrategy::step() {
       const uint64_t at = unit.offsets[k] + piece.first - begin;  // within the slice
       dtb_tensor_t value = hostTensor(owned + at, piece.count, DTB_DTYPE_F32);
       dtb_tensor_t grad = hostTensor(s.gradShard + at, piece.count, DTB_DTYPE_F32);
-      check(host_->optim_update(host_->ctx, &value, &grad, s.state + at * stateFloats_, p->index),
+      check(host_->optim_update(host_->ctx, &value, &grad, s.state.data() + at * stateFloats_, p->index),
             "optim_update");
     }
   }
@@ -328,7 +325,7 @@ void ZeroStrategy::step() {
     if (sharded(u)) continue;
     UnitState& s = state_[u];
     dtb_tensor_t in = hostTensor(ownedSlice(u), units_[u].shard, DTB_DTYPE_F32);
-    dtb_tensor_t out = hostTensor(s.full, units_[u].padded, DTB_DTYPE_F32);
+    dtb_tensor_t out = s.full.tensor();
     check(host_->comm_allgather(host_->ctx, &in, &out, &s.gather), "zero: parameter all-gather");
   }
   std::string failure;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "buffer_pool.h"
+#include "dtbench/host_buffer.hpp"
 #include "dtbench/param_set.hpp"
 #include "parameter_coordinator.h"
 #include "partition.h"
@@ -44,11 +45,13 @@ class ZeroStrategy {
 
  private:
   struct UnitState {
-    float* full = nullptr;         // gathered parameters (stages 1-2, persistent units)
-    float* ownedParams = nullptr;  // stage 3: this rank's slice of the parameters
-    float* gradShard = nullptr;    // this rank's slice of the reduced gradients
-    float* state = nullptr;        // optimizer state of the slice
-    float* staging = nullptr;      // where this backward's gradients are written
+    HostBuffer<float> full;         // gathered parameters (stages 1-2, persistent units)
+    HostBuffer<float> ownedParams;  // stage 3: this rank's slice of the parameters
+    HostBuffer<float> wholeGrads;   // stage 1: the unit's whole gradients
+    HostBuffer<float> gradSlice;    // the reduced slice, where it is not a view into wholeGrads
+    HostBuffer<float> state;        // optimizer state of the slice
+    float* gradShard = nullptr;     // this rank's slice of the reduced gradients
+    float* staging = nullptr;       // where this backward's gradients are written
     float* reduceOut = nullptr;    // reduce-scatter output
     dtb_request_t reduce = nullptr, gather = nullptr;  // gather: the step's all-gather of a replicated unit
     uint32_t pending = 0;  // gradients still to come this backward

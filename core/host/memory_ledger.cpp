@@ -1,13 +1,23 @@
 #include "host/memory_ledger.h"
 
+#include <sys/sysinfo.h>
+
 #include <cstdlib>
 #include <limits>
 #include <new>
 
 namespace dtb::core {
 namespace {
+
 constexpr uint64_t kAlignment = 64;  // a cache line; enough for AVX-512 loads
+
+uint64_t machineBytes() {
+  struct sysinfo info {};
+  if (sysinfo(&info) != 0) return std::numeric_limits<uint64_t>::max();
+  return (static_cast<uint64_t>(info.totalram) + info.totalswap) * info.mem_unit;
 }
+
+}  // namespace
 
 MemoryLedger::~MemoryLedger() {
   for (auto& [ptr, block] : blocks_) std::free(ptr);
@@ -17,6 +27,10 @@ void* MemoryLedger::allocate(uint64_t bytes, dtb_mem_category_t category) {
   if (bytes == 0) return nullptr;
   // Rounding up must not wrap (2^64 - 1 bytes would become 0, a "success").
   if (bytes > std::numeric_limits<size_t>::max() - kAlignment) throw std::bad_alloc();
+  // More than the machine has can never be backed: refused here rather than
+  // left to malloc, which overcommits (the rank is killed later, on first
+  // touch) or, under a sanitizer, aborts the process.
+  if (bytes > machineBytes()) throw std::bad_alloc();
   const uint64_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   void* ptr = std::aligned_alloc(kAlignment, rounded);
   if (ptr == nullptr) throw std::bad_alloc();

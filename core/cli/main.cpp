@@ -7,6 +7,7 @@
 #include "cli/check_command.h"
 #include "cli/comm_command.h"
 #include "cli/global_options.h"
+#include "cli/new_command.h"
 #include "cli/plugins_command.h"
 #include "cli/query_command.h"
 #include "cli/report_command.h"
@@ -44,7 +45,8 @@ int main(int argc, char** argv) {
       "  dtbench check                      self-check of build, libraries, GPU, plugins\n"
       "  dtbench validate matrix.toml       check a matrix, list its cells\n"
       "  dtbench query results.db \"SQL\"     read results (read-only), e.g. FROM scaling\n"
-      "  dtbench runs results.db            experiments and runs with their status\n\n"
+      "  dtbench runs results.db            experiments and runs with their status\n"
+      "  dtbench new strategy my_sgd        a new plugin's folder, built out of tree with CMake\n\n"
       "Plugins are looked for in --plugin-path, then $DTBENCH_PLUGIN_PATH (':'-separated),\n"
       "then <dtbench's bin>/../lib/dtbench/plugins, then the install prefix.",
       "dtbench");
@@ -74,6 +76,7 @@ int main(int argc, char** argv) {
   cli::addRunsCommand(app, global);
   cli::addReportCommand(app, global);
   cli::addUpgradeCommand(app, global);
+  cli::addNewCommand(app, global);
   cli::addWorkerCommand(app, global);
 
   try {

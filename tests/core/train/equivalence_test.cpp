@@ -278,7 +278,8 @@ const std::vector<const char*> kStrategies = {
     "zero:stage=1,reduce_bucket_size=5,reduce_scatter=false",
     "zero:stage=2,reduce_bucket_size=5",
     "blocking",  // the test fixture that communicates only in step()
-    "blocking:wait=poll"};
+    "blocking:wait=poll",
+    "local_sgd:sync_every=1"};  // examples/local_sgd: averaging parameters every step is allreduce
 
 INSTANTIATE_TEST_SUITE_P(Strategies, Equivalence, ::testing::ValuesIn(kStrategies), testName);
 

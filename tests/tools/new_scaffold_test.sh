@@ -22,7 +22,8 @@ for kind_name in strategy:my_sgd backend:my_comm model:my_net dataset:my_data; d
   kind=${kind_name%%:*} name=${kind_name#*:} dir=$scratch/$name
   echo "== dtbench new $kind $name"
   "$dtbench" new "$kind" "$name" --dir "$dir" >"$scratch/log" 2>&1 || show "dtbench new $kind $name"
-  grep -q -- "-DCMAKE_PREFIX_PATH=$scratch/prefix$" "$scratch/log" || show "the next steps do not name the install prefix"
+  grep -q -- "-DCMAKE_PREFIX_PATH=$scratch/prefix$" "$scratch/log" \
+    || show "the next steps do not name the install prefix"
   for file in CMakeLists.txt README.md compare.sql "$name.cpp" "$name.toml"; do
     [[ -s $dir/$file ]] || fail "$kind: $file not written"
   done
@@ -33,13 +34,16 @@ for kind_name in strategy:my_sgd backend:my_comm model:my_net dataset:my_data; d
   "$dtbench" --plugin-path "$dir/build" plugins --kind "$kind" >"$scratch/log" 2>&1 || show "$kind: plugins failed"
   grep -Eq "^$kind +$name +0\.1\.0 +ABI [0-9.]+ +$dir/build/dtbench-$kind-$name\.so$" "$scratch/log" \
     || show "$kind: dtbench plugins does not list $name from $dir/build"
-  ctest --test-dir "$dir/build" --output-on-failure >"$scratch/log" 2>&1 || show "$kind: the scaffold's tests failed"
+  ctest --test-dir "$dir/build" --output-on-failure >"$scratch/log" 2>&1 \
+    || show "$kind: the scaffold's tests failed"
   grep -q "100% tests passed, 0 tests failed out of 4" "$scratch/log" || show "$kind: expected its 4 tests"
 done
 
 echo "== an existing folder is refused and left as it was"
 mkdir "$scratch/taken" && echo keep >"$scratch/taken/notes.txt"
-if "$dtbench" new strategy my_sgd --dir "$scratch/taken" >"$scratch/log" 2>&1; then show "wrote into a non-empty folder"; fi
+if "$dtbench" new strategy my_sgd --dir "$scratch/taken" >"$scratch/log" 2>&1; then
+  show "wrote into a non-empty folder"
+fi
 grep -q "$scratch/taken exists and is not empty; dtbench new never overwrites" "$scratch/log" || show "unclear error"
 [[ $(ls "$scratch/taken") == notes.txt && $(cat "$scratch/taken/notes.txt") == keep ]] || fail "the folder changed"
 mkdir "$scratch/empty"

@@ -84,9 +84,8 @@ std::optional<fs::path> installPrefix() {
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return std::nullopt;
   const fs::path prefix = exe.parent_path().parent_path();
-  for (const char* lib : {"lib", "lib64"}) {
-    if (fs::exists(prefix / lib / "cmake" / "dtbench" / "dtbenchConfig.cmake", ec)) return prefix;
-  }
+  if (fs::exists(prefix / DTBENCH_INSTALL_LIBDIR / "cmake" / "dtbench" / "dtbenchConfig.cmake", ec))
+    return prefix;
   return std::nullopt;
 }
 

@@ -76,7 +76,8 @@ class MyPlugin {
     std::fill(gb, gb + classes_, 0.0f);
     for (uint32_t n = 0; n < batch; ++n) {
       for (uint32_t c = 0; c < classes_; ++c) {
-        const float d = (probabilities_[n * classes_ + c] - (labels_[n] == static_cast<int32_t>(c))) / batch;
+        const float d = (probabilities_[n * classes_ + c] - (labels_[n] == static_cast<int32_t>(c))) /
+                        static_cast<float>(batch);
         gb[c] += d;
         for (uint32_t i = 0; i < inputs_; ++i) gw[c * inputs_ + i] += d * input_[n * inputs_ + i];
       }

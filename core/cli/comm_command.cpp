@@ -7,7 +7,7 @@
 #include <memory>
 #include <sstream>
 
-#include "comm/sweep_runner.h"
+#include "sweep/sweep_runner.h"
 #include "matrix/toml_depth.h"
 
 namespace dtb::cli {

@@ -9,7 +9,7 @@
 
 #include <optional>
 
-#include "comm/sweep_spec.h"
+#include "sweep/sweep_spec.h"
 #include "matrix/cell.h"
 
 namespace dtb::core {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <thread>
 
-#include "comm/collective_sweep.h"
+#include "sweep/collective_sweep.h"
 #include "data/data_loader.h"
 #include "dtbench/plugin.hpp"
 #include "host/communicator.h"

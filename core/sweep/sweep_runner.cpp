@@ -1,9 +1,9 @@
-#include "comm/sweep_runner.h"
+#include "sweep/sweep_runner.h"
 
 #include <cstdio>
 #include <sstream>
 
-#include "comm/sweep_table.h"
+#include "sweep/sweep_table.h"
 #include "matrix/run_schema.h"
 #include "plugin/loader.h"
 #include "run/interrupt_guard.h"

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <fstream>
 
-#include "comm/collective_sweep.h"
-#include "comm/sweep_spec.h"
+#include "sweep/collective_sweep.h"
+#include "sweep/sweep_spec.h"
 #include "plugin/loader.h"
 #include "temp_dir.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "comm/sweep_spec.h"
+#include "sweep/sweep_spec.h"
 
 namespace dtb::core {
 

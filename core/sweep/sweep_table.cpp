@@ -1,6 +1,6 @@
-#include "comm/sweep_table.h"
+#include "sweep/sweep_table.h"
 
-#include "comm/sweep_spec.h"
+#include "sweep/sweep_spec.h"
 #include "dtbench/plugin.hpp"
 
 namespace dtb::core {

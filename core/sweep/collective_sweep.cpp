@@ -1,4 +1,4 @@
-#include "comm/collective_sweep.h"
+#include "sweep/collective_sweep.h"
 
 #include <algorithm>
 #include <chrono>
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "comm/memory_bandwidth.h"
+#include "sweep/memory_bandwidth.h"
 #include "dtbench/half.hpp"
 #include "dtbench/plugin.hpp"
 #include "run/connect.h"

@@ -1,4 +1,4 @@
-#include "comm/memory_bandwidth.h"
+#include "sweep/memory_bandwidth.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "comm/sweep_spec.h"
+#include "sweep/sweep_spec.h"
 
 #include <cctype>
 #include <cmath>

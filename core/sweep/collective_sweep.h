@@ -6,7 +6,7 @@
 // the sweep every rank measures memcpy at once (the bandwidth reference).
 #pragma once
 
-#include "comm/sweep_spec.h"
+#include "sweep/sweep_spec.h"
 #include "host/communicator.h"
 #include "run/record_channel.h"
 

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "common/wiring.h"
-#include "communicator.h"
 #include "dtbench/backend.h"
+#include "gloo_communicator.h"
 
 namespace dtb::backend::gloo {
 namespace {
@@ -35,10 +35,10 @@ dtb_backend_plugin_v1_t makeDescriptor() {
     return guard(host, [&] {
       const char* algorithm = nullptr;
       check(host->config_get_string(host->ctx, "algorithm", &algorithm), "algorithm");
-      *out = new Communicator(host, *rdv, parseAlgorithm(algorithm));
+      *out = new GlooCommunicator(host, *rdv, parseAlgorithm(algorithm));
     });
   };
-  wireCollectives<Communicator>(d);
+  wireCollectives<GlooCommunicator>(d);
   return d;
 }
 

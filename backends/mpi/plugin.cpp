@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "common/wiring.h"
-#include "communicator.h"
 #include "dtbench/backend.h"
+#include "mpi_communicator.h"
 
 namespace dtb::backend::mpi {
 namespace {
@@ -27,18 +27,18 @@ dtb_backend_plugin_v1_t makeDescriptor() {
   d.capabilities = DTB_BACKEND_CAP_HOST_MEMORY | DTB_BACKEND_CAP_ALLREDUCE | DTB_BACKEND_CAP_REDUCE_SCATTER |
                    DTB_BACKEND_CAP_ALLGATHER | DTB_BACKEND_CAP_BROADCAST | DTB_BACKEND_CAP_BARRIER;
   d.create = [](const dtb_host_t* host, const dtb_rendezvous_t* rdv, void** out) {
-    return guard(host, [&] { *out = new Communicator(host, *rdv); });
+    return guard(host, [&] { *out = new MpiCommunicator(host, *rdv); });
   };
-  wireCollectives<Communicator>(d);
+  wireCollectives<MpiCommunicator>(d);
   // An abandoned communicator's thread is inside MPI for good and still uses
   // it: it is not freed (and MPI is not finalised) as the process ends.
   d.destroy = [](void* comm) {
-    auto* c = static_cast<Communicator*>(comm);
+    auto* c = static_cast<MpiCommunicator*>(comm);
     if (c->close()) delete c;
   };
   // Its own wait: a blocking collective stuck in MPI is timed out by the waiter.
   d.wait = [](void* comm, dtb_request_t request, int64_t timeoutMs) {
-    return static_cast<Communicator*>(comm)->wait(request, timeoutMs);
+    return static_cast<MpiCommunicator*>(comm)->wait(request, timeoutMs);
   };
   return d;
 }

@@ -25,16 +25,16 @@ namespace dtb::backend::gloo {
 enum class Algorithm { kAuto, kRing, kBcube, kRingChunked, kHalvingDoubling };
 Algorithm parseAlgorithm(const std::string& name);
 
-class Communicator {
+class GlooCommunicator {
  public:
   static constexpr const char* kName = "gloo";
 
   // Joins the rendezvous; throws dtb::Error (TIMEOUT, COMM_FAILURE) naming
   // the store and the ranks that did not arrive in time.
-  Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, Algorithm algorithm);
-  ~Communicator();
-  Communicator(const Communicator&) = delete;
-  Communicator& operator=(const Communicator&) = delete;
+  GlooCommunicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, Algorithm algorithm);
+  ~GlooCommunicator();
+  GlooCommunicator(const GlooCommunicator&) = delete;
+  GlooCommunicator& operator=(const GlooCommunicator&) = delete;
 
   const dtb_host_t* host() const { return host_; }
   int rank() const { return rank_; }

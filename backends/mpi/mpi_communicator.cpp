@@ -1,4 +1,4 @@
-#include "communicator.h"
+#include "mpi_communicator.h"
 
 #include <algorithm>
 #include <climits>
@@ -26,7 +26,7 @@ void checkHost(const dtb_tensor_t& t, const char* what) {
 
 }  // namespace
 
-Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv)
+MpiCommunicator::MpiCommunicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv)
     : host_(host),
       rank_(rdv.rank),
       size_(rdv.world_size),
@@ -77,7 +77,7 @@ Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv)
   thread_ = std::thread([this] { serve(); });
 }
 
-bool Communicator::close() {
+bool MpiCommunicator::close() {
   closing_ = true;  // what is still queued fails instead of running: peers may never join it
   queue_.stop();
   // The collective in MPI now, if any, may never end: wait for it no longer
@@ -98,18 +98,18 @@ bool Communicator::close() {
   return true;
 }
 
-Communicator::~Communicator() {
+MpiCommunicator::~MpiCommunicator() {
   if (thread_.joinable()) close();
 }
 
-std::string Communicator::errorText(int code) const {
+std::string MpiCommunicator::errorText(int code) const {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
   MPI_Error_string(code, text, &length);
   return "mpi: rank " + std::to_string(rank_) + ": " + std::string(text, static_cast<size_t>(length));
 }
 
-std::shared_ptr<Request> Communicator::enqueue(Run run, Finish finish, uint64_t bytesSent) {
+std::shared_ptr<Request> MpiCommunicator::enqueue(Run run, Finish finish, uint64_t bytesSent) {
   if (broken_) {
     throw Error(DTB_STATUS_COMM_FAILURE, "mpi: rank " + std::to_string(rank_) +
                                              ": the communicator is unusable after a collective failed "
@@ -122,7 +122,7 @@ std::shared_ptr<Request> Communicator::enqueue(Run run, Finish finish, uint64_t 
   return request;
 }
 
-void Communicator::serve() {
+void MpiCommunicator::serve() {
   while (std::optional<Job> next = queue_.pop()) {
     Job& job = *next;
     if (broken_ || closing_) {
@@ -151,18 +151,18 @@ void Communicator::serve() {
   serving_ = false;
 }
 
-bool Communicator::collectiveOverdue() const {
+bool MpiCommunicator::collectiveOverdue() const {
   const int64_t since = runningSinceNs_;
   return since != 0 && Clock::now().time_since_epoch() - std::chrono::nanoseconds(since) > timeout_;
 }
 
-void Communicator::abandon() {
+void MpiCommunicator::abandon() {
   broken_ = true;
   abandoned_ = true;
   markAbandoned();
 }
 
-dtb_status_t Communicator::wait(dtb_request_t handle, int64_t timeoutMs) {
+dtb_status_t MpiCommunicator::wait(dtb_request_t handle, int64_t timeoutMs) {
   const std::shared_ptr<Request>& r = fromHandle(handle);
   if (r->spinFor(kSpin)) {
     if (r->status() != DTB_STATUS_OK) host_->set_error(host_->ctx, r->message().c_str());
@@ -206,7 +206,7 @@ dtb_status_t Communicator::wait(dtb_request_t handle, int64_t timeoutMs) {
   }
 }
 
-std::shared_ptr<Request> Communicator::allreduce(const dtb_tensor_t& buffer, dtb_reduce_op_t op) {
+std::shared_ptr<Request> MpiCommunicator::allreduce(const dtb_tensor_t& buffer, dtb_reduce_op_t op) {
   checkHost(buffer, "all-reduce buffer");
   // No MPI lock: the thread may hold it for a whole collective, and the
   // half-type ops this looks up were made in the constructor.
@@ -226,8 +226,8 @@ std::shared_ptr<Request> Communicator::allreduce(const dtb_tensor_t& buffer, dtb
   return enqueue(run, finish, size_ > 1 ? 2 * bytes * (size_ - 1) / size_ : 0);
 }
 
-std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, const dtb_tensor_t& output,
-                                                     dtb_reduce_op_t op) {
+std::shared_ptr<Request> MpiCommunicator::reduceScatter(const dtb_tensor_t& input, const dtb_tensor_t& output,
+                                                        dtb_reduce_op_t op) {
   checkReduceScatterShapes(input, output, size_, "mpi");
   checkHost(input, "reduce-scatter input");    // MPI's count limit
   const MPI_Op mpiOp = opOf(input.dtype, op);  // no MPI lock: see allreduce
@@ -245,7 +245,7 @@ std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, 
   return enqueue(run, finish, output.count * dtypeSize(input.dtype) * (size_ - 1));
 }
 
-std::shared_ptr<Request> Communicator::allgather(const dtb_tensor_t& input, const dtb_tensor_t& output) {
+std::shared_ptr<Request> MpiCommunicator::allgather(const dtb_tensor_t& input, const dtb_tensor_t& output) {
   checkAllgatherShapes(input, output, size_, "mpi");
   checkHost(output, "all-gather output");  // MPI's count limit
   const bool inPlace = allgatherInPlace(input, output, rank_, "mpi");
@@ -262,7 +262,7 @@ std::shared_ptr<Request> Communicator::allgather(const dtb_tensor_t& input, cons
   return enqueue(run, nullptr, input.count * dtypeSize(input.dtype) * (size_ - 1));
 }
 
-std::shared_ptr<Request> Communicator::broadcast(const dtb_tensor_t& buffer, int root) {
+std::shared_ptr<Request> MpiCommunicator::broadcast(const dtb_tensor_t& buffer, int root) {
   checkHost(buffer, "broadcast buffer");
   if (root < 0 || root >= size_) {
     throw Error(DTB_STATUS_INVALID_ARGUMENT,
@@ -279,7 +279,7 @@ std::shared_ptr<Request> Communicator::broadcast(const dtb_tensor_t& buffer, int
   return enqueue(run, nullptr, rank_ == root ? bytes * (size_ - 1) : 0);
 }
 
-std::shared_ptr<Request> Communicator::barrier() {
+std::shared_ptr<Request> MpiCommunicator::barrier() {
   Run run = [this] {
     std::lock_guard lock(mpiLock());
     return MPI_Barrier(comm_);
@@ -287,7 +287,7 @@ std::shared_ptr<Request> Communicator::barrier() {
   return enqueue(run, nullptr, 0);
 }
 
-dtb_comm_counters_t Communicator::counters() const {
+dtb_comm_counters_t MpiCommunicator::counters() const {
   dtb_comm_counters_t c{};
   c.bytes_sent = bytesSent_;
   c.bytes_received = bytesSent_;  // every collective here is symmetric over the ranks

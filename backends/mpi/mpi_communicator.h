@@ -26,17 +26,17 @@
 
 namespace dtb::backend::mpi {
 
-class Communicator {
+class MpiCommunicator {
  public:
   static constexpr const char* kName = "mpi";
 
   // Joins MPI_COMM_WORLD's ranks; throws dtb::Error when this process's MPI
   // rank or size differ from the rendezvous', or the ranks do not all arrive
   // within rdv.timeout_ms.
-  Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv);
-  ~Communicator();
-  Communicator(const Communicator&) = delete;
-  Communicator& operator=(const Communicator&) = delete;
+  MpiCommunicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv);
+  ~MpiCommunicator();
+  MpiCommunicator(const MpiCommunicator&) = delete;
+  MpiCommunicator& operator=(const MpiCommunicator&) = delete;
 
   const dtb_host_t* host() const { return host_; }
   int rank() const { return rank_; }

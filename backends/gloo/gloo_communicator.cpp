@@ -1,4 +1,4 @@
-#include "communicator.h"
+#include "gloo_communicator.h"
 
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
@@ -64,7 +64,7 @@ Algorithm parseAlgorithm(const std::string& name) {
   throw Error(DTB_STATUS_INVALID_ARGUMENT, "gloo: unknown algorithm '" + name + "'");
 }
 
-Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, Algorithm algorithm)
+GlooCommunicator::GlooCommunicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, Algorithm algorithm)
     : host_(host),
       rank_(rdv.rank),
       size_(rdv.world_size),
@@ -86,8 +86,10 @@ Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, 
   }
 #endif
   // A store address may carry credentials ("user:password@host:port"): never shown.
-  std::string where = rdv.store_path ? std::string(rdv.store_path) : "redis://" + std::string(rdv.store_address);
-  if (const size_t at = where.rfind('@'); !rdv.store_path && at != std::string::npos) where = "redis://" + where.substr(at + 1);
+  std::string where =
+      rdv.store_path ? std::string(rdv.store_path) : "redis://" + std::string(rdv.store_address);
+  if (const size_t at = where.rfind('@'); !rdv.store_path && at != std::string::npos)
+    where = "redis://" + where.substr(at + 1);
   ::gloo::transport::tcp::attr attr;
   attr.hostname = rdv.bind_address ? rdv.bind_address : "127.0.0.1";
   try {
@@ -113,12 +115,12 @@ Communicator::Communicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, 
   worker_ = std::thread([this] { work(); });
 }
 
-Communicator::~Communicator() {
+GlooCommunicator::~GlooCommunicator() {
   queue_.stop();
   worker_.join();  // bounded: every Gloo call in flight has timeout_
 }
 
-std::shared_ptr<Request> Communicator::enqueue(Op op, uint64_t bytesSent) {
+std::shared_ptr<Request> GlooCommunicator::enqueue(Op op, uint64_t bytesSent) {
   auto request = std::make_shared<Request>();
   queue_.push({std::move(op), nextTag_++, request});  // callers issue one at a time (the ABI)
   bytesSent_ += bytesSent;
@@ -127,7 +129,7 @@ std::shared_ptr<Request> Communicator::enqueue(Op op, uint64_t bytesSent) {
   return request;
 }
 
-void Communicator::work() {
+void GlooCommunicator::work() {
   while (std::optional<Job> next = queue_.pop()) {
     Job& job = *next;
     const auto start = std::chrono::steady_clock::now();
@@ -144,7 +146,7 @@ void Communicator::work() {
   }
 }
 
-std::shared_ptr<Request> Communicator::allreduce(const dtb_tensor_t& buffer, dtb_reduce_op_t op) {
+std::shared_ptr<Request> GlooCommunicator::allreduce(const dtb_tensor_t& buffer, dtb_reduce_op_t op) {
   checkHost(buffer, "all-reduce buffer");
   const ReduceFn reduce = reduction(buffer.dtype, op, "gloo");  // throws for unsupported combinations
   const size_t elementSize = dtypeSize(buffer.dtype);
@@ -202,8 +204,8 @@ std::shared_ptr<Request> Communicator::allreduce(const dtb_tensor_t& buffer, dtb
   return enqueue(job, size_ > 1 ? 2 * bytes * (size_ - 1) / size_ : 0);
 }
 
-std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, const dtb_tensor_t& output,
-                                                     dtb_reduce_op_t op) {
+std::shared_ptr<Request> GlooCommunicator::reduceScatter(const dtb_tensor_t& input,
+                                                         const dtb_tensor_t& output, dtb_reduce_op_t op) {
   checkReduceScatterShapes(input, output, size_, "gloo");
   const ReduceFn reduce = reduction(input.dtype, op, "gloo");
   const size_t elementSize = dtypeSize(input.dtype);
@@ -214,7 +216,7 @@ std::shared_ptr<Request> Communicator::reduceScatter(const dtb_tensor_t& input, 
   return enqueue(job, output.count * elementSize * (size_ - 1));
 }
 
-std::shared_ptr<Request> Communicator::allgather(const dtb_tensor_t& input, const dtb_tensor_t& output) {
+std::shared_ptr<Request> GlooCommunicator::allgather(const dtb_tensor_t& input, const dtb_tensor_t& output) {
   checkAllgatherShapes(input, output, size_, "gloo");
   // In place is Gloo's own case too: it then copies the block onto itself.
   allgatherInPlace(input, output, rank_, "gloo");
@@ -235,7 +237,7 @@ std::shared_ptr<Request> Communicator::allgather(const dtb_tensor_t& input, cons
   return enqueue(job, bytes * (size_ - 1));
 }
 
-std::shared_ptr<Request> Communicator::broadcast(const dtb_tensor_t& buffer, int root) {
+std::shared_ptr<Request> GlooCommunicator::broadcast(const dtb_tensor_t& buffer, int root) {
   checkHost(buffer, "broadcast buffer");
   if (root < 0 || root >= size_) {
     throw Error(DTB_STATUS_INVALID_ARGUMENT,
@@ -254,7 +256,7 @@ std::shared_ptr<Request> Communicator::broadcast(const dtb_tensor_t& buffer, int
   return enqueue(job, rank_ == root ? bytes * (size_ - 1) : 0);
 }
 
-std::shared_ptr<Request> Communicator::barrier() {
+std::shared_ptr<Request> GlooCommunicator::barrier() {
   auto job = [this](uint32_t tag) {
     if (size_ == 1) return;
     ::gloo::BarrierOptions opts(context_);
@@ -265,7 +267,7 @@ std::shared_ptr<Request> Communicator::barrier() {
   return enqueue(job, 0);
 }
 
-dtb_comm_counters_t Communicator::counters() const {
+dtb_comm_counters_t GlooCommunicator::counters() const {
   dtb_comm_counters_t c{};
   c.bytes_sent = bytesSent_;
   c.bytes_received = bytesReceived_;

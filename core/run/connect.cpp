@@ -13,7 +13,8 @@ PluginLoader workerLoader(const RunSpec& spec) {
 
 std::unique_ptr<Communicator> connectRank(const RunSpec& spec, int rank, PluginLoader& loader) {
   const Cell& cell = spec.cell;
-  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(cell.real("collective_timeout_s") * 1000));
+  const auto timeout =
+      std::chrono::milliseconds(static_cast<int64_t>(cell.real("collective_timeout_s") * 1000));
   const std::string launcher = resolveLauncher(cell.text("launcher"), cell.text("backend"));
   const auto launched = launcher == "local" ? std::nullopt : rankFromEnvironment();
   const std::string bind = bindAddress(launcher);
@@ -39,9 +40,14 @@ std::unique_ptr<Communicator> connectRank(const RunSpec& spec, int rank, PluginL
   rdv.prefix = spec.prefix.c_str();
   rdv.bind_address = bind.c_str();
   rdv.timeout_ms = timeout.count();
+  return connectBackend(loader, {cell.text("backend"), cell.pluginParams("backend")}, rdv, timeout);
+}
+
+std::unique_ptr<Communicator> connectBackend(PluginLoader& loader, const PluginChoice& backend,
+                                             const dtb_rendezvous_t& rdv, std::chrono::milliseconds timeout) {
   return std::make_unique<Communicator>(
-      createBackend(loader.load(PluginKind::kBackend, cell.text("backend")), cell.pluginParams("backend"), rdv),
-      rank, spec.world, timeout);
+      createBackend(loader.load(PluginKind::kBackend, backend.name), backend.params, rdv), rdv.rank,
+      rdv.world_size, timeout);
 }
 
 }  // namespace dtb::core

@@ -9,7 +9,7 @@
 #include "sweep/memory_bandwidth.h"
 #include "dtbench/half.hpp"
 #include "dtbench/plugin.hpp"
-#include "run/connect.h"
+#include "run/blocking_collective.h"
 
 namespace dtb::core {
 namespace {

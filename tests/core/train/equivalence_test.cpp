@@ -11,8 +11,10 @@
 #include <filesystem>
 #include <thread>
 
-#include "host/communicator.h"
 #include "plugin/loader.h"
+#include "run/blocking_collective.h"
+#include "run/connect.h"
+#include "run/rank_plugins.h"
 #include "temp_dir.h"
 #include "train/training_step.h"
 
@@ -85,32 +87,22 @@ std::vector<float> readParams(PluginInstance& strategy, dtb_param_t* const* para
 // Trains `s.steps` steps on one rank and returns its parameters after each
 // step (the last: the final parameters; with 0 steps: the initial ones).
 std::vector<std::vector<float>> train(const RankSetup& s) {
+  // The rank is set up as a worker sets up its own, from the same steps.
   PluginLoader loader(SearchPath({DTBENCH_PLUGIN_DIR, DTBENCH_TEST_PLUGIN_DIR}));
-  auto dataset = openDataset(loader.load(PluginKind::kDataset, "tiny"), {{"samples", int64_t{1024}}});
-  const auto& data = dataset->plugin().descriptor<dtb_dataset_plugin_v1_t>();
-
-  dtb_model_setup_t modelSetup{};
-  modelSetup.struct_size = sizeof(modelSetup);
-  modelSetup.device = {DTB_DEVICE_HOST, 0};
-  modelSetup.input_ndim = 3;
-  modelSetup.input_shape[0] = 1;
-  modelSetup.input_shape[1] = 2;
-  modelSetup.input_shape[2] = 2;
-  modelSetup.num_classes = 4;
-  modelSetup.max_batch = s.batch;
-  modelSetup.seed = 7;  // identical initial weights on every rank
-  modelSetup.threads = 1;
-  auto model =
-      s.oddModel ? createModel(loader.load(PluginKind::kModel, "mlp"),
-                               {{"widths", std::vector<int64_t>{7, 3}}}, modelSetup)
-                 : createModel(loader.load(PluginKind::kModel, "linear"), {{"init_scale", 0.1}}, modelSetup);
-  const auto& modelApi = model->plugin().descriptor<dtb_model_plugin_v1_t>();
-  dtb_param_t* const* params = nullptr;
-  uint32_t paramCount = 0;
-  model->check("params", modelApi.params(model->context(), &params, &paramCount));
-  const char* const* layerNames = nullptr;
-  uint32_t layerCount = 0;
-  model->check("layers", modelApi.layers(model->context(), &layerNames, &layerCount));
+  RankPlugins rank;
+  rank.openDataset(loader, {"tiny", {{"samples", int64_t{1024}}}});
+  PluginInstance& dataset = rank.dataset();
+  const auto& data = dataset.plugin().descriptor<dtb_dataset_plugin_v1_t>();
+  dtb_dataset_info_t samples{};  // 1x2x2 samples of 4 classes
+  samples.struct_size = sizeof(samples);
+  dataset.check("info", data.info(dataset.context(), &samples));
+  ModelOptions modelOptions;
+  modelOptions.maxBatch = s.batch;
+  modelOptions.seed = 7;  // identical initial weights on every rank
+  rank.createModel(loader,
+                   s.oddModel ? PluginChoice{"mlp", {{"widths", std::vector<int64_t>{7, 3}}}}
+                              : PluginChoice{"linear", {{"init_scale", 0.1}}},
+                   samples, modelOptions);
 
   dtb_rendezvous_t rdv{};
   rdv.struct_size = sizeof(rdv);
@@ -120,22 +112,16 @@ std::vector<std::vector<float>> train(const RankSetup& s) {
   rdv.prefix = s.prefix.c_str();
   rdv.bind_address = "127.0.0.1";
   rdv.timeout_ms = 20000;
-  Communicator communicator(createBackend(loader.load(PluginKind::kBackend, s.backend), {}, rdv), s.rank,
-                            s.world, std::chrono::milliseconds(20000));
-  Optimizer optimizer({"sgd", 0.5, 0.9, false, 1e-4});
-
-  dtb_strategy_setup_t strategySetup{};
-  strategySetup.struct_size = sizeof(strategySetup);
-  strategySetup.params = params;
-  strategySetup.param_count = paramCount;
-  strategySetup.layer_count = layerCount;
-  strategySetup.device = {DTB_DEVICE_HOST, 0};
-  strategySetup.accumulation_steps = s.accumulation;
+  rank.connect(connectBackend(loader, {s.backend, {}}, rdv, std::chrono::milliseconds(20000)));
+  rank.createOptimizer({"sgd", 0.5, 0.9, false, 1e-4});
   const auto [strategyName, strategyParams] = parseStrategy(s.strategy);
-  auto strategy = createStrategy(loader.load(PluginKind::kStrategy, strategyName), strategyParams,
-                                 strategySetup, &communicator, &optimizer, model.get());
+  rank.createStrategy(loader, {strategyName, strategyParams}, s.accumulation);
+  PluginInstance& strategy = rank.strategy();
+  Communicator& communicator = rank.comm();
+  dtb_param_t* const* params = rank.params();
+  const uint32_t paramCount = rank.paramCount(), layerCount = rank.layerCount();
 
-  TrainingStep step(*model, *strategy, optimizer, &communicator);
+  TrainingStep step(rank.model(), strategy, rank.optimizer(), &communicator);
   std::vector<float> inputs(s.batch * 4);
   std::vector<int32_t> labels(s.batch);
   std::vector<uint64_t> indices(s.batch);
@@ -147,8 +133,8 @@ std::vector<std::vector<float>> train(const RankSetup& s) {
       const uint64_t first = static_cast<uint64_t>(t) * kBatchPerRank * 2 +
                              static_cast<uint64_t>(s.rank) * s.batch * s.accumulation + m * s.batch;
       for (uint32_t i = 0; i < s.batch; ++i) indices[i] = first + i;
-      dataset->check("read",
-                     data.read(dataset->context(), 0, indices.data(), s.batch, inputs.data(), labels.data()));
+      dataset.check("read",
+                    data.read(dataset.context(), 0, indices.data(), s.batch, inputs.data(), labels.data()));
       for (float& x : inputs) x /= 256.0f;  // inputs in [0, 16): moderate logits
       dtb_batch_t batch{};
       batch.struct_size = sizeof(batch);
@@ -160,15 +146,12 @@ std::vector<std::vector<float>> train(const RankSetup& s) {
       const StepResult result = step.run(batch, info);
       EXPECT_TRUE(std::isfinite(result.loss));
     }
-    snapshots.push_back(readParams(*strategy, params, paramCount, layerCount));
+    snapshots.push_back(readParams(strategy, params, paramCount, layerCount));
   }
   // Like a worker at the end of a run: no rank leaves while a peer may still
   // be finishing a collective with it.
-  dtb_request_t barrier = nullptr;
-  std::string error;
-  EXPECT_EQ(communicator.barrier(&barrier, &error), DTB_STATUS_OK) << error;
-  EXPECT_EQ(communicator.wait(barrier, DTB_TIMEOUT_DEFAULT, &error), DTB_STATUS_OK) << error;
-  if (snapshots.empty()) snapshots.push_back(readParams(*strategy, params, paramCount, layerCount));
+  runCollective(communicator, [&](dtb_request_t* r, std::string* e) { return communicator.barrier(r, e); });
+  if (snapshots.empty()) snapshots.push_back(readParams(strategy, params, paramCount, layerCount));
   return snapshots;
 }
 

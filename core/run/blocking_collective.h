@@ -1,0 +1,33 @@
+// A collective called as a plain function: start it, wait for it within the
+// communicator's timeout, throw when it fails. For the few figures the host
+// itself exchanges between ranks (epoch totals, weight checksums, a sweep's
+// timings), where nothing is there to overlap with the wait.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dtbench/plugin.hpp"
+#include "host/communicator.h"
+
+namespace dtb::core {
+
+// Starts a collective with start(&request, &error), then waits for it within
+// the communicator's timeout; throws PluginCallError with the backend's
+// message (which names the rank) on failure.
+template <typename Start>
+void runCollective(Communicator& comm, Start&& start) {
+  dtb_request_t request = nullptr;
+  std::string error;
+  dtb_status_t status = start(&request, &error);
+  if (status == DTB_STATUS_OK) status = comm.wait(request, DTB_TIMEOUT_DEFAULT, &error);
+  if (status != DTB_STATUS_OK) throw PluginCallError(error, status);
+}
+
+// All-reduces a few doubles in place (figures every rank contributes to).
+inline void allreduceDoubles(Communicator& comm, std::vector<double>& values, dtb_reduce_op_t op) {
+  dtb_tensor_t t = dtb::hostTensor(values.data(), values.size(), DTB_DTYPE_F64);
+  runCollective(comm, [&](dtb_request_t* r, std::string* e) { return comm.allreduce(&t, op, r, e); });
+}
+
+}  // namespace dtb::core

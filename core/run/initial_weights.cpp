@@ -1,0 +1,25 @@
+#include "run/initial_weights.h"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "run/blocking_collective.h"
+
+namespace dtb::core {
+
+void syncInitialWeights(Communicator& comm, dtb_param_t* const* params, uint32_t count) {
+  double checksum = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    runCollective(
+        comm, [&](dtb_request_t* r, std::string* e) { return comm.broadcast(&params[i]->value, 0, r, e); });
+    const auto* v = static_cast<const float*>(params[i]->value.data);
+    for (uint64_t k = 0; k < params[i]->value.count; ++k) checksum += v[k] * double(k % 7 + 1);
+  }
+  std::vector<double> low = {checksum}, high = {checksum};
+  allreduceDoubles(comm, low, DTB_REDUCE_MIN);
+  allreduceDoubles(comm, high, DTB_REDUCE_MAX);
+  if (low[0] != high[0]) throw std::runtime_error("ranks hold different initial weights after the broadcast");
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,48 @@
+// How one optimizer step of a rank becomes a StepRecord: its phases from the
+// training step's timing, what its collectives sent (the communicator's
+// counters before and after), its spans in the trace, and how steps add up
+// to an epoch.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "host/communicator.h"
+#include "host/trace_recorder.h"
+#include "store/records.h"
+#include "train/training_step.h"
+
+namespace dtb::core {
+
+// The micro-batches of one step, added up.
+struct MicroBatchTotals {
+  StepTiming timing;
+  double lossSum = 0;  // each micro-batch's mean loss times its samples
+  int64_t correct = 0;
+  int64_t samples = 0;
+};
+
+// The communicator's counters at one moment.
+struct CommCounters {
+  uint64_t busBytes = 0, bytes = 0, collectives = 0;
+  std::optional<double> busySeconds;  // unknown where the backend does not count it
+
+  static CommCounters of(const Communicator& comm);
+};
+
+// The step's phase times (and the waits taken out of them) from its timing.
+void setPhases(StepRecord& record, const StepTiming& timing);
+
+// What the step's collectives moved since `before`, and the backend's busy
+// time over it, overlapped or not.
+void setCommSince(StepRecord& record, const CommCounters& before, const Communicator& comm);
+
+// Adds the step's phase times and bus bytes to an epoch's sums.
+void addPhases(StepRecord& sum, const StepRecord& step);
+
+// The phases of one training step in the trace, back to back from `begin`
+// (the training step times them in this order), after its data wait from
+// `dataBegin`.
+void traceStep(TraceRecorder& trace, int64_t dataBegin, int64_t begin, const StepTiming& timing);
+
+}  // namespace dtb::core

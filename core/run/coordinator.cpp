@@ -8,6 +8,7 @@
 #include "run/machine_load.h"
 #include "run/run_heartbeat.h"
 #include "run/run_progress.h"
+#include "run/run_recorder.h"
 #include "run/run_spec.h"
 #include "run/scratch_reaper.h"
 #include "store/environment.h"
@@ -69,15 +70,11 @@ void printSummary(const std::filesystem::path& db, int64_t experiment) {
   }
 }
 
-// Starts the cell's workers and stores what they report as it comes: epochs
-// at once (a crash loses at most the epoch in flight), steps and plugin
-// metrics in batches, memory and events when the run ends, and the
-// machine's load while it ran.
-LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions& options,
-                      const InterruptGuard& interrupt, ResultStore& store, RunProgress& progress) {
-  const std::string launcher = resolveLauncher(cell.text("launcher"), cell.text("backend"));
-  const std::filesystem::path scratch = runDirectory(cell, launcher, options.database, runId);
-  const ScratchReaper reaper(scratch);  // removes it even if this process is killed
+// Writes the run's spec into its scratch directory, where every worker
+// reads it: the cell, the world, the rendezvous store and key prefix, the
+// plugin directories and, with trace = true, where traces go.
+RunSpec writeRunSpec(const Cell& cell, int64_t runId, const CoordinatorOptions& options,
+                     const std::filesystem::path& scratch) {
   RunSpec spec;
   spec.runId = runId;
   spec.world = static_cast<int>(cell.integer("world_size"));
@@ -94,62 +91,108 @@ LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions&
     spec.traceDir = traces.string();
   }
   spec.write(scratch / "spec.toml");
+  return spec;
+}
 
-  const LoadSampler load;
-  RecordBatch pending;   // steps and metrics, written every kStepBatch rows and with each epoch
-  RecordBatch endOfRun;  // memory and events, written when the run ends
-  constexpr size_t kStepBatch = 4096;
+LaunchOptions launchOptions(const Cell& cell, const std::string& launcher, const RunSpec& spec,
+                            const std::filesystem::path& scratch, const CoordinatorOptions& options,
+                            const InterruptGuard& interrupt) {
   const double timeout = cell.real("collective_timeout_s");
-  LaunchOptions how{options.executable,
-                    scratch / "spec.toml",
-                    spec.world,
-                    threadsPerRank(cell),
-                    std::max(60.0, 2 * timeout + 10),
-                    interrupt.flag(),
-                    launcher,
-                    cell.text("hostfile"),
-                    splitWords(cell.text("launcher_args"))};
-  // Each record joins its batch stamped with the run.
-  auto add = [runId](auto& batch, auto record) {
-    record.runId = runId;
-    batch.push_back(std::move(record));
-  };
-  const LaunchOutcome outcome = launch(how, [&](int, const Record& r) {
-    switch (r.kind) {
-      case Record::Kind::kProgress:
-        progress.update(r);
-        break;
-      case Record::Kind::kEpoch:
-        add(pending.epochs, r.epochRecord);  // one transaction with the steps that came before it
-        store.write(pending);
-        pending = {};
-        break;
-      case Record::Kind::kStep:
-        add(pending.steps, r.stepRecord);
-        break;
-      case Record::Kind::kMetric:
-        add(pending.metrics, r.metricRecord);
-        break;
-      case Record::Kind::kMemory:
-        add(endOfRun.memory, r.memoryRecord);
-        break;
-      case Record::Kind::kEvent:
-        add(endOfRun.events, r.eventRecord);
-        break;
-      default:
-        break;
-    }
-    if (pending.steps.size() + pending.metrics.size() >= kStepBatch) {
-      store.write(pending);
-      pending = {};
-    }
-  });
-  store.write(pending);
-  store.write(endOfRun);
+  return {options.executable,
+          scratch / "spec.toml",
+          spec.world,
+          threadsPerRank(cell),
+          std::max(60.0, 2 * timeout + 10),  // silence longer than a collective may take: a hang
+          interrupt.flag(),
+          launcher,
+          cell.text("hostfile"),
+          splitWords(cell.text("launcher_args"))};
+}
+
+// Starts the cell's workers and stores what they report as it comes (see
+// RunRecorder), and the machine's load while it ran.
+LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions& options,
+                      const InterruptGuard& interrupt, ResultStore& store, RunProgress& progress) {
+  const std::string launcher = resolveLauncher(cell.text("launcher"), cell.text("backend"));
+  const std::filesystem::path scratch = runDirectory(cell, launcher, options.database, runId);
+  const ScratchReaper reaper(scratch);  // removes it even if this process is killed
+  const RunSpec spec = writeRunSpec(cell, runId, options, scratch);
+  const LoadSampler load;
+  RunRecorder recorder(runId, store, progress);
+  const LaunchOutcome outcome = launch(launchOptions(cell, launcher, spec, scratch, options, interrupt),
+                                       [&](int, const Record& r) { recorder.add(r); });
+  recorder.finish();
   // srun's ranks are not our children: their CPU time is not ours to subtract.
   store.recordLoad(runId, load.finish(launcher != "srun"));
   removeRunDirectory(scratch);
   return outcome;
+}
+
+// How the matrix went so far.
+struct Tally {
+  size_t ok = 0, failed = 0;
+  bool stopped = false;  // by the user: the matrix ends
+};
+
+// Stores how the run ended, shows it, and counts it.
+void recordOutcome(int64_t runId, const LaunchOutcome& outcome, ResultStore& store, RunProgress& progress,
+                   Tally& tally) {
+  switch (outcome.status) {
+    case LaunchOutcome::Status::kOk:
+      store.finishRun(runId, RunStatus::kOk);
+      progress.endRun("ok", true);
+      ++tally.ok;
+      break;
+    case LaunchOutcome::Status::kFailed:
+      store.finishRun(runId, RunStatus::kFailed, outcome.error);
+      progress.endRun("FAILED: " + outcome.error, false);
+      ++tally.failed;
+      break;
+    case LaunchOutcome::Status::kInterrupted:
+      store.finishRun(runId, RunStatus::kStopped, outcome.error);
+      progress.endRun("stopped", false);
+      tally.stopped = true;
+      break;
+  }
+}
+
+// One matrix: its store, its progress line, the labels of its cells.
+struct MatrixRun {
+  const Plan& plan;
+  const CoordinatorOptions& options;
+  ResultStore& store;
+  int64_t experiment;
+  const InterruptGuard& interrupt;
+  RunProgress& progress;
+};
+
+// One cell x repeat, from its row in the store to its outcome.
+void runRepeat(MatrixRun& matrix, const Cell& cell, const std::string& label, int64_t repeat, size_t index,
+               Tally& tally) {
+  ResultStore& store = matrix.store;
+  const int64_t runId = store.addRun(matrix.experiment, cell, static_cast<int>(repeat), label);
+  std::vector<PluginLoadRecord> loads;
+  store.startRun(runId, environmentOf(matrix.plan, cell, loads), loads);
+  // The label leads with the model when the matrix varies it.
+  const std::string model = label.starts_with(cell.text("model")) ? "" : cell.text("model") + " ";
+  matrix.progress.beginRun(
+      index, model + label + " x" + cell.text("world_size") + " rep " + std::to_string(repeat + 1),
+      static_cast<int>(cell.integer("epochs")));
+  LaunchOutcome outcome;
+  try {
+    const RunHeartbeat alive(matrix.options.database, runId);
+    outcome = runCell(cell, runId, matrix.options, matrix.interrupt, store, matrix.progress);
+  } catch (const StoreError& e) {
+    // The store cannot take more (a full disk, a removed file): what it
+    // holds stays; the run reads 'interrupted' once it is next opened.
+    const std::string what = e.what();
+    throw StoreError(
+        "storing run " + std::to_string(runId) + " failed: " + what +
+        (what.find("full") != std::string::npos ? " (free space on its disk and run again)" : "") +
+        "; everything stored before is kept, and the run reads 'interrupted' when the store is "
+        "next opened for writing");
+  }
+  recordOutcome(runId, outcome, store, matrix.progress, tally);
 }
 
 }  // namespace
@@ -158,63 +201,24 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
   ResultStore store(options.database);
   const int64_t experiment = store.addExperiment({plan.name, plan.description, matrix.path, matrix.text});
   const InterruptGuard interrupt;
-
   const size_t total = plan.cells.size() * static_cast<size_t>(plan.repeats);
   RunProgress progress(etaOf(plan));
   const std::vector<std::string> labels = cellLabels(plan);
-  size_t index = 0, failed = 0, ok = 0;
-  bool stopped = false;
   std::fprintf(stderr, "dtbench run: experiment \"%s\" (id %lld): %zu runs into %s\n", plan.name.c_str(),
                static_cast<long long>(experiment), total, options.database.c_str());
-  for (const Cell& cell : plan.cells) {
-    for (int64_t repeat = 0; repeat < plan.repeats && !stopped; ++repeat, ++index) {
-      const std::string& label = labels[static_cast<size_t>(&cell - plan.cells.data())];
-      const int64_t runId = store.addRun(experiment, cell, static_cast<int>(repeat), label);
-      std::vector<PluginLoadRecord> loads;
-      store.startRun(runId, environmentOf(plan, cell, loads), loads);
-      // The label leads with the model when the matrix varies it.
-      const std::string model = label.starts_with(cell.text("model")) ? "" : cell.text("model") + " ";
-      progress.beginRun(index,
-                        model + label + " x" + cell.text("world_size") + " rep " + std::to_string(repeat + 1),
-                        static_cast<int>(cell.integer("epochs")));
-      LaunchOutcome outcome;
-      try {
-        const RunHeartbeat alive(options.database, runId);
-        outcome = runCell(cell, runId, options, interrupt, store, progress);
-      } catch (const StoreError& e) {
-        // The store cannot take more (a full disk, a removed file): what it
-        // holds stays; the run reads 'interrupted' once it is next opened.
-        const std::string what = e.what();
-        throw StoreError("storing run " + std::to_string(runId) + " failed: " + what +
-                         (what.find("full") != std::string::npos ? " (free space on its disk and run again)" : "") +
-                         "; everything stored before is kept, and the run reads 'interrupted' when the store is "
-                         "next opened for writing");
-      }
-      switch (outcome.status) {
-        case LaunchOutcome::Status::kOk:
-          store.finishRun(runId, RunStatus::kOk);
-          progress.endRun("ok", true);
-          ++ok;
-          break;
-        case LaunchOutcome::Status::kFailed:
-          store.finishRun(runId, RunStatus::kFailed, outcome.error);
-          progress.endRun("FAILED: " + outcome.error, false);
-          ++failed;
-          break;
-        case LaunchOutcome::Status::kInterrupted:
-          store.finishRun(runId, RunStatus::kStopped, outcome.error);
-          progress.endRun("stopped", false);
-          stopped = true;
-          break;
-      }
+  MatrixRun run{plan, options, store, experiment, interrupt, progress};
+  Tally tally;
+  size_t index = 0;
+  for (size_t c = 0; c < plan.cells.size() && !tally.stopped; ++c) {
+    for (int64_t repeat = 0; repeat < plan.repeats && !tally.stopped; ++repeat, ++index) {
+      runRepeat(run, plan.cells[c], labels[c], repeat, index, tally);
     }
-    if (stopped) break;
   }
-  std::fprintf(stderr, "dtbench run: %zu ok, %zu failed%s; results in %s (experiment %lld)\n", ok, failed,
-               stopped ? ", stopped by the user" : "", options.database.c_str(),
+  std::fprintf(stderr, "dtbench run: %zu ok, %zu failed%s; results in %s (experiment %lld)\n", tally.ok,
+               tally.failed, tally.stopped ? ", stopped by the user" : "", options.database.c_str(),
                static_cast<long long>(experiment));
   printSummary(options.database, experiment);
-  return stopped ? 130 : failed > 0 ? 1 : 0;
+  return tally.stopped ? 130 : tally.failed > 0 ? 1 : 0;
 }
 
 }  // namespace dtb::core

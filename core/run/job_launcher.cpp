@@ -1,7 +1,5 @@
 #include "run/job_launcher.h"
 
-#include <algorithm>
-
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -72,7 +70,7 @@ std::vector<std::string> jobCommand(const LaunchOptions& options, bool runningAs
                "--export=ALL,OMP_NUM_THREADS=" + threads};
   } else {
     command = {"mpirun", "-np", std::to_string(options.world), "--tag-output", "--oversubscribe", "--bind-to",
-               "none", "-x", "OMP_NUM_THREADS=" + threads};
+               "none",   "-x",  "OMP_NUM_THREADS=" + threads};
     if (runningAsRoot) command.push_back("--allow-run-as-root");
     if (!options.hostfile.empty()) {
       command.push_back("--hostfile");
@@ -134,11 +132,12 @@ std::string deathReport(const std::string& launcherErrors) {
     const auto rank = digitsAt(launcherErrors, process + 13);
     const auto number = digitsAt(launcherErrors, signal + 17);
     const size_t hostStart = node + 9;
-    const std::string host = launcherErrors.substr(hostStart, launcherErrors.find(' ', hostStart) - hostStart);
+    const std::string host =
+        launcherErrors.substr(hostStart, launcherErrors.find(' ', hostStart) - hostStart);
     if (rank && number) {
       const char* name = sigabbrev_np(number->first);
-      return "rank " + std::to_string(rank->first) + " was killed by signal " + std::to_string(number->first) +
-             " (SIG" + (name ? name : "?") + ") on " + host;
+      return "rank " + std::to_string(rank->first) + " was killed by signal " +
+             std::to_string(number->first) + " (SIG" + (name ? name : "?") + ") on " + host;
     }
   }
   // Slurm: "srun: error: node1: task 1: Killed"
@@ -150,20 +149,31 @@ std::string deathReport(const std::string& launcherErrors) {
       const auto rank = digitsAt(launcherErrors, task + 7);
       if (rank && launcherErrors.compare(rank->second, 2, ": ") == 0) {
         const size_t reasonStart = rank->second + 2;
-        const std::string reason = launcherErrors.substr(reasonStart, launcherErrors.find('\n', reasonStart) - reasonStart);
-        return "rank " + std::to_string(rank->first) + " on " + launcherErrors.substr(hostStart, task - hostStart) +
-               ": " + reason;
+        const std::string reason =
+            launcherErrors.substr(reasonStart, launcherErrors.find('\n', reasonStart) - reasonStart);
+        return "rank " + std::to_string(rank->first) + " on " +
+               launcherErrors.substr(hostStart, task - hostStart) + ": " + reason;
       }
     }
   }
   return "";
 }
 
-LaunchOutcome launchJob(const LaunchOptions& options, const RecordHandler& onRecord) {
-  const std::vector<std::string> command = jobCommand(options, geteuid() == 0);
+namespace {
+
+// The launcher's process: its stdout (the ranks' tagged records) and stderr
+// (the workers' logs and the launcher's own reports) as non-blocking pipes.
+struct Job {
+  pid_t pid = -1;
+  int fds[2] = {-1, -1};  // stdout, stderr; -1 once closed
+};
+
+// Starts `command` in a process group of its own. Returns why it could not,
+// or "" once it runs.
+std::string startJob(const std::vector<std::string>& command, Job& job) {
   int out[2], err[2];
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
-    return {LaunchOutcome::Status::kFailed, std::string("cannot create a pipe: ") + std::strerror(errno)};
+    return std::string("cannot create a pipe: ") + std::strerror(errno);
   std::vector<char*> argv;
   for (const std::string& arg : command) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
@@ -185,23 +195,30 @@ LaunchOutcome launchJob(const LaunchOptions& options, const RecordHandler& onRec
   if (pid < 0) {
     close(out[0]);
     close(err[0]);
-    return {LaunchOutcome::Status::kFailed, std::string("cannot start ") + command[0] + ": " + std::strerror(errno)};
+    return std::string("cannot start ") + command[0] + ": " + std::strerror(errno);
   }
   setpgid(pid, pid);
   fcntl(out[0], F_SETFL, O_NONBLOCK);
   fcntl(err[0], F_SETFL, O_NONBLOCK);
+  job = {pid, {out[0], err[0]}};
+  return "";
+}
 
-  RankOutput output(options.world, onRecord);
-  std::string stdoutPending, stderrPending, launcherErrors;
-  LaunchOutcome outcome;
-  int status = 0;
-  bool exited = false;
-  std::optional<Clock::time_point> settleUntil;  // after a rank's error, until the launcher ends the job
-  int fds[2] = {out[0], err[0]};
-  for (;;) {
+// What the launcher's two streams carried so far: record lines go to the
+// ranks' output, stderr lines are echoed and the first of them kept for the
+// failure report.
+class JobStreams {
+ public:
+  JobStreams(int world, const RecordHandler& onRecord) : world_(world), output_(world, onRecord) {}
+
+  const RankOutput& output() const { return output_; }
+  const std::string& launcherErrors() const { return launcherErrors_; }
+
+  // Waits a moment for either stream, then takes in what both hold.
+  void read(Job& job) {
     pollfd polls[2];
     int n = 0;
-    for (int fd : fds) {
+    for (int fd : job.fds) {
       if (fd >= 0) polls[n++] = {fd, POLLIN, 0};
     }
     if (n > 0) {
@@ -209,80 +226,127 @@ LaunchOutcome launchJob(const LaunchOptions& options, const RecordHandler& onRec
     } else {
       usleep(10000);
     }
-    char buffer[4096];
     for (int k = 0; k < 2; ++k) {
-      if (fds[k] < 0) continue;
-      std::string& pending = k == 0 ? stdoutPending : stderrPending;
-      ssize_t got;
-      while ((got = read(fds[k], buffer, sizeof(buffer))) > 0) pending.append(buffer, static_cast<size_t>(got));
-      if (got == 0) {
-        close(fds[k]);
-        fds[k] = -1;
-      }
-      size_t end;
-      while ((end = pending.find('\n')) != std::string::npos) {
-        const std::string line = pending.substr(0, end);
-        pending.erase(0, end + 1);
-        if (k == 1) {  // the workers' logs and the launcher's reports
-          std::fprintf(stderr, "%s\n", line.c_str());
-          if (launcherErrors.size() < kKeptErrorBytes) launcherErrors += line + "\n";
-          continue;
-        }
-        const auto tagged = splitTaggedLine(line);
-        if (tagged && tagged->first >= 0 && tagged->first < options.world) {
-          output.line(tagged->first, tagged->second);
-        }
+      if (job.fds[k] >= 0) drain(job.fds[k], k == 1);
+    }
+  }
+
+ private:
+  // Reads `fd` dry, closing (and marking -1) a stream that ended, and takes
+  // in its complete lines.
+  void drain(int& fd, bool isStderr) {
+    std::string& pending = isStderr ? stderrPending_ : stdoutPending_;
+    char buffer[4096];
+    ssize_t got;
+    while ((got = ::read(fd, buffer, sizeof(buffer))) > 0) pending.append(buffer, static_cast<size_t>(got));
+    if (got == 0) {
+      close(fd);
+      fd = -1;
+    }
+    size_t end;
+    while ((end = pending.find('\n')) != std::string::npos) {
+      const std::string line = pending.substr(0, end);
+      pending.erase(0, end + 1);
+      if (isStderr) {
+        errorLine(line);
+      } else {
+        recordLine(line);
       }
     }
-    if (!exited && waitpid(pid, &status, WNOHANG) == pid) exited = true;
+  }
+
+  // The workers' logs and the launcher's reports.
+  void errorLine(const std::string& line) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+    if (launcherErrors_.size() < kKeptErrorBytes) launcherErrors_ += line + "\n";
+  }
+
+  void recordLine(const std::string& line) {
+    const auto tagged = splitTaggedLine(line);
+    if (tagged && tagged->first >= 0 && tagged->first < world_) output_.line(tagged->first, tagged->second);
+  }
+
+  int world_;
+  RankOutput output_;
+  std::string stdoutPending_, stderrPending_, launcherErrors_;
+};
+
+// Reads the job's output until it ends: the launcher gone and both streams
+// closed, a Ctrl-C, silence past the limit, or a rank's error the launcher
+// did not end the job for. Leaves the launcher's exit status in `status`.
+LaunchOutcome watchJob(const LaunchOptions& options, const std::string& program, Job& job,
+                       JobStreams& streams, int& status) {
+  bool exited = false;
+  std::optional<Clock::time_point> settleUntil;  // after a rank's error, until the launcher ends the job
+  for (;;) {
+    streams.read(job);
+    const RankOutput& output = streams.output();
+    if (!exited && waitpid(job.pid, &status, WNOHANG) == job.pid) exited = true;
     const bool failedRank = !output.firstOwnError().empty() || !output.firstPeerError().empty();
     if (failedRank && !settleUntil) settleUntil = Clock::now() + std::chrono::seconds(5);
-    if (exited && fds[0] < 0 && fds[1] < 0) break;
+    if (exited && job.fds[0] < 0 && job.fds[1] < 0) return {};
     if (!exited && settleUntil && Clock::now() > *settleUntil) {
-      stopJob(pid, status);  // a rank failed and the launcher did not end the job
+      stopJob(job.pid, status);  // a rank failed and the launcher did not end the job
       exited = true;
     }
     if (options.interrupted && options.interrupted->load()) {
-      if (!exited) stopJob(pid, status);
-      outcome = {LaunchOutcome::Status::kInterrupted, "stopped by the user (Ctrl-C)"};
-      break;
+      if (!exited) stopJob(job.pid, status);
+      return {LaunchOutcome::Status::kInterrupted, "stopped by the user (Ctrl-C)"};
     }
     const double silent = output.secondsSilent();
     if (!exited && silent > options.silenceLimitS) {
-      stopJob(pid, status);
-      outcome = {LaunchOutcome::Status::kFailed, "no rank reported anything for " +
-                                                     std::to_string(static_cast<int>(silent)) +
-                                                     " s (a hang?); " + command[0] + " and its ranks were stopped"};
-      break;
+      stopJob(job.pid, status);
+      return {LaunchOutcome::Status::kFailed, "no rank reported anything for " +
+                                                  std::to_string(static_cast<int>(silent)) +
+                                                  " s (a hang?); " + program + " and its ranks were stopped"};
     }
-    if (exited && (fds[0] < 0 || fds[1] < 0) && silent > 5) break;  // a rank holding a pipe open after mpirun left
+    if (exited && (job.fds[0] < 0 || job.fds[1] < 0) && silent > 5)
+      return {};  // a rank holding a pipe open after mpirun left
   }
-  for (int fd : fds) {
+}
+
+// Why a job that ended by itself failed, or "" when it did not. The cause,
+// most telling first: the launcher's report of a rank that died, a rank's own
+// error, a failed collective, the launcher's exit status.
+std::string jobFailure(const std::string& program, int status, const JobStreams& streams) {
+  const RankOutput& output = streams.output();
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && output.firstOwnError().empty() &&
+      output.firstPeerError().empty()) {
+    return "";
+  }
+  const std::string death = deathReport(streams.launcherErrors());
+  if (!death.empty()) {
+    // A crash handler's record says where (a plugin's code): keep it.
+    if (const std::string& own = output.firstOwnError();
+        own.find(": crashed with SIG") != std::string::npos) {
+      return death + " (" + own + ")";
+    }
+    return death;
+  }
+  if (!output.firstOwnError().empty()) return output.firstOwnError();
+  if (!output.firstPeerError().empty()) return output.firstPeerError();
+  std::string error = program + " " + exitText(status);
+  const std::string said = lastMessage(streams.launcherErrors());
+  if (!said.empty()) error += ": " + said;
+  return error;
+}
+
+}  // namespace
+
+LaunchOutcome launchJob(const LaunchOptions& options, const RecordHandler& onRecord) {
+  const std::vector<std::string> command = jobCommand(options, geteuid() == 0);
+  Job job;
+  if (std::string error = startJob(command, job); !error.empty())
+    return {LaunchOutcome::Status::kFailed, error};
+  JobStreams streams(options.world, onRecord);
+  int status = 0;
+  LaunchOutcome outcome = watchJob(options, command[0], job, streams, status);
+  for (int fd : job.fds) {
     if (fd >= 0) close(fd);
   }
   if (outcome.status != LaunchOutcome::Status::kOk) return outcome;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && output.firstOwnError().empty() &&
-      output.firstPeerError().empty()) {
-    return outcome;
-  }
-  // The cause, most telling first: the launcher's report of a rank that died,
-  // a rank's own error, a failed collective, the launcher's exit status.
-  outcome.status = LaunchOutcome::Status::kFailed;
-  const std::string death = deathReport(launcherErrors);
-  if (!death.empty()) {
-    outcome.error = death;
-    // A crash handler's record says where (a plugin's code): keep it.
-    if (const std::string& own = output.firstOwnError(); own.find(": crashed with SIG") != std::string::npos) {
-      outcome.error += " (" + own + ")";
-    }
-  } else if (!output.firstOwnError().empty()) {
-    outcome.error = output.firstOwnError();
-  } else if (!output.firstPeerError().empty()) {
-    outcome.error = output.firstPeerError();
-  } else {
-    outcome.error = command[0] + " " + exitText(status);
-    const std::string said = lastMessage(launcherErrors);
-    if (!said.empty()) outcome.error += ": " + said;
+  if (std::string error = jobFailure(command[0], status, streams); !error.empty()) {
+    outcome = {LaunchOutcome::Status::kFailed, error};
   }
   return outcome;
 }

@@ -1,8 +1,5 @@
 #include "run/local_launcher.h"
 
-#include "run/environment_block.h"
-#include "run/rank_output.h"
-
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -15,6 +12,9 @@
 #include <fstream>
 #include <optional>
 #include <vector>
+
+#include "run/environment_block.h"
+#include "run/rank_output.h"
 
 namespace dtb::core {
 namespace {
@@ -38,7 +38,8 @@ std::string describeExit(int rank, const Rank& r, const std::string& error) {
     return "rank " + std::to_string(rank) + " was killed by signal " + std::to_string(sig) + " (SIG" +
            (name ? name : "?") + ")" + (error.empty() ? "" : ": " + error);
   }
-  std::string text = "rank " + std::to_string(rank) + " exited with code " + std::to_string(WEXITSTATUS(r.status));
+  std::string text =
+      "rank " + std::to_string(rank) + " exited with code " + std::to_string(WEXITSTATUS(r.status));
   if (!error.empty()) text += ": " + error;
   return text;
 }
@@ -57,14 +58,16 @@ char processState(pid_t pid) {
 // `cause` alone when there is none.
 std::string withRanksThatNeverJoined(const std::string& cause, const std::vector<Rank>& ranks,
                                      const RankOutput& output) {
-  if (cause.find("timeout") == std::string::npos && cause.find("timed out") == std::string::npos) return cause;
+  if (cause.find("timeout") == std::string::npos && cause.find("timed out") == std::string::npos)
+    return cause;
   std::string culprits;
   std::vector<size_t> silent;  // alive, running, and no error of their own
   for (size_t i = 0; i < ranks.size(); ++i) {
     if (ranks[i].exited || !output.errorOf(static_cast<int>(i)).empty()) continue;
     const char state = processState(ranks[i].pid);
     if (state == 'T' || state == 't') {
-      culprits += "rank " + std::to_string(i) + " is stopped (SIGSTOP or a debugger) and never joined the collective; ";
+      culprits += "rank " + std::to_string(i) +
+                  " is stopped (SIGSTOP or a debugger) and never joined the collective; ";
     } else {
       silent.push_back(i);
     }
@@ -77,7 +80,8 @@ std::string withRanksThatNeverJoined(const std::string& cause, const std::vector
     // out its own timeout: do not blame them all.
     std::string list;
     for (const size_t i : silent) list += (list.empty() ? "" : ", ") + std::to_string(i);
-    culprits += "ranks " + list + " had reported no error (one or more never joined the collective: hung or busy; "
+    culprits += "ranks " + list +
+                " had reported no error (one or more never joined the collective: hung or busy; "
                 "the others were still waiting); ";
   }
   return culprits + cause;
@@ -105,6 +109,136 @@ void stopAll(std::vector<Rank>& ranks, pid_t group) {
   }
 }
 
+// Forks rank `r`'s worker into the run's process group (founded by the
+// first rank: `group` is 0 until then); its records come back on ranks[r].fd.
+// Returns why it could not, or "" once it runs.
+std::string startRank(const LaunchOptions& options, int r, pid_t parent, pid_t& group,
+                      std::vector<Rank>& ranks) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return std::string("cannot create a pipe: ") + std::strerror(errno);
+  // Everything the child needs, made before fork: it only calls exec-safe functions.
+  const std::string rank = std::to_string(r), recordFd = std::to_string(kRecordFd);
+  // Each rank gets its share of the cores: OpenMP pools of several ranks
+  // spinning on the same cores would measure contention, not training.
+  // (setenv() after fork is not safe in a coordinator with threads.)
+  EnvironmentBlock environment("OMP_NUM_THREADS", std::to_string(options.threadsPerWorker));
+  const char* const argv[] = {"dtbench", "worker",     "--spec",      options.specFile.c_str(),
+                              "--rank",  rank.c_str(), "--record-fd", recordFd.c_str(),
+                              nullptr};
+  const pid_t pid = fork();
+  const int forkError = errno;  // before stopAll's waitpid() sets it to ECHILD
+  if (pid == 0) {
+    setpgid(0, group);  // the first rank founds the group; the others join it
+    // A worker dies with its coordinator: no orphan keeps training, or hangs.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);  // the coordinator died before prctl took effect
+    dup2(fds[1], kRecordFd);            // dup2 clears close-on-exec on the copy
+    execve(options.executable.c_str(), const_cast<char* const*>(argv), environment.pointers());
+    _exit(127);
+  }
+  close(fds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    return std::string("cannot start a worker: ") + std::strerror(forkError);
+  }
+  if (group == 0) group = pid;
+  setpgid(pid, group);  // also from the parent: no race with the child's own call
+  fcntl(fds[0], F_SETFL, O_NONBLOCK);
+  ranks[r].pid = pid;
+  ranks[r].fd = fds[0];
+  return "";
+}
+
+// Waits a moment for any rank to write, then feeds what each wrote to
+// `output`; closes the pipe of a rank that closed its end.
+void readRanks(std::vector<Rank>& ranks, RankOutput& output) {
+  std::vector<pollfd> polls;
+  for (const Rank& r : ranks) {
+    if (r.fd >= 0) polls.push_back({r.fd, POLLIN, 0});
+  }
+  if (polls.empty()) {
+    usleep(10000);  // every pipe closed; the workers are exiting
+  } else {
+    poll(polls.data(), polls.size(), 200);
+  }
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    Rank& r = ranks[i];
+    if (r.fd < 0) continue;
+    char buffer[4096];
+    ssize_t n;
+    while ((n = read(r.fd, buffer, sizeof(buffer))) > 0)
+      output.feed(static_cast<int>(i), buffer, static_cast<size_t>(n));
+    if (n == 0) {  // the worker closed its end: it is exiting
+      close(r.fd);
+      r.fd = -1;
+    }
+  }
+}
+
+// Which ranks have ended, and how: the first killed by a signal, and the
+// first that failed at all (-1 where none).
+struct Reaped {
+  bool allDone = true;
+  int signalled = -1;
+  int failed = -1;
+};
+
+Reaped reapRanks(std::vector<Rank>& ranks) {
+  Reaped reaped;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    Rank& r = ranks[i];
+    if (!r.exited && waitpid(r.pid, &r.status, WNOHANG) == r.pid) r.exited = true;
+    if (!r.exited) {
+      reaped.allDone = false;
+      continue;
+    }
+    if (WIFSIGNALED(r.status) && reaped.signalled < 0) reaped.signalled = static_cast<int>(i);
+    if ((WIFSIGNALED(r.status) || WEXITSTATUS(r.status) != 0) && reaped.failed < 0)
+      reaped.failed = static_cast<int>(i);
+  }
+  return reaped;
+}
+
+// The cause of a failed run, most telling first: a rank killed by a signal
+// (the others only lost it), a rank's own error, an error from a failed
+// collective, a bare exit code.
+std::string failureCause(const Reaped& reaped, const std::vector<Rank>& ranks, const RankOutput& output) {
+  if (reaped.signalled >= 0) {
+    return describeExit(reaped.signalled, ranks[reaped.signalled], output.errorOf(reaped.signalled));
+  }
+  if (!output.firstOwnError().empty()) return withRanksThatNeverJoined(output.firstOwnError(), ranks, output);
+  if (!output.firstPeerError().empty())
+    return withRanksThatNeverJoined(output.firstPeerError(), ranks, output);
+  return describeExit(reaped.failed, ranks[reaped.failed], output.errorOf(reaped.failed));
+}
+
+// Reads records and reaps ranks until the run ends: every rank done, a
+// failure (after the other ranks' reports are in, or a moment for them), a
+// Ctrl-C, or silence past the limit.
+LaunchOutcome watchRanks(const LaunchOptions& options, std::vector<Rank>& ranks,
+                         const RecordHandler& onRecord) {
+  RankOutput output(options.world, onRecord);
+  std::optional<Clock::time_point> settleUntil;  // after a failure, until the other ranks' reports are in
+  for (;;) {
+    readRanks(ranks, output);
+    const Reaped reaped = reapRanks(ranks);
+    if (reaped.failed >= 0 && !settleUntil) settleUntil = Clock::now() + std::chrono::milliseconds(1500);
+    if (reaped.failed >= 0 && (reaped.allDone || Clock::now() > *settleUntil)) {
+      return {LaunchOutcome::Status::kFailed, failureCause(reaped, ranks, output)};
+    }
+    if (reaped.allDone) return {};
+    if (options.interrupted && options.interrupted->load()) {
+      return {LaunchOutcome::Status::kInterrupted, "stopped by the user (Ctrl-C)"};
+    }
+    const double silent = output.secondsSilent();
+    if (silent > options.silenceLimitS) {
+      return {LaunchOutcome::Status::kFailed, "no rank reported anything for " +
+                                                  std::to_string(static_cast<int>(silent)) +
+                                                  " s (a hang?); every rank was stopped"};
+    }
+  }
+}
+
 }  // namespace
 
 LaunchOutcome launchLocal(const LaunchOptions& options, const RecordHandler& onRecord) {
@@ -112,110 +246,12 @@ LaunchOutcome launchLocal(const LaunchOptions& options, const RecordHandler& onR
   pid_t group = 0;
   const pid_t parent = getpid();
   for (int r = 0; r < options.world; ++r) {
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) {
+    if (std::string error = startRank(options, r, parent, group, ranks); !error.empty()) {
       stopAll(ranks, group);
-      return {LaunchOutcome::Status::kFailed, std::string("cannot create a pipe: ") + std::strerror(errno)};
-    }
-    // Everything the child needs, made before fork: it only calls exec-safe functions.
-    const std::string rank = std::to_string(r), recordFd = std::to_string(kRecordFd);
-    // Each rank gets its share of the cores: OpenMP pools of several ranks
-    // spinning on the same cores would measure contention, not training.
-    // (setenv() after fork is not safe in a coordinator with threads.)
-    EnvironmentBlock environment("OMP_NUM_THREADS", std::to_string(options.threadsPerWorker));
-    const char* const argv[] = {"dtbench", "worker", "--spec", options.specFile.c_str(), "--rank",
-                                rank.c_str(), "--record-fd", recordFd.c_str(), nullptr};
-    const pid_t pid = fork();
-    const int forkError = errno;  // before stopAll's waitpid() sets it to ECHILD
-    if (pid == 0) {
-      setpgid(0, group);  // the first rank founds the group; the others join it
-      // A worker dies with its coordinator: no orphan keeps training, or hangs.
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (getppid() != parent) _exit(1);  // the coordinator died before prctl took effect
-      dup2(fds[1], kRecordFd);  // dup2 clears close-on-exec on the copy
-      execve(options.executable.c_str(), const_cast<char* const*>(argv), environment.pointers());
-      _exit(127);
-    }
-    close(fds[1]);
-    if (pid < 0) {
-      close(fds[0]);
-      stopAll(ranks, group);
-      return {LaunchOutcome::Status::kFailed, std::string("cannot start a worker: ") + std::strerror(forkError)};
-    }
-    if (group == 0) group = pid;
-    setpgid(pid, group);  // also from the parent: no race with the child's own call
-    fcntl(fds[0], F_SETFL, O_NONBLOCK);
-    ranks[r].pid = pid;
-    ranks[r].fd = fds[0];
-  }
-
-  LaunchOutcome outcome;
-  RankOutput output(options.world, onRecord);
-  std::optional<Clock::time_point> settleUntil;  // after a failure, until the other ranks' reports are in
-  for (;;) {
-    std::vector<pollfd> polls;
-    for (const Rank& r : ranks) {
-      if (r.fd >= 0) polls.push_back({r.fd, POLLIN, 0});
-    }
-    if (polls.empty()) {
-      usleep(10000);  // every pipe closed; the workers are exiting
-    } else {
-      poll(polls.data(), polls.size(), 200);
-    }
-    for (int i = 0; i < options.world; ++i) {
-      Rank& r = ranks[i];
-      if (r.fd < 0) continue;
-      char buffer[4096];
-      ssize_t n;
-      while ((n = read(r.fd, buffer, sizeof(buffer))) > 0) output.feed(i, buffer, static_cast<size_t>(n));
-      if (n == 0) {  // the worker closed its end: it is exiting
-        close(r.fd);
-        r.fd = -1;
-      }
-    }
-    // Reap whoever finished; a failure stops the run. A rank killed by a
-    // signal is the cause (the others only lost it); otherwise the first
-    // error a rank reported is.
-    bool allDone = true;
-    int signalled = -1, failedRank = -1;
-    for (int i = 0; i < options.world; ++i) {
-      Rank& r = ranks[i];
-      if (!r.exited && waitpid(r.pid, &r.status, WNOHANG) == r.pid) r.exited = true;
-      if (!r.exited) {
-        allDone = false;
-        continue;
-      }
-      if (WIFSIGNALED(r.status) && signalled < 0) signalled = i;
-      if ((WIFSIGNALED(r.status) || WEXITSTATUS(r.status) != 0) && failedRank < 0) failedRank = i;
-    }
-    if (failedRank >= 0 && !settleUntil) settleUntil = Clock::now() + std::chrono::milliseconds(1500);
-    if (failedRank >= 0 && (allDone || Clock::now() > *settleUntil)) {
-      // The cause, most telling first: a rank killed by a signal, a rank's
-      // own error, an error from a failed collective, a bare exit code.
-      outcome.status = LaunchOutcome::Status::kFailed;
-      if (signalled >= 0) {
-        outcome.error = describeExit(signalled, ranks[signalled], output.errorOf(signalled));
-      } else if (!output.firstOwnError().empty()) {
-        outcome.error = withRanksThatNeverJoined(output.firstOwnError(), ranks, output);
-      } else if (!output.firstPeerError().empty()) {
-        outcome.error = withRanksThatNeverJoined(output.firstPeerError(), ranks, output);
-      } else {
-        outcome.error = describeExit(failedRank, ranks[failedRank], output.errorOf(failedRank));
-      }
-    }
-    if (outcome.status == LaunchOutcome::Status::kFailed || allDone) break;
-    if (options.interrupted && options.interrupted->load()) {
-      outcome = {LaunchOutcome::Status::kInterrupted, "stopped by the user (Ctrl-C)"};
-      break;
-    }
-    const double silent = output.secondsSilent();
-    if (silent > options.silenceLimitS) {
-      outcome = {LaunchOutcome::Status::kFailed,
-                 "no rank reported anything for " + std::to_string(static_cast<int>(silent)) +
-                     " s (a hang?); every rank was stopped"};
-      break;
+      return {LaunchOutcome::Status::kFailed, error};
     }
   }
+  const LaunchOutcome outcome = watchRanks(options, ranks, onRecord);
   stopAll(ranks, group);
   for (Rank& r : ranks) {
     if (r.fd >= 0) close(r.fd);

@@ -7,8 +7,8 @@
 #include <memory>
 #include <sstream>
 
-#include "sweep/sweep_runner.h"
 #include "matrix/toml_depth.h"
+#include "sweep/sweep_runner.h"
 
 namespace dtb::cli {
 namespace {

@@ -6,10 +6,10 @@
 #include <cstring>
 #include <vector>
 
-#include "sweep/memory_bandwidth.h"
 #include "dtbench/half.hpp"
 #include "dtbench/plugin.hpp"
 #include "run/blocking_collective.h"
+#include "sweep/memory_bandwidth.h"
 
 namespace dtb::core {
 namespace {

@@ -6,9 +6,9 @@
 // the sweep every rank measures memcpy at once (the bandwidth reference).
 #pragma once
 
-#include "sweep/sweep_spec.h"
 #include "host/communicator.h"
 #include "run/record_channel.h"
+#include "sweep/sweep_spec.h"
 
 namespace dtb::core {
 

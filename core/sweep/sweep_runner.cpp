@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <sstream>
 
-#include "sweep/sweep_table.h"
 #include "matrix/run_schema.h"
 #include "plugin/loader.h"
 #include "run/interrupt_guard.h"
@@ -13,6 +12,7 @@
 #include "run/scratch_reaper.h"
 #include "store/environment.h"
 #include "store/result_store.h"
+#include "sweep/sweep_table.h"
 
 namespace dtb::core {
 namespace {

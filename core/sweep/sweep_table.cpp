@@ -1,7 +1,7 @@
 #include "sweep/sweep_table.h"
 
-#include "sweep/sweep_spec.h"
 #include "dtbench/plugin.hpp"
+#include "sweep/sweep_spec.h"
 
 namespace dtb::core {
 

@@ -1,9 +1,9 @@
 #include "build_info.h"
 
 #include <sqlite3.h>
+#include <toml++/toml.h>
 
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "build_info_config.h"
 #include "dtbench/dtbench.h"
@@ -19,9 +19,8 @@ const BuildInfo& buildInfo() {
     b.buildType = DTBENCH_BUILD_TYPE;
     b.compiler = DTBENCH_CXX_COMPILER;
     b.libraries.emplace_back("SQLite", sqlite3_libversion());
-    b.libraries.emplace_back("toml++", std::to_string(TOML_LIB_MAJOR) + "." +
-                                           std::to_string(TOML_LIB_MINOR) + "." +
-                                           std::to_string(TOML_LIB_PATCH));
+    b.libraries.emplace_back("toml++", std::to_string(TOML_LIB_MAJOR) + "." + std::to_string(TOML_LIB_MINOR) +
+                                           "." + std::to_string(TOML_LIB_PATCH));
     std::stringstream built(DTBENCH_LIBRARY_VERSIONS);
     std::string entry;
     while (std::getline(built, entry, ';')) {
@@ -35,8 +34,8 @@ const BuildInfo& buildInfo() {
 
 std::string versionLine() {
   const BuildInfo& b = buildInfo();
-  return "dtbench " + b.version + " (plugin ABI " + b.abi + ", commit " + b.gitCommit + ", " +
-         b.buildType + ")";
+  return "dtbench " + b.version + " (plugin ABI " + b.abi + ", commit " + b.gitCommit + ", " + b.buildType +
+         ")";
 }
 
 }  // namespace dtb::core

@@ -21,6 +21,7 @@ packages=(
   zlib1g-dev                                             # .gz IDX files
   clang libclang-rt-14-dev                               # libFuzzer for the fuzz targets
   abigail-tools                                          # abidw/abidiff: the ABI check (tests/abi)
+  clang-format clang-tidy                                # the format and tidy checks (tools/check-format.sh, tidy.sh)
 )
 # Wanted, not required: the tests that need them skip (with a message) when
 # they cannot be installed — the report's browser test (Chromium) and the

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The README's second command, and all that CI runs: installs what is
-# missing, builds, and runs the whole test suite twice — a normal build, then
+# missing, checks the formatting, builds, runs .clang-tidy's checks over the
+# library code, and runs the whole test suite twice — a normal build, then
 # an AddressSanitizer + UndefinedBehaviorSanitizer build — and then each fuzz
 # target for a short while ($DTBENCH_FUZZ_SECONDS, default 30).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
 "$root/tools/install-deps.sh" --tests
+echo "== format"
+"$root/tools/check-format.sh"
 
 run_suite() {  # <build dir> <label> [cmake args...]
   local build=$1 label=$2
@@ -18,6 +21,8 @@ run_suite() {  # <build dir> <label> [cmake args...]
 }
 
 run_suite "$root/build" "release"
+echo "== tidy"
+"$root/tools/tidy.sh" "$root/build"
 # intercept_tls_get_addr=0: GCC 12's LeakSanitizer misreads the dynamic TLS
 # of dlopen'ed libraries on glibc 2.36 (a bogus "DTLS 7 at 0xa9f-0x2400001ba1"
 # range under LSAN_OPTIONS=verbosity=1) and its tracer then crashes at exit

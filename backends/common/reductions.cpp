@@ -82,8 +82,8 @@ ReduceFn reduction(dtb_dtype_t dtype, dtb_reduce_op_t op, const char* backend) {
     case DTB_DTYPE_BF16:
       return forHalf<bfloat16ToFloat, floatToBfloat16>(op, dtype, backend);
   }
-  throw Error(DTB_STATUS_UNSUPPORTED,
-              std::string(backend) + ": dtype " + dtypeName(dtype) + " is not supported for reductions on the CPU");
+  throw Error(DTB_STATUS_UNSUPPORTED, std::string(backend) + ": dtype " + dtypeName(dtype) +
+                                          " is not supported for reductions on the CPU");
 }
 
 void scaleDown(void* buffer, dtb_dtype_t dtype, size_t count, int divisor) {

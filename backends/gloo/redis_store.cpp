@@ -40,7 +40,8 @@ RedisStore::RedisStore(const std::string& address, std::chrono::milliseconds tim
   const size_t colon = hostPort.rfind(':');
   const std::string host = colon == std::string::npos ? hostPort : hostPort.substr(0, colon);
   const int port = colon == std::string::npos ? 6379 : std::stoi(hostPort.substr(colon + 1));
-  timeval limit{static_cast<time_t>(timeout.count() / 1000), static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
+  timeval limit{static_cast<time_t>(timeout.count() / 1000),
+                static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
   context_ = redisConnectWithTimeout(host.c_str(), port, limit);
   if (context_ == nullptr || context_->err) {
     const std::string why = context_ ? context_->errstr : "out of memory";
@@ -50,11 +51,13 @@ RedisStore::RedisStore(const std::string& address, std::chrono::milliseconds tim
   }
   redisSetTimeout(context_, limit);
   if (!password.empty()) {
-    Reply r{static_cast<redisReply*>(
-        user.empty() ? redisCommand(context_, "AUTH %b", password.data(), password.size())
-                     : redisCommand(context_, "AUTH %b %b", user.data(), user.size(), password.data(), password.size()))};
+    Reply r{static_cast<redisReply*>(user.empty()
+                                         ? redisCommand(context_, "AUTH %b", password.data(), password.size())
+                                         : redisCommand(context_, "AUTH %b %b", user.data(), user.size(),
+                                                        password.data(), password.size()))};
     if (r.reply == nullptr || r.reply->type == REDIS_REPLY_ERROR) {
-      const std::string why = r.reply ? std::string(r.reply->str, r.reply->len) : std::string(context_->errstr);
+      const std::string why =
+          r.reply ? std::string(r.reply->str, r.reply->len) : std::string(context_->errstr);
       redisFree(context_);
       context_ = nullptr;
       throw std::runtime_error("the Redis server at " + address_ + " refused the credentials: " + why);
@@ -68,11 +71,11 @@ RedisStore::~RedisStore() {
 
 void RedisStore::set(const std::string& key, const std::vector<char>& data) {
   std::lock_guard lock(mutex_);
-  Reply r{static_cast<redisReply*>(redisCommand(context_, "SET %b %b EX %d", key.data(), key.size(), data.data(),
-                                                data.size(), kExpirySeconds))};
+  Reply r{static_cast<redisReply*>(redisCommand(context_, "SET %b %b EX %d", key.data(), key.size(),
+                                                data.data(), data.size(), kExpirySeconds))};
   if (!r.reply || r.reply->type == REDIS_REPLY_ERROR) {
-    throw std::runtime_error("redis " + address_ + ": SET " + key + " failed: " +
-                             (r.reply ? r.reply->str : context_->errstr));
+    throw std::runtime_error("redis " + address_ + ": SET " + key +
+                             " failed: " + (r.reply ? r.reply->str : context_->errstr));
   }
 }
 
@@ -80,8 +83,8 @@ bool RedisStore::exists(const std::string& key) {
   std::lock_guard lock(mutex_);
   Reply r{static_cast<redisReply*>(redisCommand(context_, "EXISTS %b", key.data(), key.size()))};
   if (!r.reply || r.reply->type != REDIS_REPLY_INTEGER) {
-    throw std::runtime_error("redis " + address_ + ": EXISTS " + key + " failed: " +
-                             (r.reply && r.reply->str ? r.reply->str : context_->errstr));
+    throw std::runtime_error("redis " + address_ + ": EXISTS " + key +
+                             " failed: " + (r.reply && r.reply->str ? r.reply->str : context_->errstr));
   }
   return r.reply->integer > 0;
 }

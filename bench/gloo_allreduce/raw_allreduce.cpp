@@ -40,7 +40,8 @@ void allreduce(const std::shared_ptr<gloo::Context>& context, float* data, size_
 
 int main(int argc, char** argv) {
   if (argc != 9) {
-    std::fprintf(stderr, "usage: raw_allreduce RANK WORLD STORE_DIR MIN_BYTES MAX_BYTES FACTOR WARMUP ITERS\n");
+    std::fprintf(stderr,
+                 "usage: raw_allreduce RANK WORLD STORE_DIR MIN_BYTES MAX_BYTES FACTOR WARMUP ITERS\n");
     return 2;
   }
   const int rank = std::atoi(argv[1]), world = std::atoi(argv[2]);

@@ -7,8 +7,8 @@
 //   mpirun -np 2 raw_allreduce MIN_BYTES MAX_BYTES FACTOR WARMUP ITERS
 #include <mpi.h>
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <vector>
 
@@ -28,10 +28,12 @@ int main(int argc, char** argv) {
   std::vector<float> buffer(static_cast<size_t>(maxBytes / sizeof(float)), 1.0f);
   for (long bytes = minBytes; bytes <= maxBytes; bytes = static_cast<long>(bytes * factor)) {
     const int count = static_cast<int>(bytes / sizeof(float));
-    for (int i = 0; i < warmup; ++i) MPI_Allreduce(MPI_IN_PLACE, buffer.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < warmup; ++i)
+      MPI_Allreduce(MPI_IN_PLACE, buffer.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = MPI_Wtime();
-    for (int i = 0; i < iters; ++i) MPI_Allreduce(MPI_IN_PLACE, buffer.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < iters; ++i)
+      MPI_Allreduce(MPI_IN_PLACE, buffer.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     double perCall = (MPI_Wtime() - start) / iters, mean = 0;
     MPI_Allreduce(&perCall, &mean, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     mean /= world;

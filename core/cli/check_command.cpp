@@ -50,7 +50,8 @@ std::string smokeTest(const std::shared_ptr<const core::LoadedPlugin>& plugin) {
 // smokeTest() in a child process: a plugin that crashes, exits or hangs in
 // create() is reported like any other failure, and the check goes on.
 std::string smokeTestIsolated(const std::shared_ptr<const core::LoadedPlugin>& plugin) {
-  const core::IsolatedOutcome tried = core::runIsolated([&] { return smokeTest(plugin); }, std::chrono::seconds(30));
+  const core::IsolatedOutcome tried =
+      core::runIsolated([&] { return smokeTest(plugin); }, std::chrono::seconds(30));
   if (!tried.completed) return tried.death + " while creating an instance with default parameters";
   if (tried.result.starts_with(kNote)) {
     std::printf("  note    %-9s %s: %s\n", std::string(core::kindName(plugin->kind())).c_str(),

@@ -31,8 +31,8 @@ core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
     std::stringstream text;
     text << in.rdbuf();
     if (const auto deep = core::tooDeep(text.str())) {
-      throw std::invalid_argument(o.file + ":" + std::to_string(deep->line) + ":" + std::to_string(deep->column) +
-                                  ": " + deep->message);
+      throw std::invalid_argument(o.file + ":" + std::to_string(deep->line) + ":" +
+                                  std::to_string(deep->column) + ": " + deep->message);
     }
     const toml::table document = toml::parse(text.str(), o.file);
     s.source = o.file;
@@ -85,11 +85,14 @@ void addCommCommand(CLI::App& app, GlobalOptions& global) {
       "Example: dtbench comm --backend gloo,mpi --ranks 2 -b 4K -e 64M -f 2\n"
       "Settings can come from a file's [comm] table (examples/backends.toml); flags override them.");
   cmd->add_option("file", o->file, "A TOML file with a [comm] table (optional)")->check(CLI::ExistingFile);
-  cmd->add_option("--backend", o->backends, "Backends, each swept in its own run (default gloo)")->delimiter(',');
-  cmd->add_option("--ranks", o->ranks, "Worker processes per sweep (default 2)");
-  cmd->add_option("--ops", o->ops, "Collectives: allreduce, reduce_scatter, allgather, broadcast (default all)")
+  cmd->add_option("--backend", o->backends, "Backends, each swept in its own run (default gloo)")
       ->delimiter(',');
-  cmd->add_option("-d,--dtype", o->dtypes, "float, double, half, bfloat16, int32, int64, int8, uint8 (default float)")
+  cmd->add_option("--ranks", o->ranks, "Worker processes per sweep (default 2)");
+  cmd->add_option("--ops", o->ops,
+                  "Collectives: allreduce, reduce_scatter, allgather, broadcast (default all)")
+      ->delimiter(',');
+  cmd->add_option("-d,--dtype", o->dtypes,
+                  "float, double, half, bfloat16, int32, int64, int8, uint8 (default float)")
       ->delimiter(',');
   cmd->add_option("-o,--reduce-op", o->reduceOp, "sum, avg, max or min (default sum)");
   cmd->add_option("-b,--min-bytes", o->minBytes, "Smallest size, e.g. 4K (default 4K)");
@@ -102,7 +105,8 @@ void addCommCommand(CLI::App& app, GlobalOptions& global) {
       ->check(CLI::IsMember({"auto", "local", "mpirun", "srun"}));
   cmd->add_option("--hostfile", o->hostfile, "mpirun --hostfile");
   cmd->add_option("--launcher-args", o->launcherArgs, "Extra arguments for mpirun or srun");
-  cmd->add_option("--timeout", o->timeoutS, "Seconds any collective may take before the sweep fails (default 60)");
+  cmd->add_option("--timeout", o->timeoutS,
+                  "Seconds any collective may take before the sweep fails (default 60)");
   cmd->add_option("--name", o->name, "The experiment's name (default: the file's, or comm)");
   cmd->add_option("--db", o->db, "The result store (SQLite file; created if missing)");
   cmd->allow_extras(false);

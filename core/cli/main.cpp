@@ -30,9 +30,10 @@ core::PluginLoader makeLoader(const GlobalOptions& options) {
 // Exit code for a command line dtbench cannot make sense of.
 constexpr int kUsageError = 2;
 
-int main(int argc, char** argv) {
+namespace {
+
+int runCommandLine(int argc, char** argv) {
   using namespace dtb;
-  core::crash::installHandlers();  // a plugin that takes dtbench down is named
   CLI::App app(
       "dtbench — benchmark how distributed data-parallel training synchronises gradients.\n\n"
       "Strategies (Horovod-style fusion, DDP-style buckets, ZeRO, elastic), communication\n"
@@ -97,4 +98,21 @@ int main(int argc, char** argv) {
     return kUsageError;
   }
   return global.exitCode;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  dtb::core::crash::installHandlers();  // a plugin that takes dtbench down is named
+  // Commands catch what they expect; this is for what setting up the command
+  // line itself might throw (a bad_alloc, a CLI11 construction error), so it
+  // ends in a message and a status instead of std::terminate.
+  try {
+    return runCommandLine(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dtbench: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "dtbench: internal error (an exception of unknown type)\n");
+  }
+  return 1;
 }

@@ -13,8 +13,7 @@ namespace {
 std::string describeRange(const core::ParamSpec& spec) {
   std::string text;
   auto number = [&](double v) {
-    return spec.type == DTB_PARAM_FLOAT ? core::formatParamValue(v)
-                                        : std::to_string(static_cast<int64_t>(v));
+    return spec.type == DTB_PARAM_FLOAT ? core::formatParamValue(v) : std::to_string(static_cast<int64_t>(v));
   };
   if (spec.minValue && spec.maxValue) {
     text = "range " + number(*spec.minValue) + ".." + number(*spec.maxValue);
@@ -38,8 +37,8 @@ void printParams(const core::LoadedPlugin& plugin) {
   for (const core::ParamSpec& spec : plugin.params()) {
     const std::string def =
         spec.defaultValue ? "default " + core::formatParamValue(*spec.defaultValue) : "REQUIRED";
-    std::printf("    %-28s %-8s %s\n", spec.name.c_str(),
-                std::string(core::paramTypeName(spec.type)).c_str(), def.c_str());
+    std::printf("    %-28s %-8s %s\n", spec.name.c_str(), std::string(core::paramTypeName(spec.type)).c_str(),
+                def.c_str());
     std::printf("        %s", spec.doc.c_str());
     const std::string range = describeRange(spec);
     if (!range.empty()) std::printf(" (%s)", range.c_str());
@@ -78,8 +77,8 @@ int run(const GlobalOptions& global, const std::string& kindText, const std::str
       if (!entry.plugin) return 1;
     }
     if (!any) {
-      std::fprintf(stderr, "dtbench plugins: no plugin named '%s'%s on the plugin path\n",
-                   name.c_str(), kindText.empty() ? "" : (" of kind " + kindText).c_str());
+      std::fprintf(stderr, "dtbench plugins: no plugin named '%s'%s on the plugin path\n", name.c_str(),
+                   kindText.empty() ? "" : (" of kind " + kindText).c_str());
       return 1;
     }
     return 0;

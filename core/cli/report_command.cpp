@@ -53,7 +53,8 @@ int report(const Options& o) {
   std::vector<int64_t> ids = resolveExperiments(o.db, o.experiments);
   std::optional<std::pair<int64_t, int64_t>> compared;
   if (!o.compare.empty()) {
-    if (o.compare.size() != 2) throw std::invalid_argument("--compare takes two experiments: A (before) and B (after)");
+    if (o.compare.size() != 2)
+      throw std::invalid_argument("--compare takes two experiments: A (before) and B (after)");
     const int64_t a = resolveExperiments(o.db, {o.compare[0]}).front();
     const int64_t b = resolveExperiments(o.db, {o.compare[1]}).front();
     compared = std::make_pair(a, b);
@@ -64,10 +65,11 @@ int report(const Options& o) {
   std::vector<core::ComparisonRow> comparison;
   if (compared) comparison = core::loadComparison(queries, compared->first, compared->second, data);
   const core::ReportInput input{o.db, &data, compared, &comparison};
-  const std::string format = !o.format.empty()                                              ? o.format
-                             : o.output.size() > 3 && o.output.substr(o.output.size() - 3) == ".md" ? "markdown"
-                             : o.output.empty()                                              ? "markdown"
-                                                                                             : "html";
+  const std::string format = !o.format.empty() ? o.format
+                             : o.output.size() > 3 && o.output.substr(o.output.size() - 3) == ".md"
+                                 ? "markdown"
+                             : o.output.empty() ? "markdown"
+                                                : "html";
   const std::string text = format == "html" ? core::renderHtml(input) : core::renderMarkdown(input);
   if (o.output.empty() || o.output == "-") {
     std::fputs(text.c_str(), stdout);
@@ -98,7 +100,8 @@ void addReportCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("-o,--output", o->output, "Where to write it (default: Markdown on stdout)");
   cmd->add_option("--format", o->format, "html or markdown (default: from the -o extension, html)")
       ->check(CLI::IsMember({"html", "markdown"}));
-  cmd->add_option("--compare", o->compare, "Two experiments, A then B: what got faster or slower beyond the noise")
+  cmd->add_option("--compare", o->compare,
+                  "Two experiments, A then B: what got faster or slower beyond the noise")
       ->expected(2);
   cmd->add_option("--sql-dir", o->sqlDir,
                   "A folder of your own copies of reports/queries/*.sql (same file names) to use instead");

@@ -12,7 +12,8 @@ namespace dtb::cli {
 void addUpgradeCommand(CLI::App& app, GlobalOptions& global) {
   auto db = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand(
-      "upgrade", "Bring a result store written by an older dtbench to this version's schema (adds, never drops)");
+      "upgrade",
+      "Bring a result store written by an older dtbench to this version's schema (adds, never drops)");
   cmd->add_option("db", *db, "The result store (SQLite file)")->required();
   cmd->allow_extras(false);
   cmd->callback([&global, db] {

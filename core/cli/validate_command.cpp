@@ -63,16 +63,20 @@ CLI::App* addMatrixOptions(CLI::App* cmd, std::shared_ptr<Options> options) {
 void addValidateCommand(CLI::App& app, GlobalOptions& global) {
   auto options = std::make_shared<Options>();
   CLI::App* cmd = addMatrixOptions(
-      app.add_subcommand("validate", "Check a matrix file, print its cells and every problem at once"), options);
+      app.add_subcommand("validate", "Check a matrix file, print its cells and every problem at once"),
+      options);
   cmd->allow_extras(false);
   cmd->callback([&global, options] { global.exitCode = run(global, *options, false); });
 }
 
 void addRunCommand(CLI::App& app, GlobalOptions& global) {
   auto options = std::make_shared<Options>();
-  CLI::App* cmd = addMatrixOptions(
-      app.add_subcommand("run", "Run every cell of a matrix with real worker processes (local, mpirun or srun); results go to --db"), options);
-  cmd->add_flag("--dry-run", options->dryRun, "Validate, list cells and the plugins that would load; run nothing");
+  CLI::App* cmd = addMatrixOptions(app.add_subcommand("run",
+                                                      "Run every cell of a matrix with real worker processes "
+                                                      "(local, mpirun or srun); results go to --db"),
+                                   options);
+  cmd->add_flag("--dry-run", options->dryRun,
+                "Validate, list cells and the plugins that would load; run nothing");
   cmd->add_option("--db", options->db, "The result store (SQLite file; created if missing)");
   cmd->allow_extras(false);
   cmd->callback([&global, options] { global.exitCode = run(global, *options, !options->dryRun); });

@@ -49,8 +49,8 @@ void addWorkerCommand(CLI::App& app, GlobalOptions& global) {
         }
         if (launched->world != spec.world) {
           throw std::runtime_error("the launcher started " + std::to_string(launched->world) + " ranks (" +
-                                   launched->source + "), the run wants world_size = " +
-                                   std::to_string(spec.world));
+                                   launched->source +
+                                   "), the run wants world_size = " + std::to_string(spec.world));
         }
         rank = launched->rank;
       }

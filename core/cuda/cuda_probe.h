@@ -8,11 +8,11 @@
 namespace dtb::core {
 
 struct CudaProbe {
-  bool built = false;       // this binary has CUDA code
-  int runtimeVersion = 0;   // e.g. 13000; 0 when not built
-  int driverVersion = 0;    // 0 when no driver is installed
+  bool built = false;                // this binary has CUDA code
+  int runtimeVersion = 0;            // e.g. 13000; 0 when not built
+  int driverVersion = 0;             // 0 when no driver is installed
   std::vector<std::string> devices;  // names of the visible GPUs
-  std::string problem;      // why no GPU is usable, when `devices` is empty
+  std::string problem;               // why no GPU is usable, when `devices` is empty
 };
 
 CudaProbe probeCuda();

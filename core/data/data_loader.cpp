@@ -9,7 +9,7 @@ DataLoader::DataLoader(PluginInstance& dataset, LoaderConfig config, Distributed
     : dataset_(dataset),
       api_(dataset.plugin().descriptor<dtb_dataset_plugin_v1_t>()),
       config_(config),
-      sampler_(std::move(sampler)) {
+      sampler_(sampler) {
   if (config_.batchSize == 0) throw std::invalid_argument("batch size must be at least 1");
   info_.struct_size = sizeof(info_);
   dataset_.check("info", api_.info(dataset_.context(), &info_));
@@ -54,7 +54,8 @@ void DataLoader::startEpoch(uint64_t epoch) {
 
 Batch DataLoader::read(uint64_t batchIndex) {
   const uint64_t first = batchIndex * config_.batchSize;
-  const uint32_t size = static_cast<uint32_t>(std::min<uint64_t>(config_.batchSize, epochIndices_.size() - first));
+  const uint32_t size =
+      static_cast<uint32_t>(std::min<uint64_t>(config_.batchSize, epochIndices_.size() - first));
   Batch batch;
   batch.size = size;
   batch.labels.resize(size);
@@ -62,7 +63,8 @@ Batch DataLoader::read(uint64_t batchIndex) {
   const uint64_t* indices = epochIndices_.data() + first;
   if (info_.sample_dtype == DTB_DTYPE_U8) {
     std::vector<uint8_t> raw(size * sampleElements_);
-    dataset_.check("read", api_.read(dataset_.context(), config_.split, indices, size, raw.data(), batch.labels.data()));
+    dataset_.check(
+        "read", api_.read(dataset_.context(), config_.split, indices, size, raw.data(), batch.labels.data()));
     for (size_t i = 0; i < raw.size(); ++i) batch.inputs[i] = raw[i] / 255.0f;
   } else {
     dataset_.check("read", api_.read(dataset_.context(), config_.split, indices, size, batch.inputs.data(),
@@ -73,7 +75,8 @@ Batch DataLoader::read(uint64_t batchIndex) {
     for (uint32_t n = 0; n < size; ++n) {
       float* x = batch.inputs.data() + n * sampleElements_;
       for (size_t c = 0; c < mean_.size(); ++c) {
-        for (uint64_t k = 0; k < perChannel; ++k) x[c * perChannel + k] = (x[c * perChannel + k] - mean_[c]) / std_[c];
+        for (uint64_t k = 0; k < perChannel; ++k)
+          x[c * perChannel + k] = (x[c * perChannel + k] - mean_[c]) / std_[c];
       }
     }
   }
@@ -109,12 +112,15 @@ std::optional<Batch> DataLoader::next() {
   const auto start = std::chrono::steady_clock::now();
   if (config_.threads == 0) {
     Batch batch = read(nextToReturn_++);
-    waitNanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+    waitNanos_ +=
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+            .count();
     return batch;
   }
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return failure_ || ready_.contains(nextToReturn_); });
-  waitNanos_ += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+  waitNanos_ +=
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
   if (failure_) throw PluginCallError(*failure_, failureStatus_);
   Batch batch = std::move(ready_.at(nextToReturn_));
   ready_.erase(nextToReturn_++);

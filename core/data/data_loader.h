@@ -25,7 +25,7 @@ namespace dtb::core {
 
 struct Batch {
   uint32_t size = 0;
-  std::vector<float> inputs;   // size x sample elements, normalised
+  std::vector<float> inputs;  // size x sample elements, normalised
   std::vector<int32_t> labels;
 };
 

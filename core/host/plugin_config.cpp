@@ -46,8 +46,7 @@ ParamValues resolveConfig(const LoadedPlugin& plugin, const ParamValues& given) 
     const ParamSpec* spec = plugin.findParam(key);
     if (spec == nullptr) {
       std::string hint = closestName(key, plugin.params());
-      report("unknown parameter '" + key + "'" +
-             (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
+      report("unknown parameter '" + key + "'" + (hint.empty() ? "" : " (did you mean '" + hint + "'?)"));
       continue;
     }
     ParamValue checked = value;

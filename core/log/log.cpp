@@ -22,10 +22,14 @@ std::atomic<int>& levelSlot() {
 
 const char* levelName(dtb_log_level_t level) {
   switch (level) {
-    case DTB_LOG_DEBUG: return "debug";
-    case DTB_LOG_INFO: return "info";
-    case DTB_LOG_WARN: return "warn";
-    case DTB_LOG_ERROR: return "error";
+    case DTB_LOG_DEBUG:
+      return "debug";
+    case DTB_LOG_INFO:
+      return "info";
+    case DTB_LOG_WARN:
+      return "warn";
+    case DTB_LOG_ERROR:
+      return "error";
   }
   return "?";
 }

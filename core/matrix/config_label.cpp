@@ -39,12 +39,13 @@ std::vector<std::string> varyingKeys(const std::vector<LabelInput>& configs, boo
     auto it = c.params.find("dataset");
     if (it != c.params.end()) datasetsOfModel[c.model].insert(unquote(it->second));
   }
-  const bool datasetFollowsModel =
-      std::all_of(datasetsOfModel.begin(), datasetsOfModel.end(), [](const auto& m) { return m.second.size() == 1; });
+  const bool datasetFollowsModel = std::all_of(datasetsOfModel.begin(), datasetsOfModel.end(),
+                                               [](const auto& m) { return m.second.size() == 1; });
   std::vector<std::string> varying;
   for (const auto& [k, vs] : values) {
     if (vs.size() < 2 || !labelWorthy(k) || (!withModel && k == "model")) continue;
-    if (k == "dataset" && datasetFollowsModel && values.count("model") && values.at("model").size() > 1) continue;
+    if (k == "dataset" && datasetFollowsModel && values.count("model") && values.at("model").size() > 1)
+      continue;
     varying.push_back(k);
   }
   return varying;

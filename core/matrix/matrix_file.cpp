@@ -74,8 +74,9 @@ class Parser {
         }
         (name == "name" ? m_.name : m_.description) = *text;
       } else {
-        fail(value, "unknown key '" + name + "' in [experiment] (it has name and description; run "
-                    "settings go in [run])");
+        fail(value, "unknown key '" + name +
+                        "' in [experiment] (it has name and description; run "
+                        "settings go in [run])");
       }
     }
     if (m_.name.empty()) fail(node, "[experiment] needs a non-empty name = \"...\"");
@@ -100,7 +101,8 @@ class Parser {
 
   void zips(const toml::node& node) {
     const toml::array* groups = node.as_array();
-    if (!groups) return fail(node, "zip must be an array of key lists, e.g. zip = [[\"world_size\", \"batch_size\"]]");
+    if (!groups)
+      return fail(node, "zip must be an array of key lists, e.g. zip = [[\"world_size\", \"batch_size\"]]");
     for (const toml::node& group : *groups) {
       const toml::array* keys = group.as_array();
       RawZip zip{{}, locate(m_.path, group)};
@@ -121,7 +123,8 @@ class Parser {
 
   void rules(const toml::node& node, const std::string& what, std::vector<RawRule>& out) {
     const toml::array* array = node.as_array();
-    if (!array) return fail(node, what + " must be an array of tables, e.g. " + what + " = [{ world_size = 1 }]");
+    if (!array)
+      return fail(node, what + " must be an array of tables, e.g. " + what + " = [{ world_size = 1 }]");
     for (const toml::node& element : *array) {
       const toml::table* table = element.as_table();
       if (!table || table->empty()) {
@@ -147,8 +150,7 @@ class Parser {
                          "] must be a table of that plugin's parameters");
         continue;
       }
-      m_.plugins.push_back(
-          {kind, std::string(name.str()), settings(*paramTable), locate(m_.path, params)});
+      m_.plugins.push_back({kind, std::string(name.str()), settings(*paramTable), locate(m_.path, params)});
     }
   }
 
@@ -167,7 +169,8 @@ MatrixFile parseMatrix(const std::string& path, std::string text) {
   MatrixFile m;
   m.path = path;
   m.text = std::move(text);
-  if (const auto deep = tooDeep(m.text)) throw MatrixError({{{path, deep->line, deep->column}, deep->message}});
+  if (const auto deep = tooDeep(m.text))
+    throw MatrixError({{{path, deep->line, deep->column}, deep->message}});
   try {
     m.document = toml::parse(m.text, path);
   } catch (const toml::parse_error& e) {

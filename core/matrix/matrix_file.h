@@ -8,12 +8,12 @@
 //                 parameters of that plugin, applied to cells that use it
 #pragma once
 
+#include <toml++/toml.h>
+
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <toml++/toml.h>
 
 #include "matrix/problem.h"
 #include "plugin/plugin_kind.h"

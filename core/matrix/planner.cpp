@@ -34,13 +34,20 @@ struct Dimension {
 
 std::string tomlTypeName(const toml::node& node) {
   switch (node.type()) {
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a float";
-    case toml::node_type::boolean: return "a boolean";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::table: return "a table";
-    default: return "a date/time";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a float";
+    case toml::node_type::boolean:
+      return "a boolean";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::table:
+      return "a table";
+    default:
+      return "a date/time";
   }
 }
 
@@ -114,9 +121,8 @@ class Planner {
     for (const toml::node* element : elements) {
       std::optional<ParamValue> value = paramValueFromToml(spec.type, *element);
       if (!value) {
-        fail(locate(m_.path, *element), "'" + key + "' expects " +
-                                            std::string(paramTypeName(spec.type)) + ", got " +
-                                            tomlTypeName(*element));
+        fail(locate(m_.path, *element), "'" + key + "' expects " + std::string(paramTypeName(spec.type)) +
+                                            ", got " + tomlTypeName(*element));
         ok = false;
         continue;
       }
@@ -178,7 +184,8 @@ class Planner {
       for (const RawSetting& setting : raw.match) {
         const ParamSpec* spec = specFor(setting.key);
         if (!spec) {
-          fail(setting.where, "unknown key '" + setting.key + "' in " + what + hint(setting.key, runSchema()) +
+          fail(setting.where, "unknown key '" + setting.key + "' in " + what +
+                                  hint(setting.key, runSchema()) +
                                   (setting.key.find('.') == std::string::npos
                                        ? ""
                                        : " (plugin keys are KIND.NAME.PARAM of a plugin some cell uses)"));
@@ -241,7 +248,8 @@ class Planner {
         if (failedPlugins_.contains(id)) continue;  // already reported
         std::vector<ParamSpec> used;
         for (const auto& [key, plugin] : plugins_) {
-          if (plugin->kind() == table.kind) used.push_back({plugin->name(), DTB_PARAM_STRING, {}, "", {}, {}, {}});
+          if (plugin->kind() == table.kind)
+            used.push_back({plugin->name(), DTB_PARAM_STRING, {}, "", {}, {}, {}});
         }
         fail(table.where, "[" + kind + "." + table.name + "] configures " + kind + " '" + table.name +
                               "', which no cell uses" + hint(table.name, used));
@@ -251,8 +259,9 @@ class Planner {
       for (const RawSetting& raw : table.settings) {
         const ParamSpec* spec = plugin.findParam(raw.key);
         if (!spec) {
-          fail(raw.where, "unknown parameter '" + raw.key + "' of " + plugin.label() + hint(raw.key, plugin.params()) +
-                              "; `dtbench plugins " + table.name + "` lists them");
+          fail(raw.where, "unknown parameter '" + raw.key + "' of " + plugin.label() +
+                              hint(raw.key, plugin.params()) + "; `dtbench plugins " + table.name +
+                              "` lists them");
           continue;
         }
         if (auto column = convert(raw, *spec, kind + "." + table.name + "." + raw.key, true)) {
@@ -351,8 +360,8 @@ class Planner {
   }
 
   // Adds the parameters of each plugin the cell uses, crossing their axes.
-  void withPlugins(std::map<std::string, ParamValue> values, size_t kindIndex, const std::set<std::string>& fixed,
-                   std::vector<Cell>& out) {
+  void withPlugins(std::map<std::string, ParamValue> values, size_t kindIndex,
+                   const std::set<std::string>& fixed, std::vector<Cell>& out) {
     if (out.size() > kMaxCells) {
       pastCap_ = true;
       return;
@@ -370,9 +379,8 @@ class Planner {
       if (!spec.defaultValue) continue;  // resolveConfig below reports it
       if (!fixed.contains(owner + spec.name)) values[owner + spec.name] = *spec.defaultValue;
     }
-    cross(dimensions(owner, fixed), 0, values, [&](std::map<std::string, ParamValue>& v) {
-      withPlugins(v, kindIndex + 1, fixed, out);
-    });
+    cross(dimensions(owner, fixed), 0, values,
+          [&](std::map<std::string, ParamValue>& v) { withPlugins(v, kindIndex + 1, fixed, out); });
   }
 
   void finish(std::map<std::string, ParamValue> values, std::vector<Cell>& out) {
@@ -412,7 +420,8 @@ class Planner {
       double most = 1;
       if (const Column* names = findColumn(key)) {
         for (const ParamValue& name : names->values) {
-          if (const auto* text = std::get_if<std::string>(&name)) most = std::max(most, product(key + "." + *text + "."));
+          if (const auto* text = std::get_if<std::string>(&name))
+            most = std::max(most, product(key + "." + *text + "."));
         }
       }
       total *= most;
@@ -426,7 +435,8 @@ class Planner {
     for (const Column& c : columns_) {
       if (c.axis) axes.push_back(&c);
     }
-    std::sort(axes.begin(), axes.end(), [](const Column* a, const Column* b) { return a->values.size() > b->values.size(); });
+    std::sort(axes.begin(), axes.end(),
+              [](const Column* a, const Column* b) { return a->values.size() > b->values.size(); });
     std::string text;
     for (size_t i = 0; i < axes.size() && i < 4; ++i) {
       text += (i ? " x " : "") + axes[i]->key + " (" + std::to_string(axes[i]->values.size()) + ")";
@@ -438,16 +448,15 @@ class Planner {
     if (const double n = combinations(); n > kMaxCombinations) {
       char count[32];
       std::snprintf(count, sizeof(count), "%.3g", n);
-      fail({m_.path, 1, 1}, std::string("the matrix crosses up to ") + count + " combinations (" + largestAxes() +
-                                ", ...); at most " + std::to_string(kMaxCells) +
+      fail({m_.path, 1, 1}, std::string("the matrix crosses up to ") + count + " combinations (" +
+                                largestAxes() + ", ...); at most " + std::to_string(kMaxCells) +
                                 " cells run: split it, or zip axes that vary together");
       return;
     }
     std::vector<Cell> cells;
     std::map<std::string, ParamValue> values;
-    cross(dimensions("", {}), 0, values, [&](std::map<std::string, ParamValue>& v) {
-      withPlugins(v, 0, {}, cells);
-    });
+    cross(dimensions("", {}), 0, values,
+          [&](std::map<std::string, ParamValue>& v) { withPlugins(v, 0, {}, cells); });
     for (const Rule& include : includeRules_) {
       std::map<std::string, ParamValue> base;
       for (const Column& c : columns_) {

@@ -28,7 +28,8 @@ std::optional<TomlDepthProblem> tooDeep(std::string_view text) {
     }
     if (c == '"' || c == '\'') {  // a string: basic or literal, one line or three quotes
       const bool triple = text.substr(i, 3) == std::string(3, c);
-      const std::string_view close = triple ? std::string_view(c == '"' ? "\"\"\"" : "'''") : std::string_view(&text[i], 1);
+      const std::string_view close =
+          triple ? std::string_view(c == '"' ? "\"\"\"" : "'''") : std::string_view(&text[i], 1);
       size_t j = i + (triple ? 3 : 1);
       for (; j < text.size(); ++j) {
         if (c == '"' && text[j] == '\\') {
@@ -48,7 +49,8 @@ std::optional<TomlDepthProblem> tooDeep(std::string_view text) {
     } else if (c == ']' || c == '}') {
       if (brackets > 0) --brackets;
     } else if (c == '.') {
-      const bool decimal = i > 0 && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
+      const bool decimal = i > 0 && i + 1 < text.size() &&
+                           std::isdigit(static_cast<unsigned char>(text[i - 1])) &&
                            std::isdigit(static_cast<unsigned char>(text[i + 1]));
       if (!decimal && ++dots > kMaxTomlDepth) return deeper("a dotted key");
     }

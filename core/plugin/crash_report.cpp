@@ -193,7 +193,8 @@ void alsoReportSignalTo(int fd) { signalFd.store(fd); }
 void registerPluginCode(const void* anySymbol, const std::string& label) {
   Dl_info info{};
   link_map* map = nullptr;
-  if (dladdr1(anySymbol, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0 || map == nullptr) return;
+  if (dladdr1(anySymbol, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0 || map == nullptr)
+    return;
   struct Search {
     ElfW(Addr) base;
     uintptr_t begin = UINTPTR_MAX, end = 0;

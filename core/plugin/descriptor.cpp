@@ -88,10 +88,14 @@ T adaptV1(const void* raw, void (*check)(const T&)) {
 
 size_t minimumDescriptorSize(PluginKind kind) {
   switch (kind) {
-    case PluginKind::kStrategy: return DTB_SIZE_THROUGH(dtb_strategy_plugin_v1_t, state_load);
-    case PluginKind::kBackend: return DTB_SIZE_THROUGH(dtb_backend_plugin_v1_t, counters);
-    case PluginKind::kModel: return DTB_SIZE_THROUGH(dtb_model_plugin_v1_t, backward);
-    case PluginKind::kDataset: return DTB_SIZE_THROUGH(dtb_dataset_plugin_v1_t, read);
+    case PluginKind::kStrategy:
+      return DTB_SIZE_THROUGH(dtb_strategy_plugin_v1_t, state_load);
+    case PluginKind::kBackend:
+      return DTB_SIZE_THROUGH(dtb_backend_plugin_v1_t, counters);
+    case PluginKind::kModel:
+      return DTB_SIZE_THROUGH(dtb_model_plugin_v1_t, backward);
+    case PluginKind::kDataset:
+      return DTB_SIZE_THROUGH(dtb_dataset_plugin_v1_t, read);
   }
   return sizeof(dtb_plugin_header_t);
 }
@@ -99,10 +103,14 @@ size_t minimumDescriptorSize(PluginKind kind) {
 AnyDescriptor adaptDescriptor(PluginKind kind, unsigned major, const void* raw) {
   if (major != 1) throw std::invalid_argument("no adapter for ABI major " + std::to_string(major));
   switch (kind) {
-    case PluginKind::kStrategy: return adaptV1<dtb_strategy_plugin_v1_t>(raw, checkStrategy);
-    case PluginKind::kBackend: return adaptV1<dtb_backend_plugin_v1_t>(raw, checkBackend);
-    case PluginKind::kModel: return adaptV1<dtb_model_plugin_v1_t>(raw, checkModel);
-    case PluginKind::kDataset: return adaptV1<dtb_dataset_plugin_v1_t>(raw, checkDataset);
+    case PluginKind::kStrategy:
+      return adaptV1<dtb_strategy_plugin_v1_t>(raw, checkStrategy);
+    case PluginKind::kBackend:
+      return adaptV1<dtb_backend_plugin_v1_t>(raw, checkBackend);
+    case PluginKind::kModel:
+      return adaptV1<dtb_model_plugin_v1_t>(raw, checkModel);
+    case PluginKind::kDataset:
+      return adaptV1<dtb_dataset_plugin_v1_t>(raw, checkDataset);
   }
   throw std::invalid_argument("unknown plugin kind");
 }

@@ -17,8 +17,8 @@
 
 namespace dtb::core {
 
-using AnyDescriptor = std::variant<dtb_strategy_plugin_v1_t, dtb_backend_plugin_v1_t,
-                                   dtb_model_plugin_v1_t, dtb_dataset_plugin_v1_t>;
+using AnyDescriptor = std::variant<dtb_strategy_plugin_v1_t, dtb_backend_plugin_v1_t, dtb_model_plugin_v1_t,
+                                   dtb_dataset_plugin_v1_t>;
 
 // Oldest and newest ABI majors this host can load; entry symbols are probed
 // from newest to oldest.

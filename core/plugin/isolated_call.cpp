@@ -6,11 +6,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
-#include <sstream>
 #include <exception>
+#include <sstream>
 
 #include "plugin/crash_report.h"
 
@@ -72,7 +72,8 @@ std::string describeLimit(std::chrono::milliseconds limit) {
 
 IsolatedOutcome runIsolated(const std::function<std::string()>& work, std::chrono::milliseconds limit) {
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return {false, "", std::string("cannot create a pipe: ") + std::strerror(errno)};
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    return {false, "", std::string("cannot create a pipe: ") + std::strerror(errno)};
   std::fflush(nullptr);  // nothing buffered is written twice
   const pid_t pid = fork();
   if (pid == 0) {

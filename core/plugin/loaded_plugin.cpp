@@ -2,9 +2,8 @@
 
 namespace dtb::core {
 
-LoadedPlugin::LoadedPlugin(std::shared_ptr<SharedLibrary> library, PluginKind kind,
-                           unsigned entryMajor, AnyDescriptor descriptor,
-                           std::vector<ParamSpec> params)
+LoadedPlugin::LoadedPlugin(std::shared_ptr<SharedLibrary> library, PluginKind kind, unsigned entryMajor,
+                           AnyDescriptor descriptor, std::vector<ParamSpec> params)
     : library_(std::move(library)),
       kind_(kind),
       entryMajor_(entryMajor),
@@ -13,13 +12,10 @@ LoadedPlugin::LoadedPlugin(std::shared_ptr<SharedLibrary> library, PluginKind ki
 
 const dtb_plugin_header_t& LoadedPlugin::header() const {
   // Every descriptor starts with its header.
-  return std::visit([](const auto& d) -> const dtb_plugin_header_t& { return d.header; },
-                    descriptor_);
+  return std::visit([](const auto& d) -> const dtb_plugin_header_t& { return d.header; }, descriptor_);
 }
 
-std::string LoadedPlugin::description() const {
-  return header().description ? header().description : "";
-}
+std::string LoadedPlugin::description() const { return header().description ? header().description : ""; }
 
 std::string LoadedPlugin::abiVersion() const {
   const uint32_t v = header().abi_version;
@@ -33,8 +29,6 @@ const ParamSpec* LoadedPlugin::findParam(const std::string& name) const {
   return nullptr;
 }
 
-std::string LoadedPlugin::label() const {
-  return std::string(kindName(kind_)) + " '" + name() + "'";
-}
+std::string LoadedPlugin::label() const { return std::string(kindName(kind_)) + " '" + name() + "'"; }
 
 }  // namespace dtb::core

@@ -1,6 +1,7 @@
 #include "plugin/loader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <set>
 #include <stdexcept>
@@ -31,7 +32,7 @@ std::chrono::milliseconds tryLimit() {
     throw std::invalid_argument(std::string("DTBENCH_PLUGIN_LOAD_TIMEOUT='") + given +
                                 "': expected seconds, more than 0 and at most 3600");
   }
-  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000.0 + 0.5));
+  return std::chrono::milliseconds(std::llround(seconds * 1000.0));
 }
 
 std::string abiText(uint32_t version) {
@@ -86,10 +87,9 @@ std::optional<Entry> probeEntry(const SharedLibrary& library, PluginKind kind) {
   for (unsigned major = kNewestAbiMajor + 1; major <= kNewestAbiMajor + kFutureMajorsProbed; ++major) {
     std::string symbol = entrySymbol(kind, major);
     if (library.symbol(symbol) != nullptr) {
-      throw PluginError(library.path(),
-                        "built for plugin ABI v" + std::to_string(major) + " (exports " + symbol +
-                            "); this dtbench supports " + supportedMajors() +
-                            ": rebuild the plugin against these headers or upgrade dtbench");
+      throw PluginError(library.path(), "built for plugin ABI v" + std::to_string(major) + " (exports " +
+                                            symbol + "); this dtbench supports " + supportedMajors() +
+                                            ": rebuild the plugin against these headers or upgrade dtbench");
     }
   }
   for (PluginKind other : allPluginKinds()) {
@@ -98,8 +98,7 @@ std::optional<Entry> probeEntry(const SharedLibrary& library, PluginKind kind) {
       std::string symbol = entrySymbol(other, major);
       if (library.symbol(symbol) != nullptr) {
         throw PluginError(library.path(), "is a " + std::string(kindName(other)) + " plugin (exports " +
-                                              symbol + "), not a " + std::string(kindName(kind)) +
-                                              " plugin");
+                                              symbol + "), not a " + std::string(kindName(kind)) + " plugin");
       }
     }
   }
@@ -113,10 +112,10 @@ void checkHeader(const fs::path& file, PluginKind kind, const Entry& entry) {
   const auto& header = *static_cast<const dtb_plugin_header_t*>(entry.descriptor);
   const size_t minimum = minimumDescriptorSize(kind);
   if (header.struct_size < minimum) {
-    throw PluginError(file, "descriptor struct_size is " + std::to_string(header.struct_size) +
-                                " bytes; a " + std::string(kindName(kind)) + " descriptor of ABI " +
-                                std::to_string(entry.major) + ".0 has at least " +
-                                std::to_string(minimum) + ": rebuild against dtbench's headers");
+    throw PluginError(file, "descriptor struct_size is " + std::to_string(header.struct_size) + " bytes; a " +
+                                std::string(kindName(kind)) + " descriptor of ABI " +
+                                std::to_string(entry.major) + ".0 has at least " + std::to_string(minimum) +
+                                ": rebuild against dtbench's headers");
   }
   if (DTB_ABI_VERSION_MAJOR(header.abi_version) != entry.major) {
     throw PluginError(file, "descriptor declares ABI " + abiText(header.abi_version) +
@@ -138,7 +137,8 @@ void checkHeader(const fs::path& file, PluginKind kind, const Entry& entry) {
 
 }  // namespace
 
-PluginLoader::PluginLoader(SearchPath path, Isolation isolation) : path_(std::move(path)), isolation_(isolation) {}
+PluginLoader::PluginLoader(SearchPath path, Isolation isolation)
+    : path_(std::move(path)), isolation_(isolation) {}
 
 std::shared_ptr<const LoadedPlugin> PluginLoader::load(PluginKind kind, std::string_view spec) const {
   if (spec.find('/') != std::string_view::npos) return loadFile(kind, fs::path(spec));
@@ -148,8 +148,7 @@ std::shared_ptr<const LoadedPlugin> PluginLoader::load(PluginKind kind, std::str
     std::string searched;
     for (const fs::path& dir : path_.dirs()) searched += (searched.empty() ? "" : ":") + dir.string();
     const std::string fileName = isFileName ? std::string(spec) : pluginFileName(kind, spec);
-    throw PluginError(fileName, "no such " + std::string(kindName(kind)) +
-                                    " plugin on the plugin path (" +
+    throw PluginError(fileName, "no such " + std::string(kindName(kind)) + " plugin on the plugin path (" +
                                     (searched.empty() ? "empty" : searched) +
                                     "); see `dtbench plugins --kind " + std::string(kindName(kind)) +
                                     "`, or set DTBENCH_PLUGIN_PATH");
@@ -173,7 +172,8 @@ std::shared_ptr<const LoadedPlugin> PluginLoader::loadFile(PluginKind kind, cons
         },
         tryLimit());
     if (!tried.completed) {
-      throw PluginError(file, tried.death + " while loading (in its constructors or entry point); not loaded");
+      throw PluginError(file,
+                        tried.death + " while loading (in its constructors or entry point); not loaded");
     }
     if (!tried.result.empty()) throw PluginError(file, tried.result);
   }
@@ -196,18 +196,19 @@ std::shared_ptr<const LoadedPlugin> PluginLoader::loadHere(PluginKind kind, cons
   } catch (const std::invalid_argument& e) {
     throw PluginError(file, std::string("invalid descriptor: ") + e.what());
   }
-  auto plugin = std::make_shared<const LoadedPlugin>(std::move(library), kind, entry->major,
-                                                     descriptor, std::move(params));
+  auto plugin = std::make_shared<const LoadedPlugin>(std::move(library), kind, entry->major, descriptor,
+                                                     std::move(params));
 
   if (auto expected = nameFromFileName(kind, file.filename().string());
       expected && *expected != plugin->name()) {
-    throw PluginError(file, "descriptor names the plugin '" + plugin->name() +
-                                "' but the file name says '" + *expected + "'");
+    throw PluginError(file, "descriptor names the plugin '" + plugin->name() + "' but the file name says '" +
+                                *expected + "'");
   }
-  crash::registerPluginCode(entry->address, plugin->label() + " (" + fs::absolute(file).lexically_normal().string() + ")");
+  crash::registerPluginCode(entry->address,
+                            plugin->label() + " (" + fs::absolute(file).lexically_normal().string() + ")");
   log(DTB_LOG_INFO, "loader",
-      "loaded " + plugin->label() + " " + plugin->version() + " (ABI " + plugin->abiVersion() +
-          ") from " + fs::absolute(file).lexically_normal().string());
+      "loaded " + plugin->label() + " " + plugin->version() + " (ABI " + plugin->abiVersion() + ") from " +
+          fs::absolute(file).lexically_normal().string());
   return plugin;
 }
 

@@ -21,15 +21,15 @@ class PluginLoader {
   // commands use it; a worker, whose plugins the coordinator tried, does not.
   enum class Isolation { kNone, kTryInChildFirst };
 
-  explicit PluginLoader(SearchPath path = SearchPath::fromEnvironment(), Isolation isolation = Isolation::kNone);
+  explicit PluginLoader(SearchPath path = SearchPath::fromEnvironment(),
+                        Isolation isolation = Isolation::kNone);
 
   // `spec` is a plugin name ("zero": dtbench-strategy-zero.so on the search
   // path), a file name ("dtbench-strategy-zero.so", on the search path) or a
   // path (anything with a '/'). Throws PluginError, one line naming the file
   // and the cause. Logs the path actually loaded.
   std::shared_ptr<const LoadedPlugin> load(PluginKind kind, std::string_view spec) const;
-  std::shared_ptr<const LoadedPlugin> loadFile(PluginKind kind,
-                                               const std::filesystem::path& file) const;
+  std::shared_ptr<const LoadedPlugin> loadFile(PluginKind kind, const std::filesystem::path& file) const;
 
   // Every dtbench-<kind>-*.so on the search path, loaded or with the reason
   // it could not be. A name found again later in the path is shadowed.

@@ -1,11 +1,12 @@
 #include "plugin/param_spec.h"
 
+#include <toml++/toml.h>
+
 #include <cmath>
 #include <cstring>
 #include <set>
 #include <sstream>
 #include <stdexcept>
-#include <toml++/toml.h>
 
 namespace dtb::core {
 namespace {
@@ -66,7 +67,8 @@ namespace {
 
 // A bound as the user would write it: 1000000 for an integer, not 1e+06.
 std::string boundText(const ParamSpec& spec, double bound) {
-  if (spec.type != DTB_PARAM_FLOAT && std::abs(bound) < 9e15) return std::to_string(static_cast<int64_t>(bound));
+  if (spec.type != DTB_PARAM_FLOAT && std::abs(bound) < 9e15)
+    return std::to_string(static_cast<int64_t>(bound));
   std::ostringstream text;
   text << bound;
   return text.str();
@@ -74,8 +76,10 @@ std::string boundText(const ParamSpec& spec, double bound) {
 
 // `shown` is the value as given (an int64 near 2^63 is not exact as a double).
 std::optional<std::string> checkRange(const ParamSpec& spec, double value, const std::string& shown) {
-  if (spec.minValue && value < *spec.minValue) return shown + " is below the minimum " + boundText(spec, *spec.minValue);
-  if (spec.maxValue && value > *spec.maxValue) return shown + " is above the maximum " + boundText(spec, *spec.maxValue);
+  if (spec.minValue && value < *spec.minValue)
+    return shown + " is below the minimum " + boundText(spec, *spec.minValue);
+  if (spec.maxValue && value > *spec.maxValue)
+    return shown + " is above the maximum " + boundText(spec, *spec.maxValue);
   return std::nullopt;
 }
 
@@ -83,11 +87,16 @@ std::optional<std::string> checkRange(const ParamSpec& spec, double value, const
 
 std::string_view paramTypeName(dtb_param_type_t type) {
   switch (type) {
-    case DTB_PARAM_BOOL: return "bool";
-    case DTB_PARAM_INT: return "int";
-    case DTB_PARAM_FLOAT: return "float";
-    case DTB_PARAM_STRING: return "string";
-    case DTB_PARAM_INT_LIST: return "int list";
+    case DTB_PARAM_BOOL:
+      return "bool";
+    case DTB_PARAM_INT:
+      return "int";
+    case DTB_PARAM_FLOAT:
+      return "float";
+    case DTB_PARAM_STRING:
+      return "string";
+    case DTB_PARAM_INT_LIST:
+      return "int list";
   }
   return "unknown";
 }
@@ -106,12 +115,12 @@ ParamValue parseParamLiteral(dtb_param_type_t type, std::string_view text) {
 }
 
 std::optional<std::string> checkParamValue(const ParamSpec& spec, const ParamValue& value) {
-  const bool typeOk = (spec.type == DTB_PARAM_BOOL && std::holds_alternative<bool>(value)) ||
-                      (spec.type == DTB_PARAM_INT && std::holds_alternative<int64_t>(value)) ||
-                      (spec.type == DTB_PARAM_FLOAT && std::holds_alternative<double>(value)) ||
-                      (spec.type == DTB_PARAM_STRING && std::holds_alternative<std::string>(value)) ||
-                      (spec.type == DTB_PARAM_INT_LIST &&
-                       std::holds_alternative<std::vector<int64_t>>(value));
+  const bool typeOk =
+      (spec.type == DTB_PARAM_BOOL && std::holds_alternative<bool>(value)) ||
+      (spec.type == DTB_PARAM_INT && std::holds_alternative<int64_t>(value)) ||
+      (spec.type == DTB_PARAM_FLOAT && std::holds_alternative<double>(value)) ||
+      (spec.type == DTB_PARAM_STRING && std::holds_alternative<std::string>(value)) ||
+      (spec.type == DTB_PARAM_INT_LIST && std::holds_alternative<std::vector<int64_t>>(value));
   if (!typeOk) {
     return "expected " + std::string(paramTypeName(spec.type)) + ", got " + formatParamValue(value);
   }
@@ -123,7 +132,8 @@ std::optional<std::string> checkParamValue(const ParamSpec& spec, const ParamVal
   }
   if (const auto* list = std::get_if<std::vector<int64_t>>(&value)) {
     for (int64_t element : *list) {
-      if (auto problem = checkRange(spec, double(element), std::to_string(element))) return "element " + *problem;
+      if (auto problem = checkRange(spec, double(element), std::to_string(element)))
+        return "element " + *problem;
     }
   }
   if (const auto* s = std::get_if<std::string>(&value); s && !spec.choices.empty()) {

@@ -3,14 +3,14 @@
 // default in the descriptor here; from a TOML matrix later).
 #pragma once
 
+#include <toml++/toml.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
-
-#include <toml++/toml.h>
 
 #include "dtbench/dtbench.h"
 

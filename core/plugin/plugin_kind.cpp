@@ -14,10 +14,14 @@ std::span<const PluginKind> allPluginKinds() { return kKinds; }
 
 std::string_view kindName(PluginKind kind) {
   switch (kind) {
-    case PluginKind::kStrategy: return "strategy";
-    case PluginKind::kBackend: return "backend";
-    case PluginKind::kModel: return "model";
-    case PluginKind::kDataset: return "dataset";
+    case PluginKind::kStrategy:
+      return "strategy";
+    case PluginKind::kBackend:
+      return "backend";
+    case PluginKind::kModel:
+      return "model";
+    case PluginKind::kDataset:
+      return "dataset";
   }
   return "?";
 }
@@ -31,10 +35,14 @@ std::optional<PluginKind> parseKind(std::string_view text) {
 
 dtb_plugin_kind_t toAbiKind(PluginKind kind) {
   switch (kind) {
-    case PluginKind::kStrategy: return DTB_PLUGIN_STRATEGY;
-    case PluginKind::kBackend: return DTB_PLUGIN_BACKEND;
-    case PluginKind::kModel: return DTB_PLUGIN_MODEL;
-    case PluginKind::kDataset: return DTB_PLUGIN_DATASET;
+    case PluginKind::kStrategy:
+      return DTB_PLUGIN_STRATEGY;
+    case PluginKind::kBackend:
+      return DTB_PLUGIN_BACKEND;
+    case PluginKind::kModel:
+      return DTB_PLUGIN_MODEL;
+    case PluginKind::kDataset:
+      return DTB_PLUGIN_DATASET;
   }
   return DTB_PLUGIN_STRATEGY;
 }

@@ -100,7 +100,7 @@ std::optional<fs::path> SearchPath::findFile(std::string_view fileName) const {
 
 fs::path refuseUnsafePath(const fs::path& file) {
   std::error_code ec;
-  const fs::path real = fs::canonical(file, ec);
+  fs::path real = fs::canonical(file, ec);
   if (ec) throw PluginError(file, "cannot resolve path: " + ec.message());
   if (std::string why = unsafeBecause(real, true); !why.empty()) throw PluginError(file, "refused: " + why);
   for (fs::path dir = real.parent_path();; dir = dir.parent_path()) {

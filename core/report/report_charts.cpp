@@ -33,8 +33,11 @@ std::vector<StackedBarChart> splitByWorld(const StackedBarChart& chart, const st
   distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
   std::vector<StackedBarChart> out;
   for (int w : distinct) {
-    StackedBarChart part{chart.title + ", " + std::to_string(w) + (w == 1 ? " rank" : " ranks"), chart.yLabel, {},
-                         chart.layers, std::vector<std::vector<double>>(chart.layers.size())};
+    StackedBarChart part{chart.title + ", " + std::to_string(w) + (w == 1 ? " rank" : " ranks"),
+                         chart.yLabel,
+                         {},
+                         chart.layers,
+                         std::vector<std::vector<double>>(chart.layers.size())};
     for (size_t b = 0; b < chart.bars.size(); ++b) {
       if (worlds[b] != w) continue;
       part.bars.push_back(chart.bars[b].substr(0, chart.bars[b].rfind(" ×")));
@@ -50,10 +53,16 @@ std::vector<StackedBarChart> splitByWorld(const StackedBarChart& chart, const st
 std::vector<LineChart> scalingCharts(const ReportData& data, int64_t experiment, const std::string& model) {
   const auto rows = rowsOf(data, data.scaling, experiment, model);
   if (rows.empty()) return {};
-  LineChart throughput{model + ": throughput against world size", {"ranks", 2, TickFormat::kNumber, false},
-                       {"samples/s", 10, TickFormat::kNumber, false}, {}, "ideal (linear from the fewest ranks)"};
-  LineChart efficiency{model + ": parallel efficiency E = S / (G / G_ref)", {"ranks", 2, TickFormat::kNumber, false},
-                       {"efficiency", 0, TickFormat::kPercent, true}, {}, "ideal (100 %)"};
+  LineChart throughput{model + ": throughput against world size",
+                       {"ranks", 2, TickFormat::kNumber, false},
+                       {"samples/s", 10, TickFormat::kNumber, false},
+                       {},
+                       "ideal (linear from the fewest ranks)"};
+  LineChart efficiency{model + ": parallel efficiency E = S / (G / G_ref)",
+                       {"ranks", 2, TickFormat::kNumber, false},
+                       {"efficiency", 0, TickFormat::kPercent, true},
+                       {},
+                       "ideal (100 %)"};
   std::map<std::string, size_t> seriesOf;
   std::set<int> worlds;
   for (const ScalingRow* r : rows) {
@@ -78,10 +87,13 @@ std::vector<LineChart> scalingCharts(const ReportData& data, int64_t experiment,
   return {throughput, efficiency};
 }
 
-std::vector<StackedBarChart> breakdownCharts(const ReportData& data, int64_t experiment, const std::string& model) {
+std::vector<StackedBarChart> breakdownCharts(const ReportData& data, int64_t experiment,
+                                             const std::string& model) {
   const auto rows = rowsOf(data, data.breakdown, experiment, model);
   if (rows.empty()) return {};
-  StackedBarChart chart{model + ": where a training step's time goes (mean of repeats)", "ms per step", {},
+  StackedBarChart chart{model + ": where a training step's time goes (mean of repeats)",
+                        "ms per step",
+                        {},
                         {"data", "forward", "backward", "exposed communication", "optimizer", "other"},
                         std::vector<std::vector<double>>(6)};
   std::vector<int> worlds;
@@ -107,10 +119,16 @@ std::vector<LineChart> accuracyCharts(const ReportData& data, int64_t experiment
   }
   const bool all = combos.size() <= 10;
   const std::string which = all ? "" : " (largest world size of each configuration)";
-  LineChart test{model + ": test accuracy per epoch" + which, {"epoch", 0, TickFormat::kNumber, false, true},
-                 {"test accuracy", 0, TickFormat::kPercent, false}, {}, ""};
-  LineChart loss{model + ": training loss per epoch" + which, {"epoch", 0, TickFormat::kNumber, false, true},
-                 {"training loss", 0, TickFormat::kNumber, false}, {}, ""};
+  LineChart test{model + ": test accuracy per epoch" + which,
+                 {"epoch", 0, TickFormat::kNumber, false, true},
+                 {"test accuracy", 0, TickFormat::kPercent, false},
+                 {},
+                 ""};
+  LineChart loss{model + ": training loss per epoch" + which,
+                 {"epoch", 0, TickFormat::kNumber, false, true},
+                 {"training loss", 0, TickFormat::kNumber, false},
+                 {},
+                 ""};
   std::map<std::pair<std::string, int>, size_t> seriesOf;
   for (const AccuracyRow* r : rows) {
     if (!all && r->world != largest[r->key]) continue;
@@ -128,10 +146,13 @@ std::vector<LineChart> accuracyCharts(const ReportData& data, int64_t experiment
   return {test, loss};
 }
 
-std::vector<StackedBarChart> memoryCharts(const ReportData& data, int64_t experiment, const std::string& model) {
+std::vector<StackedBarChart> memoryCharts(const ReportData& data, int64_t experiment,
+                                          const std::string& model) {
   const auto rows = rowsOf(data, data.memory, experiment, model);
   if (rows.empty()) return {};
-  StackedBarChart chart{model + ": memory one rank holds, by category", "MB per rank", {},
+  StackedBarChart chart{model + ": memory one rank holds, by category",
+                        "MB per rank",
+                        {},
                         {"parameters", "gradients", "optimizer state", "strategy buffers"},
                         std::vector<std::vector<double>>(4)};
   std::vector<int> worlds;
@@ -154,8 +175,11 @@ std::vector<LineChart> bandwidthCharts(const ReportData& data, int64_t experimen
     if (r.experiment != experiment) continue;
     auto [c, freshChart] = chartOf.try_emplace(r.op, charts.size());
     if (freshChart) {
-      charts.push_back({r.op + ": bus bandwidth against message size", {"message size (bytes)", 2, TickFormat::kBytes, false},
-                        {"busbw (GB/s)", 0, TickFormat::kNumber, true}, {}, "memcpy reference of the run"});
+      charts.push_back({r.op + ": bus bandwidth against message size",
+                        {"message size (bytes)", 2, TickFormat::kBytes, false},
+                        {"busbw (GB/s)", 0, TickFormat::kNumber, true},
+                        {},
+                        "memcpy reference of the run"});
     }
     LineChart& chart = charts[c->second];
     const std::string name = r.backend + " ×" + std::to_string(r.ranks) + " " + r.dtype;

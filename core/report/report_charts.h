@@ -15,9 +15,11 @@ namespace dtb::core {
 
 // Each returns nothing when the experiment has no such data.
 std::vector<LineChart> scalingCharts(const ReportData& data, int64_t experiment, const std::string& model);
-std::vector<StackedBarChart> breakdownCharts(const ReportData& data, int64_t experiment, const std::string& model);
+std::vector<StackedBarChart> breakdownCharts(const ReportData& data, int64_t experiment,
+                                             const std::string& model);
 std::vector<LineChart> accuracyCharts(const ReportData& data, int64_t experiment, const std::string& model);
-std::vector<StackedBarChart> memoryCharts(const ReportData& data, int64_t experiment, const std::string& model);
+std::vector<StackedBarChart> memoryCharts(const ReportData& data, int64_t experiment,
+                                          const std::string& model);
 std::vector<LineChart> bandwidthCharts(const ReportData& data, int64_t experiment);
 
 }  // namespace dtb::core

@@ -12,7 +12,7 @@
 namespace dtb::core {
 
 struct ReportInput {
-  std::string database;                  // shown in the header
+  std::string database;  // shown in the header
   const ReportData* data = nullptr;
   std::optional<std::pair<int64_t, int64_t>> compared;  // --compare A B
   const std::vector<ComparisonRow>* comparison = nullptr;

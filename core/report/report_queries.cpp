@@ -37,7 +37,8 @@ std::string ReportQueries::text(const std::string& name) const {
   throw StoreError("no report query named '" + name + "'");
 }
 
-QueryResult ReportQueries::run(const std::string& name, const std::map<std::string, std::string>& placeholders) const {
+QueryResult ReportQueries::run(const std::string& name,
+                               const std::map<std::string, std::string>& placeholders) const {
   std::string sql = text(name);
   for (const auto& [key, value] : placeholders) {
     const std::string marker = "{" + key + "}";

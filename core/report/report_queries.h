@@ -36,7 +36,9 @@ class RowView {
  public:
   RowView(const QueryResult& result, size_t row) : result_(result), row_(row) {}
   std::optional<double> number(const std::string& column) const;  // nullopt for NULL
-  double numberOr(const std::string& column, double fallback) const { return number(column).value_or(fallback); }
+  double numberOr(const std::string& column, double fallback) const {
+    return number(column).value_or(fallback);
+  }
   std::string text(const std::string& column) const;  // "" for NULL
 
  private:

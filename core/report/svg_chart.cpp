@@ -43,8 +43,8 @@ struct Scale {
       // At most ~8 ticks: every power of the base, or every n-th one.
       const double decades = std::log(high / low) / std::log(base);
       const int stride = std::max(1, static_cast<int>(std::ceil(decades / 8)));
-      for (double t = std::pow(base, std::floor(std::log(low) / std::log(base) + 1e-9)); t <= high * (1 + 1e-9);
-           t *= std::pow(base, stride)) {
+      for (double t = std::pow(base, std::floor(std::log(low) / std::log(base) + 1e-9));
+           t <= high * (1 + 1e-9); t *= std::pow(base, stride)) {
         if (t >= low * (1 - 1e-9)) out.push_back(t);
       }
       return out;
@@ -89,20 +89,21 @@ Scale scaleFor(const ChartAxis& axis, double low, double high) {
 // `extraHeight`: room below the plot for slanted bar labels.
 std::string header(const std::string& title, const std::string& kind, double extraHeight = 0) {
   const double height = kHeight + extraHeight;
-  return "<svg class=\"chart\" data-kind=\"" + kind + "\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " +
-         num(kWidth) + " " + num(height) + "\" width=\"" + num(kWidth) + "\" height=\"" + num(height) +
-         "\" role=\"img\" aria-label=\"" + xmlEscape(title) + "\">\n<text class=\"title\" x=\"" + num(kLeft) +
-         "\" y=\"22\">" + xmlEscape(title) + "</text>\n" + "<rect class=\"plot\" x=\"" + num(kLeft) + "\" y=\"" +
-         num(kTop) + "\" width=\"" + num(kPlotWidth) + "\" height=\"" + num(kPlotHeight) + "\"/>\n";
+  return "<svg class=\"chart\" data-kind=\"" + kind +
+         "\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + num(kWidth) + " " + num(height) +
+         "\" width=\"" + num(kWidth) + "\" height=\"" + num(height) + "\" role=\"img\" aria-label=\"" +
+         xmlEscape(title) + "\">\n<text class=\"title\" x=\"" + num(kLeft) + "\" y=\"22\">" +
+         xmlEscape(title) + "</text>\n" + "<rect class=\"plot\" x=\"" + num(kLeft) + "\" y=\"" + num(kTop) +
+         "\" width=\"" + num(kPlotWidth) + "\" height=\"" + num(kPlotHeight) + "\"/>\n";
 }
 
 std::string yAxis(const Scale& y, const ChartAxis& axis) {
   std::string out;
   for (double t : y.ticks()) {
     const double py = kTop + kPlotHeight * (1 - y.fraction(t));
-    out += "<line class=\"grid\" x1=\"" + num(kLeft) + "\" x2=\"" + num(kLeft + kPlotWidth) + "\" y1=\"" + num(py) +
-           "\" y2=\"" + num(py) + "\"/><text class=\"tick\" x=\"" + num(kLeft - 6) + "\" y=\"" + num(py + 4) +
-           "\" text-anchor=\"end\">" + xmlEscape(formatTick(t, axis.format)) + "</text>\n";
+    out += "<line class=\"grid\" x1=\"" + num(kLeft) + "\" x2=\"" + num(kLeft + kPlotWidth) + "\" y1=\"" +
+           num(py) + "\" y2=\"" + num(py) + "\"/><text class=\"tick\" x=\"" + num(kLeft - 6) + "\" y=\"" +
+           num(py + 4) + "\" text-anchor=\"end\">" + xmlEscape(formatTick(t, axis.format)) + "</text>\n";
   }
   out += "<text class=\"axis\" transform=\"translate(16 " + num(kTop + kPlotHeight / 2) +
          ") rotate(-90)\" text-anchor=\"middle\">" + xmlEscape(axis.label + (axis.logBase ? " (log)" : "")) +
@@ -114,26 +115,35 @@ std::string legendEntry(int index, const std::string& name, const std::string& c
   const double y = kTop + 8 + 18 * index;
   const double x = kLeft + kPlotWidth + 14;
   std::string shown = name.size() > 34 ? name.substr(0, 33) + "…" : name;
-  std::string swatch =
-      box ? "<rect x=\"" + num(x) + "\" y=\"" + num(y - 9) + "\" width=\"16\" height=\"10\" fill=\"" + color + "\"/>"
-          : "<line x1=\"" + num(x) + "\" x2=\"" + num(x + 16) + "\" y1=\"" + num(y - 4) + "\" y2=\"" + num(y - 4) +
-                "\" stroke=\"" + color + "\" stroke-width=\"2\"" + (dashed ? " stroke-dasharray=\"5 3\"" : "") + "/>";
+  std::string swatch = box ? "<rect x=\"" + num(x) + "\" y=\"" + num(y - 9) +
+                                 "\" width=\"16\" height=\"10\" fill=\"" + color + "\"/>"
+                           : "<line x1=\"" + num(x) + "\" x2=\"" + num(x + 16) + "\" y1=\"" + num(y - 4) +
+                                 "\" y2=\"" + num(y - 4) + "\" stroke=\"" + color + "\" stroke-width=\"2\"" +
+                                 (dashed ? " stroke-dasharray=\"5 3\"" : "") + "/>";
   return "<g class=\"legend\">" + swatch + "<text x=\"" + num(x + 22) + "\" y=\"" + num(y) + "\"><title>" +
          xmlEscape(name) + "</title>" + xmlEscape(shown) + "</text></g>\n";
 }
 
 }  // namespace
 
-
 std::string xmlEscape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -158,10 +168,14 @@ std::string formatTick(double value, TickFormat format) {
     return text;
   }
   const double a = std::abs(value);
-  if (a >= 1e9) std::snprintf(text, sizeof(text), "%gG", value / 1e9);
-  else if (a >= 1e6) std::snprintf(text, sizeof(text), "%gM", value / 1e6);
-  else if (a >= 1e4) std::snprintf(text, sizeof(text), "%gk", value / 1e3);
-  else std::snprintf(text, sizeof(text), "%g", value);
+  if (a >= 1e9)
+    std::snprintf(text, sizeof(text), "%gG", value / 1e9);
+  else if (a >= 1e6)
+    std::snprintf(text, sizeof(text), "%gM", value / 1e6);
+  else if (a >= 1e4)
+    std::snprintf(text, sizeof(text), "%gk", value / 1e3);
+  else
+    std::snprintf(text, sizeof(text), "%g", value);
   return text;
 }
 
@@ -192,11 +206,12 @@ std::string renderLineChart(const LineChart& chart) {
   for (double t : x.ticks()) {
     out += "<line class=\"grid\" x1=\"" + num(px(t)) + "\" x2=\"" + num(px(t)) + "\" y1=\"" + num(kTop) +
            "\" y2=\"" + num(kTop + kPlotHeight) + "\"/><text class=\"tick\" x=\"" + num(px(t)) + "\" y=\"" +
-           num(kTop + kPlotHeight + 16) + "\" text-anchor=\"middle\">" + xmlEscape(formatTick(t, chart.x.format)) +
-           "</text>\n";
+           num(kTop + kPlotHeight + 16) + "\" text-anchor=\"middle\">" +
+           xmlEscape(formatTick(t, chart.x.format)) + "</text>\n";
   }
   out += "<text class=\"axis\" x=\"" + num(kLeft + kPlotWidth / 2) + "\" y=\"" + num(kHeight - 12) +
-         "\" text-anchor=\"middle\">" + xmlEscape(chart.x.label + (chart.x.logBase ? " (log)" : "")) + "</text>\n";
+         "\" text-anchor=\"middle\">" + xmlEscape(chart.x.label + (chart.x.logBase ? " (log)" : "")) +
+         "</text>\n";
   int legend = 0;
   for (size_t i = 0; i < chart.series.size(); ++i) {
     const ChartSeries& s = chart.series[i];
@@ -207,7 +222,8 @@ std::string renderLineChart(const LineChart& chart) {
                             (chart.y.logBase == 0 || p.y > 0);
       if (drawable) points.push_back(p);
     }
-    std::sort(points.begin(), points.end(), [](const ChartPoint& a, const ChartPoint& b) { return a.x < b.x; });
+    std::sort(points.begin(), points.end(),
+              [](const ChartPoint& a, const ChartPoint& b) { return a.x < b.x; });
     if (points.empty()) continue;
     out += "<g class=\"series\" data-name=\"" + xmlEscape(s.name) + "\">";
     if (points.size() > 1) {
@@ -218,13 +234,14 @@ std::string renderLineChart(const LineChart& chart) {
     }
     for (const ChartPoint& p : points) {
       if (std::isfinite(p.low) && std::isfinite(p.high) && p.high > p.low) {
-        out += "<line class=\"spread\" stroke=\"" + color + "\" x1=\"" + num(px(p.x)) + "\" x2=\"" + num(px(p.x)) +
-               "\" y1=\"" + num(py(p.low)) + "\" y2=\"" + num(py(p.high)) + "\"/>";
+        out += "<line class=\"spread\" stroke=\"" + color + "\" x1=\"" + num(px(p.x)) + "\" x2=\"" +
+               num(px(p.x)) + "\" y1=\"" + num(py(p.low)) + "\" y2=\"" + num(py(p.high)) + "\"/>";
       }
       if (s.markers) {
-        out += "<circle class=\"mark\" cx=\"" + num(px(p.x)) + "\" cy=\"" + num(py(p.y)) + "\" r=\"3.5\" fill=\"" +
-               color + "\"><title>" + xmlEscape(s.name) + ": " + formatTick(p.x, chart.x.format) + " → " +
-               formatTick(p.y, chart.y.format) + "</title></circle>";
+        out += "<circle class=\"mark\" cx=\"" + num(px(p.x)) + "\" cy=\"" + num(py(p.y)) +
+               "\" r=\"3.5\" fill=\"" + color + "\"><title>" + xmlEscape(s.name) + ": " +
+               formatTick(p.x, chart.x.format) + " → " + formatTick(p.y, chart.y.format) +
+               "</title></circle>";
       }
     }
     out += "</g>\n";
@@ -232,10 +249,11 @@ std::string renderLineChart(const LineChart& chart) {
     if (legend < kMaxLegend) out += legendEntry(legend, s.name, color, s.dashed, false);
     ++legend;
   }
-  if (!chart.dashedLegend.empty()) out += legendEntry(std::min(legend, kMaxLegend), chart.dashedLegend, "#555", true, false);
+  if (!chart.dashedLegend.empty())
+    out += legendEntry(std::min(legend, kMaxLegend), chart.dashedLegend, "#555", true, false);
   if (legend > kMaxLegend) {
-    out += legendEntry(kMaxLegend + 1, "+" + std::to_string(legend - kMaxLegend) + " more (hover the points)", "#fff",
-                       false, false);
+    out += legendEntry(kMaxLegend + 1, "+" + std::to_string(legend - kMaxLegend) + " more (hover the points)",
+                       "#fff", false, false);
   }
   return out + "</svg>\n";
 }
@@ -253,7 +271,8 @@ std::string renderStackedBars(const StackedBarChart& chart) {
   // Labels slant when they would not fit side by side (~6 px a character).
   size_t longest = 0;
   for (const std::string& b : chart.bars) longest = std::max(longest, std::min<size_t>(b.size(), 28));
-  const bool slanted = static_cast<double>(longest) * 6.2 > kPlotWidth / std::max<size_t>(1, chart.bars.size());
+  const bool slanted =
+      static_cast<double>(longest) * 6.2 > kPlotWidth / std::max<size_t>(1, chart.bars.size());
   std::string out = header(chart.title, "bars", slanted ? 110 : 0);
   out += yAxis(y, axis);
   const double slot = kPlotWidth / std::max<size_t>(1, chart.bars.size());
@@ -264,8 +283,8 @@ std::string renderStackedBars(const StackedBarChart& chart) {
     for (size_t l = 0; l < chart.layers.size(); ++l) {
       const double v = std::isfinite(chart.values[l][b]) ? std::max(0.0, chart.values[l][b]) : 0.0;
       if (v <= 0) continue;
-      out += "<rect class=\"mark\" x=\"" + num(cx - width / 2) + "\" y=\"" + num(py(base + v)) + "\" width=\"" +
-             num(width) + "\" height=\"" + num(py(base) - py(base + v)) + "\" fill=\"" +
+      out += "<rect class=\"mark\" x=\"" + num(cx - width / 2) + "\" y=\"" + num(py(base + v)) +
+             "\" width=\"" + num(width) + "\" height=\"" + num(py(base) - py(base + v)) + "\" fill=\"" +
              paletteColor(static_cast<int>(l)) + "\"><title>" + xmlEscape(chart.bars[b]) + " — " +
              xmlEscape(chart.layers[l]) + ": " + formatTick(v, TickFormat::kNumber) + "</title></rect>";
       base += v;

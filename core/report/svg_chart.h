@@ -15,11 +15,11 @@ namespace dtb::core {
 enum class TickFormat { kNumber, kBytes, kPercent };
 
 struct ChartAxis {
-  std::string label;           // with its unit: "samples/s", "message size (bytes)"
-  int logBase = 0;             // 0: linear; 2 or 10: logarithmic
+  std::string label;  // with its unit: "samples/s", "message size (bytes)"
+  int logBase = 0;    // 0: linear; 2 or 10: logarithmic
   TickFormat format = TickFormat::kNumber;
-  bool fromZero = true;        // linear axes start at 0 unless false
-  bool integers = false;       // ticks on whole numbers only (epochs)
+  bool fromZero = true;   // linear axes start at 0 unless false
+  bool integers = false;  // ticks on whole numbers only (epochs)
 };
 
 struct ChartPoint {
@@ -33,7 +33,7 @@ struct ChartSeries {
   int color = -1;       // palette index; -1: the series' position
   bool dashed = false;  // reference lines (ideal scaling, memcpy)
   bool markers = true;
-  bool legend = true;   // false: drawn without a legend entry of its own
+  bool legend = true;  // false: drawn without a legend entry of its own
 };
 
 struct LineChart {
@@ -46,9 +46,9 @@ struct LineChart {
 struct StackedBarChart {
   std::string title;
   std::string yLabel;
-  std::vector<std::string> bars;                // one label per bar
-  std::vector<std::string> layers;              // bottom first
-  std::vector<std::vector<double>> values;      // values[layer][bar]
+  std::vector<std::string> bars;            // one label per bar
+  std::vector<std::string> layers;          // bottom first
+  std::vector<std::vector<double>> values;  // values[layer][bar]
 };
 
 std::string renderLineChart(const LineChart& chart);

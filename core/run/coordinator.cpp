@@ -119,8 +119,8 @@ LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions&
   const RunSpec spec = writeRunSpec(cell, runId, options, scratch);
   const LoadSampler load;
   RunRecorder recorder(runId, store, progress);
-  const LaunchOutcome outcome = launch(launchOptions(cell, launcher, spec, scratch, options, interrupt),
-                                       [&](int, const Record& r) { recorder.add(r); });
+  LaunchOutcome outcome = launch(launchOptions(cell, launcher, spec, scratch, options, interrupt),
+                                 [&](int, const Record& r) { recorder.add(r); });
   recorder.finish();
   // srun's ranks are not our children: their CPU time is not ours to subtract.
   store.recordLoad(runId, load.finish(launcher != "srun"));

@@ -1,9 +1,8 @@
 // Runs a planned matrix: every cell x repeat as one run of `world_size`
-// worker processes (started by the cell's launcher: local, mpirun, srun), results into the store (the coordinator is its
-// only writer), a progress line while it goes, a summary at the end. A
-// failed run is stored as failed with its error and the matrix goes on;
-// Ctrl-C stops the current run, stores it as stopped, keeps everything
-// already stored, and ends the matrix.
+// worker processes (started by the cell's launcher: local, mpirun, srun), results into the store (the
+// coordinator is its only writer), a progress line while it goes, a summary at the end. A failed run is
+// stored as failed with its error and the matrix goes on; Ctrl-C stops the current run, stores it as stopped,
+// keeps everything already stored, and ends the matrix.
 #pragma once
 
 #include <filesystem>

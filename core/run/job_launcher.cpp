@@ -314,7 +314,7 @@ std::string jobFailure(const std::string& program, int status, const JobStreams&
       output.firstPeerError().empty()) {
     return "";
   }
-  const std::string death = deathReport(streams.launcherErrors());
+  std::string death = deathReport(streams.launcherErrors());
   if (!death.empty()) {
     // A crash handler's record says where (a plugin's code): keep it.
     if (const std::string& own = output.firstOwnError();

@@ -30,7 +30,8 @@ std::filesystem::path runDirectory(const Cell& cell, const std::string& launcher
   std::filesystem::create_directories(base, ignored);
   std::string pattern = (base / ("run-" + std::to_string(runId) + "-XXXXXX")).string();
   if (mkdtemp(pattern.data()) == nullptr)
-    throw std::runtime_error("cannot create a run directory in " + base.string() + ": " + std::strerror(errno));
+    throw std::runtime_error("cannot create a run directory in " + base.string() + ": " +
+                             std::strerror(errno));
   return pattern;
 }
 

@@ -25,7 +25,7 @@ struct LaunchOptions {
   std::filesystem::path executable;  // dtbench itself
   std::filesystem::path specFile;
   int world = 1;
-  int threadsPerWorker = 1;  // OMP_NUM_THREADS of each worker (oneDNN's thread pool)
+  int threadsPerWorker = 1;    // OMP_NUM_THREADS of each worker (oneDNN's thread pool)
   double silenceLimitS = 120;  // no record from any rank for this long: a hang
   const std::atomic<bool>* interrupted = nullptr;
   std::string launcher = "local";         // local | mpirun | srun

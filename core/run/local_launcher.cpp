@@ -251,7 +251,7 @@ LaunchOutcome launchLocal(const LaunchOptions& options, const RecordHandler& onR
       return {LaunchOutcome::Status::kFailed, error};
     }
   }
-  const LaunchOutcome outcome = watchRanks(options, ranks, onRecord);
+  LaunchOutcome outcome = watchRanks(options, ranks, onRecord);
   stopAll(ranks, group);
   for (Rank& r : ranks) {
     if (r.fd >= 0) close(r.fd);

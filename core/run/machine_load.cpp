@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -100,7 +101,8 @@ CpuSample CpuSample::now() {
     double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
     if (!(fields >> name >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal)) continue;
     if (name == "cpu") continue;  // the machine's sum: the cores are added one by one
-    const int core = std::atoi(name.c_str() + 3);
+    int core = -1;                // "cpu7" -> 7; stays -1 (skipped when masked) if the name is not that
+    std::from_chars(name.data() + 3, name.data() + name.size(), core);
     if (masked && (core < 0 || core >= CPU_SETSIZE || !CPU_ISSET(core, &allowed))) continue;
     busy += user + nice + system;
     all += user + nice + system + idle + iowait + irq + softirq + steal;

@@ -17,7 +17,7 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 // "mm:ss", or "h:mm:ss" from an hour on; "--:--" for an unknown time.
 std::string clockText(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "--:--";
-  const int s = static_cast<int>(seconds + 0.5);
+  const int s = static_cast<int>(std::lround(seconds));
   char text[32];
   if (s >= 3600) {
     std::snprintf(text, sizeof(text), "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60);

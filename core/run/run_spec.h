@@ -4,13 +4,12 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include <optional>
-
-#include "sweep/sweep_spec.h"
 #include "matrix/cell.h"
+#include "sweep/sweep_spec.h"
 
 namespace dtb::core {
 

@@ -39,8 +39,8 @@ void addPhases(StepRecord& sum, const StepRecord& step) {
   add(sum.busBytes, step.busBytes);
 }
 
-void traceStep(TraceRecorder& trace, int64_t dataBegin, int64_t begin, const StepTiming& timing) {
-  trace.span("data", "step", dataBegin, begin);
+void traceStep(TraceRecorder& trace, int64_t dataBegin, int64_t stepBegin, const StepTiming& timing) {
+  trace.span("data", "step", dataBegin, /*endNs=*/stepBegin);
   // Each phase as long as it lasted on the clock, its waits included (the
   // collectives' own spans show where they were); finish_backward is the
   // exposed communication that is a phase of its own.
@@ -50,6 +50,7 @@ void traceStep(TraceRecorder& trace, int64_t dataBegin, int64_t begin, const Ste
                                                    {"backward", t.backwardS + t.backwardWaitS},
                                                    {"finish_backward (exposed)", t.commExposedS - waits},
                                                    {"optimizer", t.optimizerS + t.optimizerWaitS}};
+  int64_t begin = stepBegin;
   for (const auto& [name, seconds] : phases) {
     const int64_t end = begin + static_cast<int64_t>(seconds * 1e9);
     trace.span(name, "step", begin, end);

@@ -43,6 +43,6 @@ void addPhases(StepRecord& sum, const StepRecord& step);
 // The phases of one training step in the trace, back to back from `begin`
 // (the training step times them in this order), after its data wait from
 // `dataBegin`.
-void traceStep(TraceRecorder& trace, int64_t dataBegin, int64_t begin, const StepTiming& timing);
+void traceStep(TraceRecorder& trace, int64_t dataBegin, int64_t stepBegin, const StepTiming& timing);
 
 }  // namespace dtb::core

@@ -29,9 +29,10 @@ std::string readOnlyUri(const std::filesystem::path& path, bool immutable) {
 
 Database::Database(const std::filesystem::path& path, Mode mode, int busyTimeoutMs) : path_(path) {
   const bool reading = mode == Mode::kReadOnly || mode == Mode::kImmutable;
-  if (mode != Mode::kReadWrite && !std::filesystem::exists(path)) throw StoreError(path.string() + ": no such database file");
+  if (mode != Mode::kReadWrite && !std::filesystem::exists(path))
+    throw StoreError(path.string() + ": no such database file");
   const std::string name = reading ? readOnlyUri(path, mode == Mode::kImmutable) : path.string();
-  const int flags = reading                      ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+  const int flags = reading                   ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
                     : mode == Mode::kExisting ? SQLITE_OPEN_READWRITE
                                               : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   if (sqlite3_open_v2(name.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
@@ -46,7 +47,9 @@ Database::Database(const std::filesystem::path& path, Mode mode, int busyTimeout
 
 Database::~Database() { sqlite3_close_v2(db_); }
 
-Database::Database(Database&& other) noexcept : path_(std::move(other.path_)), db_(other.db_) { other.db_ = nullptr; }
+Database::Database(Database&& other) noexcept : path_(std::move(other.path_)), db_(other.db_) {
+  other.db_ = nullptr;
+}
 
 void Database::fail(const std::string& what) const {
   throw StoreError(path_.string() + ": " + what + ": " + sqlite3_errmsg(db_));
@@ -143,10 +146,14 @@ std::string Statement::columnName(int index) const { return sqlite3_column_name(
 
 SqlValue Statement::column(int index) const {
   switch (sqlite3_column_type(stmt_, index)) {
-    case SQLITE_INTEGER: return static_cast<int64_t>(sqlite3_column_int64(stmt_, index));
-    case SQLITE_FLOAT: return sqlite3_column_double(stmt_, index);
-    case SQLITE_NULL: return std::monostate{};
-    default: return columnText(index);  // text; blobs shown as their bytes
+    case SQLITE_INTEGER:
+      return static_cast<int64_t>(sqlite3_column_int64(stmt_, index));
+    case SQLITE_FLOAT:
+      return sqlite3_column_double(stmt_, index);
+    case SQLITE_NULL:
+      return std::monostate{};
+    default:
+      return columnText(index);  // text; blobs shown as their bytes
   }
 }
 

@@ -55,8 +55,9 @@ void streamReadOnlyQuery(Database& db, const std::string& sql, std::chrono::mill
   const size_t length = static_cast<size_t>(tail - sql.c_str());
   Statement statement = db.prepare(std::string_view(sql.c_str(), length));
   if (!statement.readOnly()) {
-    throw StoreError(path + ": dtbench query is read-only and this statement would change the database; "
-                            "results are written only by dtbench run");
+    throw StoreError(path +
+                     ": dtbench query is read-only and this statement would change the database; "
+                     "results are written only by dtbench run");
   }
   QueryClock clock{limit};
   if (limit.count() > 0) sqlite3_progress_handler(db.handle(), 10000, pastLimit, &clock);

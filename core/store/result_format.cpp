@@ -109,7 +109,8 @@ void ResultWriter::row(std::vector<SqlValue> values) {
   switch (format_) {
     case ResultFormat::kCsv: {
       std::string out;
-      for (size_t i = 0; i < values.size(); ++i) out += (i ? "," : "") + csvField(sqlValueText(values[i], true));
+      for (size_t i = 0; i < values.size(); ++i)
+        out += (i ? "," : "") + csvField(sqlValueText(values[i], true));
       sink_(out + "\r\n");
       break;
     }

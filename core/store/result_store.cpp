@@ -141,8 +141,9 @@ void ResultStore::migrate() {
     check.bind(1, std::string("%'interrupted'%"));
     check.step();
     if (check.columnInt(0) != 1) {
-      throw StoreError(db_.path().string() + ": migration 8 could not add the status 'interrupted' to table run's "
-                                             "CHECK constraint (its definition is not the one dtbench wrote)");
+      throw StoreError(db_.path().string() +
+                       ": migration 8 could not add the status 'interrupted' to table run's "
+                       "CHECK constraint (its definition is not the one dtbench wrote)");
     }
   }
   if (version < latest) {
@@ -177,12 +178,12 @@ void ResultStore::markInterruptedRuns() {
       stale.push_back({running.columnInt(0), "left running by a dtbench that recorded no coordinator"});
     } else if (owner.host == hostName()) {
       if (!ownerAlive(owner) && silentFor(kHeartbeatMissedS)) {
-        stale.push_back({running.columnInt(0), "its coordinator (pid " + std::to_string(owner.pid) +
-                                                   " on " + owner.host + ") is gone; last heartbeat " + heartbeat});
+        stale.push_back({running.columnInt(0), "its coordinator (pid " + std::to_string(owner.pid) + " on " +
+                                                   owner.host + ") is gone; last heartbeat " + heartbeat});
       }
     } else if (!noBeat && silentFor(kHeartbeatStaleS)) {
-      stale.push_back({running.columnInt(0), "no heartbeat from its coordinator on " + owner.host +
-                                                 " since " + heartbeat});
+      stale.push_back({running.columnInt(0),
+                       "no heartbeat from its coordinator on " + owner.host + " since " + heartbeat});
     }
   }
   running.reset();
@@ -209,7 +210,10 @@ int64_t ResultStore::addExperiment(const ExperimentInfo& info) {
       "INSERT INTO experiment (name, description, matrix_path, matrix_toml, created_at, host, "
       "dtbench_version, git_commit) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   // The matrix as written, but never a password in a URL (log/redact.h).
-  insert.bind(1, info.name).bind(2, info.description).bind(3, info.matrixPath).bind(4, redactSecrets(info.matrixToml));
+  insert.bind(1, info.name)
+      .bind(2, info.description)
+      .bind(3, info.matrixPath)
+      .bind(4, redactSecrets(info.matrixToml));
   insert.bind(5, utcNow()).bind(6, hostName()).bind(7, build.version).bind(8, build.gitCommit);
   insert.run();
   return db_.lastInsertId();
@@ -224,7 +228,8 @@ int64_t ResultStore::addRun(int64_t experimentId, const Cell& cell, int repeat, 
   insert.bind(4, redactSecrets(cell.configKey())).bind(5, cell.text("model")).bind(6, cell.text("dataset"));
   insert.bind(7, cell.text("strategy")).bind(8, cell.text("backend"));
   insert.bind(9, cell.integer("world_size")).bind(10, cell.integer("batch_size"));
-  insert.bind(11, cell.integer(kGlobalBatchKey)).bind(12, redactSecrets(label.empty() ? cell.text("strategy") : label));
+  insert.bind(11, cell.integer(kGlobalBatchKey))
+      .bind(12, redactSecrets(label.empty() ? cell.text("strategy") : label));
   insert.run();
   const int64_t runId = db_.lastInsertId();
   Statement param = db_.prepare("INSERT INTO run_param (run_id, key, value, value_num) VALUES (?, ?, ?, ?)");
@@ -244,7 +249,12 @@ void ResultStore::startRun(int64_t runId, const std::vector<std::pair<std::strin
   Statement update = db_.prepare(
       "UPDATE run SET status = 'running', started_at = ?, heartbeat_at = ?, coordinator_host = ?, "
       "coordinator_pid = ?, coordinator_identity = ? WHERE id = ?");
-  update.bind(1, now).bind(2, now).bind(3, owner.host).bind(4, owner.pid).bind(5, owner.identity).bind(6, runId);
+  update.bind(1, now)
+      .bind(2, now)
+      .bind(3, owner.host)
+      .bind(4, owner.pid)
+      .bind(5, owner.identity)
+      .bind(6, runId);
   update.run();
   Statement env = db_.prepare("INSERT OR REPLACE INTO environment (run_id, key, value) VALUES (?, ?, ?)");
   for (const auto& [key, value] : environment) env.bind(1, runId).bind(2, key).bind(3, value).run();

@@ -10,7 +10,7 @@
 namespace dtb::core {
 
 struct RunOwner {
-  std::string host;      // gethostname()
+  std::string host;  // gethostname()
   int64_t pid = 0;
   std::string identity;  // "<boot id>:<start time in clock ticks>"
 };

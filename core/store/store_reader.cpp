@@ -30,8 +30,9 @@ void warnOfUnreadWal(const std::filesystem::path& path) {
   const auto walBytes = std::filesystem::file_size(path.string() + "-wal", ec);
   if (!ec && walBytes > 0) {
     log(DTB_LOG_WARN, "store",
-        path.string() + ": its -wal file holds transactions SQLite cannot read without write access to the "
-                        "store: the newest results may be missing");
+        path.string() +
+            ": its -wal file holds transactions SQLite cannot read without write access to the "
+            "store: the newest results may be missing");
   }
 }
 
@@ -54,7 +55,8 @@ Database openStoreForReading(const std::filesystem::path& path) {
   if (!std::filesystem::exists(path)) throw StoreError(path.string() + ": no such database file");
   const bool immutable = cannotChange(path);
   if (immutable) warnOfUnreadWal(path);
-  std::optional<Database> db(std::in_place, path, immutable ? Database::Mode::kImmutable : Database::Mode::kReadOnly);
+  std::optional<Database> db(std::in_place, path,
+                             immutable ? Database::Mode::kImmutable : Database::Mode::kReadOnly);
   int version = 0;
   try {
     version = readVersion(*db, path);
@@ -62,7 +64,8 @@ Database openStoreForReading(const std::filesystem::path& path) {
     // A store in WAL mode whose -shm file we may not create (another user's
     // directory): read it as it is on disk, saying what that costs.
     const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
-    if (immutable || access(dir.c_str(), W_OK) == 0 || std::string(e.what()).find("not a SQLite") != std::string::npos) {
+    if (immutable || access(dir.c_str(), W_OK) == 0 ||
+        std::string(e.what()).find("not a SQLite") != std::string::npos) {
       throw;
     }
     log(DTB_LOG_WARN, "store",
@@ -80,14 +83,15 @@ Database openStoreForReading(const std::filesystem::path& path) {
                      "); read it with a newer dtbench");
   }
   if (version < latest) {
-    throw StoreError(path.string() + ": schema version " + std::to_string(version) + " is older than this dtbench's (" +
-                     std::to_string(latest) + "); `dtbench upgrade " + path.string() +
-                     "` brings it up (readers never change a store)");
+    throw StoreError(path.string() + ": schema version " + std::to_string(version) +
+                     " is older than this dtbench's (" + std::to_string(latest) + "); `dtbench upgrade " +
+                     path.string() + "` brings it up (readers never change a store)");
   }
   for (const EmbeddedSql& view : reportViews()) {
     std::string sql = view.sql;
     const size_t create = sql.find("CREATE VIEW");
-    if (create == std::string::npos) throw StoreError(std::string("view ") + view.name + " has no CREATE VIEW");
+    if (create == std::string::npos)
+      throw StoreError(std::string("view ") + view.name + " has no CREATE VIEW");
     sql.replace(create, 11, "CREATE TEMP VIEW");
     db->exec(sql);
   }

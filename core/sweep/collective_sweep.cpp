@@ -19,14 +19,22 @@ using Clock = std::chrono::steady_clock;
 // Element i of a buffer of `dtype`, as a double.
 double readAt(const void* data, dtb_dtype_t dtype, size_t i) {
   switch (dtype) {
-    case DTB_DTYPE_F32: return static_cast<const float*>(data)[i];
-    case DTB_DTYPE_F64: return static_cast<const double*>(data)[i];
-    case DTB_DTYPE_F16: return halfToFloat(static_cast<const uint16_t*>(data)[i]);
-    case DTB_DTYPE_BF16: return bfloat16ToFloat(static_cast<const uint16_t*>(data)[i]);
-    case DTB_DTYPE_I32: return static_cast<const int32_t*>(data)[i];
-    case DTB_DTYPE_I64: return static_cast<double>(static_cast<const int64_t*>(data)[i]);
-    case DTB_DTYPE_I8: return static_cast<const int8_t*>(data)[i];
-    case DTB_DTYPE_U8: return static_cast<const uint8_t*>(data)[i];
+    case DTB_DTYPE_F32:
+      return static_cast<const float*>(data)[i];
+    case DTB_DTYPE_F64:
+      return static_cast<const double*>(data)[i];
+    case DTB_DTYPE_F16:
+      return halfToFloat(static_cast<const uint16_t*>(data)[i]);
+    case DTB_DTYPE_BF16:
+      return bfloat16ToFloat(static_cast<const uint16_t*>(data)[i]);
+    case DTB_DTYPE_I32:
+      return static_cast<const int32_t*>(data)[i];
+    case DTB_DTYPE_I64:
+      return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+    case DTB_DTYPE_I8:
+      return static_cast<const int8_t*>(data)[i];
+    case DTB_DTYPE_U8:
+      return static_cast<const uint8_t*>(data)[i];
   }
   return NAN;
 }
@@ -35,14 +43,30 @@ double readAt(const void* data, dtb_dtype_t dtype, size_t i) {
 void writeAt(void* data, dtb_dtype_t dtype, size_t i, double v) {
   const auto whole = static_cast<int64_t>(v);
   switch (dtype) {
-    case DTB_DTYPE_F32: static_cast<float*>(data)[i] = static_cast<float>(v); break;
-    case DTB_DTYPE_F64: static_cast<double*>(data)[i] = v; break;
-    case DTB_DTYPE_F16: static_cast<uint16_t*>(data)[i] = floatToHalf(static_cast<float>(v)); break;
-    case DTB_DTYPE_BF16: static_cast<uint16_t*>(data)[i] = floatToBfloat16(static_cast<float>(v)); break;
-    case DTB_DTYPE_I32: static_cast<int32_t*>(data)[i] = static_cast<int32_t>(whole); break;
-    case DTB_DTYPE_I64: static_cast<int64_t*>(data)[i] = whole; break;
-    case DTB_DTYPE_I8: static_cast<int8_t*>(data)[i] = static_cast<int8_t>(whole); break;
-    case DTB_DTYPE_U8: static_cast<uint8_t*>(data)[i] = static_cast<uint8_t>(whole); break;
+    case DTB_DTYPE_F32:
+      static_cast<float*>(data)[i] = static_cast<float>(v);
+      break;
+    case DTB_DTYPE_F64:
+      static_cast<double*>(data)[i] = v;
+      break;
+    case DTB_DTYPE_F16:
+      static_cast<uint16_t*>(data)[i] = floatToHalf(static_cast<float>(v));
+      break;
+    case DTB_DTYPE_BF16:
+      static_cast<uint16_t*>(data)[i] = floatToBfloat16(static_cast<float>(v));
+      break;
+    case DTB_DTYPE_I32:
+      static_cast<int32_t*>(data)[i] = static_cast<int32_t>(whole);
+      break;
+    case DTB_DTYPE_I64:
+      static_cast<int64_t*>(data)[i] = whole;
+      break;
+    case DTB_DTYPE_I8:
+      static_cast<int8_t*>(data)[i] = static_cast<int8_t>(whole);
+      break;
+    case DTB_DTYPE_U8:
+      static_cast<uint8_t*>(data)[i] = static_cast<uint8_t>(whole);
+      break;
   }
 }
 
@@ -56,11 +80,16 @@ double asStored(dtb_dtype_t dtype, double expected) {
 // Relative error allowed: averages are scaled by 1/world in the dtype.
 double tolerance(dtb_dtype_t dtype) {
   switch (dtype) {
-    case DTB_DTYPE_F64: return 1e-12;
-    case DTB_DTYPE_F32: return 1e-6;
-    case DTB_DTYPE_F16: return 2e-3;
-    case DTB_DTYPE_BF16: return 1e-2;
-    default: return 0;
+    case DTB_DTYPE_F64:
+      return 1e-12;
+    case DTB_DTYPE_F32:
+      return 1e-6;
+    case DTB_DTYPE_F16:
+      return 2e-3;
+    case DTB_DTYPE_BF16:
+      return 1e-2;
+    default:
+      return 0;
   }
 }
 
@@ -70,10 +99,14 @@ double pattern(int rank, size_t i) { return (rank + 1) * static_cast<double>(i %
 double reduced(dtb_reduce_op_t op, int world, size_t i) {
   const double k = static_cast<double>(i % 7 + 1);
   switch (op) {
-    case DTB_REDUCE_MAX: return k * world;
-    case DTB_REDUCE_MIN: return k;
-    case DTB_REDUCE_AVG: return k * (world + 1) / 2.0;
-    default: return k * world * (world + 1) / 2.0;
+    case DTB_REDUCE_MAX:
+      return k * world;
+    case DTB_REDUCE_MIN:
+      return k;
+    case DTB_REDUCE_AVG:
+      return k * (world + 1) / 2.0;
+    default:
+      return k * world * (world + 1) / 2.0;
   }
 }
 
@@ -138,7 +171,8 @@ double percentile(std::vector<double> sorted, double p) {
 
 }  // namespace
 
-void runCollectiveSweep(const SweepSpec& sweep, Communicator& comm, int rank, int world, RecordWriter& records) {
+void runCollectiveSweep(const SweepSpec& sweep, Communicator& comm, int rank, int world,
+                        RecordWriter& records) {
   const std::vector<int64_t> sizes = sweep.sizes();
 
   // The reference first, every rank copying at once (as they all move data

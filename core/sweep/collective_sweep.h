@@ -12,6 +12,7 @@
 
 namespace dtb::core {
 
-void runCollectiveSweep(const SweepSpec& sweep, Communicator& comm, int rank, int world, RecordWriter& records);
+void runCollectiveSweep(const SweepSpec& sweep, Communicator& comm, int rank, int world,
+                        RecordWriter& records);
 
 }  // namespace dtb::core

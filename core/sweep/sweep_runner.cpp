@@ -64,13 +64,15 @@ std::string asToml(const SweepOptions& o) {
 
 int runSweeps(const SweepOptions& o) {
   o.sweep.validate();
-  PluginLoader plugins(SearchPath::fromEnvironmentAfter(o.pluginDirs), PluginLoader::Isolation::kTryInChildFirst);
+  PluginLoader plugins(SearchPath::fromEnvironmentAfter(o.pluginDirs),
+                       PluginLoader::Isolation::kTryInChildFirst);
   std::vector<std::shared_ptr<const LoadedPlugin>> backends;
-  for (const std::string& b : o.backends) backends.push_back(plugins.load(PluginKind::kBackend, b));  // fail early
+  for (const std::string& b : o.backends)
+    backends.push_back(plugins.load(PluginKind::kBackend, b));  // fail early
 
   ResultStore store(o.database);
-  const int64_t experiment =
-      store.addExperiment({o.name, "collective sweep", o.source.empty() ? "(dtbench comm)" : o.source, asToml(o)});
+  const int64_t experiment = store.addExperiment(
+      {o.name, "collective sweep", o.source.empty() ? "(dtbench comm)" : o.source, asToml(o)});
   const InterruptGuard interrupt;
 
   int failures = 0;
@@ -82,8 +84,9 @@ int runSweeps(const SweepOptions& o) {
     const Cell cell = sweepCell(o, o.backends[i], static_cast<int>(i));
     const int64_t runId = store.addRun(experiment, cell, 0);
     const LoadedPlugin& p = *backends[i];
-    store.startRun(runId, captureEnvironment(),
-                   {{"backend", p.name(), p.version(), p.abiVersion(), std::filesystem::absolute(p.path()).string()}});
+    store.startRun(
+        runId, captureEnvironment(),
+        {{"backend", p.name(), p.version(), p.abiVersion(), std::filesystem::absolute(p.path()).string()}});
     const std::string launcher = resolveLauncher(o.launcher, o.backends[i]);
     const std::filesystem::path scratch = runDirectory(cell, launcher, o.database, runId);
     const ScratchReaper reaper(scratch);          // removes it even if this process is killed
@@ -103,8 +106,15 @@ int runSweeps(const SweepOptions& o) {
                      o.sweep.iterations);
     double memcpy = 0;
     int64_t wrong = 0;
-    LaunchOptions how{o.executable, scratch / "spec.toml", o.world, 1, std::max(60.0, 2 * o.timeoutS + 10),
-                      interrupt.flag(), launcher, o.hostfile, splitWords(o.launcherArgs)};
+    LaunchOptions how{o.executable,
+                      scratch / "spec.toml",
+                      o.world,
+                      1,
+                      std::max(60.0, 2 * o.timeoutS + 10),
+                      interrupt.flag(),
+                      launcher,
+                      o.hostfile,
+                      splitWords(o.launcherArgs)};
     const LaunchOutcome outcome = launch(how, [&](int, const Record& r) {
       RecordBatch batch;  // each row in its own transaction: a crash loses at most one
       if (r.kind == Record::Kind::kReference) {
@@ -130,16 +140,18 @@ int runSweeps(const SweepOptions& o) {
       stopped = true;
     } else {
       store.finishRun(runId, RunStatus::kFailed, outcome.error);
-      std::fprintf(stderr, "dtbench comm: %s sweep FAILED: %s\n", o.backends[i].c_str(), outcome.error.c_str());
+      std::fprintf(stderr, "dtbench comm: %s sweep FAILED: %s\n", o.backends[i].c_str(),
+                   outcome.error.c_str());
       ++failures;
     }
   }
-  std::fprintf(stderr,
-               "dtbench comm: results in %s (experiment %lld); compare with:\n"
-               "  dtbench query %s \"SELECT backend, op, bytes, busbw_gbps, of_memcpy FROM collective_bandwidth "
-               "WHERE experiment_id = %lld\"\n",
-               o.database.c_str(), static_cast<long long>(experiment), o.database.c_str(),
-               static_cast<long long>(experiment));
+  std::fprintf(
+      stderr,
+      "dtbench comm: results in %s (experiment %lld); compare with:\n"
+      "  dtbench query %s \"SELECT backend, op, bytes, busbw_gbps, of_memcpy FROM collective_bandwidth "
+      "WHERE experiment_id = %lld\"\n",
+      o.database.c_str(), static_cast<long long>(experiment), o.database.c_str(),
+      static_cast<long long>(experiment));
   return stopped ? 130 : failures > 0 ? 1 : 0;
 }
 

@@ -46,9 +46,12 @@ int64_t parseSize(const std::string& text) {
   std::string unit = text.substr(end);
   for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   if (!unit.empty() && unit.back() == 'B') unit.pop_back();
-  if (unit == "K") value *= 1024;
-  else if (unit == "M") value *= 1024.0 * 1024;
-  else if (unit == "G") value *= 1024.0 * 1024 * 1024;
+  if (unit == "K")
+    value *= 1024;
+  else if (unit == "M")
+    value *= 1024.0 * 1024;
+  else if (unit == "G")
+    value *= 1024.0 * 1024 * 1024;
   else if (!unit.empty())
     throw std::invalid_argument("'" + text + "' is not a size (bytes, or a number with K, M or G)");
   if (value < 1 || value > 1e12) throw std::invalid_argument("size '" + text + "' is out of range");
@@ -98,7 +101,8 @@ void SweepSpec::validate() const {
     bool known = false;
     for (const char* k : kOps) known = known || op == k;
     if (!known)
-      throw std::invalid_argument("unknown collective '" + op + "' (allreduce, reduce_scatter, allgather, broadcast)");
+      throw std::invalid_argument("unknown collective '" + op +
+                                  "' (allreduce, reduce_scatter, allgather, broadcast)");
   }
   if (dtypes.empty()) throw std::invalid_argument("no dtype to sweep");
   for (const std::string& d : dtypes) sweepDtype(d);
@@ -111,8 +115,8 @@ void SweepSpec::validate() const {
     }
   }
   if (minBytes < 1 || maxBytes < minBytes)
-    throw std::invalid_argument("sizes: -b " + std::to_string(minBytes) + " must be at least 1 and at most -e " +
-                                std::to_string(maxBytes));
+    throw std::invalid_argument("sizes: -b " + std::to_string(minBytes) +
+                                " must be at least 1 and at most -e " + std::to_string(maxBytes));
   if (!(factor > 1)) throw std::invalid_argument("the size factor -f must be greater than 1");
   if (warmup < 0) throw std::invalid_argument("warm-up iterations must be 0 or more");
   if (iterations < 1) throw std::invalid_argument("iterations must be 1 or more");
@@ -121,7 +125,8 @@ void SweepSpec::validate() const {
 std::vector<int64_t> SweepSpec::sizes() const {
   validate();
   std::vector<int64_t> out;
-  for (double s = static_cast<double>(minBytes); s <= static_cast<double>(maxBytes) * (1 + 1e-9); s *= factor) {
+  for (double s = static_cast<double>(minBytes); s <= static_cast<double>(maxBytes) * (1 + 1e-9);
+       s *= factor) {
     out.push_back(static_cast<int64_t>(std::llround(s)));
   }
   return out;
@@ -131,10 +136,14 @@ toml::table SweepSpec::toToml() const {
   toml::array opsArray, dtypesArray;
   for (const std::string& op : ops) opsArray.push_back(op);
   for (const std::string& d : dtypes) dtypesArray.push_back(d);
-  return toml::table{{"ops", std::move(opsArray)},   {"dtypes", std::move(dtypesArray)},
-                     {"reduce_op", reduceOp},        {"min_bytes", minBytes},
-                     {"max_bytes", maxBytes},        {"factor", factor},
-                     {"warmup", warmup},             {"iterations", iterations},
+  return toml::table{{"ops", std::move(opsArray)},
+                     {"dtypes", std::move(dtypesArray)},
+                     {"reduce_op", reduceOp},
+                     {"min_bytes", minBytes},
+                     {"max_bytes", maxBytes},
+                     {"factor", factor},
+                     {"warmup", warmup},
+                     {"iterations", iterations},
                      {"check", check}};
 }
 
@@ -142,16 +151,26 @@ SweepSpec SweepSpec::fromToml(const toml::table& table) {
   SweepSpec s;
   for (const auto& [k, node] : table) {
     const std::string key(k.str());
-    if (key == "ops") s.ops = strings(node, key);
-    else if (key == "dtypes") s.dtypes = strings(node, key);
-    else if (key == "reduce_op") s.reduceOp = node.value_or<std::string>("");
-    else if (key == "min_bytes") s.minBytes = size(node, key);
-    else if (key == "max_bytes") s.maxBytes = size(node, key);
-    else if (key == "factor") s.factor = node.value_or<double>(0);
-    else if (key == "warmup") s.warmup = integer(node, key);
-    else if (key == "iterations") s.iterations = integer(node, key);
-    else if (key == "check") s.check = node.value_or<bool>(true);
-    else if (key == "backends" || key == "ranks" || key == "launcher") continue;  // the coordinator's
+    if (key == "ops")
+      s.ops = strings(node, key);
+    else if (key == "dtypes")
+      s.dtypes = strings(node, key);
+    else if (key == "reduce_op")
+      s.reduceOp = node.value_or<std::string>("");
+    else if (key == "min_bytes")
+      s.minBytes = size(node, key);
+    else if (key == "max_bytes")
+      s.maxBytes = size(node, key);
+    else if (key == "factor")
+      s.factor = node.value_or<double>(0);
+    else if (key == "warmup")
+      s.warmup = integer(node, key);
+    else if (key == "iterations")
+      s.iterations = integer(node, key);
+    else if (key == "check")
+      s.check = node.value_or<bool>(true);
+    else if (key == "backends" || key == "ranks" || key == "launcher")
+      continue;  // the coordinator's
     else
       throw std::invalid_argument("unknown key '" + key +
                                   "' in [comm] (backends, ranks, launcher, ops, dtypes, reduce_op, "

@@ -10,10 +10,10 @@ void printSweepHeader(std::FILE* out, const std::string& backend, int world, con
   std::fprintf(out, "#\n# %s, %d ranks (%s launcher), reduce op %s, %lld warm-up and %lld timed iterations\n",
                backend.c_str(), world, launcher.c_str(), reduceOp.c_str(), static_cast<long long>(warmup),
                static_cast<long long>(iterations));
-  std::fprintf(out, "#%11s %12s %5s %-15s %10s %10s %10s %8s %8s %7s %7s\n", "size", "count", "type", "collective",
-               "time", "p50", "p95", "algbw", "busbw", "memcpy", "#wrong");
-  std::fprintf(out, "#%11s %12s %5s %-15s %10s %10s %10s %8s %8s %7s %7s\n", "(B)", "(elements)", "", "", "(us)",
-               "(us)", "(us)", "(GB/s)", "(GB/s)", "(%)", "");
+  std::fprintf(out, "#%11s %12s %5s %-15s %10s %10s %10s %8s %8s %7s %7s\n", "size", "count", "type",
+               "collective", "time", "p50", "p95", "algbw", "busbw", "memcpy", "#wrong");
+  std::fprintf(out, "#%11s %12s %5s %-15s %10s %10s %10s %8s %8s %7s %7s\n", "(B)", "(elements)", "", "",
+               "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "(%)", "");
   std::fflush(out);
 }
 
@@ -30,9 +30,10 @@ void printSweepRow(std::FILE* out, const CollectiveRecord& row, int world, doubl
   char share[16] = "-";
   if (memcpyGbps > 0) std::snprintf(share, sizeof(share), "%.1f", 100 * busbw / memcpyGbps);
   std::fprintf(out, " %11lld %12lld %5s %-15s %10.1f %10.1f %10.1f %8.3f %8.3f %7s %7lld\n",
-               static_cast<long long>(row.bytes), static_cast<long long>(static_cast<double>(row.bytes) / elementBytes),
-               row.dtype.c_str(), row.op.c_str(), 1e6 * row.timeS, 1e6 * row.p50S.value_or(0),
-               1e6 * row.p95S.value_or(0), algbw, busbw, share, static_cast<long long>(row.wrong));
+               static_cast<long long>(row.bytes),
+               static_cast<long long>(static_cast<double>(row.bytes) / elementBytes), row.dtype.c_str(),
+               row.op.c_str(), 1e6 * row.timeS, 1e6 * row.p50S.value_or(0), 1e6 * row.p95S.value_or(0), algbw,
+               busbw, share, static_cast<long long>(row.wrong));
   std::fflush(out);
 }
 

@@ -26,7 +26,10 @@ double LrSchedule::at(int64_t epoch, int64_t step, int64_t stepsPerEpoch) const 
     return peak * done / total;
   }
   const int64_t e = epoch - config_.warmupEpochs;
-  if (config_.kind == "step") return peak * std::pow(config_.stepGamma, static_cast<double>(e / config_.stepEpochs));
+  if (config_.kind == "step") {
+    const int64_t periods = e / config_.stepEpochs;  // whole decay periods: floors on purpose (StepLR)
+    return peak * std::pow(config_.stepGamma, static_cast<double>(periods));
+  }
   if (config_.kind == "exponential") return peak * std::pow(config_.expGamma, static_cast<double>(e));
   if (config_.kind == "cosine") {
     const double span = static_cast<double>(config_.epochs - config_.warmupEpochs);

@@ -13,8 +13,8 @@ namespace dtb::core {
 struct OptimizerConfig {
   std::string kind = "sgd";  // sgd | adam | adamw
   double lr = 0.01;
-  double momentum = 0;   // sgd
-  bool nesterov = false; // sgd
+  double momentum = 0;     // sgd
+  bool nesterov = false;   // sgd
   double weightDecay = 0;  // sgd/adam: L2 added to the gradient; adamw: decoupled
   double beta1 = 0.9;
   double beta2 = 0.999;

@@ -31,19 +31,22 @@ struct Split {
 void append(Split& split, const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) {
-    throw Error(DTB_STATUS_IO_ERROR, file.string() + ": no such file (the CIFAR-10 binary version, "
-                                                     "cifar-10-batches-bin, is expected in `path`)");
+    throw Error(DTB_STATUS_IO_ERROR, file.string() +
+                                         ": no such file (the CIFAR-10 binary version, "
+                                         "cifar-10-batches-bin, is expected in `path`)");
   }
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (bytes.empty() || bytes.size() % kRecord != 0) {
-    throw Error(DTB_STATUS_IO_ERROR, file.string() + ": " + std::to_string(bytes.size()) +
-                                         " bytes is not a whole number of 3073-byte records (truncated after offset " +
-                                         std::to_string(bytes.size() / kRecord * kRecord) + "?)");
+    throw Error(DTB_STATUS_IO_ERROR,
+                file.string() + ": " + std::to_string(bytes.size()) +
+                    " bytes is not a whole number of 3073-byte records (truncated after offset " +
+                    std::to_string(bytes.size() / kRecord * kRecord) + "?)");
   }
   for (size_t offset = 0; offset < bytes.size(); offset += kRecord) {
     if (bytes[offset] > 9) {
-      throw Error(DTB_STATUS_IO_ERROR, file.string() + ": label " + std::to_string(bytes[offset]) + " at offset " +
-                                           std::to_string(offset) + " is not a CIFAR-10 class (0-9)");
+      throw Error(DTB_STATUS_IO_ERROR, file.string() + ": label " + std::to_string(bytes[offset]) +
+                                           " at offset " + std::to_string(offset) +
+                                           " is not a CIFAR-10 class (0-9)");
     }
   }
   split.records.insert(split.records.end(), bytes.begin(), bytes.end());
@@ -89,8 +92,9 @@ class Cifar10 {
     const Split& s = at(index);
     for (uint32_t i = 0; i < count; ++i) {
       if (indices[i] >= s.count()) {
-        throw Error(DTB_STATUS_INVALID_ARGUMENT, "cifar10: sample " + std::to_string(indices[i]) + " of '" + s.name +
-                                                     "' does not exist (" + std::to_string(s.count()) + ")");
+        throw Error(DTB_STATUS_INVALID_ARGUMENT, "cifar10: sample " + std::to_string(indices[i]) + " of '" +
+                                                     s.name + "' does not exist (" +
+                                                     std::to_string(s.count()) + ")");
       }
       const uint8_t* record = s.records.data() + indices[i] * kRecord;
       labels[i] = record[0];
@@ -114,14 +118,17 @@ const dtb_param_spec_t kParams[] = {
      "Directory with data_batch_1.bin .. data_batch_5.bin and test_batch.bin", 0, 0, 0, nullptr},
     {sizeof(dtb_param_spec_t), "normalize", DTB_PARAM_BOOL, "true",
      "Normalise with the training set's per-channel mean (0.4914, 0.4822, 0.4465) and std "
-     "(0.2470, 0.2435, 0.2616)", 0, 0, 0, nullptr},
+     "(0.2470, 0.2435, 0.2616)",
+     0, 0, 0, nullptr},
 };
 
-const dtb_dataset_plugin_v1_t kDescriptor = datasetDescriptor<Cifar10>(
-    {sizeof(dtb_dataset_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_DATASET, "cifar10", "0.1.0",
-     "CIFAR-10 from its binary batches", kParams, 2});
+const dtb_dataset_plugin_v1_t kDescriptor =
+    datasetDescriptor<Cifar10>({sizeof(dtb_dataset_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_DATASET,
+                                "cifar10", "0.1.0", "CIFAR-10 from its binary batches", kParams, 2});
 
 }  // namespace
 }  // namespace dtb::dataset::cifar10
 
-extern "C" const dtb_dataset_plugin_v1_t* dtb_dataset_plugin_v1(void) { return &dtb::dataset::cifar10::kDescriptor; }
+extern "C" const dtb_dataset_plugin_v1_t* dtb_dataset_plugin_v1(void) {
+  return &dtb::dataset::cifar10::kDescriptor;
+}

@@ -55,12 +55,14 @@ IdxArray readIdx(const std::filesystem::path& requested) {
   if (bytes.size() < 4) fail(file, "truncated: " + std::to_string(bytes.size()) + " bytes, no IDX header");
   if (bytes[0] != 0 || bytes[1] != 0) fail(file, "not an IDX file: bytes 0-1 are not zero (offset 0)");
   if (bytes[2] != 0x08) {
-    fail(file, "IDX type byte at offset 2 is 0x" + std::to_string(bytes[2]) + "; only unsigned bytes (0x08) are supported");
+    fail(file, "IDX type byte at offset 2 is 0x" + std::to_string(bytes[2]) +
+                   "; only unsigned bytes (0x08) are supported");
   }
   const size_t ndim = bytes[3];
   if (ndim == 0 || ndim > 4) fail(file, "IDX dimension count at offset 3 is " + std::to_string(ndim));
   const size_t header = 4 + 4 * ndim;
-  if (bytes.size() < header) fail(file, "truncated in the header (" + std::to_string(bytes.size()) + " bytes)");
+  if (bytes.size() < header)
+    fail(file, "truncated in the header (" + std::to_string(bytes.size()) + " bytes)");
   IdxArray array;
   uint64_t elements = 1;
   for (size_t d = 0; d < ndim; ++d) {
@@ -72,8 +74,8 @@ IdxArray readIdx(const std::filesystem::path& requested) {
                    std::to_string(header) + ", the file has " + std::to_string(bytes.size() - header));
   }
   if (bytes.size() - header > elements) {
-    fail(file, "corrupt: " + std::to_string(bytes.size() - header - elements) + " bytes past the data end at offset " +
-                   std::to_string(header + elements));
+    fail(file, "corrupt: " + std::to_string(bytes.size() - header - elements) +
+                   " bytes past the data end at offset " + std::to_string(header + elements));
   }
   array.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(header), bytes.end());
   return array;

@@ -36,7 +36,8 @@ class IdxDataset {
     const std::filesystem::path dir(path);
     splits_[0] = load("train", dir / "train-images-idx3-ubyte", dir / "train-labels-idx1-ubyte");
     splits_[1] = load("test", dir / "t10k-images-idx3-ubyte", dir / "t10k-labels-idx1-ubyte");
-    if (splits_[0].images.dims[1] != splits_[1].images.dims[1] || splits_[0].images.dims[2] != splits_[1].images.dims[2]) {
+    if (splits_[0].images.dims[1] != splits_[1].images.dims[1] ||
+        splits_[0].images.dims[2] != splits_[1].images.dims[2]) {
       throw Error(DTB_STATUS_IO_ERROR, dir.string() + ": train and test images differ in size");
     }
   }
@@ -67,8 +68,9 @@ class IdxDataset {
     const size_t pixels = size_t{s.images.dims[1]} * s.images.dims[2];
     for (uint32_t i = 0; i < count; ++i) {
       if (indices[i] >= s.images.dims[0]) {
-        throw Error(DTB_STATUS_INVALID_ARGUMENT, "idx: sample " + std::to_string(indices[i]) + " of split '" + s.name +
-                                                     "' does not exist (" + std::to_string(s.images.dims[0]) + " samples)");
+        throw Error(DTB_STATUS_INVALID_ARGUMENT, "idx: sample " + std::to_string(indices[i]) + " of split '" +
+                                                     s.name + "' does not exist (" +
+                                                     std::to_string(s.images.dims[0]) + " samples)");
       }
       std::copy_n(s.images.data.data() + indices[i] * pixels, pixels, samples + i * pixels);
       labels[i] = s.labels.data[indices[i]];
@@ -81,19 +83,22 @@ class IdxDataset {
     return splits_[index];
   }
 
-  Split load(const std::string& name, const std::filesystem::path& images, const std::filesystem::path& labels) const {
+  Split load(const std::string& name, const std::filesystem::path& images,
+             const std::filesystem::path& labels) const {
     Split s{name, readIdx(images), readIdx(labels)};
-    if (s.images.dims.size() != 3) throw Error(DTB_STATUS_IO_ERROR, images.string() + ": expected 3 dimensions (N, H, W)");
-    if (s.labels.dims.size() != 1) throw Error(DTB_STATUS_IO_ERROR, labels.string() + ": expected 1 dimension (N)");
+    if (s.images.dims.size() != 3)
+      throw Error(DTB_STATUS_IO_ERROR, images.string() + ": expected 3 dimensions (N, H, W)");
+    if (s.labels.dims.size() != 1)
+      throw Error(DTB_STATUS_IO_ERROR, labels.string() + ": expected 1 dimension (N)");
     if (s.labels.dims[0] != s.images.dims[0]) {
-      throw Error(DTB_STATUS_IO_ERROR, labels.string() + ": " + std::to_string(s.labels.dims[0]) + " labels for " +
-                                           std::to_string(s.images.dims[0]) + " images");
+      throw Error(DTB_STATUS_IO_ERROR, labels.string() + ": " + std::to_string(s.labels.dims[0]) +
+                                           " labels for " + std::to_string(s.images.dims[0]) + " images");
     }
     for (size_t i = 0; i < s.labels.data.size(); ++i) {
       if (s.labels.data[i] >= classes_) {
         throw Error(DTB_STATUS_IO_ERROR, labels.string() + ": label " + std::to_string(s.labels.data[i]) +
-                                             " at offset " + std::to_string(8 + i) + " is not below classes = " +
-                                             std::to_string(classes_));
+                                             " at offset " + std::to_string(8 + i) +
+                                             " is not below classes = " + std::to_string(classes_));
       }
     }
     return s;
@@ -109,14 +114,16 @@ class IdxDataset {
 const dtb_param_spec_t kParams[] = {
     {sizeof(dtb_param_spec_t), "path", DTB_PARAM_STRING, "data/mnist",
      "Directory with train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte, "
-     "t10k-labels-idx1-ubyte (each may be .gz)", 0, 0, 0, nullptr},
+     "t10k-labels-idx1-ubyte (each may be .gz)",
+     0, 0, 0, nullptr},
     {sizeof(dtb_param_spec_t), "mean", DTB_PARAM_FLOAT, "0.1307",
      "Pixel mean after scaling to [0, 1] (MNIST 0.1307, Fashion-MNIST 0.2860)", 0, 0, 0, nullptr},
     {sizeof(dtb_param_spec_t), "std", DTB_PARAM_FLOAT, "0.3081",
      "Pixel standard deviation after scaling to [0, 1] (MNIST 0.3081, Fashion-MNIST 0.3530)",
      DTB_PARAM_HAS_MIN, 1e-6, 0, nullptr},
-    {sizeof(dtb_param_spec_t), "classes", DTB_PARAM_INT, "10", "Number of classes; every label must be below it",
-     DTB_PARAM_HAS_MIN | DTB_PARAM_HAS_MAX, 2, 256, nullptr},
+    {sizeof(dtb_param_spec_t), "classes", DTB_PARAM_INT, "10",
+     "Number of classes; every label must be below it", DTB_PARAM_HAS_MIN | DTB_PARAM_HAS_MAX, 2, 256,
+     nullptr},
 };
 
 const dtb_dataset_plugin_v1_t kDescriptor = datasetDescriptor<IdxDataset>(
@@ -126,4 +133,6 @@ const dtb_dataset_plugin_v1_t kDescriptor = datasetDescriptor<IdxDataset>(
 }  // namespace
 }  // namespace dtb::dataset::idx
 
-extern "C" const dtb_dataset_plugin_v1_t* dtb_dataset_plugin_v1(void) { return &dtb::dataset::idx::kDescriptor; }
+extern "C" const dtb_dataset_plugin_v1_t* dtb_dataset_plugin_v1(void) {
+  return &dtb::dataset::idx::kDescriptor;
+}

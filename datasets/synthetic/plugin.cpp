@@ -78,7 +78,8 @@ class SyntheticDataset {
     if (split > 1) throw Error(DTB_STATUS_NOT_FOUND, "synthetic: splits are 0 (train) and 1 (test)");
     for (uint32_t i = 0; i < count; ++i) {
       if (indices[i] >= samples_[split]) {
-        throw Error(DTB_STATUS_INVALID_ARGUMENT, "synthetic: sample " + std::to_string(indices[i]) + " does not exist");
+        throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                    "synthetic: sample " + std::to_string(indices[i]) + " does not exist");
       }
       const uint64_t key = mix(seed_ ^ mix(split + 1) ^ mix(indices[i] * 0x632be59bd9b4e019ULL));
       const uint32_t label = static_cast<uint32_t>(key % classes_);
@@ -114,8 +115,8 @@ class SyntheticDataset {
 };
 
 const dtb_param_spec_t kParams[] = {
-    {sizeof(dtb_param_spec_t), "shape", DTB_PARAM_INT_LIST, "[3, 32, 32]", "Sample shape (C, H, W for images)",
-     DTB_PARAM_HAS_MIN, 1, 0, nullptr},
+    {sizeof(dtb_param_spec_t), "shape", DTB_PARAM_INT_LIST, "[3, 32, 32]",
+     "Sample shape (C, H, W for images)", DTB_PARAM_HAS_MIN, 1, 0, nullptr},
     {sizeof(dtb_param_spec_t), "classes", DTB_PARAM_INT, "10", "Number of classes",
      DTB_PARAM_HAS_MIN | DTB_PARAM_HAS_MAX, 2, 100000, nullptr},
     {sizeof(dtb_param_spec_t), "train_samples", DTB_PARAM_INT, "10000", "Samples in the train split",

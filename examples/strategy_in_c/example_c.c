@@ -41,8 +41,7 @@ static void example_destroy(void* self) {
   host->free(host->ctx, s);
 }
 
-static dtb_status_t example_create(const dtb_host_t* host, const dtb_strategy_setup_t* setup,
-                                   void** out) {
+static dtb_status_t example_create(const dtb_host_t* host, const dtb_strategy_setup_t* setup, void** out) {
   if (setup->param_count > 0 && setup->params == NULL) {
     return fail(host, DTB_STATUS_INVALID_ARGUMENT, "example_c: param_count > 0 but params is NULL");
   }
@@ -62,8 +61,7 @@ static dtb_status_t example_create(const dtb_host_t* host, const dtb_strategy_se
 
   const char* op = NULL;
   if ((status = host->config_get_string(host->ctx, "op", &op)) != DTB_STATUS_OK ||
-      (status = host->config_get_int(host->ctx, "wait_timeout_ms", &s->wait_timeout_ms)) !=
-          DTB_STATUS_OK) {
+      (status = host->config_get_int(host->ctx, "wait_timeout_ms", &s->wait_timeout_ms)) != DTB_STATUS_OK) {
     example_destroy(s);
     return status;
   }
@@ -72,8 +70,7 @@ static dtb_status_t example_create(const dtb_host_t* host, const dtb_strategy_se
   /* Requests and optimizer state are allocated through the host, so they
    * show up in the run's memory figures. */
   const uint64_t n = s->param_count;
-  status = host->alloc(host->ctx, n * sizeof(dtb_request_t), cpu, DTB_MEM_BUFFERS,
-                       (void**)&s->requests);
+  status = host->alloc(host->ctx, n * sizeof(dtb_request_t), cpu, DTB_MEM_BUFFERS, (void**)&s->requests);
   if (status == DTB_STATUS_OK) {
     status = host->alloc(host->ctx, n * sizeof(float*), cpu, DTB_MEM_OTHER, (void**)&s->states);
     if (s->states != NULL) memset(s->states, 0, n * sizeof(float*));
@@ -136,8 +133,8 @@ static const dtb_param_spec_t kParams[] = {
     {sizeof(dtb_param_spec_t), "op", DTB_PARAM_STRING, "avg",
      "How gradients are combined: avg divides the sum by the world size", 0, 0, 0, "avg|sum"},
     {sizeof(dtb_param_spec_t), "wait_timeout_ms", DTB_PARAM_INT, "-1",
-     "Bound on each all-reduce wait in ms; -1 uses the run's collective timeout",
-     DTB_PARAM_HAS_MIN, -1, 0, NULL},
+     "Bound on each all-reduce wait in ms; -1 uses the run's collective timeout", DTB_PARAM_HAS_MIN, -1, 0,
+     NULL},
 };
 
 static const dtb_strategy_plugin_v1_t kDescriptor = {

@@ -26,7 +26,8 @@ class GradAccumulator {
   GradAccumulator(const dtb_host_t* host, const ParamSet& params, uint32_t steps)
       : params_(params), steps_(steps) {
     if (steps == 0) {
-      throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(params.strategy()) + ": accumulation_steps must be >= 1");
+      throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                  std::string(params.strategy()) + ": accumulation_steps must be >= 1");
     }
     if (steps == 1) return;
     for (const dtb_param_t* p : params) sums_.emplace_back(host, p->grad.count, DTB_MEM_GRADS);

@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 typedef struct dtb_dataset_info {
-  uint32_t struct_size; /* set by the host; write only covered members */
+  uint32_t struct_size;     /* set by the host; write only covered members */
   dtb_dtype_t sample_dtype; /* dtype of the samples read() writes (U8 or F32) */
   int32_t sample_ndim;
   int64_t sample_shape[DTB_MAX_DIMS]; /* e.g. 1x28x28 for MNIST (C, H, W) */

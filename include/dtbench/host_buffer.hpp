@@ -24,7 +24,9 @@ class HostBuffer {
       : host_(host), data_(hostAllocZeroed<T>(host, count, category)), count_(data_ ? count : 0) {}
   ~HostBuffer() { reset(); }
   HostBuffer(HostBuffer&& other) noexcept
-      : host_(other.host_), data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+      : host_(other.host_),
+        data_(std::exchange(other.data_, nullptr)),
+        count_(std::exchange(other.count_, 0)) {}
   HostBuffer& operator=(HostBuffer&& other) noexcept {
     if (this != &other) {
       reset();
@@ -55,9 +57,7 @@ class HostBuffer {
 
   // The whole buffer as a host tensor of `dtype` (f32 for float by default).
   dtb_tensor_t tensor(dtb_dtype_t dtype) const noexcept { return hostTensor(data_, count_, dtype); }
-  dtb_tensor_t tensor() const noexcept
-    requires std::is_same_v<T, float>
-  {
+  dtb_tensor_t tensor() const noexcept requires std::is_same_v<T, float> {
     return hostTensor(data_, count_, DTB_DTYPE_F32);
   }
 

@@ -22,10 +22,10 @@ extern "C" {
 /* One trainable tensor. Owned by the model; valid until destroy. */
 typedef struct dtb_param {
   uint32_t struct_size;
-  uint32_t index; /* registration order: 0 .. count-1 */
-  const char* name; /* e.g. "conv1.weight" */
-  uint32_t layer;   /* the layer that uses it (index into the model's layers) */
-  uint32_t flags;   /* DTB_PARAM_FLAG_* */
+  uint32_t index;     /* registration order: 0 .. count-1 */
+  const char* name;   /* e.g. "conv1.weight" */
+  uint32_t layer;     /* the layer that uses it (index into the model's layers) */
+  uint32_t flags;     /* DTB_PARAM_FLAG_* */
   dtb_tensor_t value; /* data may be re-pointed by host/strategy (see above) */
   dtb_tensor_t grad;  /* same shape/dtype/device as value; may be re-pointed */
 } dtb_param_t;
@@ -57,8 +57,8 @@ typedef struct dtb_model_setup {
   int32_t input_ndim; /* sample shape without the batch dimension, e.g. 1x28x28 */
   int64_t input_shape[DTB_MAX_DIMS];
   uint32_t num_classes;
-  uint32_t max_batch; /* largest batch forward() will see (for buffer sizing) */
-  uint64_t seed;      /* weight initialisation; equal seeds give equal weights */
+  uint32_t max_batch;    /* largest batch forward() will see (for buffer sizing) */
+  uint64_t seed;         /* weight initialisation; equal seeds give equal weights */
   float label_smoothing; /* 0 = plain cross-entropy */
   int32_t threads;       /* compute threads this rank may use (>= 1) */
 } dtb_model_setup_t;

@@ -16,7 +16,8 @@ class OptimizerState {
  public:
   OptimizerState(const dtb_host_t* host, const ParamSet& params)
       : host_(host), params_(params), floats_(host->optim_state_floats(host->ctx)) {
-    for (const dtb_param_t* p : params) state_.emplace_back(host, p->value.count * floats_, DTB_MEM_OPTIMIZER);
+    for (const dtb_param_t* p : params)
+      state_.emplace_back(host, p->value.count * floats_, DTB_MEM_OPTIMIZER);
   }
 
   // One optimizer step on every parameter, from its (synchronised) gradient.
@@ -38,8 +39,8 @@ class OptimizerState {
 
 // The memory report of a strategy that keeps a full replica: parameters,
 // gradients (twice with accumulation sums), optimizer state, and `buffers`.
-inline void replicatedMemoryReport(const ParamSet& params, const OptimizerState& optimizer, uint64_t accumulationBytes,
-                                   uint64_t buffers, dtb_memory_report_t* out) {
+inline void replicatedMemoryReport(const ParamSet& params, const OptimizerState& optimizer,
+                                   uint64_t accumulationBytes, uint64_t buffers, dtb_memory_report_t* out) {
   out->param_bytes = params.bytes();
   out->grad_bytes = params.bytes() + accumulationBytes;
   out->optimizer_bytes = optimizer.bytes();

@@ -71,7 +71,8 @@ class GradArrivals {
     const uint32_t i = params_.indexOf(param);
     if (arrived_[i]) {
       throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(params_.strategy()) + ": the gradient of '" +
-                                                   param->name + "' was reported ready twice in one backward");
+                                                   param->name +
+                                                   "' was reported ready twice in one backward");
     }
     arrived_[i] = true;
     return i;
@@ -82,9 +83,9 @@ class GradArrivals {
   // Throws when a gradient did not arrive, naming them and then `advice`.
   void requireAll(const std::string& advice) const {
     if (const std::string names = missing(); !names.empty()) {
-      throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(params_.strategy()) +
-                                                   ": these parameters received no gradient in this step: " +
-                                                   names + ". " + advice);
+      throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                  std::string(params_.strategy()) +
+                      ": these parameters received no gradient in this step: " + names + ". " + advice);
     }
   }
   void reset() { arrived_.assign(arrived_.size(), false); }

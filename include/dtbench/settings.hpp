@@ -4,8 +4,8 @@
 // matrices against it) and how the plugin reads its value. Optional C++
 // helper; header-only.
 //
-//   inline constexpr dtb::IntSetting kSyncEvery{"sync_every", "4", "Steps between averages", dtb::atLeast(1)};
-//   const dtb_param_spec_t kParams[] = {kSyncEvery.spec()};         // in the descriptor
+//   inline constexpr dtb::IntSetting kSyncEvery{"sync_every", "4", "Steps between averages",
+//   dtb::atLeast(1)}; const dtb_param_spec_t kParams[] = {kSyncEvery.spec()};         // in the descriptor
 //   const int64_t every = kSyncEvery.get(host);                      // in create
 #ifndef DTBENCH_SETTINGS_HPP
 #define DTBENCH_SETTINGS_HPP
@@ -37,7 +37,14 @@ class Setting {
 
   constexpr const char* name() const { return name_; }
   constexpr dtb_param_spec_t spec() const {
-    return {sizeof(dtb_param_spec_t), name_, Type, default_, doc_, range_.flags, range_.min, range_.max,
+    return {sizeof(dtb_param_spec_t),
+            name_,
+            Type,
+            default_,
+            doc_,
+            range_.flags,
+            range_.min,
+            range_.max,
             choices_};
   }
 

@@ -45,9 +45,9 @@ typedef struct dtb_strategy_setup {
 
 typedef struct dtb_step_info {
   uint32_t struct_size;
-  uint64_t step;        /* optimizer steps completed so far in the run */
+  uint64_t step; /* optimizer steps completed so far in the run */
   uint32_t epoch;
-  uint32_t micro_step;  /* 0 .. accumulation_steps-1 */
+  uint32_t micro_step; /* 0 .. accumulation_steps-1 */
   uint32_t accumulation_steps;
 } dtb_step_info_t;
 
@@ -65,8 +65,7 @@ typedef struct dtb_strategy_plugin_v1_s {
 
   /* Builds the strategy for these parameters. The communicator and optimizer
    * are reached through `host`. */
-  dtb_status_t (*create)(const dtb_host_t* host, const dtb_strategy_setup_t* setup,
-                         void** out_strategy);
+  dtb_status_t (*create)(const dtb_host_t* host, const dtb_strategy_setup_t* setup, void** out_strategy);
   /* Frees everything; any pending communication is abandoned. */
   void (*destroy)(void* strategy);
 

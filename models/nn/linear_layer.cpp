@@ -26,8 +26,8 @@ LinearLayer::Primitives& LinearLayer::primitives(int64_t n) {
   const auto f32 = memory::data_type::f32;
   const memory::desc src(p->src, f32, tag::nc), weights(p->weights, f32, tag::oi), bias(p->bias, f32, tag::x),
       dst(p->dst, f32, tag::nc);
-  dnnl::inner_product_forward::primitive_desc forward({dnnl::prop_kind::forward_training, src, weights, bias, dst},
-                                                      ctx_.engine);
+  dnnl::inner_product_forward::primitive_desc forward(
+      {dnnl::prop_kind::forward_training, src, weights, bias, dst}, ctx_.engine);
   p->forward = dnnl::inner_product_forward(forward);
   p->backwardData = dnnl::inner_product_backward_data(
       dnnl::inner_product_backward_data::primitive_desc({src, weights, dst}, ctx_.engine, forward));
@@ -48,10 +48,11 @@ void LinearLayer::forward(const float* x, int64_t n, float* y) {
 
 void LinearLayer::backward(const float* x, const float* dy, int64_t n, float* dx) {
   Primitives& p = primitives(n);
-  p.backwardWeights.execute(ctx_.stream, {{DNNL_ARG_SRC, view(ctx_, p.src, tag::nc, x)},
-                                          {DNNL_ARG_DIFF_DST, view(ctx_, p.dst, tag::nc, dy)},
-                                          {DNNL_ARG_DIFF_WEIGHTS, view(ctx_, p.weights, tag::oi, weight_.grad())},
-                                          {DNNL_ARG_DIFF_BIAS, view(ctx_, p.bias, tag::x, bias_.grad())}});
+  p.backwardWeights.execute(ctx_.stream,
+                            {{DNNL_ARG_SRC, view(ctx_, p.src, tag::nc, x)},
+                             {DNNL_ARG_DIFF_DST, view(ctx_, p.dst, tag::nc, dy)},
+                             {DNNL_ARG_DIFF_WEIGHTS, view(ctx_, p.weights, tag::oi, weight_.grad())},
+                             {DNNL_ARG_DIFF_BIAS, view(ctx_, p.bias, tag::x, bias_.grad())}});
   if (dx) {
     p.backwardData.execute(ctx_.stream, {{DNNL_ARG_DIFF_DST, view(ctx_, p.dst, tag::nc, dy)},
                                          {DNNL_ARG_WEIGHTS, view(ctx_, p.weights, tag::oi, weight_.value())},

@@ -40,7 +40,8 @@ void crossEntropyBackward(const std::vector<float>& probabilities, const int32_t
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t c = 0; c < classes; ++c) {
       dlogits[i * classes + c] = static_cast<float>(
-          (probabilities[i * classes + c] - target(c, labels[i], classes, labelSmoothing)) / static_cast<double>(n));
+          (probabilities[i * classes + c] - target(c, labels[i], classes, labelSmoothing)) /
+          static_cast<double>(n));
     }
   }
 }

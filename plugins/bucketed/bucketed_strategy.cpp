@@ -163,8 +163,8 @@ void BucketedStrategy::finishBackward() {
   // Every launched collective is waited for, even after a failure.
   try {
     inFlight_.waitAll([&](size_t k, dtb_status_t) {
-      host_->trace_span(host_->ctx, ("allreduce bucket " + std::to_string(bucketOfRequest_[k])).c_str(), "comm",
-                        launchedNs_[k], host_->now_ns(host_->ctx));
+      host_->trace_span(host_->ctx, ("allreduce bucket " + std::to_string(bucketOfRequest_[k])).c_str(),
+                        "comm", launchedNs_[k], host_->now_ns(host_->ctx));
     });
   } catch (...) {
     launchedNs_.clear();
@@ -176,8 +176,8 @@ void BucketedStrategy::finishBackward() {
   hook_->finish(buckets_);
   if (!findUnused_)
     arrived_.requireAll(
-      "Every parameter must take part in the loss on every rank, or set find_unused_parameters = true (as "
-      "DistributedDataParallel requires)");
+        "Every parameter must take part in the loss on every rank, or set find_unused_parameters = true (as "
+        "DistributedDataParallel requires)");
   if (!asView_) copyBack();
   for (Bucket& b : buckets_) b.pending = static_cast<uint32_t>(b.params.size());
   arrived_.reset();
@@ -195,8 +195,8 @@ void BucketedStrategy::copyBack() {
 }
 
 void BucketedStrategy::memoryReport(dtb_memory_report_t* out) const {
-  replicatedMemoryReport(params_, optimizer_, sums_.bytes(), (asView_ ? 0 : params_.bytes()) + hook_->bufferBytes(),
-                         out);
+  replicatedMemoryReport(params_, optimizer_, sums_.bytes(),
+                         (asView_ ? 0 : params_.bytes()) + hook_->bufferBytes(), out);
 }
 
 }  // namespace dtb::strategy::bucketed

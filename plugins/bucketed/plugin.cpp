@@ -9,10 +9,17 @@ namespace dtb::strategy::bucketed {
 namespace {
 
 constexpr dtb_param_spec_t kParams[] = {
-    kBucketCapMb.spec(),         kFirstBucketMb.spec(),    kGradientAsBucketView.spec(),
-    kFindUnusedParameters.spec(), kCommHook.spec(),         kPowerSgdRank.spec(),
-    kPowerSgdStartIter.spec(),   kPowerSgdMinCompressionRate.spec(), kPowerSgdErrorFeedback.spec(),
-    kPowerSgdWarmStart.spec(),   kPowerSgdSeed.spec(),
+    kBucketCapMb.spec(),
+    kFirstBucketMb.spec(),
+    kGradientAsBucketView.spec(),
+    kFindUnusedParameters.spec(),
+    kCommHook.spec(),
+    kPowerSgdRank.spec(),
+    kPowerSgdStartIter.spec(),
+    kPowerSgdMinCompressionRate.spec(),
+    kPowerSgdErrorFeedback.spec(),
+    kPowerSgdWarmStart.spec(),
+    kPowerSgdSeed.spec(),
 };
 
 const dtb_strategy_plugin_v1_t kDescriptor = strategyDescriptor<BucketedStrategy>(

@@ -76,13 +76,14 @@ class PowerSgdHook : public CommHook {
   const dtb_host_t* host_;
   int world_;
   PowerSgdOptions options_;
-  uint64_t iteration_ = 0;  // synchronised steps so far (PowerSGD's state.iter)
+  uint64_t iteration_ = 0;                              // synchronised steps so far (PowerSGD's state.iter)
   std::vector<std::unique_ptr<PowerSgdBucket>> state_;  // per bucket
 };
 
 }  // namespace
 
-std::unique_ptr<CommHook> makePowerSgdHook(const dtb_host_t* host, int world, const PowerSgdOptions& options) {
+std::unique_ptr<CommHook> makePowerSgdHook(const dtb_host_t* host, int world,
+                                           const PowerSgdOptions& options) {
   return std::make_unique<PowerSgdHook>(host, world, options);
 }
 

@@ -3,15 +3,16 @@
 #include <algorithm>
 #include <cstring>
 
-
 namespace dtb::strategy::fusion {
 
-void FusionBuffer::allreduce(const std::vector<dtb_param_t*>& group, const std::function<void(dtb_request_t)>& wait) {
+void FusionBuffer::allreduce(const std::vector<dtb_param_t*>& group,
+                             const std::function<void(dtb_request_t)>& wait) {
   uint64_t floats = 0;
   for (const dtb_param_t* p : group) floats += p->grad.count;
   if (floats > buffer_.size()) {
     buffer_.reset();  // the old one goes first: never both at once
-    buffer_ = HostBuffer<float>(host_, std::max<uint64_t>(floats, thresholdBytes_ / sizeof(float)), DTB_MEM_BUFFERS);
+    buffer_ = HostBuffer<float>(host_, std::max<uint64_t>(floats, thresholdBytes_ / sizeof(float)),
+                                DTB_MEM_BUFFERS);
   }
   int64_t t0 = host_->now_ns(host_->ctx);
   uint64_t offset = 0;

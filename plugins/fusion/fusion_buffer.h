@@ -15,7 +15,8 @@ namespace dtb::strategy::fusion {
 
 class FusionBuffer {
  public:
-  FusionBuffer(const dtb_host_t* host, uint64_t thresholdBytes) : host_(host), thresholdBytes_(thresholdBytes) {}
+  FusionBuffer(const dtb_host_t* host, uint64_t thresholdBytes)
+      : host_(host), thresholdBytes_(thresholdBytes) {}
 
   // All-reduces (average) the gradients of `group` through the buffer;
   // `wait` waits for the request, throwing on failure. Traces Horovod's

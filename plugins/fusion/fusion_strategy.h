@@ -81,9 +81,9 @@ class FusionStrategy {
   std::string error_;
 
   // The thread's own.
-  std::vector<uint32_t> pending_;               // ready here, not yet reduced
-  MessageTable table_;       // rank 0
-  StallInspector inspector_;  // rank 0
+  std::vector<uint32_t> pending_;  // ready here, not yet reduced
+  MessageTable table_;             // rank 0
+  StallInspector inspector_;       // rank 0
   ResponseCache cache_;
   FusionBuffer fusionBuffer_;
 };

@@ -3,8 +3,8 @@
 namespace dtb::strategy::fusion {
 
 std::optional<std::string> StallInspector::inspect(const std::vector<uint32_t>& ready,
-                                                   const std::map<uint32_t, std::set<int>>& waiting, int64_t nowNs,
-                                                   const std::vector<std::string>& names) {
+                                                   const std::map<uint32_t, std::set<int>>& waiting,
+                                                   int64_t nowNs, const std::vector<std::string>& names) {
   for (uint32_t t : ready) waitingSinceNs_.erase(t);
   std::optional<std::string> stalled;
   for (const auto& [t, ranks] : waiting) {
@@ -16,7 +16,8 @@ std::optional<std::string> StallInspector::inspect(const std::vector<uint32_t>& 
     }
     stalled = "fusion: stalled for " + std::to_string(timeoutS_) + " s: tensor '" + names[t] +
               "' was submitted by " + std::to_string(ranks.size()) + " of " + std::to_string(world_) +
-              " ranks; rank(s) " + missing + " never submitted it (do all ranks compute the same parameters?)";
+              " ranks; rank(s) " + missing +
+              " never submitted it (do all ranks compute the same parameters?)";
   }
   return stalled;
 }

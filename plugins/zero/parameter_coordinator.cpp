@@ -45,7 +45,8 @@ size_t ParameterCoordinator::nextUnit(uint32_t layer, dtb_pass_t pass) const {
   const auto at = std::find(forwardOrder_.begin(), forwardOrder_.end(), layer);
   if (at == forwardOrder_.end()) return kNone;
   const ptrdiff_t step = pass == DTB_PASS_FORWARD ? 1 : -1;
-  for (ptrdiff_t k = (at - forwardOrder_.begin()) + step; k >= 0 && k < ptrdiff_t(forwardOrder_.size()); k += step) {
+  for (ptrdiff_t k = (at - forwardOrder_.begin()) + step; k >= 0 && k < ptrdiff_t(forwardOrder_.size());
+       k += step) {
     if (!layerUnits_[forwardOrder_[k]].empty()) return layerUnits_[forwardOrder_[k]][0];
   }
   return kNone;

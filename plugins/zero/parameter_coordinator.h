@@ -22,8 +22,8 @@ class ParameterCoordinator {
  public:
   // What the coordinator needs of the strategy's layout, per unit.
   struct Layout {
-    std::function<bool(size_t unit)> sharded;         // partitioned, not persistent
-    std::function<float*(size_t unit)> ownedSlice;    // this rank's slice of its parameters
+    std::function<bool(size_t unit)> sharded;             // partitioned, not persistent
+    std::function<float*(size_t unit)> ownedSlice;        // this rank's slice of its parameters
     std::function<void(size_t unit, float* base)> point;  // the model's views at base (nullptr: not resident)
   };
 
@@ -58,9 +58,9 @@ class ParameterCoordinator {
   bool prefetch_;
   Layout layout_;
   BufferPool gathered_;
-  std::vector<float*> resident_;           // per unit: its gathered parameters, or null
-  std::vector<dtb_request_t> inFlight_;    // per unit: its gather, until waited for
-  std::vector<uint32_t> forwardOrder_;     // the layers as the first forward ran them
+  std::vector<float*> resident_;         // per unit: its gathered parameters, or null
+  std::vector<dtb_request_t> inFlight_;  // per unit: its gather, until waited for
+  std::vector<uint32_t> forwardOrder_;   // the layers as the first forward ran them
   bool recording_ = true;
 };
 

@@ -8,8 +8,9 @@
 namespace dtb::strategy::zero {
 namespace {
 
-constexpr dtb_param_spec_t kParams[] = {kStage.spec(), kReduceBucketSize.spec(), kParamPersistenceThreshold.spec(),
-                                        kReduceScatter.spec(), kPrefetch.spec()};
+constexpr dtb_param_spec_t kParams[] = {kStage.spec(), kReduceBucketSize.spec(),
+                                        kParamPersistenceThreshold.spec(), kReduceScatter.spec(),
+                                        kPrefetch.spec()};
 
 const dtb_strategy_plugin_v1_t kDescriptor = strategyDescriptor<ZeroStrategy>(
     {sizeof(dtb_strategy_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_STRATEGY, "zero", "0.1.0",

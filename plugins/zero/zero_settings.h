@@ -7,8 +7,8 @@
 
 namespace dtb::strategy::zero {
 
-inline constexpr IntSetting kStage{"stage", "1", "1: shard optimizer state; 2: and gradients; 3: and parameters",
-                                   between(1, 3)};
+inline constexpr IntSetting kStage{
+    "stage", "1", "1: shard optimizer state; 2: and gradients; 3: and parameters", between(1, 3)};
 inline constexpr IntSetting kReduceBucketSize{
     "reduce_bucket_size", "500000000",
     "Stages 1-2: elements per gradient reduction bucket (DeepSpeed's reduce_bucket_size)", atLeast(1)};

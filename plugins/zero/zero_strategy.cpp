@@ -36,9 +36,8 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
     modelValues_.push_back(p->value.data);
     modelGrads_.push_back(p->grad.data);
   }
-  units_ = stage_ == 3
-               ? layerUnits(counts, layers, setup.layer_count, persistence, world_)
-               : bucketUnits(counts, bucket, world_);
+  units_ = stage_ == 3 ? layerUnits(counts, layers, setup.layer_count, persistence, world_)
+                       : bucketUnits(counts, bucket, world_);
   state_.resize(units_.size());
   unitOf_.assign(params_.size(), 0);
   layerUnits_.assign(setup.layer_count, {});
@@ -351,7 +350,8 @@ void ZeroStrategy::memoryReport(dtb_memory_report_t* out) const {
   out->param_bytes = params * sizeof(float);
   out->grad_bytes = grads * sizeof(float);
   out->optimizer_bytes = optimizer * sizeof(float);
-  out->buffer_bytes = staging_->peakBytes() + (coordinator_ ? coordinator_->peakBytes() : 0) + scratch_->peakBytes();
+  out->buffer_bytes =
+      staging_->peakBytes() + (coordinator_ ? coordinator_->peakBytes() : 0) + scratch_->peakBytes();
 }
 
 }  // namespace dtb::strategy::zero

@@ -52,9 +52,9 @@ class ZeroStrategy {
     HostBuffer<float> state;        // optimizer state of the slice
     float* gradShard = nullptr;     // this rank's slice of the reduced gradients
     float* staging = nullptr;       // where this backward's gradients are written
-    float* reduceOut = nullptr;    // reduce-scatter output
+    float* reduceOut = nullptr;     // reduce-scatter output
     dtb_request_t reduce = nullptr, gather = nullptr;  // gather: the step's all-gather of a replicated unit
-    uint32_t pending = 0;  // gradients still to come this backward
+    uint32_t pending = 0;                              // gradients still to come this backward
     bool launched = false;
   };
 

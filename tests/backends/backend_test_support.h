@@ -90,33 +90,33 @@ inline void runRanks(const std::string& name, int world, const core::ParamValues
   // a collective with it (a real run ends with a barrier for the same reason).
   std::barrier allDone(ranksAreProcesses(name) ? 1 : world);
   auto runRank = [&](int r) {
-      dtb_rendezvous_t rdv{};
-      rdv.struct_size = sizeof(rdv);
-      rdv.rank = r;
-      rdv.world_size = world;
-      rdv.local_rank = r;
-      rdv.local_size = world;
-      const std::string path = store.path().string();
-      rdv.store_path = path.c_str();
-      rdv.prefix = prefix.c_str();
-      rdv.bind_address = "127.0.0.1";
-      rdv.timeout_ms = timeoutMs;
-      std::unique_ptr<Rank> rank;
+    dtb_rendezvous_t rdv{};
+    rdv.struct_size = sizeof(rdv);
+    rdv.rank = r;
+    rdv.world_size = world;
+    rdv.local_rank = r;
+    rdv.local_size = world;
+    const std::string path = store.path().string();
+    rdv.store_path = path.c_str();
+    rdv.prefix = prefix.c_str();
+    rdv.bind_address = "127.0.0.1";
+    rdv.timeout_ms = timeoutMs;
+    std::unique_ptr<Rank> rank;
+    try {
+      rank = std::make_unique<Rank>(core::createBackend(plugin, params, rdv), r, world);
+      body(*rank);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "rank " << r << ": " << e.what();
+    }
+    if (ranksAreProcesses(name) && rank) {
+      // Processes: the backend's own barrier stands in for the thread barrier.
       try {
-        rank = std::make_unique<Rank>(core::createBackend(plugin, params, rdv), r, world);
-        body(*rank);
+        rank->run([&](dtb_request_t* req) { return rank->backend().barrier(rank->comm(), req); });
       } catch (const std::exception& e) {
-        ADD_FAILURE() << "rank " << r << ": " << e.what();
+        ADD_FAILURE() << "rank " << r << ": final barrier: " << e.what();
       }
-      if (ranksAreProcesses(name) && rank) {
-        // Processes: the backend's own barrier stands in for the thread barrier.
-        try {
-          rank->run([&](dtb_request_t* req) { return rank->backend().barrier(rank->comm(), req); });
-        } catch (const std::exception& e) {
-          ADD_FAILURE() << "rank " << r << ": final barrier: " << e.what();
-        }
-      }
-      allDone.arrive_and_wait();
+    }
+    allDone.arrive_and_wait();
   };
   if (ranksAreProcesses(name)) {
     runRank(mpiRank());  // this process's rank; the callers check mpiWorld() == world

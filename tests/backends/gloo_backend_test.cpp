@@ -34,7 +34,8 @@ TEST(GlooBackend, RendezvousTimesOutWhenAPeerNeverComes) {
     FAIL() << "connected to a peer that does not exist";
   } catch (const core::PluginCallError& e) {
     EXPECT_EQ(e.status(), DTB_STATUS_TIMEOUT) << e.what();
-    EXPECT_NE(std::string(e.what()).find("rank 0 could not connect to its 1 peers"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("rank 0 could not connect to its 1 peers"), std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
   }
   EXPECT_LT(secondsSince(start), 10.0);

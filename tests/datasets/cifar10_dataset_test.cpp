@@ -22,7 +22,8 @@ void writeBatch(const std::filesystem::path& file, int n, int firstIndex = 0) {
 class Cifar10Dataset : public ::testing::Test {
  protected:
   void writeAll() {
-    for (int b = 1; b <= 5; ++b) writeBatch(temp_ / ("data_batch_" + std::to_string(b) + ".bin"), 4, (b - 1) * 4);
+    for (int b = 1; b <= 5; ++b)
+      writeBatch(temp_ / ("data_batch_" + std::to_string(b) + ".bin"), 4, (b - 1) * 4);
     writeBatch(temp_ / "test_batch.bin", 3);
   }
   std::unique_ptr<PluginInstance> open(ParamValues params = {}) {
@@ -52,7 +53,7 @@ TEST_F(Cifar10Dataset, ReadsTheFiveTrainBatchesInOrder) {
   auto batch = loader.next();
   ASSERT_TRUE(batch);
   ASSERT_EQ(batch->size, 20u);
-  EXPECT_EQ(batch->labels[13], 3);                         // record 13 (batch 4)
+  EXPECT_EQ(batch->labels[13], 3);                             // record 13 (batch 4)
   EXPECT_FLOAT_EQ(batch->inputs[13 * 3072 + 5], 18 / 255.0f);  // pixel 5 of record 13
 }
 

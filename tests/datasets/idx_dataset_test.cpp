@@ -105,9 +105,10 @@ TEST_F(IdxDataset, TruncatedDataNamesFileAndOffset) {
   writeFile(temp_.path() / "train-images-idx3-ubyte", header(3, {5, 2, 3}) + std::string(20, '\1'));
   writeFile(temp_.path() / "train-labels-idx1-ubyte", header(1, {5}) + std::string(5, '\0'));
   const std::string error = openError();
-  EXPECT_NE(error.find("train-images-idx3-ubyte: truncated: the header promises 30 bytes of data after offset 16, "
-                       "the file has 20"),
-            std::string::npos)
+  EXPECT_NE(
+      error.find("train-images-idx3-ubyte: truncated: the header promises 30 bytes of data after offset 16, "
+                 "the file has 20"),
+      std::string::npos)
       << error;
 }
 

@@ -42,8 +42,8 @@ TEST(SyntheticDataset, ShapeAndDeterminism) {
 }
 
 TEST(SyntheticDataset, LabelsCoverTheClassesAndClassesDiffer) {
-  auto dataset = open({{"shape", std::vector<int64_t>{64}}, {"classes", int64_t{4}}, {"separation", 1.0},
-                       {"noise", 0.1}});
+  auto dataset = open(
+      {{"shape", std::vector<int64_t>{64}}, {"classes", int64_t{4}}, {"separation", 1.0}, {"noise", 0.1}});
   DataLoader loader(*dataset, {0, 100, 2, false}, DistributedSampler({10000, 1, 1, 0, false, false, 0}));
   loader.startEpoch(0);
   std::map<int32_t, std::vector<double>> meanOfClass;

@@ -19,8 +19,7 @@ struct Recorder {
 };
 Recorder recorder;
 
-dtb_status_t fakeAllreduce(dtb_host_ctx_t, dtb_tensor_t* buffer, dtb_reduce_op_t op,
-                           dtb_request_t* out) {
+dtb_status_t fakeAllreduce(dtb_host_ctx_t, dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out) {
   if (static_cast<int>(recorder.allreduces.size()) == recorder.failAllreduceAt) {
     return DTB_STATUS_COMM_FAILURE;
   }

@@ -25,8 +25,8 @@ struct FakeHost {
   std::map<std::string, int64_t> ints;
   std::string lastError;
   int issued = 0, waited = 0;
-  int failIssueAt = -1;                 // comm_allreduce number that fails to start
-  std::set<int> failWaitOf;             // requests whose wait fails
+  int failIssueAt = -1;      // comm_allreduce number that fails to start
+  std::set<int> failWaitOf;  // requests whose wait fails
   dtb_host_t table{};
 };
 FakeHost* fake = nullptr;
@@ -60,7 +60,8 @@ dtb_status_t fakeWait(dtb_host_ctx_t, dtb_request_t request, int64_t) {
   return fake->failWaitOf.count(n) ? DTB_STATUS_TIMEOUT : DTB_STATUS_OK;
 }
 uint32_t fakeStateFloats(dtb_host_ctx_t) { return 2; }
-dtb_status_t fakeUpdate(dtb_host_ctx_t, dtb_tensor_t* param, const dtb_tensor_t* grad, float* state, uint32_t) {
+dtb_status_t fakeUpdate(dtb_host_ctx_t, dtb_tensor_t* param, const dtb_tensor_t* grad, float* state,
+                        uint32_t) {
   auto* v = static_cast<float*>(param->data);
   const auto* g = static_cast<const float*>(grad->data);
   for (uint64_t k = 0; k < param->count; ++k) {

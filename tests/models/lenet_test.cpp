@@ -46,7 +46,8 @@ class LeNetTest : public ::testing::Test {
       }
     }
     for (int n = 0; n < 4; ++n) {
-      for (int k = 0; k < 784; ++k) inputs_[n * 784 + k] = static_cast<float>(std::sin(inputFrequency * k + n));
+      for (int k = 0; k < 784; ++k)
+        inputs_[n * 784 + k] = static_cast<float>(std::sin(inputFrequency * k + n));
     }
   }
 
@@ -123,7 +124,8 @@ TEST_F(LeNetTest, GradientsBecomeReadyInReverseLayerOrder) {
   hooks.struct_size = sizeof(hooks);
   hooks.user = &seen;
   hooks.layer_begin = [](void* user, uint32_t layer, dtb_pass_t pass) {
-    static_cast<Seen*>(user)->events.push_back((pass == DTB_PASS_FORWARD ? "F" : "B") + std::to_string(layer));
+    static_cast<Seen*>(user)->events.push_back((pass == DTB_PASS_FORWARD ? "F" : "B") +
+                                               std::to_string(layer));
     return DTB_STATUS_OK;
   };
   hooks.grad_ready = [](void* user, dtb_param_t* p) {
@@ -132,9 +134,9 @@ TEST_F(LeNetTest, GradientsBecomeReadyInReverseLayerOrder) {
   };
   forward(&hooks);
   model_->check("backward", api().backward(model_->context(), &hooks));
-  EXPECT_EQ(seen.events, (std::vector<std::string>{"F0", "F1", "F2", "F3", "B3", "fc2.bias", "fc2.weight", "B2",
-                                                   "fc1.bias", "fc1.weight", "B1", "conv2.bias", "conv2.weight", "B0",
-                                                   "conv1.bias", "conv1.weight"}));
+  EXPECT_EQ(seen.events, (std::vector<std::string>{"F0", "F1", "F2", "F3", "B3", "fc2.bias", "fc2.weight",
+                                                   "B2", "fc1.bias", "fc1.weight", "B1", "conv2.bias",
+                                                   "conv2.weight", "B0", "conv1.bias", "conv1.weight"}));
 }
 
 TEST_F(LeNetTest, BackwardAgreesWithFiniteDifferences) {
@@ -156,7 +158,8 @@ TEST_F(LeNetTest, BackwardAgreesWithFiniteDifferences) {
       const double down = forward().loss;
       value[i] = saved;
       const double numeric = (up - down) / (2 * h);
-      EXPECT_NEAR(analytic[i], numeric, 2e-3 + 2e-2 * std::fabs(numeric)) << params_[p]->name << "[" << i << "]";
+      EXPECT_NEAR(analytic[i], numeric, 2e-3 + 2e-2 * std::fabs(numeric))
+          << params_[p]->name << "[" << i << "]";
     }
   }
 }

@@ -13,7 +13,8 @@
 namespace dtb::core {
 namespace {
 
-std::unique_ptr<PluginInstance> makeMlp(const ParamValues& params, std::vector<int64_t> input, uint32_t classes) {
+std::unique_ptr<PluginInstance> makeMlp(const ParamValues& params, std::vector<int64_t> input,
+                                        uint32_t classes) {
   PluginLoader loader(SearchPath({DTBENCH_PLUGIN_DIR}));
   dtb_model_setup_t setup{};
   setup.struct_size = sizeof(setup);
@@ -30,7 +31,8 @@ TEST(Mlp, DefaultShapeOnMnist) {
   auto model = makeMlp({}, {1, 28, 28}, 10);
   dtb_param_t* const* params = nullptr;
   uint32_t count = 0;
-  model->check("params", model->plugin().descriptor<dtb_model_plugin_v1_t>().params(model->context(), &params, &count));
+  model->check("params",
+               model->plugin().descriptor<dtb_model_plugin_v1_t>().params(model->context(), &params, &count));
   uint64_t total = 0;
   for (uint32_t p = 0; p < count; ++p) total += params[p]->value.count;
   EXPECT_EQ(count, 6u);
@@ -45,7 +47,8 @@ TEST(Mlp, LossAndGradientsMatchPyTorch) {
   model->check("params", api.params(model->context(), &params, &count));
   for (uint32_t p = 0; p < count; ++p) {
     auto* v = static_cast<float*>(params[p]->value.data);
-    for (uint64_t i = 0; i < params[p]->value.count; ++i) v[i] = static_cast<float>(0.1 * std::sin(1.3 * i + p));
+    for (uint64_t i = 0; i < params[p]->value.count; ++i)
+      v[i] = static_cast<float>(0.1 * std::sin(1.3 * i + p));
   }
   float inputs[4 * 20];
   for (int n = 0; n < 4; ++n) {

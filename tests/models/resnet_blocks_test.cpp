@@ -75,6 +75,8 @@ class BlockNet {
     input_.resize(2 * channels * 36);
     for (size_t k = 0; k < input_.size(); ++k) {
       input_[k] = static_cast<float>(
+          // The integer division is the pattern's: one step per half of the input.
+          // NOLINTNEXTLINE(bugprone-integer-division)
           std::sin(0.7 * static_cast<double>(k % (input_.size() / 2)) + k / (input_.size() / 2)));
     }
   }

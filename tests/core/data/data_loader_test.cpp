@@ -16,7 +16,8 @@ std::unique_ptr<PluginInstance> tiny(int64_t samples) {
 }
 
 // Every batch of one epoch, flattened to (first input element of each sample, label).
-std::vector<std::pair<float, int32_t>> epoch(DataLoader& loader, uint64_t e, std::vector<uint32_t>* sizes = nullptr) {
+std::vector<std::pair<float, int32_t>> epoch(DataLoader& loader, uint64_t e,
+                                             std::vector<uint32_t>* sizes = nullptr) {
   std::vector<std::pair<float, int32_t>> out;
   loader.startEpoch(e);
   while (auto batch = loader.next()) {
@@ -60,7 +61,8 @@ TEST(DataLoader, DropLastBatch) {
 
 TEST(DataLoader, AFailedReadNamesTheDatasetAndItsMessage) {
   auto dataset = tiny(10);
-  DataLoader loader(*dataset, {1, 4, 2, false}, DistributedSampler({10, 1, 1, 0, false, false, 0}));  // no split 1
+  DataLoader loader(*dataset, {1, 4, 2, false},
+                    DistributedSampler({10, 1, 1, 0, false, false, 0}));  // no split 1
   loader.startEpoch(0);
   try {
     loader.next();

@@ -9,7 +9,8 @@ namespace {
 TEST(RedactSecrets, HidesThePasswordOfAUrl) {
   EXPECT_EQ(redactSecrets("redis://user:s3cret@db.example:6379"), "redis://user:***@db.example:6379");
   EXPECT_EQ(redactSecrets("redis://:s3cret@10.0.0.1:6379"), "redis://:***@10.0.0.1:6379");
-  EXPECT_EQ(redactSecrets("a p@ss:w0rd with '@' in it: redis://u:p@ss@h:1"), "a p@ss:w0rd with '@' in it: redis://u:***@h:1");
+  EXPECT_EQ(redactSecrets("a p@ss:w0rd with '@' in it: redis://u:p@ss@h:1"),
+            "a p@ss:w0rd with '@' in it: redis://u:***@h:1");
   // A '/' a user did not percent-encode is still part of the password.
   EXPECT_EQ(redactSecrets("redis://u:pa/ss@h:1 and on"), "redis://u:***@h:1 and on");
   EXPECT_EQ(redactSecrets("\"redis://:a/b/c@h\""), "\"redis://:***@h\"");

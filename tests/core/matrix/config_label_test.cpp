@@ -46,31 +46,32 @@ TEST(ConfigLabel, ADepthThatVariesAloneStillNamesTheModel) {
 }
 
 TEST(ConfigLabel, TheModelLeadsThenTheDataset) {
-  const std::vector<std::string> labels =
-      labelConfigurations({config("zero", "lenet", {{"dataset", "\"idx\""}, {"strategy.zero.stage", "1"}}),
-                           config("zero", "lenet", {{"dataset", "\"synthetic\""}, {"strategy.zero.stage", "3"}}),
-                           config("zero", "resnet", {{"dataset", "\"synthetic\""}, {"strategy.zero.stage", "3"}})},
-                          true);
+  const std::vector<std::string> labels = labelConfigurations(
+      {config("zero", "lenet", {{"dataset", "\"idx\""}, {"strategy.zero.stage", "1"}}),
+       config("zero", "lenet", {{"dataset", "\"synthetic\""}, {"strategy.zero.stage", "3"}}),
+       config("zero", "resnet", {{"dataset", "\"synthetic\""}, {"strategy.zero.stage", "3"}})},
+      true);
   EXPECT_EQ(labels, (std::vector<std::string>{"lenet idx zero stage=1", "lenet synthetic zero stage=3",
                                               "resnet synthetic zero stage=3"}));
 }
 
 TEST(ConfigLabel, ADatasetThatGoesWithItsModelIsLeftOut) {
   // examples/strategies.toml zips lenet with idx and resnet with synthetic.
-  const std::vector<std::string> labels = labelConfigurations(
-      {config("zero", "lenet", {{"dataset", "\"idx\""}}), config("bucketed", "lenet", {{"dataset", "\"idx\""}}),
-       config("zero", "resnet", {{"dataset", "\"synthetic\""}})},
-      true);
+  const std::vector<std::string> labels =
+      labelConfigurations({config("zero", "lenet", {{"dataset", "\"idx\""}}),
+                           config("bucketed", "lenet", {{"dataset", "\"idx\""}}),
+                           config("zero", "resnet", {{"dataset", "\"synthetic\""}})},
+                          true);
   EXPECT_EQ(labels, (std::vector<std::string>{"lenet zero", "lenet bucketed", "resnet zero"}));
 }
 
 TEST(ConfigLabel, TheReportsLabelsStillTellDepthsAndDatasetsApart) {
   // One chart per model name: its name is left out, its depth and dataset are not.
-  const std::vector<std::string> labels =
-      labelConfigurations({config("zero", "resnet", {{"model.resnet.depth", "18"}, {"dataset", "\"cifar10\""}}),
-                           config("zero", "resnet", {{"model.resnet.depth", "50"}, {"dataset", "\"cifar10\""}}),
-                           config("zero", "resnet", {{"model.resnet.depth", "50"}, {"dataset", "\"synthetic\""}})},
-                          false);
+  const std::vector<std::string> labels = labelConfigurations(
+      {config("zero", "resnet", {{"model.resnet.depth", "18"}, {"dataset", "\"cifar10\""}}),
+       config("zero", "resnet", {{"model.resnet.depth", "50"}, {"dataset", "\"cifar10\""}}),
+       config("zero", "resnet", {{"model.resnet.depth", "50"}, {"dataset", "\"synthetic\""}})},
+      false);
   EXPECT_EQ(labels, (std::vector<std::string>{"resnet18 cifar10 zero", "resnet50 cifar10 zero",
                                               "resnet50 synthetic zero"}));
 }

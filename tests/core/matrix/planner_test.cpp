@@ -50,8 +50,8 @@ TEST(Planner, FixedValuesMakeOneCellWithEveryDefault) {
   EXPECT_EQ(p.repeats, 1);
   const Cell& cell = p.cells[0];
   EXPECT_EQ(cell.integer("world_size"), 1);
-  EXPECT_EQ(cell.text("optimizer"), "sgd");                      // run default
-  EXPECT_EQ(cell.text("strategy.example_c.op"), "avg");          // plugin default
+  EXPECT_EQ(cell.text("optimizer"), "sgd");              // run default
+  EXPECT_EQ(cell.text("strategy.example_c.op"), "avg");  // plugin default
   EXPECT_EQ(cell.text("model.linear.init_scale"), "0.01");
   EXPECT_EQ(cell.text("dataset.tiny.samples"), "64");
   EXPECT_EQ(p.plugins.size(), 4u);
@@ -69,8 +69,9 @@ TEST(Planner, ArraysAreAxesAndAxesAreCrossed) {
 }
 
 TEST(Planner, ZipVariesKeysTogether) {
-  Plan p = plan(kHeader + "world_size = [1, 2, 4]\nbatch_size = [64, 32, 16]\n"
-                          "[matrix]\nzip = [[\"world_size\", \"batch_size\"]]\n");
+  Plan p = plan(kHeader +
+                "world_size = [1, 2, 4]\nbatch_size = [64, 32, 16]\n"
+                "[matrix]\nzip = [[\"world_size\", \"batch_size\"]]\n");
   ASSERT_EQ(p.cells.size(), 3u);
   for (const Cell& c : p.cells) EXPECT_EQ(c.integer(kGlobalBatchKey), 64);
 }
@@ -84,7 +85,8 @@ TEST(Planner, DerivedValuesAreExplicit) {
 }
 
 TEST(Planner, PluginParameterAxesApplyToTheirPluginsCellsOnly) {
-  Plan p = plan(kHeader + "[model.linear]\ninit_scale = [0.1, 0.2, 0.3]\n[strategy.example_c]\nop = \"sum\"\n");
+  Plan p =
+      plan(kHeader + "[model.linear]\ninit_scale = [0.1, 0.2, 0.3]\n[strategy.example_c]\nop = \"sum\"\n");
   ASSERT_EQ(p.cells.size(), 3u);
   EXPECT_EQ(p.cells[2].text("model.linear.init_scale"), "0.3");
   EXPECT_EQ(p.cells[0].text("strategy.example_c.op"), "sum");
@@ -92,9 +94,10 @@ TEST(Planner, PluginParameterAxesApplyToTheirPluginsCellsOnly) {
 }
 
 TEST(Planner, ExcludeDropsAndIncludeAdds) {
-  Plan p = plan(kHeader + "world_size = [1, 2, 4]\noptimizer = [\"sgd\", \"adam\"]\n[matrix]\n"
-                          "exclude = [{ optimizer = \"adam\", world_size = [2, 4] }]\n"
-                          "include = [{ world_size = 8, optimizer = \"adamw\" }]\nrepeats = 3\n");
+  Plan p = plan(kHeader +
+                "world_size = [1, 2, 4]\noptimizer = [\"sgd\", \"adam\"]\n[matrix]\n"
+                "exclude = [{ optimizer = \"adam\", world_size = [2, 4] }]\n"
+                "include = [{ world_size = 8, optimizer = \"adamw\" }]\nrepeats = 3\n");
   ASSERT_EQ(p.cells.size(), 5u);  // 6 - 2 + 1
   EXPECT_EQ(p.repeats, 3);
   EXPECT_EQ(p.cells[4].integer("world_size"), 8);
@@ -103,14 +106,16 @@ TEST(Planner, ExcludeDropsAndIncludeAdds) {
 }
 
 TEST(Planner, ExcludeMayNamePluginParameters) {
-  Plan p = plan(kHeader + "[model.linear]\ninit_scale = [0.1, 0.2]\n[matrix]\n"
-                          "exclude = [{ \"model.linear.init_scale\" = 0.2 }]\n");
+  Plan p = plan(kHeader +
+                "[model.linear]\ninit_scale = [0.1, 0.2]\n[matrix]\n"
+                "exclude = [{ \"model.linear.init_scale\" = 0.2 }]\n");
   ASSERT_EQ(p.cells.size(), 1u);
 }
 
 TEST(Planner, IncludeMaySetPluginParameters) {
-  Plan p = plan(kHeader + "[model.linear]\ninit_scale = [0.1, 0.2]\n[matrix]\n"
-                          "include = [{ world_size = 2, \"strategy.example_c.op\" = \"sum\" }]\n");
+  Plan p = plan(kHeader +
+                "[model.linear]\ninit_scale = [0.1, 0.2]\n[matrix]\n"
+                "include = [{ world_size = 2, \"strategy.example_c.op\" = \"sum\" }]\n");
   ASSERT_EQ(p.cells.size(), 4u);  // 2 + the include crossed with init_scale
   EXPECT_EQ(p.cells[2].text("strategy.example_c.op"), "sum");
   EXPECT_EQ(p.cells[2].integer("world_size"), 2);
@@ -135,8 +140,9 @@ TEST(PlannerErrors, TomlSyntaxErrorPointsAtTheLine) {
 TEST(PlannerErrors, EveryProblemAtOnceInFileOrder) {
   auto lines = problems(kHeader + "word_size = 2\nepochs = \"two\"\nlr = []\n");
   ASSERT_EQ(lines.size(), 3u);
-  EXPECT_EQ(lines[0], "m.toml:10:13: error: unknown key 'word_size' in [run] (did you mean 'world_size'?); "
-                      "plugin parameters go in [KIND.NAME] tables");
+  EXPECT_EQ(lines[0],
+            "m.toml:10:13: error: unknown key 'word_size' in [run] (did you mean 'world_size'?); "
+            "plugin parameters go in [KIND.NAME] tables");
   EXPECT_EQ(lines[1], "m.toml:11:10: error: 'epochs' expects int, got a string");
   EXPECT_EQ(lines[2], "m.toml:12:6: error: empty axis 'lr': give at least one value");
 }
@@ -163,19 +169,23 @@ backend = "single"
 
 TEST(PlannerErrors, UnknownPluginParameterGetsAHint) {
   auto lines = problems(kHeader + "[strategy.example_c]\nopp = \"sum\"\nwait_timeout_ms = 2.5\n");
-  EXPECT_TRUE(contains(lines, "m.toml:11:7: error: unknown parameter 'opp' of strategy 'example_c' "
-                              "(did you mean 'op'?)"));
-  EXPECT_TRUE(contains(lines, "m.toml:12:19: error: 'strategy.example_c.wait_timeout_ms' expects int, got a float"));
+  EXPECT_TRUE(contains(lines,
+                       "m.toml:11:7: error: unknown parameter 'opp' of strategy 'example_c' "
+                       "(did you mean 'op'?)"));
+  EXPECT_TRUE(
+      contains(lines, "m.toml:12:19: error: 'strategy.example_c.wait_timeout_ms' expects int, got a float"));
 }
 
 TEST(PlannerErrors, PluginTableNoCellUses) {
   auto lines = problems(kHeader + "[strategy.bucketed]\nbucket_cap_mb = 25\n");
-  EXPECT_TRUE(contains(lines, "m.toml:10:1: error: [strategy.bucketed] configures strategy 'bucketed', which no cell uses"));
+  EXPECT_TRUE(contains(
+      lines, "m.toml:10:1: error: [strategy.bucketed] configures strategy 'bucketed', which no cell uses"));
 }
 
 TEST(PlannerErrors, ContradictingZips) {
-  auto lines = problems(kHeader + "world_size = [1, 2]\nbatch_size = [8, 16, 32]\nepochs = 1\n[matrix]\n"
-                                  "zip = [[\"world_size\", \"batch_size\"], [\"world_size\", \"epochs\"]]\n");
+  auto lines = problems(kHeader +
+                        "world_size = [1, 2]\nbatch_size = [8, 16, 32]\nepochs = 1\n[matrix]\n"
+                        "zip = [[\"world_size\", \"batch_size\"], [\"world_size\", \"epochs\"]]\n");
   EXPECT_TRUE(contains(lines, "zip group lengths differ: 'world_size' has 2 values, 'batch_size' has 3"));
   EXPECT_TRUE(contains(lines, "zip names 'epochs', which is not an axis"));
   EXPECT_TRUE(contains(lines, "'world_size' is in two zip groups"));
@@ -189,7 +199,8 @@ TEST(PlannerErrors, StructuralMistakes) {
 }
 
 TEST(PlannerErrors, RequiredRunKeys) {
-  auto lines = problems("[experiment]\nname = \"t\"\n[run]\nstrategy = \"example_c\"\nbackend = \"single\"\n");
+  auto lines =
+      problems("[experiment]\nname = \"t\"\n[run]\nstrategy = \"example_c\"\nbackend = \"single\"\n");
   EXPECT_TRUE(contains(lines, "[run] needs 'model'"));
   EXPECT_TRUE(contains(lines, "[run] needs 'dataset'"));
 }
@@ -200,8 +211,9 @@ TEST(PlannerErrors, EverythingExcluded) {
 }
 
 TEST(PlannerErrors, IncludeOfAnAxisMustSetIt) {
-  auto lines = problems(kHeader + "world_size = [1, 2]\noptimizer = [\"sgd\", \"adam\"]\n[matrix]\n"
-                                  "include = [{ world_size = 8 }]\n");
+  auto lines = problems(kHeader +
+                        "world_size = [1, 2]\noptimizer = [\"sgd\", \"adam\"]\n[matrix]\n"
+                        "include = [{ world_size = 8 }]\n");
   EXPECT_TRUE(contains(lines, "an include entry leaves axis 'optimizer' unset"));
 }
 

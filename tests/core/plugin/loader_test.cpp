@@ -218,7 +218,8 @@ TEST_F(WritableByOthers, RefusesAFileOwnedBySomeoneElse) {
     PluginLoader(SearchPath({dir_})).load(PluginKind::kStrategy, "example_c");
     FAIL() << "loaded a file another user owns";
   } catch (const PluginError& e) {
-    EXPECT_NE(std::string(e.what()).find("the file is owned by uid 12345, neither root nor you"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("the file is owned by uid 12345, neither root nor you"),
+              std::string::npos)
         << e.what();
   }
 }
@@ -227,7 +228,8 @@ TEST_F(WritableByOthers, RefusesAFileOwnedBySomeoneElse) {
 TEST_F(WritableByOthers, AStickyRootDirectoryAboveIsAllowed) {
   struct stat parent {};
   ASSERT_EQ(stat(fs::canonical(dir_).parent_path().c_str(), &parent), 0);
-  if (!(parent.st_mode & S_ISVTX) || parent.st_uid != 0) GTEST_SKIP() << "the temporary directory is not sticky";
+  if (!(parent.st_mode & S_ISVTX) || parent.st_uid != 0)
+    GTEST_SKIP() << "the temporary directory is not sticky";
   EXPECT_NO_THROW(PluginLoader(SearchPath({dir_})).load(PluginKind::kStrategy, "example_c"));
 }
 

@@ -33,7 +33,12 @@ TEST(ParamCheck, RangeAndChoices) {
   EXPECT_NE(checkParamValue(cap, 2048.0)->find("above the maximum"), std::string::npos);
   EXPECT_NE(checkParamValue(cap, std::string("big"))->find("expected float"), std::string::npos);
 
-  ParamSpec algo{"algorithm", DTB_PARAM_STRING, std::string("ring"), "All-reduce algorithm", {}, {},
+  ParamSpec algo{"algorithm",
+                 DTB_PARAM_STRING,
+                 std::string("ring"),
+                 "All-reduce algorithm",
+                 {},
+                 {},
                  {"ring", "halving_doubling"}};
   EXPECT_FALSE(checkParamValue(algo, std::string("ring")));
   EXPECT_NE(checkParamValue(algo, std::string("tree"))->find("not one of: ring, halving_doubling"),

@@ -2,11 +2,12 @@
 // srun command lines, reading their tagged output, their reports of a dead
 // rank, and a worker's rank from each launcher's environment. (mpirun itself
 // runs end to end in run.end_to_end; srun cannot run here, no Slurm.)
+#include "run/job_launcher.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
-#include "run/job_launcher.h"
 #include "run/rank_environment.h"
 
 namespace dtb::core {
@@ -32,10 +33,11 @@ TEST(JobCommand, MpirunAllowsRootAndOversubscriptionAndPassesTheHostfile) {
   LaunchOptions o = options("mpirun");
   o.hostfile = "/shared/hosts";
   o.launcherArgs = {"--mca", "btl", "tcp,self"};
-  EXPECT_EQ(joined(jobCommand(o, true)),
-            "mpirun -np 4 --tag-output --oversubscribe --bind-to none -x OMP_NUM_THREADS=2 --allow-run-as-root "
-            "--hostfile /shared/hosts --mca btl tcp,self /opt/dtbench/bin/dtbench worker --spec "
-            "/shared/run-1/spec.toml --record-fd 1");
+  EXPECT_EQ(
+      joined(jobCommand(o, true)),
+      "mpirun -np 4 --tag-output --oversubscribe --bind-to none -x OMP_NUM_THREADS=2 --allow-run-as-root "
+      "--hostfile /shared/hosts --mca btl tcp,self /opt/dtbench/bin/dtbench worker --spec "
+      "/shared/run-1/spec.toml --record-fd 1");
   EXPECT_EQ(joined(jobCommand(options("mpirun"), false)).find("--allow-run-as-root"), std::string::npos);
 }
 

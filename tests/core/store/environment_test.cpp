@@ -27,8 +27,8 @@ TEST(Environment, NeverCopiesOtherVariables) {
   for (const auto& [key, value] : captureEnvironment()) {
     EXPECT_EQ(value.find("hunter"), std::string::npos) << key;
     if (key.starts_with("env.")) {
-      EXPECT_TRUE(key == "env.DTBENCH_PLUGIN_PATH" || key == "env.DTBENCH_LOG" || key == "env.OMP_NUM_THREADS" ||
-                  key == "env.CUDA_VISIBLE_DEVICES")
+      EXPECT_TRUE(key == "env.DTBENCH_PLUGIN_PATH" || key == "env.DTBENCH_LOG" ||
+                  key == "env.OMP_NUM_THREADS" || key == "env.CUDA_VISIBLE_DEVICES")
           << key;
     }
   }

@@ -35,8 +35,8 @@ class QueryTest : public ::testing::Test {
 };
 
 TEST_F(QueryTest, ReturnsColumnsAndRows) {
-  QueryResult r = runReadOnlyQuery(dir_ / "results.db",
-                                   "SELECT strategy, world_size, speedup FROM scaling ORDER BY strategy, world_size");
+  QueryResult r = runReadOnlyQuery(
+      dir_ / "results.db", "SELECT strategy, world_size, speedup FROM scaling ORDER BY strategy, world_size");
   EXPECT_EQ(r.columns, (std::vector<std::string>{"strategy", "world_size", "speedup"}));
   ASSERT_EQ(r.rows.size(), 6u);
   EXPECT_EQ(std::get<std::string>(r.rows[0][0]), "allreduce");
@@ -81,8 +81,7 @@ QueryResult tricky() {
 }
 
 TEST(ResultFormat, CsvQuotesPerRfc4180) {
-  EXPECT_EQ(formatResult(tricky(), ResultFormat::kCsv),
-            "name,n,x,none\r\n\"a,\"\"b\"\"|c\nd\",42,0.1,\r\n");
+  EXPECT_EQ(formatResult(tricky(), ResultFormat::kCsv), "name,n,x,none\r\n\"a,\"\"b\"\"|c\nd\",42,0.1,\r\n");
 }
 
 // CSV and JSON print the shortest text that reads back as the same double:

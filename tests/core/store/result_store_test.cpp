@@ -82,7 +82,8 @@ TEST_F(StoreTest, UpgradesAVersionOneStoreKeepingItsData) {
   EXPECT_EQ(number("SELECT COUNT(*) FROM pragma_table_info('epoch') WHERE name = 'step_bus_bytes'"), 1);
   EXPECT_EQ(number("SELECT COUNT(*) FROM pragma_table_info('memory') WHERE name = 'param_elements'"), 1);
   // Migration 8 edits run's CHECK in place: the new status must be in it.
-  EXPECT_EQ(number("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'run' AND sql LIKE '%''interrupted''%'"), 1);
+  EXPECT_EQ(number("SELECT COUNT(*) FROM sqlite_schema WHERE name = 'run' AND sql LIKE '%''interrupted''%'"),
+            1);
 }
 
 TEST_F(StoreTest, RefusesANewerSchema) {
@@ -183,7 +184,8 @@ TEST_F(StoreTest, RunFiguresFollowTheEpochs) {
         "step_breakdown; "
         "DROP VIEW scaling; DROP VIEW repeat_stats; DROP VIEW run_summary; DROP TABLE run_figure; "
         "DROP TRIGGER cell_figure_after_run_update; DROP TRIGGER cell_figure_after_run_delete; "
-        "DROP TABLE cell_figure_refresh; DROP TABLE cell_figure; ALTER TABLE run DROP COLUMN coordinator_host; "
+        "DROP TABLE cell_figure_refresh; DROP TABLE cell_figure; ALTER TABLE run DROP COLUMN "
+        "coordinator_host; "
         "ALTER TABLE run DROP COLUMN coordinator_pid; ALTER TABLE run DROP COLUMN coordinator_identity; "
         "ALTER TABLE run DROP COLUMN heartbeat_at; PRAGMA user_version = 4");
   }
@@ -220,12 +222,14 @@ TEST_F(StoreTest, CellFiguresFollowTheRuns) {
   const std::string afresh =
       "SELECT *, CASE WHEN loaded_runs > 0 OR spread > 0.1 THEN 1 ELSE 0 END FROM (SELECT *, "
       "CASE WHEN repeats > 1 THEN (high - low) / median END AS spread FROM (SELECT experiment_id, cell, "
-      "MIN(run_id), COUNT(*) AS repeats, AVG(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN sps END) AS median, "
+      "MIN(run_id), COUNT(*) AS repeats, AVG(CASE WHEN rn IN ((n + 1) / 2, (n + 2) / 2) THEN sps END) AS "
+      "median, "
       "MIN(sps) AS low, MAX(sps) AS high, AVG(ms), AVG(acc), MIN(acc), MAX(acc), COALESCE(SUM(loaded), 0) AS "
       "loaded_runs, MIN(config_key), MIN(world_size) FROM (SELECT r.id AS run_id, r.experiment_id, r.cell, "
       "f.steady_samples / f.steady_seconds AS sps, 1000.0 * f.steady_seconds / f.steady_steps AS ms, "
       "f.final_test_accuracy AS acc, r.loaded, r.config_key, r.world_size, ROW_NUMBER() OVER (PARTITION BY "
-      "r.experiment_id, r.cell ORDER BY f.steady_samples / f.steady_seconds) AS rn, COUNT(*) OVER (PARTITION BY "
+      "r.experiment_id, r.cell ORDER BY f.steady_samples / f.steady_seconds) AS rn, COUNT(*) OVER (PARTITION "
+      "BY "
       "r.experiment_id, r.cell) AS n FROM run r JOIN run_figure f ON f.run_id = r.id WHERE r.status = 'ok' "
       "AND f.steady_samples / f.steady_seconds IS NOT NULL) GROUP BY experiment_id, cell))";
   const auto differing = [&] {

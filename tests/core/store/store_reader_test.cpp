@@ -80,7 +80,8 @@ TEST_F(StoreReader, AnOlderStoreIsRefusedWithTheCommandThatUpgradesIt) {
   } catch (const StoreError& e) {
     EXPECT_NE(std::string(e.what()).find("schema version 1 is older than this dtbench's"), std::string::npos)
         << e.what();
-    EXPECT_NE(std::string(e.what()).find("`dtbench upgrade " + db_.string() + "`"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("`dtbench upgrade " + db_.string() + "`"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -91,7 +92,8 @@ TEST_F(StoreReader, ANewerStoreOrAForeignFileIsRefused) {
     raw.exec("PRAGMA user_version = 999");
   }
   EXPECT_THROW(openStoreForReading(db_), StoreError);
-  std::ofstream(dir_ / "text.db") << "not a database at all, just some text that is long enough to be a header";
+  std::ofstream(dir_ / "text.db")
+      << "not a database at all, just some text that is long enough to be a header";
   EXPECT_THROW(openStoreForReading(dir_ / "text.db"), StoreError);
   EXPECT_THROW(openStoreForReading(dir_ / "missing.db"), StoreError);
 }
@@ -100,8 +102,9 @@ TEST_F(StoreReader, AQueryPastItsTimeLimitIsStopped) {
   testing::writeSampleStore(db_);
   Database db = openStoreForReading(db_);
   try {
-    streamReadOnlyQuery(db, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT COUNT(*) FROM c",
-                        std::chrono::milliseconds(200), {[](auto) {}, [](auto) {}});
+    streamReadOnlyQuery(
+        db, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT COUNT(*) FROM c",
+        std::chrono::milliseconds(200), {[](auto) {}, [](auto) {}});
     FAIL() << "an endless query returned";
   } catch (const StoreError& e) {
     EXPECT_NE(std::string(e.what()).find("stopped after 0.2 s"), std::string::npos) << e.what();

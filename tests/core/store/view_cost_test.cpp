@@ -30,7 +30,8 @@ std::filesystem::path makeStore(const std::filesystem::path& dir, int experiment
   const std::filesystem::path path = dir / ("store" + std::to_string(experiments) + ".db");
   { ResultStore store(path); }  // schema and views
   Database db(path, Database::Mode::kReadWrite);
-  db.exec("CREATE TEMP TABLE bench_size AS SELECT " + std::to_string(experiments) + " AS experiments, 10 AS steps");
+  db.exec("CREATE TEMP TABLE bench_size AS SELECT " + std::to_string(experiments) +
+          " AS experiments, 10 AS steps");
   db.exec(readFile(DTBENCH_SOURCE_DIR "/bench/store_scale/make_store.sql"));
   return path;
 }
@@ -49,7 +50,8 @@ std::string filled(std::string sql, int experiments) {
   std::string ids;
   for (int i = 1; i <= experiments; ++i) ids += (i > 1 ? "," : "") + std::to_string(i);
   for (const auto& [key, value] : {std::pair<std::string, std::string>{"{experiments}", ids},
-                                   {"{experiment_a}", "1"}, {"{experiment_b}", "2"}}) {
+                                   {"{experiment_a}", "1"},
+                                   {"{experiment_b}", "2"}}) {
     for (size_t at; (at = sql.find(key)) != std::string::npos;) sql.replace(at, key.size(), value);
   }
   return sql;
@@ -63,16 +65,17 @@ TEST(ViewCost, GrowsWithTheStoreNotItsSquare) {
   for (const EmbeddedSql& view : reportViews()) {
     queries.push_back({viewName(view.name), "SELECT * FROM " + viewName(view.name)});
   }
-  queries.push_back({"runs", "SELECT * FROM run_summary s LEFT JOIN repeat_stats q "
-                             "ON q.experiment_id = s.experiment_id AND q.cell = s.cell"});
+  queries.push_back({"runs",
+                     "SELECT * FROM run_summary s LEFT JOIN repeat_stats q "
+                     "ON q.experiment_id = s.experiment_id AND q.cell = s.cell"});
   for (const auto& [name, sql] : queries) {
     const double ratio = double(vmSteps(large, sql)) / double(vmSteps(small, sql));
     // 4x the rows: linear is 4, n log n a little more; a square would be 16.
     EXPECT_LT(ratio, 6.0) << name << ": " << ratio << "x the steps for 4x the runs";
   }
   for (const EmbeddedSql& query : reportQueries()) {
-    const double ratio = double(vmSteps(large, filled(query.sql, kLarge))) /
-                         double(vmSteps(small, filled(query.sql, kSmall)));
+    const double ratio =
+        double(vmSteps(large, filled(query.sql, kLarge))) / double(vmSteps(small, filled(query.sql, kSmall)));
     EXPECT_LT(ratio, 6.0) << "report query " << query.name << ": " << ratio << "x the steps for 4x the runs";
   }
 }

@@ -1,16 +1,16 @@
 // The collective sweep's parts: sizes and settings as nccl-tests reads them,
 // and a one-rank sweep through a real backend plugin whose rows, bytes and
 // correctness count are checked — including a backend that answers wrong.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
 
+#include "plugin/loader.h"
 #include "sweep/collective_sweep.h"
 #include "sweep/sweep_spec.h"
-#include "plugin/loader.h"
 #include "temp_dir.h"
 
 namespace dtb::core {

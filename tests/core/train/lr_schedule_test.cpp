@@ -59,7 +59,7 @@ TEST(LrSchedule, GoyalWarmupRampsFromTheUnscaledRate) {
 TEST(LrSchedule, WarmupWithoutScalingStartsNearZero) {
   LrSchedule s(config("cosine", 4, 1));
   EXPECT_NEAR(s.at(0, 0, 10), 0.01, 1e-12);  // 1/10 of the way
-  EXPECT_DOUBLE_EQ(s.at(1, 0, 10), 0.1);      // cosine starts after warm-up
+  EXPECT_DOUBLE_EQ(s.at(1, 0, 10), 0.1);     // cosine starts after warm-up
 }
 
 TEST(LrSchedule, RejectsBadConfigurations) {

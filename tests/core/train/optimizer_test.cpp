@@ -50,7 +50,8 @@ TEST(Optimizer, MatchesTorchOptimStepByStep) {
     for (size_t i = 0; i < param.size(); ++i) {
       float expected = 0;
       row >> expected;
-      EXPECT_NEAR(param[i], expected, 1e-6 + 1e-5 * std::fabs(expected)) << name << " step " << step << " i " << i;
+      EXPECT_NEAR(param[i], expected, 1e-6 + 1e-5 * std::fabs(expected))
+          << name << " step " << step << " i " << i;
     }
     ++checked;
   }

@@ -14,7 +14,8 @@ namespace {
 // Streams the rows to stdout as they come (a result of millions of rows
 // needs no memory for them), stopping the query after `timeoutS`.
 int printQuery(const std::string& db, const std::string& sql, core::ResultFormat format, double timeoutS) {
-  core::ResultWriter writer(format, [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); });
+  core::ResultWriter writer(format,
+                            [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); });
   bool started = false;  // columns are out: a stopped query still ends its table, CSV or JSON
   try {
     core::Database store = core::openStoreForReading(db);
@@ -69,7 +70,8 @@ void addQueryCommand(CLI::App& app, GlobalOptions& global) {
       "query",
       "Run one read-only SQL statement on a result store.\n"
       "Views: run_summary, repeat_stats, scaling, step_breakdown, accuracy, loss_per_step,\n"
-      "time_to_accuracy, plugin_metrics, collective_bandwidth, memory_vs_theory, traffic_vs_theory\n"
+      "time_to_accuracy, plugin_metrics, collective_bandwidth, memory_vs_theory, traffic_vs_theory,\n"
+      "verdict (which configuration to use per model and world size, and why)\n"
       "(docs/sql-cookbook.md has recipes). Example:\n"
       "  dtbench query results.db \"SELECT strategy, world_size, speedup, efficiency FROM scaling\"");
   cmd->add_option("db", o->db, "The result store (SQLite file)")->required();

@@ -55,8 +55,8 @@ std::string table(const ReportTable& t) {
     const std::string css = r < t.rowClass.size() ? t.rowClass[r] : "";
     out += "<tr>";
     for (size_t c = 0; c < t.rows[r].size(); ++c) {
-      const bool classed =
-          !css.empty() && std::find(t.classedColumns.begin(), t.classedColumns.end(), c) != t.classedColumns.end();
+      const bool classed = !css.empty() && std::find(t.classedColumns.begin(), t.classedColumns.end(), c) !=
+                                               t.classedColumns.end();
       out += (classed ? "<td class=\"" + css + "\">" : std::string("<td>")) + esc(t.rows[r][c]) + "</td>";
     }
     out += "</tr>\n";
@@ -64,12 +64,30 @@ std::string table(const ReportTable& t) {
   return out + "</table>\n";
 }
 
+// The answer first: which configuration to use per model and world size, and why.
+std::string verdictSection(const ReportData& data) {
+  std::string out =
+      "<section class=\"verdict\"><h2>Verdict: which configuration, and why</h2>\n<p class=\"note\">" +
+      esc(kVerdictNote) + "</p>\n";
+  for (const ReportExperiment& x : data.experiments) {
+    const ReportTable t = verdictTable(data, x.id);
+    if (t.rows.empty()) continue;
+    if (data.experiments.size() > 1)
+      out += "<h3>" + esc(x.name) + " <small>(experiment " + std::to_string(x.id) + ")</small></h3>\n";
+    out += table(t);
+  }
+  return out + "</section>\n";
+}
+
 std::string comparisonSection(const ReportInput& in) {
   const auto [a, b] = *in.compared;
-  std::string out = "<h2>Comparison: experiment " + std::to_string(b) + " against " + std::to_string(a) + "</h2>\n";
-  out += "<p class=\"note\">Cells both experiments ran (same configuration and world size). A change counts when "
-         "the repeats of B lie wholly above or below those of A; with one repeat on either side the noise is "
-         "unknown. Query: reports/queries/80_compare.sql.</p>\n";
+  std::string out =
+      "<h2>Comparison: experiment " + std::to_string(b) + " against " + std::to_string(a) + "</h2>\n";
+  out +=
+      "<p class=\"note\">Cells both experiments ran (same configuration and world size). A change counts "
+      "when "
+      "the repeats of B lie wholly above or below those of A; with one repeat on either side the noise is "
+      "unknown. Query: reports/queries/80_compare.sql.</p>\n";
   if (in.comparison->empty()) return out + "<p>No cell in common.</p>\n";
   return out + table(comparisonTable(*in.comparison));
 }
@@ -78,19 +96,24 @@ std::string comparisonSection(const ReportInput& in) {
 
 std::string renderHtml(const ReportInput& in) {
   const ReportData& data = *in.data;
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>dtbench report</title>"
-                    "<style>" + std::string(kStyle) + "</style></head>\n<body>\n<h1>dtbench report</h1>\n";
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>dtbench report</title>"
+      "<style>" +
+      std::string(kStyle) + "</style></head>\n<body>\n<h1>dtbench report</h1>\n";
   out += "<p class=\"meta\">" + esc(in.database) + " — " + std::to_string(data.experiments.size()) +
          " experiment(s). Every figure comes from the store through the SQL in reports/queries/ "
          "(dtbench report --sql-dir uses your own copies).</p>\n";
+  out += verdictSection(data);
   if (in.compared) out += comparisonSection(in);
   for (const ReportExperiment& x : data.experiments) {
-    out += "<section class=\"experiment\"><h2>" + esc(x.name) + " <small>(experiment " + std::to_string(x.id) +
-           ")</small></h2>\n<p class=\"meta\">" + esc(x.description) + "<br>" + std::to_string(x.runs) + " runs: " +
-           std::to_string(x.ok) + " ok, " + std::to_string(x.failed) + " failed — " + esc(x.createdAt) + " on " +
-           esc(x.host) + ", dtbench " + esc(x.version) + ", " + esc(x.matrixPath) + "</p>\n";
+    out += "<section class=\"experiment\"><h2>" + esc(x.name) + " <small>(experiment " +
+           std::to_string(x.id) + ")</small></h2>\n<p class=\"meta\">" + esc(x.description) + "<br>" +
+           std::to_string(x.runs) + " runs: " + std::to_string(x.ok) + " ok, " + std::to_string(x.failed) +
+           " failed — " + esc(x.createdAt) + " on " + esc(x.host) + ", dtbench " + esc(x.version) + ", " +
+           esc(x.matrixPath) + "</p>\n";
     for (const std::string& model : data.models(x.id)) {
-      out += "<h3>" + esc(model) + "</h3>\n" + table(keyFigureTable(data, x.id, model)) + "<div class=\"charts\">\n";
+      out += "<h3>" + esc(model) + "</h3>\n" + table(keyFigureTable(data, x.id, model)) +
+             "<div class=\"charts\">\n";
       for (const LineChart& c : scalingCharts(data, x.id, model)) out += renderLineChart(c);
       for (const StackedBarChart& c : breakdownCharts(data, x.id, model)) out += renderStackedBars(c);
       for (const LineChart& c : accuracyCharts(data, x.id, model)) out += renderLineChart(c);
@@ -101,7 +124,8 @@ std::string renderHtml(const ReportInput& in) {
     if (!bandwidth.empty()) {
       out += "<h3>Collective sweeps</h3>\n<div class=\"charts\">\n";
       for (const LineChart& c : bandwidth) out += renderLineChart(c);
-      out += "</div>\n<details><summary>every size</summary>\n" + table(bandwidthTable(data, x.id)) + "</details>\n";
+      out += "</div>\n<details><summary>every size</summary>\n" + table(bandwidthTable(data, x.id)) +
+             "</details>\n";
     }
     out += "</section>\n";
   }
@@ -116,7 +140,8 @@ std::string formatNumber(double value, int decimals) {
   // Thousands separators on the whole part.
   const size_t dot = s.find('.');
   const size_t start = s[0] == '-' ? 1 : 0;
-  for (long i = static_cast<long>(dot == std::string::npos ? s.size() : dot) - 3; i > static_cast<long>(start); i -= 3) {
+  for (long i = static_cast<long>(dot == std::string::npos ? s.size() : dot) - 3;
+       i > static_cast<long>(start); i -= 3) {
     s.insert(static_cast<size_t>(i), ",");
   }
   return s;

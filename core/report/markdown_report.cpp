@@ -30,7 +30,16 @@ std::string table(const ReportTable& t) {
 
 std::string renderMarkdown(const ReportInput& in) {
   const ReportData& data = *in.data;
-  std::string out = "# dtbench report\n\n" + in.database + " — every figure from the SQL in reports/queries/.\n\n";
+  std::string out =
+      "# dtbench report\n\n" + in.database + " — every figure from the SQL in reports/queries/.\n\n";
+  out += std::string("## Verdict: which configuration, and why\n\n") + kVerdictNote + "\n\n";
+  for (const ReportExperiment& x : data.experiments) {
+    const ReportTable verdict = verdictTable(data, x.id);
+    if (verdict.rows.empty()) continue;
+    if (data.experiments.size() > 1)
+      out += "### " + x.name + " (experiment " + std::to_string(x.id) + ")\n\n";
+    out += table(verdict) + "\n";
+  }
   if (in.compared) {
     const auto [a, b] = *in.compared;
     out += "## Comparison: experiment " + std::to_string(b) + " against " + std::to_string(a) +
@@ -43,9 +52,9 @@ std::string renderMarkdown(const ReportInput& in) {
   }
   for (const ReportExperiment& x : data.experiments) {
     out += "## " + x.name + " (experiment " + std::to_string(x.id) + ")\n\n" +
-           (x.description.empty() ? "" : x.description + "\n\n") + std::to_string(x.runs) + " runs: " +
-           std::to_string(x.ok) + " ok, " + std::to_string(x.failed) + " failed; " + x.createdAt + " on " + x.host +
-           "\n\n";
+           (x.description.empty() ? "" : x.description + "\n\n") + std::to_string(x.runs) +
+           " runs: " + std::to_string(x.ok) + " ok, " + std::to_string(x.failed) + " failed; " + x.createdAt +
+           " on " + x.host + "\n\n";
     for (const std::string& model : data.models(x.id)) {
       out += "### " + model + "\n\n" + table(keyFigureTable(data, x.id, model)) + "\n";
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "matrix/config_label.h"
 
@@ -130,6 +131,23 @@ ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& 
                                r.numberOr("mean_test_accuracy", NAN), r.numberOr("min_test_accuracy", NAN),
                                r.numberOr("max_test_accuracy", NAN), r.numberOr("spread", NAN),
                                integer(r, "loaded_runs"), r.numberOr("noisy", 0) != 0});
+  });
+  each("verdict", [&](const RowView& r) {
+    VerdictRow v;
+    v.experiment = static_cast<int64_t>(r.numberOr("experiment_id", 0));
+    v.model = r.text("model");
+    v.dataset = r.text("dataset");
+    v.bestKey = r.text("best_config_key");
+    v.runnerUpKey = r.text("runner_up_config_key");
+    v.why = r.text("why");
+    v.world = integer(r, "world_size");
+    v.configs = integer(r, "configs");
+    v.repeats = integer(r, "repeats");
+    v.samplesPerS = r.numberOr("samples_per_s", NAN);
+    v.margin = r.numberOr("margin", NAN);
+    v.marginOverSlowest = r.numberOr("margin_over_slowest", NAN);
+    if (const std::optional<double> beyond = r.number("beyond_noise")) v.beyondNoise = *beyond != 0;
+    data.verdicts.push_back(std::move(v));
   });
   return data;
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@ struct ReportExperiment {
 // Cells that differ only in world size: one configuration, one colour.
 struct ReportConfig {
   int64_t experiment = 0;
-  std::string key;    // run.config_key
+  std::string key;  // run.config_key
   std::string model;
   std::string label;  // "bucketed bucket_cap_mb=1": the strategy and what sets it apart
   int color = 0;
@@ -78,6 +79,16 @@ struct KeyFigureRow {
   bool noisy = false;
 };
 
+// Per model (with its depth), dataset and world size: the fastest
+// configuration and why (the view `verdict`, reports/views/96_verdict.sql).
+struct VerdictRow {
+  int64_t experiment = 0;
+  std::string model, dataset, bestKey, runnerUpKey, why;
+  int world = 0, configs = 0, repeats = 0;
+  double samplesPerS = NAN, margin = NAN, marginOverSlowest = NAN;
+  std::optional<bool> beyondNoise;  // nullopt: a single repeat on either side, or no runner-up
+};
+
 struct ReportData {
   std::vector<ReportExperiment> experiments;
   std::vector<ReportConfig> configs;
@@ -87,6 +98,7 @@ struct ReportData {
   std::vector<MemoryRow> memory;
   std::vector<BandwidthRow> bandwidth;
   std::vector<KeyFigureRow> keyFigures;
+  std::vector<VerdictRow> verdicts;
 
   // (experiment, config_key) -> index in configs: a report of 1,000
   // experiments looks a configuration up for each of its 10,000 rows.

@@ -19,23 +19,62 @@ std::string noise(const KeyFigureRow& r) {
   if (!r.noisy) return "";
   std::string why;
   if (r.loadedRuns > 0) why = std::to_string(r.loadedRuns) + " under load";
-  if (std::isfinite(r.spread) && r.spread > 0.10) why += (why.empty() ? "" : ", ") + percent(r.spread, 0) + " spread";
+  if (std::isfinite(r.spread) && r.spread > 0.10)
+    why += (why.empty() ? "" : ", ") + percent(r.spread, 0) + " spread";
   return "noisy: " + why;
 }
 
 }  // namespace
 
+const char* const kVerdictNote =
+    "Per model and world size, the fastest configuration by median samples/s over its repeats, and by how "
+    "much it beats the next and the slowest. The margin is beyond noise when every repeat of the best beat "
+    "every repeat of the next; otherwise run more repeats before choosing. Why: the phase of the step (ms "
+    "per step, mean over repeats) where the best saves most against the next, the bytes each moves per "
+    "step, and peak memory per rank where it differs. In SQL: SELECT * FROM verdict.";
+
+ReportTable verdictTable(const ReportData& data, int64_t experiment) {
+  ReportTable t{
+      {"model", "ranks", "use", "samples/s", "over the next", "over the slowest", "beyond noise?", "why"},
+      "lrlrllll",
+      {},
+      {},
+      {}};
+  auto label = [&](const std::string& key) {
+    const ReportConfig* c = data.config(experiment, key);
+    return c ? c->label : key;
+  };
+  for (const VerdictRow& v : data.verdicts) {
+    if (v.experiment != experiment) continue;
+    const bool alone = v.runnerUpKey.empty();
+    std::string noise = "unknown (one repeat)";
+    if (alone) {
+      noise = "";
+    } else if (v.beyondNoise) {
+      noise = *v.beyondNoise ? "yes: the repeats do not overlap" : "no: within the repeats' spread";
+    }
+    t.rows.push_back({v.model + (v.dataset.empty() ? "" : " / " + v.dataset), std::to_string(v.world),
+                      label(v.bestKey), formatNumber(v.samplesPerS, 1),
+                      alone ? "—" : "+" + percent(v.margin, 1) + " (" + label(v.runnerUpKey) + ")",
+                      v.configs > 2 ? "+" + percent(v.marginOverSlowest, 1) : "—", noise, v.why});
+  }
+  return t;
+}
+
 ReportTable keyFigureTable(const ReportData& data, int64_t experiment, const std::string& model) {
-  ReportTable t{{"configuration", "ranks", "repeats", "samples/s (median)", "[min – max]", "ms/step", "speed-up",
-                 "efficiency", "test accuracy (mean)", "[min – max]", "failed", "noise"},
-                "lrrrrrrrrrrl", {}, {}, {}};
+  ReportTable t{{"configuration", "ranks", "repeats", "samples/s (median)", "[min – max]", "ms/step",
+                 "speed-up", "efficiency", "test accuracy (mean)", "[min – max]", "failed", "noise"},
+                "lrrrrrrrrrrl",
+                {},
+                {},
+                {}};
   for (const KeyFigureRow& r : data.keyFigures) {
     if (r.experiment != experiment) continue;  // before the lookup: reports hold many experiments
     const ReportConfig* c = data.config(r.experiment, r.key);
     if (!c || c->model != model) continue;
     t.rows.push_back({c->label, std::to_string(r.world), std::to_string(r.repeats), formatNumber(r.median, 1),
-                      formatSpread(r.low, r.high, 1), formatNumber(r.msPerStep, 2), formatNumber(r.speedup, 2),
-                      percent(r.efficiency, 0), formatNumber(r.accuracy, 4),
+                      formatSpread(r.low, r.high, 1), formatNumber(r.msPerStep, 2),
+                      formatNumber(r.speedup, 2), percent(r.efficiency, 0), formatNumber(r.accuracy, 4),
                       formatSpread(r.accuracyLow, r.accuracyHigh, 4), std::to_string(r.failed), noise(r)});
   }
   return t;
@@ -44,12 +83,16 @@ ReportTable keyFigureTable(const ReportData& data, int64_t experiment, const std
 ReportTable bandwidthTable(const ReportData& data, int64_t experiment) {
   ReportTable t{{"collective", "backend", "ranks", "dtype", "size", "time (µs)", "p50", "p95", "busbw (GB/s)",
                  "of memcpy", "#wrong"},
-                "llrlrrrrrrr", {}, {}, {}};
+                "llrlrrrrrrr",
+                {},
+                {},
+                {}};
   for (const BandwidthRow& r : data.bandwidth) {
     if (r.experiment != experiment) continue;
-    t.rows.push_back({r.op, r.backend, std::to_string(r.ranks), r.dtype, formatTick(r.bytes, TickFormat::kBytes),
-                      formatNumber(r.timeUs, 1), formatNumber(r.p50Us, 1), formatNumber(r.p95Us, 1),
-                      formatNumber(r.busbw, 3), percent(r.busbw / r.memcpy, 1), std::to_string(r.wrong)});
+    t.rows.push_back({r.op, r.backend, std::to_string(r.ranks), r.dtype,
+                      formatTick(r.bytes, TickFormat::kBytes), formatNumber(r.timeUs, 1),
+                      formatNumber(r.p50Us, 1), formatNumber(r.p95Us, 1), formatNumber(r.busbw, 3),
+                      percent(r.busbw / r.memcpy, 1), std::to_string(r.wrong)});
   }
   return t;
 }
@@ -70,7 +113,10 @@ ReportTable bandwidthSummaryTable(const ReportData& data, int64_t experiment) {
   }
   ReportTable t{{"collective", "backend", "ranks", "dtype", "smallest: time (µs)", "largest: busbw (GB/s)",
                  "peak busbw (GB/s)", "at", "peak of memcpy", "#wrong"},
-                "llrlrrrrrr", {}, {}, {}};
+                "llrlrrrrrr",
+                {},
+                {},
+                {}};
   for (const auto& [key, s] : groups) {
     t.rows.push_back({std::get<0>(key), std::get<1>(key), std::to_string(std::get<2>(key)), std::get<3>(key),
                       formatNumber(s.smallest->timeUs, 1), formatNumber(s.largest->busbw, 3),
@@ -81,13 +127,16 @@ ReportTable bandwidthSummaryTable(const ReportData& data, int64_t experiment) {
 }
 
 ReportTable comparisonTable(const std::vector<ComparisonRow>& rows) {
-  ReportTable t{{"configuration", "model", "ranks", "A samples/s", "B samples/s", "change", "repeat noise", "verdict",
-                 "test accuracy change"},
-                "llrrrrrlr", {}, {}, {5, 7}};
+  ReportTable t{{"configuration", "model", "ranks", "A samples/s", "B samples/s", "change", "repeat noise",
+                 "verdict", "test accuracy change"},
+                "llrrrrrlr",
+                {},
+                {},
+                {5, 7}};
   for (const ComparisonRow& r : rows) {
     t.rows.push_back({r.label, r.model, std::to_string(r.world), formatNumber(r.a, 1), formatNumber(r.b, 1),
-                      formatNumber(100 * r.change, 1) + " %", formatNumber(100 * r.noise, 1) + " %", r.verdict,
-                      formatNumber(r.accuracyChange, 4)});
+                      formatNumber(100 * r.change, 1) + " %", formatNumber(100 * r.noise, 1) + " %",
+                      r.verdict, formatNumber(r.accuracyChange, 4)});
     t.rowClass.push_back(r.verdict.rfind("faster", 0) == 0   ? "faster"
                          : r.verdict.rfind("slower", 0) == 0 ? "slower"
                                                              : "");

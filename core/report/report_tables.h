@@ -12,15 +12,21 @@ namespace dtb::core {
 
 struct ReportTable {
   std::vector<std::string> headers;
-  std::string align;                         // per column: 'l' or 'r' (Markdown's alignment row)
+  std::string align;  // per column: 'l' or 'r' (Markdown's alignment row)
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> rowClass;         // per row: "" or a CSS class ("faster", "slower")
-  std::vector<size_t> classedColumns;        // the cells that carry their row's class in HTML
+  std::vector<std::string> rowClass;   // per row: "" or a CSS class ("faster", "slower")
+  std::vector<size_t> classedColumns;  // the cells that carry their row's class in HTML
 };
 
 // Per configuration and world size: repeats, samples/s median and spread,
 // ms/step, speed-up, efficiency, test accuracy mean and spread, failed runs.
 ReportTable keyFigureTable(const ReportData& data, int64_t experiment, const std::string& model);
+// Per model, dataset and world size: the configuration to use, its margin
+// over the runner-up and the slowest, whether the margin beats the repeats'
+// noise, and the measured reason.
+ReportTable verdictTable(const ReportData& data, int64_t experiment);
+// What the verdict table means, in one paragraph (both formats print it).
+extern const char* const kVerdictNote;
 // Every size of every sweep of the experiment.
 ReportTable bandwidthTable(const ReportData& data, int64_t experiment);
 // Per collective, backend, ranks and dtype: the smallest size's time, the

@@ -35,12 +35,24 @@ echo "chromium laid out $charts charts, $empty without data"
 (( empty == 0 )) || fail "$empty charts show no data"
 grep -o 'data-marks-in-plot="[0-9]*"' "$scratch/dom.html" | sort | uniq -c
 grep -q '<td class="faster">faster</td>' "$scratch/dom.html" || fail "the comparison's verdict is missing"
+# The verdict heads the page: per model and world size, the configuration to
+# use (bucketed is 10 % faster everywhere, inside the repeats' +-10 % jitter).
+verdict=$(sed -n '/<section class="verdict">/,/<\/section>/p' "$scratch/dom.html")
+[[ -n $verdict ]] || fail "no verdict section"
+(( $(grep -n '<section class="verdict">' "$scratch/dom.html" | cut -d: -f1) < \
+   $(grep -n '<section class="experiment">' "$scratch/dom.html" | head -1 | cut -d: -f1) )) || fail "the verdict is not at the top"
+for world in 1 2 4; do
+  grep -q "<td>linear / tiny</td><td>$world</td><td>bucketed</td>" <<<"$verdict" || fail "no verdict at $world ranks"
+done
+grep -q "+10.0 % (allreduce)" <<<"$verdict" || fail "the verdict's margin"
+grep -q "no: within the repeats' spread" <<<"$verdict" || fail "the verdict's noise"
 
 echo "== markdown, and a wrong experiment named"
 "$dtbench" report "$scratch/r.db" --experiment 2 --format markdown > "$scratch/r.md"
 grep -q "^## sample (experiment 2)" "$scratch/r.md" || fail "markdown heading"
 grep -q "^| bucketed | 4 | 3 | 3,520.0 |" "$scratch/r.md" && fail "experiment 1's figures in experiment 2's report"
 grep -q "^| bucketed | 4 | 3 | 5,280.0 |" "$scratch/r.md" || fail "markdown key figures"
+grep -q "^| linear / tiny | 4 | bucketed | 5,280.0 | +10.0 % (allreduce) |" "$scratch/r.md" || fail "markdown verdict"
 if "$dtbench" report "$scratch/r.db" --experiment nope 2> "$scratch/e.txt"; then fail "accepted an unknown experiment"; fi
 grep -q "no experiment 'nope' in .* (it has: 1 sample, 2 sample)" "$scratch/e.txt" || { cat "$scratch/e.txt"; fail "error"; }
 echo "ok"

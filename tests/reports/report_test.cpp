@@ -3,6 +3,7 @@
 // SVG charts' scales and escaping, and both output formats.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "report/report_charts.h"
@@ -92,10 +93,14 @@ TEST_F(ReportTest, LabelsNameOnlyTheParametersThatDiffer) {
     auto cell = [](int index, const std::string& strategy, const std::string& backend, int64_t cap) {
       Cell c;
       c.index = index;
-      c.values = {{"model", std::string("lenet")}, {"dataset", std::string("idx")},
-                  {"strategy", strategy},          {"backend", backend},
-                  {"world_size", int64_t{2}},      {"batch_size", int64_t{32}},
-                  {"global_batch_size", int64_t{64}}, {"seed", int64_t{1}}};
+      c.values = {{"model", std::string("lenet")},
+                  {"dataset", std::string("idx")},
+                  {"strategy", strategy},
+                  {"backend", backend},
+                  {"world_size", int64_t{2}},
+                  {"batch_size", int64_t{32}},
+                  {"global_batch_size", int64_t{64}},
+                  {"seed", int64_t{1}}};
       if (strategy == "bucketed") c.values["strategy.bucketed.bucket_cap_mb"] = cap;
       return c;
     };
@@ -122,16 +127,135 @@ TEST_F(ReportTest, TheUsersOwnQueryReplacesTheBuiltInOne) {
   EXPECT_EQ(queries.run("scaling", {}).rows.size(), 1u);
 }
 
+// An experiment of LeNet runs at 2 ranks whose steps are made up of known
+// phases (ms per step): each configuration's repeats run at `thr` samples/s
+// times 0.98, 1.0 and 1.02.
+struct MadeUpConfig {
+  std::string strategy;
+  double samplesPerS, exposedMs, computeMs;
+  int repeats = 3;
+  int64_t peakRss = int64_t{100} << 20;
+  int worldSize = 2;
+};
+
+void writeVerdictStore(const std::filesystem::path& db, const std::vector<MadeUpConfig>& configs) {
+  ResultStore store(db);
+  const int64_t x = store.addExperiment({"verdict", "", "m.toml", ""});
+  int index = 0;
+  for (const MadeUpConfig& m : configs) {
+    Cell c;
+    c.index = index++;
+    c.values = {{"model", std::string("lenet")},
+                {"dataset", std::string("idx")},
+                {"strategy", m.strategy},
+                {"backend", std::string("gloo")},
+                {"world_size", int64_t{m.worldSize}},
+                {"batch_size", int64_t{32}},
+                {"global_batch_size", int64_t{32} * m.worldSize}};
+    for (int repeat = 0; repeat < m.repeats; ++repeat) {
+      const int64_t run = store.addRun(x, c, repeat);
+      store.startRun(run, {{"host", "t"}}, {});
+      const double thr = m.samplesPerS * (repeat == 0 ? 1.0 : repeat == 1 ? 0.98 : 1.02);
+      RecordBatch batch;
+      EpochRecord e;
+      e.runId = run;
+      e.epoch = 1;
+      e.steps = 100;
+      e.samples = 100 * 32 * m.worldSize;
+      e.seconds = e.samples / thr;
+      const double step = e.seconds / e.steps;
+      e.dataS = 0;
+      e.forwardS = e.backwardS = m.computeMs / 2000 * e.steps;
+      e.commExposedS = m.exposedMs / 1000 * e.steps;
+      e.optimizerS = std::max(step - (m.computeMs + m.exposedMs) / 1000, 0.0) * e.steps;
+      e.commTotalS = e.commExposedS;
+      e.stepBusBytes = 1e6;
+      e.testAccuracy = 0.9;
+      batch.epochs.push_back(e);
+      batch.memory.push_back({run, 0, 4000, 4000, 8000, 0, m.peakRss, 1000, 2});
+      store.write(batch);
+      store.finishRun(run, RunStatus::kOk);
+    }
+  }
+}
+
+TEST_F(ReportTest, TheVerdictNamesTheFastestConfigurationItsMarginAndWhy) {
+  // bucketed waits 2 ms a step for communication where allreduce waits 10,
+  // with the same compute; fusion is slowest. Repeats spread +-2 %: the 25 %
+  // margin lies beyond them.
+  writeVerdictStore(db(), {{"allreduce", 4000, 10, 5},
+                           {"bucketed", 5000, 2, 5, 3, int64_t{200} << 20},
+                           {"fusion", 2500, 12, 8},
+                           {"zero", 900, 1, 1, 1, int64_t{100} << 20, 4}});
+  const ReportQueries queries(db());
+  const ReportData data = loadReport(queries, {1});
+  ASSERT_EQ(data.verdicts.size(), 2u);
+  const VerdictRow& v = data.verdicts[0];
+  EXPECT_EQ(v.model, "lenet");
+  EXPECT_EQ(v.world, 2);
+  EXPECT_EQ(v.configs, 3);
+  EXPECT_EQ(data.config(1, v.bestKey)->label, "bucketed");
+  EXPECT_EQ(data.config(1, v.runnerUpKey)->label, "allreduce");
+  EXPECT_NEAR(v.samplesPerS, 5000, 1e-6);
+  EXPECT_NEAR(v.margin, 0.25, 1e-9);
+  EXPECT_NEAR(v.marginOverSlowest, 1.0, 1e-9);
+  ASSERT_TRUE(v.beyondNoise.has_value());
+  EXPECT_TRUE(*v.beyondNoise);
+  EXPECT_EQ(v.why,
+            "exposed communication: 2.00 vs 10.00 ms per step; moves 1 vs 1 MB per step; "
+            "peak RSS 200 vs 100 MiB per rank");
+  // 4 ranks: one configuration, one repeat: nothing to compare, noise unknown.
+  const VerdictRow& alone = data.verdicts[1];
+  EXPECT_EQ(alone.world, 4);
+  EXPECT_EQ(alone.configs, 1);
+  EXPECT_TRUE(alone.runnerUpKey.empty());
+  EXPECT_FALSE(alone.beyondNoise.has_value());
+  EXPECT_EQ(alone.why, "the only configuration measured at this world size");
+
+  // The table says it in words, in both formats, at the top of the report.
+  const ReportTable t = verdictTable(data, 1);
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[0],
+            (std::vector<std::string>{"lenet / idx", "2", "bucketed", "5,000.0", "+25.0 % (allreduce)",
+                                      "+100.0 %", "yes: the repeats do not overlap", v.why}));
+  const ReportInput input{"r.db", &data, std::nullopt, nullptr};
+  const std::string md = renderMarkdown(input), html = renderHtml(input);
+  EXPECT_LT(md.find("## Verdict"), md.find("## verdict (experiment 1)")) << md;
+  EXPECT_NE(md.find("| lenet / idx | 2 | bucketed | 5,000.0 | +25.0 % (allreduce) |"), std::string::npos)
+      << md;
+  EXPECT_LT(html.find("<h2>Verdict"), html.find("class=\"experiment\""));
+}
+
+TEST_F(ReportTest, AMarginInsideTheRepeatsSpreadIsNotBeyondNoise) {
+  // 3 % apart with repeats spread +-2 %: the ranges overlap.
+  writeVerdictStore(db(), {{"allreduce", 1000, 5, 5}, {"bucketed", 1030, 4, 5}});
+  const ReportData data = loadReport(ReportQueries(db()), {1});
+  ASSERT_EQ(data.verdicts.size(), 1u);
+  ASSERT_TRUE(data.verdicts[0].beyondNoise.has_value());
+  EXPECT_FALSE(*data.verdicts[0].beyondNoise);
+  EXPECT_EQ(verdictTable(data, 1).rows[0][6], "no: within the repeats' spread");
+  // With one repeat of the runner-up, nobody knows.
+  std::filesystem::remove(db());
+  writeVerdictStore(db(), {{"allreduce", 1000, 5, 5, 1}, {"bucketed", 1500, 4, 5}});
+  const ReportData single = loadReport(ReportQueries(db()), {1});
+  EXPECT_FALSE(single.verdicts.at(0).beyondNoise.has_value());
+  EXPECT_EQ(verdictTable(single, 1).rows[0][6], "unknown (one repeat)");
+}
+
 TEST(SvgChart, LogAxesTickOnPowersAndTextIsEscaped) {
-  LineChart chart{"a <b> & c", {"bytes", 2, TickFormat::kBytes, false}, {"GB/s", 0, TickFormat::kNumber, true}, {}, ""};
+  LineChart chart{
+      "a <b> & c", {"bytes", 2, TickFormat::kBytes, false}, {"GB/s", 0, TickFormat::kNumber, true}, {}, ""};
   chart.series.push_back({"gloo \"x\"", {{4096, 1}, {65536, 2}, {1 << 20, 3}}});
   const std::string svg = renderLineChart(chart);
   EXPECT_NE(svg.find("a &lt;b&gt; &amp; c"), std::string::npos);
   EXPECT_NE(svg.find("gloo &quot;x&quot;"), std::string::npos);
-  for (const char* tick : {">4K<", ">16K<", ">64K<", ">256K<", ">1M<"}) EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  for (const char* tick : {">4K<", ">16K<", ">64K<", ">256K<", ">1M<"})
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick;
   EXPECT_EQ(std::count(svg.begin(), svg.end(), '\n') > 5, true);
   size_t marks = 0;
-  for (size_t at = svg.find("class=\"mark\""); at != std::string::npos; at = svg.find("class=\"mark\"", at + 1)) ++marks;
+  for (size_t at = svg.find("class=\"mark\""); at != std::string::npos;
+       at = svg.find("class=\"mark\"", at + 1))
+    ++marks;
   EXPECT_EQ(marks, 3u);
   EXPECT_EQ(formatTick(1234567, TickFormat::kNumber), "1.23457M");
   EXPECT_EQ(formatTick(0.75, TickFormat::kPercent), "75%");
@@ -141,7 +265,8 @@ TEST(SvgChart, StackedBarsStackEachLayerOnTheLast) {
   StackedBarChart chart{"t", "ms", {"a", "b"}, {"forward", "backward"}, {{1, 2}, {3, 4}}};
   const std::string svg = renderStackedBars(chart);
   size_t rects = 0;
-  for (size_t at = svg.find("<rect class=\"mark\""); at != std::string::npos; at = svg.find("<rect class=\"mark\"", at + 1))
+  for (size_t at = svg.find("<rect class=\"mark\""); at != std::string::npos;
+       at = svg.find("<rect class=\"mark\"", at + 1))
     ++rects;
   EXPECT_EQ(rects, 4u);
   EXPECT_NE(svg.find("b — backward: 4"), std::string::npos);

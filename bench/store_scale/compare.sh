@@ -5,6 +5,7 @@
 #   dtbench query DB "SELECT * FROM scaling"    target 100 ms
 #   dtbench runs DB                             target 100 ms
 #   dtbench report DB (all 1,000 experiments)   target 2 s
+#   dtbench query DB "SELECT * FROM verdict"    (no target: for scale beside scaling)
 # and, for scale, `dtbench query DB "SELECT 1"` (opening the store) and
 # sqlite3's own time for the scaling view. A ratio below 1 meets the target.
 #   bench/store_scale/compare.sh            (from the repository root; sqlite3 needed)
@@ -45,3 +46,4 @@ row 'sqlite3 "SELECT * FROM scaling"' - "$(median_ms sqlite3 "$db" "SELECT * FRO
 row 'dtbench query "SELECT * FROM scaling"' 100 "$(median_ms build/bin/dtbench query "$db" "SELECT * FROM scaling")"
 row 'dtbench runs' 100 "$(median_ms build/bin/dtbench runs "$db")"
 row 'dtbench report (1,000 experiments)' 2000 "$(median_ms build/bin/dtbench report "$db" -o "$scratch/r.html")"
+row 'dtbench query "SELECT * FROM verdict"' - "$(median_ms build/bin/dtbench query "$db" "SELECT * FROM verdict")"

@@ -15,8 +15,9 @@
 --                   or data — then the bus bytes each moves per step, and
 --                   the peak RSS per rank where it differs by 5 % or more
 -- The *_ms, bus and RSS columns give the figures behind `why` for both.
--- Cells come from cell_figure (one row per cell), their phases from
--- run_figure grouped by cell: the cost grows with the runs, not their square.
+-- Cells come from cell_figure (one row per cell), ranked per group; only the
+-- best and the runner-up have their runs' phases read (run_figure): the
+-- cost grows with the cells, not their square.
 CREATE VIEW verdict AS
 WITH cell AS (
   SELECT c.experiment_id, c.cell, c.world_size, c.repeats, c.median_samples_per_s AS thr,
@@ -27,36 +28,32 @@ WITH cell AS (
   FROM cell_figure c
   JOIN run r ON r.id = c.first_run
   WHERE r.strategy != 'sweep' AND c.median_samples_per_s IS NOT NULL
+), ranked AS (
+  SELECT cell.*, ROW_NUMBER() OVER w AS place, COUNT(*) OVER w AS configs, MIN(thr) OVER w AS slowest_thr
+  FROM cell
+  WINDOW w AS (PARTITION BY experiment_id, model, dataset, world_size ORDER BY thr DESC, cell
+               ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+), top AS (  -- the best and the runner-up: only their runs are read further
+  SELECT * FROM ranked WHERE place <= 2
 ), phase AS (
-  SELECT r.experiment_id, r.cell,
+  SELECT t.experiment_id, t.cell,
          AVG(1000.0 * f.steady_seconds / f.steady_steps) AS step_ms,
          AVG(1000.0 * f.steady_comm_exposed_s / f.steady_steps) AS exposed_ms,
          AVG(1000.0 * (f.steady_forward_s + f.steady_backward_s) / f.steady_steps) AS compute_ms,
          AVG(1000.0 * f.steady_optimizer_s / f.steady_steps) AS optimizer_ms,
          AVG(1000.0 * f.steady_data_s / f.steady_steps) AS data_ms,
-         AVG(f.steady_bus_bytes / f.steady_steps) AS bus_bytes
-  FROM run r
+         AVG(f.steady_bus_bytes / f.steady_steps) AS bus_bytes,
+         AVG((SELECT MAX(m.peak_rss_bytes) FROM memory m WHERE m.run_id = r.id)) AS peak_rss_bytes  -- of its ranks
+  FROM top t
+  JOIN run r ON r.experiment_id = t.experiment_id AND r.cell = t.cell
   JOIN run_figure f ON f.run_id = r.id
   WHERE r.status = 'ok' AND f.steady_steps > 0
-  GROUP BY r.experiment_id, r.cell
-), rss AS (
-  SELECT experiment_id, cell, AVG(peak) AS peak_rss_bytes
-  FROM (SELECT r.experiment_id, r.cell, MAX(m.peak_rss_bytes) AS peak
-        FROM run r JOIN memory m ON m.run_id = r.id
-        WHERE r.status = 'ok'
-        GROUP BY r.id)
-  GROUP BY experiment_id, cell
-), ranked AS (
-  SELECT cell.*, phase.step_ms, phase.exposed_ms, phase.compute_ms, phase.optimizer_ms, phase.data_ms,
-         phase.bus_bytes, rss.peak_rss_bytes,
-         ROW_NUMBER() OVER w AS place, COUNT(*) OVER w AS configs,
-         MIN(thr) OVER w AS slowest_thr
-  FROM cell
-  LEFT JOIN phase ON phase.experiment_id = cell.experiment_id AND phase.cell = cell.cell
-  LEFT JOIN rss ON rss.experiment_id = cell.experiment_id AND rss.cell = cell.cell
-  WINDOW w AS (PARTITION BY cell.experiment_id, cell.model, cell.dataset, cell.world_size
-               ORDER BY cell.thr DESC, cell.cell
-               ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+  GROUP BY t.experiment_id, t.cell
+), figured AS (
+  SELECT top.*, phase.step_ms, phase.exposed_ms, phase.compute_ms, phase.optimizer_ms, phase.data_ms,
+         phase.bus_bytes, phase.peak_rss_bytes
+  FROM top
+  LEFT JOIN phase ON phase.experiment_id = top.experiment_id AND phase.cell = top.cell
 ), pair AS (
   SELECT b.experiment_id, b.model, b.dataset, b.world_size, b.configs,
          b.label AS best, b.config_key AS best_config_key, b.cell AS best_cell, b.repeats,
@@ -79,8 +76,8 @@ WITH cell AS (
                             UNION ALL SELECT 3, 'optimizer', s.optimizer_ms - b.optimizer_ms
                             UNION ALL SELECT 4, 'data loading', s.data_ms - b.data_ms)
           WHERE saved IS NOT NULL ORDER BY saved DESC, o LIMIT 1) AS phase
-  FROM ranked b
-  LEFT JOIN ranked s ON s.experiment_id = b.experiment_id AND s.model = b.model AND s.dataset = b.dataset
+  FROM figured b
+  LEFT JOIN figured s ON s.experiment_id = b.experiment_id AND s.model = b.model AND s.dataset = b.dataset
    AND s.world_size = b.world_size AND s.place = 2
   WHERE b.place = 1
 )

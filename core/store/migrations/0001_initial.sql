@@ -2,6 +2,7 @@
 -- Forward-only: a later migration adds tables or columns, never drops one.
 -- Times are ISO 8601 UTC text; durations are seconds (REAL); sizes bytes.
 
+-- A matrix file run: its name, the TOML as written, where and by which dtbench.
 CREATE TABLE experiment (
   id              INTEGER PRIMARY KEY,
   name            TEXT NOT NULL,
@@ -102,6 +103,7 @@ CREATE TABLE collective (
 );
 CREATE INDEX collective_by_run ON collective (run_id, op, bytes);
 
+-- What happened to a run beside its steps: faults, membership changes, rebucketing, overflows.
 CREATE TABLE event (
   id     INTEGER PRIMARY KEY,
   run_id INTEGER NOT NULL REFERENCES run(id),
@@ -112,6 +114,7 @@ CREATE TABLE event (
 );
 CREATE INDEX event_by_run ON event (run_id);
 
+-- Per rank of a run: the bytes the strategy holds by category (its ledger) and the peak RSS the OS saw.
 CREATE TABLE memory (
   run_id          INTEGER NOT NULL REFERENCES run(id),
   rank            INTEGER NOT NULL,
@@ -131,6 +134,7 @@ CREATE TABLE environment (
   PRIMARY KEY (run_id, key)
 ) WITHOUT ROWID;
 
+-- The plugins a run loaded: name, version, ABI and the path actually loaded.
 CREATE TABLE plugin_load (
   run_id  INTEGER NOT NULL REFERENCES run(id),
   kind    TEXT NOT NULL,

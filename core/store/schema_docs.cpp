@@ -1,0 +1,135 @@
+#include "store/schema_docs.h"
+
+#include <cctype>
+#include <sstream>
+#include <string_view>
+#include <vector>
+
+#include "store/embedded_sql.h"
+
+namespace dtb::core {
+namespace {
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return std::string(s);
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// "name(" or "name" -> "name"
+std::string identifier(std::string w) {
+  const size_t cut = w.find_first_of("(;");
+  if (cut != std::string::npos) w.resize(cut);
+  return w;
+}
+
+// The comment after `--` on a line, or "".
+std::string trailingComment(const std::string& line) {
+  const size_t at = line.find("--");
+  return at == std::string::npos ? "" : trim(std::string_view(line).substr(at + 2));
+}
+
+// The first sentence of a comment block (a period before a space or the end).
+std::string firstSentence(const std::vector<std::string>& block) {
+  std::string text;
+  for (const std::string& line : block) {
+    if (line.empty()) break;  // a blank comment line ends the paragraph
+    text += (text.empty() ? "" : " ") + line;
+  }
+  for (size_t at = text.find('.'); at != std::string::npos; at = text.find('.', at + 1)) {
+    if (at + 1 == text.size() || text[at + 1] == ' ') return text.substr(0, at + 1);
+  }
+  return text;
+}
+
+bool isConstraint(const std::string& word) {
+  const std::string w = upper(word);
+  return w == "PRIMARY" || w == "UNIQUE" || w == "FOREIGN" || w == "CHECK" || w == "CONSTRAINT";
+}
+
+}  // namespace
+
+SchemaDocs parseSchemaDocs(const std::vector<std::string>& sqlTexts) {
+  SchemaDocs docs;
+  for (const std::string& sql : sqlTexts) {
+    std::istringstream in(sql);
+    std::vector<std::string> block;  // the comment lines just above
+    std::string table;               // inside this CREATE TABLE's columns
+    for (std::string raw; std::getline(in, raw);) {
+      const std::string line = trim(raw);
+      if (!table.empty()) {
+        if (line.starts_with(")")) {
+          table.clear();
+          continue;
+        }
+        const std::vector<std::string> w = words(line);
+        const std::string comment = trailingComment(line);
+        if (!w.empty() && !w[0].starts_with("--") && !isConstraint(w[0]) && !comment.empty())
+          docs.column[{table, identifier(w[0])}] = comment;
+        continue;
+      }
+      if (line.starts_with("--")) {
+        // An indented comment line (a formula, a list) ends the summary's paragraph.
+        const std::string_view text = std::string_view(line).substr(2);
+        block.push_back(text.starts_with("  ") ? "" : trim(text));
+        continue;
+      }
+      const std::vector<std::string> w = words(line);
+      if (w.size() >= 3 && upper(w[0]) == "CREATE" && (upper(w[1]) == "TABLE" || upper(w[1]) == "VIEW")) {
+        size_t at = 2;
+        if (w.size() >= 6 && upper(w[2]) == "IF") at = 5;  // IF NOT EXISTS
+        const std::string object = identifier(w[at]);
+        if (!block.empty()) docs.summary[object] = firstSentence(block);
+        if (upper(w[1]) == "TABLE" && line.find(");") == std::string::npos) table = object;
+      } else if (w.size() >= 6 && upper(w[0]) == "ALTER" && upper(w[3]) == "ADD" && upper(w[4]) == "COLUMN") {
+        // Its trailing comment, else the comment block right above it.
+        const std::string comment = trailingComment(line);
+        const std::string doc = comment.empty() ? firstSentence(block) : comment;
+        if (!doc.empty()) docs.column[{identifier(w[2]), identifier(w[5])}] = doc;
+      }
+      block.clear();
+    }
+  }
+  return docs;
+}
+
+const SchemaDocs& schemaDocs() {
+  static const SchemaDocs docs = [] {
+    std::vector<std::string> texts;  // migrations in order, then the views
+    for (const EmbeddedSql& m : schemaMigrations()) texts.emplace_back(m.sql);
+    for (const EmbeddedSql& v : reportViews()) texts.emplace_back(v.sql);
+    return parseSchemaDocs(texts);
+  }();
+  return docs;
+}
+
+std::string columnUnit(const std::string& c) {
+  auto ends = [&](std::string_view suffix) { return c.ends_with(suffix); };
+  if (ends("per_s")) return "samples/s";
+  if (ends("_gbps")) return "GB/s";
+  if (ends("_ms")) return "ms";
+  if (ends("_us")) return "µs";
+  if (ends("_s")) return "s";
+  if (ends("_bytes") || c == "bytes") return "bytes";
+  if (ends("_mb")) return "MB";
+  if (ends("_at")) return "UTC time";
+  if (ends("_share") || ends("accuracy") || c == "efficiency" || ends("margin") || c == "spread" ||
+      ends("margin_over_slowest") || c == "of_memcpy")
+    return "fraction";
+  if (c == "speedup" || c == "ratio") return "x";
+  return "";
+}
+
+}  // namespace dtb::core

@@ -1,8 +1,10 @@
 #include "cli/report_command.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
+#include <utility>
 
 #include "report/report_data.h"
 #include "report/report_format.h"
@@ -47,6 +49,38 @@ std::vector<int64_t> resolveExperiments(const std::string& db, const std::vector
   return ids;
 }
 
+// The two experiments --compare names, A then B. A name several experiments
+// share is ambiguous — except when both sides give it and it names exactly
+// two: then A is the older, B the newer (a matrix run twice, before and
+// after a change). Never one experiment against itself.
+std::pair<int64_t, int64_t> comparedPair(const std::string& db, const std::string& a, const std::string& b) {
+  const std::vector<int64_t> as = resolveExperiments(db, {a}), bs = resolveExperiments(db, {b});
+  if (a == b && as.size() == 2) return {as[0], as[1]};
+  for (const auto& [name, ids] : {std::pair{a, as}, std::pair{b, bs}}) {
+    if (ids.size() == 1) continue;
+    std::string list;
+    for (int64_t id : ids) list += (list.empty() ? "" : ", ") + std::to_string(id);
+    throw std::invalid_argument("--compare: " + std::to_string(ids.size()) + " experiments in " + db +
+                                " are named '" + name + "' (ids " + list + "); name them by id");
+  }
+  if (as[0] == bs[0])
+    throw std::invalid_argument("--compare: '" + a + "' and '" + b + "' are the same experiment (id " +
+                                std::to_string(as[0]) + "); name two");
+  return {as[0], bs[0]};
+}
+
+// --format, else what -o's extension says; Markdown on stdout. An extension
+// that says neither is an error, not an HTML file under a misleading name.
+std::string reportFormat(const std::string& format, const std::string& output) {
+  if (!format.empty()) return format;
+  if (output.empty() || output == "-") return "markdown";
+  const std::string ext = std::filesystem::path(output).extension().string();
+  if (ext == ".html" || ext == ".htm") return "html";
+  if (ext == ".md" || ext == ".markdown") return "markdown";
+  throw std::invalid_argument("-o " + output + ": cannot tell the format from '" + ext +
+                              "'; name the file .html or .md, or say --format html|markdown");
+}
+
 int report(const Options& o) {
   if (!std::filesystem::exists(o.db)) throw std::invalid_argument(o.db + ": no such result store");
   // Read-only: an older store is refused with the command that upgrades it.
@@ -55,9 +89,8 @@ int report(const Options& o) {
   if (!o.compare.empty()) {
     if (o.compare.size() != 2)
       throw std::invalid_argument("--compare takes two experiments: A (before) and B (after)");
-    const int64_t a = resolveExperiments(o.db, {o.compare[0]}).front();
-    const int64_t b = resolveExperiments(o.db, {o.compare[1]}).front();
-    compared = std::make_pair(a, b);
+    compared = comparedPair(o.db, o.compare[0], o.compare[1]);
+    const auto [a, b] = *compared;
     if (o.experiments.empty()) ids = {a, b};
   }
   const core::ReportQueries queries(o.db, o.sqlDir);
@@ -65,11 +98,7 @@ int report(const Options& o) {
   std::vector<core::ComparisonRow> comparison;
   if (compared) comparison = core::loadComparison(queries, compared->first, compared->second, data);
   const core::ReportInput input{o.db, &data, compared, &comparison};
-  const std::string format = !o.format.empty() ? o.format
-                             : o.output.size() > 3 && o.output.substr(o.output.size() - 3) == ".md"
-                                 ? "markdown"
-                             : o.output.empty() ? "markdown"
-                                                : "html";
+  const std::string format = reportFormat(o.format, o.output);
   const std::string text = format == "html" ? core::renderHtml(input) : core::renderMarkdown(input);
   if (o.output.empty() || o.output == "-") {
     std::fputs(text.c_str(), stdout);

@@ -9,6 +9,17 @@
 namespace dtb::core {
 namespace {
 
+// Runs `read` over a query's rows; a column the report needs and the query
+// lacks (a user's edited copy, say) is named with the query's file.
+template <class Read>
+void readingQuery(const ReportQueries& queries, const std::string& name, Read&& read) {
+  try {
+    read();
+  } catch (const StoreError& e) {
+    throw StoreError("report query '" + name + "' (" + queries.source(name) + "): " + e.what());
+  }
+}
+
 // Labels: within each (experiment, model), the strategy, then every
 // parameter whose value is not the same in all configurations.
 void labelConfigs(const QueryResult& rows, ReportData& data) {
@@ -78,18 +89,23 @@ ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& 
   const std::map<std::string, std::string> which = {{"experiments", idList(experiments)}};
   ReportData data;
   const QueryResult exps = queries.run("experiments", which);
-  for (size_t i = 0; i < exps.rows.size(); ++i) {
-    RowView r(exps, i);
-    data.experiments.push_back(
-        {static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("name"), r.text("description"),
-         r.text("created_at"), r.text("host"), r.text("matrix_path"), r.text("dtbench_version"),
-         static_cast<int64_t>(r.numberOr("runs", 0)), static_cast<int64_t>(r.numberOr("ok", 0)),
-         static_cast<int64_t>(r.numberOr("failed", 0)), static_cast<int64_t>(r.numberOr("sweeps", 0))});
-  }
-  labelConfigs(queries.run("configs", which), data);
+  readingQuery(queries, "experiments", [&] {
+    for (size_t i = 0; i < exps.rows.size(); ++i) {
+      RowView r(exps, i);
+      data.experiments.push_back(
+          {static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("name"), r.text("description"),
+           r.text("created_at"), r.text("host"), r.text("matrix_path"), r.text("dtbench_version"),
+           static_cast<int64_t>(r.numberOr("runs", 0)), static_cast<int64_t>(r.numberOr("ok", 0)),
+           static_cast<int64_t>(r.numberOr("failed", 0)), static_cast<int64_t>(r.numberOr("sweeps", 0))});
+    }
+  });
+  const QueryResult configs = queries.run("configs", which);
+  readingQuery(queries, "configs", [&] { labelConfigs(configs, data); });
   auto each = [&](const std::string& name, auto&& add) {
     const QueryResult rows = queries.run(name, which);
-    for (size_t i = 0; i < rows.rows.size(); ++i) add(RowView(rows, i));
+    readingQuery(queries, name, [&] {
+      for (size_t i = 0; i < rows.rows.size(); ++i) add(RowView(rows, i));
+    });
   };
   each("scaling", [&](const RowView& r) {
     data.scaling.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("config_key"),
@@ -157,26 +173,28 @@ std::vector<ComparisonRow> loadComparison(const ReportQueries& queries, int64_t 
   const QueryResult rows =
       queries.run("compare", {{"experiment_a", std::to_string(a)}, {"experiment_b", std::to_string(b)}});
   std::vector<ComparisonRow> out;
-  for (size_t i = 0; i < rows.rows.size(); ++i) {
-    RowView r(rows, i);
-    ComparisonRow c;
-    c.key = r.text("config_key");
-    c.model = r.text("model");
-    c.strategy = r.text("strategy");
-    c.backend = r.text("backend");
-    const ReportConfig* config = labels.config(a, c.key);
-    c.label = config ? config->label : c.strategy;
-    c.verdict = r.text("verdict");
-    c.world = integer(r, "world_size");
-    c.repeatsA = integer(r, "repeats_a");
-    c.repeatsB = integer(r, "repeats_b");
-    c.a = r.numberOr("a_samples_per_s", NAN);
-    c.b = r.numberOr("b_samples_per_s", NAN);
-    c.change = r.numberOr("change", NAN);
-    c.noise = r.numberOr("noise", NAN);
-    c.accuracyChange = r.numberOr("test_accuracy_change", NAN);
-    out.push_back(c);
-  }
+  readingQuery(queries, "compare", [&] {
+    for (size_t i = 0; i < rows.rows.size(); ++i) {
+      RowView r(rows, i);
+      ComparisonRow c;
+      c.key = r.text("config_key");
+      c.model = r.text("model");
+      c.strategy = r.text("strategy");
+      c.backend = r.text("backend");
+      const ReportConfig* config = labels.config(a, c.key);
+      c.label = config ? config->label : c.strategy;
+      c.verdict = r.text("verdict");
+      c.world = integer(r, "world_size");
+      c.repeatsA = integer(r, "repeats_a");
+      c.repeatsB = integer(r, "repeats_b");
+      c.a = r.numberOr("a_samples_per_s", NAN);
+      c.b = r.numberOr("b_samples_per_s", NAN);
+      c.change = r.numberOr("change", NAN);
+      c.noise = r.numberOr("noise", NAN);
+      c.accuracyChange = r.numberOr("test_accuracy_change", NAN);
+      out.push_back(c);
+    }
+  });
   return out;
 }
 

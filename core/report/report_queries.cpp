@@ -18,23 +18,53 @@ std::string stemName(const std::string& stem) {
 }  // namespace
 
 ReportQueries::ReportQueries(std::filesystem::path database, std::filesystem::path sqlDir)
-    : db_(openStoreForReading(database)), sqlDir_(std::move(sqlDir)) {}
+    : db_(openStoreForReading(database)), sqlDir_(std::move(sqlDir)) {
+  if (sqlDir_.empty()) return;
+  if (!std::filesystem::is_directory(sqlDir_))
+    throw std::invalid_argument("--sql-dir " + sqlDir_.string() + ": no such folder");
+  std::string names;
+  for (const EmbeddedSql& q : reportQueries())
+    names += (names.empty() ? "" : ", ") + std::string(q.name) + ".sql";
+  for (const auto& entry : std::filesystem::directory_iterator(sqlDir_)) {
+    if (entry.path().extension() != ".sql") continue;
+    const std::string stem = entry.path().stem().string();
+    bool known = false;
+    for (const EmbeddedSql& q : reportQueries()) known = known || stem == q.name;
+    if (!known)
+      throw std::invalid_argument(
+          entry.path().string() +
+          ": no report query has this name, so it would be ignored (the queries: " + names + ")");
+  }
+}
+
+std::filesystem::path ReportQueries::usersFile(const std::string& stem) const {
+  if (sqlDir_.empty()) return {};
+  std::filesystem::path mine = sqlDir_ / (stem + ".sql");
+  return std::filesystem::exists(mine) ? mine : std::filesystem::path();
+}
 
 std::string ReportQueries::text(const std::string& name) const {
   for (const EmbeddedSql& q : reportQueries()) {
     if (stemName(q.name) != name) continue;
-    if (!sqlDir_.empty()) {
-      const std::filesystem::path mine = sqlDir_ / (std::string(q.name) + ".sql");
-      if (std::filesystem::exists(mine)) {
-        std::ifstream in(mine);
-        std::stringstream text;
-        text << in.rdbuf();
-        return text.str();
-      }
+    if (const std::filesystem::path mine = usersFile(q.name); !mine.empty()) {
+      std::ifstream in(mine);
+      std::stringstream text;
+      text << in.rdbuf();
+      if (!in && !in.eof()) throw std::invalid_argument(mine.string() + ": cannot read it");
+      return text.str();
     }
     return q.sql;
   }
   throw StoreError("no report query named '" + name + "'");
+}
+
+std::string ReportQueries::source(const std::string& name) const {
+  for (const EmbeddedSql& q : reportQueries()) {
+    if (stemName(q.name) != name) continue;
+    const std::filesystem::path mine = usersFile(q.name);
+    return mine.empty() ? "reports/queries/" + std::string(q.name) + ".sql (built in)" : mine.string();
+  }
+  return name;
 }
 
 QueryResult ReportQueries::run(const std::string& name,
@@ -49,7 +79,7 @@ QueryResult ReportQueries::run(const std::string& name,
   try {
     return runReadOnlyQuery(db_, sql);
   } catch (const StoreError& e) {
-    throw StoreError("report query '" + name + "' (reports/queries/): " + e.what());
+    throw StoreError("report query '" + name + "' (" + source(name) + "): " + e.what());
   }
 }
 
@@ -57,7 +87,7 @@ const SqlValue& RowView::at(const std::string& column) const {
   for (size_t i = 0; i < result_.columns.size(); ++i) {
     if (result_.columns[i] == column) return result_.rows[row_][i];
   }
-  throw StoreError("report query has no column '" + column + "'");
+  throw StoreError("has no column '" + column + "', which the report reads");
 }
 
 std::optional<double> RowView::number(const std::string& column) const {

@@ -17,6 +17,9 @@ namespace dtb::core {
 
 class ReportQueries {
  public:
+  // Throws std::invalid_argument when `sqlDir` is given but is no folder,
+  // or holds a .sql file named like no report query (a typo would
+  // otherwise be ignored silently).
   ReportQueries(std::filesystem::path database, std::filesystem::path sqlDir = {});
 
   // `name` is the file stem without its number ("scaling" for 20_scaling.sql).
@@ -25,8 +28,14 @@ class ReportQueries {
 
   // The SQL as it would run, for --show-sql and errors.
   std::string text(const std::string& name) const;
+  // Where that SQL comes from: the user's file in --sql-dir, or the
+  // built-in reports/queries/NAME.sql.
+  std::string source(const std::string& name) const;
 
  private:
+  // The user's copy of a built-in query (empty when --sql-dir has none).
+  std::filesystem::path usersFile(const std::string& stem) const;
+
   mutable Database db_;  // running a query changes no state a caller sees
   std::filesystem::path sqlDir_;
 };

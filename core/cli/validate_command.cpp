@@ -1,9 +1,11 @@
 #include "cli/validate_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
 #include "cli/plan_table.h"
+#include "matrix/cell_filter.h"
 #include "matrix/matrix_file.h"
 #include "matrix/planner.h"
 #include "run/coordinator.h"
@@ -17,21 +19,52 @@ struct Options {
   bool all = false;
   bool dryRun = false;
   std::string db = "results.db";
+  std::vector<std::string> sets;  // --set KEY=VALUE
+  std::vector<std::string> only;  // --only EXPR
 };
+
+// "--set epochs=1 --only strategy=bucketed", or "" without either.
+std::string commandLineChanges(const Options& options) {
+  std::string text;
+  for (const std::string& set : options.sets) text += std::string(text.empty() ? "" : " ") + "--set " + set;
+  for (const std::string& only : options.only)
+    text += std::string(text.empty() ? "" : " ") + "--only " + only;
+  return text;
+}
+
+// What the command line changed is stored with the experiment, in its
+// description (what listings and reports show) and as a closing comment of
+// the stored matrix text (the file itself stays as it was written).
+void recordChanges(const Options& options, core::MatrixFile& matrix, core::Plan& plan) {
+  const std::string changes = commandLineChanges(options);
+  if (changes.empty()) return;
+  plan.description += std::string(plan.description.empty() ? "" : " ") + "[run with " + changes + "]";
+  if (!matrix.text.empty() && !matrix.text.ends_with("\n")) matrix.text += "\n";
+  matrix.text += "# dtbench run " + changes + "\n";
+}
 
 int run(const GlobalOptions& global, const Options& options, bool execute) {
   core::Plan plan;
   core::MatrixFile matrix;
   try {
-    matrix = core::readMatrixFile(options.file);
+    matrix = core::readMatrixFile(options.file, options.sets);
     plan = core::planMatrix(matrix, makeLoader(global));
+    core::filterCells(plan, options.only);
   } catch (const core::MatrixError& e) {
-    for (const core::Problem& p : e.problems()) std::fprintf(stderr, "%s\n", p.format().c_str());
-    std::fprintf(stderr, "%s: %zu problem%s; nothing was run\n", options.file.c_str(), e.problems().size(),
-                 e.problems().size() == 1 ? "" : "s");
+    const auto& all = e.problems();
+    const auto errors = static_cast<size_t>(
+        std::count_if(all.begin(), all.end(), [](const core::Problem& p) { return !p.warning; }));
+    for (const core::Problem& p : all) std::fprintf(stderr, "%s\n", p.format().c_str());
+    const size_t warnings = all.size() - errors;
+    std::string also;
+    if (warnings > 0) also = " and " + std::to_string(warnings) + (warnings == 1 ? " warning" : " warnings");
+    std::fprintf(stderr, "%s: %zu problem%s%s; nothing was run\n", options.file.c_str(), errors,
+                 errors == 1 ? "" : "s", also.c_str());
     return 1;
   }
+  for (const core::Problem& p : plan.warnings) std::fprintf(stderr, "%s\n", p.format().c_str());
   if (execute) {
+    recordChanges(options, matrix, plan);
     core::CoordinatorOptions run;
     run.database = options.db;
     run.pluginDirs = global.pluginDirs;
@@ -55,6 +88,14 @@ CLI::App* addMatrixOptions(CLI::App* cmd, std::shared_ptr<Options> options) {
   cmd->add_option("file", options->file, "The matrix (TOML)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--show", options->show, "Cells to list (default 20)");
   cmd->add_flag("--all", options->all, "List every cell");
+  cmd->add_option("--set", options->sets,
+                  "KEY=VALUE over the file's value, read as TOML (epochs=1, lr=0.1, strategy.zero.stage=2, "
+                  "world_size=[1,2]); repeatable")
+      ->allow_extra_args(false);  // one KEY=VALUE per --set: the matrix file stays positional
+  cmd->add_option("--only", options->only,
+                  "Only the cells where KEY=VALUE (strategy=bucketed, world_size=[2,4], cells=0,3); "
+                  "repeatable, all must hold")
+      ->allow_extra_args(false);
   return cmd;
 }
 

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "matrix/overrides.h"
 #include "matrix/toml_depth.h"
 
 namespace dtb::core {
@@ -49,15 +50,17 @@ class Parser {
   }
 
   // In file order (a toml::table iterates by key): the first axis written
-  // varies slowest.
+  // varies slowest; keys from --set (no line) come last.
   std::vector<RawSetting> settings(const toml::table& table) {
     std::vector<RawSetting> out;
     for (const auto& [key, node] : table) {
       out.push_back({std::string(key.str()), &node, locate(m_.path, node)});
     }
-    std::stable_sort(out.begin(), out.end(), [](const RawSetting& a, const RawSetting& b) {
-      return std::make_pair(a.where.line, a.where.column) < std::make_pair(b.where.line, b.where.column);
-    });
+    auto order = [](const RawSetting& s) {
+      return std::make_pair(s.where.line > 0 ? s.where.line : 1 << 30, s.where.column);
+    };
+    std::stable_sort(out.begin(), out.end(),
+                     [&](const RawSetting& a, const RawSetting& b) { return order(a) < order(b); });
     return out;
   }
 
@@ -162,10 +165,11 @@ class Parser {
 
 SourceLocation locate(const std::string& file, const toml::node& node) {
   const toml::source_region& region = node.source();
+  if (region.path && *region.path != file) return {*region.path, 0, 0};
   return {file, static_cast<int>(region.begin.line), static_cast<int>(region.begin.column)};
 }
 
-MatrixFile parseMatrix(const std::string& path, std::string text) {
+MatrixFile parseMatrix(const std::string& path, std::string text, const std::vector<std::string>& sets) {
   MatrixFile m;
   m.path = path;
   m.text = std::move(text);
@@ -179,17 +183,18 @@ MatrixFile parseMatrix(const std::string& path, std::string text) {
                         "TOML syntax: " + std::string(e.description())}});
   }
   std::vector<Problem> problems;
+  applyOverrides(m.document, sets, problems);
   Parser(m, problems).parse();
   if (!problems.empty()) throw MatrixError(std::move(problems));
   return m;
 }
 
-MatrixFile readMatrixFile(const std::filesystem::path& path) {
+MatrixFile readMatrixFile(const std::filesystem::path& path, const std::vector<std::string>& sets) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw MatrixError({{{path.string(), 0, 0}, "cannot open the file"}});
   std::stringstream text;
   text << in.rdbuf();
-  return parseMatrix(path.string(), text.str());
+  return parseMatrix(path.string(), text.str(), sets);
 }
 
 }  // namespace dtb::core

@@ -59,12 +59,15 @@ struct MatrixFile {
   std::vector<RawRule> includes;
 };
 
-// Parses `text` (read from `path`). Throws MatrixError with every structural
+// Parses `text` (read from `path`), with `sets` (--set KEY=VALUE,
+// overrides.h) written over it. Throws MatrixError with every structural
 // problem found (syntax, unknown tables or keys of [experiment]/[matrix],
 // wrong shapes); the meaning of [run] keys is checked by the planner.
-MatrixFile parseMatrix(const std::string& path, std::string text);
-MatrixFile readMatrixFile(const std::filesystem::path& path);
+MatrixFile parseMatrix(const std::string& path, std::string text, const std::vector<std::string>& sets = {});
+MatrixFile readMatrixFile(const std::filesystem::path& path, const std::vector<std::string>& sets = {});
 
+// Where `node` of `file` is; a node from the command line (--set) is
+// located by its option alone, with no line.
 SourceLocation locate(const std::string& file, const toml::node& node);
 
 }  // namespace dtb::core

@@ -1,11 +1,14 @@
 #include "matrix/planner.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <set>
 
 #include "host/plugin_config.h"
+#include "matrix/key_hints.h"
+#include "matrix/path_params.h"
 #include "matrix/run_schema.h"
 #include "plugin/plugin_error.h"
 
@@ -73,8 +76,12 @@ class Planner {
     includeRules_ = rules(m_.includes, "include", true);
     excludeRules_ = rules(m_.excludes, "exclude", false);
     if (problems_.empty()) expand(plan);
-    if (!problems_.empty()) throw MatrixError(std::move(problems_));
+    if (!problems_.empty()) {
+      problems_.insert(problems_.end(), warnings_.begin(), warnings_.end());
+      throw MatrixError(std::move(problems_));
+    }
     for (auto& [key, plugin] : plugins_) plan.plugins[key] = plugin;
+    plan.warnings = MatrixError(warnings_).problems();  // in file order
     return plan;
   }
 
@@ -83,6 +90,29 @@ class Planner {
 
   void fail(SourceLocation where, std::string message) {
     problems_.push_back({std::move(where), std::move(message)});
+  }
+
+  void warn(SourceLocation where, std::string message) {
+    warnings_.push_back({std::move(where), std::move(message), true});
+  }
+
+  // A setting from the command line (--set), not from the file.
+  bool fromCommandLine(const SourceLocation& where) const { return where.file != m_.path; }
+
+  // An int parameter given as a float that is an exact integer, as DeepSpeed
+  // configurations write them (reduce_bucket_size = 5e8): that integer.
+  std::optional<ParamValue> wholeNumber(const ParamSpec& spec, const toml::node& node,
+                                        const std::string& key) {
+    const auto real = node.value_exact<double>();
+    if (spec.type != DTB_PARAM_INT || !real) return std::nullopt;
+    // 2^63 is a double exactly; every double below it in size fits an int64.
+    if (std::isfinite(*real) && std::trunc(*real) == *real && std::abs(*real) < 9223372036854775808.0) {
+      return static_cast<int64_t>(*real);
+    }
+    fail(locate(m_.path, node), "'" + key + "' expects int, got " + formatParamValue(*real) +
+                                    ", which is not a whole number (a float is taken for an int only "
+                                    "when it is one, e.g. 5e8)");
+    return std::nullopt;
   }
 
   int64_t repeats() {
@@ -120,6 +150,13 @@ class Planner {
     bool ok = true;
     for (const toml::node* element : elements) {
       std::optional<ParamValue> value = paramValueFromToml(spec.type, *element);
+      if (!value && element->is_floating_point() && spec.type == DTB_PARAM_INT) {
+        value = wholeNumber(spec, *element, key);
+        if (!value) {
+          ok = false;
+          continue;
+        }
+      }
       if (!value) {
         fail(locate(m_.path, *element), "'" + key + "' expects " + std::string(paramTypeName(spec.type)) +
                                             ", got " + tomlTypeName(*element));
@@ -134,7 +171,32 @@ class Planner {
       column.values.push_back(std::move(*value));
     }
     if (!ok) return std::nullopt;
+    if (isPathParam(spec) && !ownerOf(key).empty()) resolvePaths(column, raw);
     return column;
+  }
+
+  // A relative path a plugin parameter is given in the file is read from the
+  // file's directory (path_params.h); one given with --set, from the working
+  // directory, as any path on a command line.
+  void resolvePaths(Column& column, const RawSetting& raw) const {
+    const std::filesystem::path base = fromCommandLine(raw.where) ? "." : directoryOf(m_.path);
+    for (ParamValue& value : column.values) {
+      if (auto* text = std::get_if<std::string>(&value)) *text = resolvePath(base, *text);
+    }
+  }
+
+  // A path a cell reads that is not on this machine: a warning, not an error,
+  // for the data may be only on the hosts that run it (launcher mpirun, srun).
+  void checkPathsExist(const Column& column, const RawSetting& raw) {
+    const toml::array* array = raw.node->as_array();
+    for (size_t i = 0; i < column.values.size(); ++i) {
+      const toml::node& element = array ? *array->get(i) : *raw.node;
+      const std::string written = element.value_or<std::string>("");
+      const auto* resolved = std::get_if<std::string>(&column.values[i]);
+      if (!resolved) continue;
+      if (auto problem = missingPathProblem(column.key, written, *resolved))
+        warn(locate(m_.path, element), *problem);
+    }
   }
 
   void runColumns() {
@@ -142,12 +204,15 @@ class Planner {
     for (const RawSetting& raw : m_.run) {
       const ParamSpec* spec = findRunKey(raw.key);
       if (!spec) {
-        fail(raw.where, "unknown key '" + raw.key + "' in [run]" + hint(raw.key, runSchema()) +
+        fail(raw.where, "unknown key '" + raw.key + "' in [run]" + unknownKeyHint(raw.key, runSchema()) +
                             "; plugin parameters go in [KIND.NAME] tables");
         continue;
       }
       given.insert(raw.key);
-      if (auto column = convert(raw, *spec, raw.key, true)) columns_.push_back(std::move(*column));
+      if (auto column = convert(raw, *spec, raw.key, true)) {
+        if (raw.key == "rendezvous_store") checkRendezvousStores(*column, raw);
+        columns_.push_back(std::move(*column));
+      }
     }
     for (const ParamSpec& spec : runSchema()) {
       if (given.contains(spec.name)) continue;
@@ -156,6 +221,15 @@ class Planner {
         continue;
       }
       columns_.push_back({spec.name, {*spec.defaultValue}, false, {m_.path, 0, 0}});
+    }
+  }
+
+  void checkRendezvousStores(const Column& column, const RawSetting& raw) {
+    const toml::array* array = raw.node->as_array();
+    for (size_t i = 0; i < column.values.size(); ++i) {
+      if (auto problem = rendezvousStoreProblem(std::get<std::string>(column.values[i]))) {
+        fail(locate(m_.path, array ? *array->get(i) : *raw.node), "'rendezvous_store': " + *problem);
+      }
     }
   }
 
@@ -185,7 +259,7 @@ class Planner {
         const ParamSpec* spec = specFor(setting.key);
         if (!spec) {
           fail(setting.where, "unknown key '" + setting.key + "' in " + what +
-                                  hint(setting.key, runSchema()) +
+                                  unknownKeyHint(setting.key, runSchema()) +
                                   (setting.key.find('.') == std::string::npos
                                        ? ""
                                        : " (plugin keys are KIND.NAME.PARAM of a plugin some cell uses)"));
@@ -251,8 +325,7 @@ class Planner {
           if (plugin->kind() == table.kind)
             used.push_back({plugin->name(), DTB_PARAM_STRING, {}, "", {}, {}, {}});
         }
-        fail(table.where, "[" + kind + "." + table.name + "] configures " + kind + " '" + table.name +
-                              "', which no cell uses" + hint(table.name, used));
+        unusedTable(table, hint(table.name, used));
         continue;
       }
       const LoadedPlugin& plugin = *it->second;
@@ -265,10 +338,27 @@ class Planner {
           continue;
         }
         if (auto column = convert(raw, *spec, kind + "." + table.name + "." + raw.key, true)) {
+          if (isPathParam(*spec)) checkPathsExist(*column, raw);
           columns_.push_back(std::move(*column));
         }
       }
     }
+  }
+
+  // A table of a plugin no cell uses is a warning, so that a value can be
+  // commented out of an axis without its table; its parameters go
+  // unchecked. Named by --set, the plugin is a mistake on the command line.
+  void unusedTable(const RawPluginTable& table, const std::string& hint) {
+    const std::string kind(kindName(table.kind));
+    for (const RawSetting& raw : table.settings) {
+      if (fromCommandLine(raw.where)) {
+        fail(raw.where, "unknown key '" + kind + "." + table.name + "." + raw.key + "': no cell uses " +
+                            kind + " '" + table.name + "'" + hint);
+        return;
+      }
+    }
+    warn(table.where, "[" + kind + "." + table.name + "] configures " + kind + " '" + table.name +
+                          "', which no cell uses" + hint + "; its parameters are not checked");
   }
 
   // A plugin parameter without a default must be set for every cell using it.
@@ -385,7 +475,10 @@ class Planner {
 
   void finish(std::map<std::string, ParamValue> values, std::vector<Cell>& out) {
     const int64_t world = std::get<int64_t>(values.at("world_size"));
-    values[kGlobalBatchKey] = std::get<int64_t>(values.at("batch_size")) * world;
+    // The samples of one optimizer step over every rank, as DeepSpeed's
+    // train_batch_size = micro-batch x accumulation x world: what samples/s counts.
+    values[kGlobalBatchKey] = std::get<int64_t>(values.at("batch_size")) * world *
+                              std::get<int64_t>(values.at("accumulation_steps"));
     const double lr = std::get<double>(values.at("lr"));
     values[kEffectiveLrKey] = std::get<std::string>(values.at("lr_scaling")) == "linear" ? lr * world : lr;
     Cell cell;
@@ -493,6 +586,7 @@ class Planner {
   const PluginLoader& loader_;
   bool pastCap_ = false;  // expand() made more than kMaxCells cells: stop crossing
   std::vector<Problem> problems_;
+  std::vector<Problem> warnings_;
   std::vector<Column> columns_;
   std::vector<Rule> includeRules_;
   std::vector<Rule> excludeRules_;

@@ -18,11 +18,15 @@ struct Plan {
   std::string description;
   int64_t repeats = 1;
   std::vector<Cell> cells;
+  // What does not stop the matrix but may not be what was meant (a plugin
+  // table no cell uses, a data path missing here), each with its line.
+  std::vector<Problem> warnings;
   // "strategy/zero" -> the plugin, for every plugin some cell uses.
   std::map<std::string, std::shared_ptr<const LoadedPlugin>> plugins;
 };
 
-// Throws MatrixError listing every problem at once, each with file:line:col.
+// Throws MatrixError listing every problem at once, each with file:line:col
+// (the warnings among them, marked as such).
 Plan planMatrix(const MatrixFile& matrix, const PluginLoader& loader);
 
 }  // namespace dtb::core

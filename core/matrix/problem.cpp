@@ -17,7 +17,7 @@ std::string Problem::format() const {
   std::string text = where.file;
   if (where.line > 0) text += ":" + std::to_string(where.line);
   if (where.line > 0 && where.column > 0) text += ":" + std::to_string(where.column);
-  return text + ": error: " + message;
+  return text + (warning ? ": warning: " : ": error: ") + message;
 }
 
 namespace {

@@ -1,5 +1,6 @@
 // A problem found in a matrix file, with where it is. All problems of a file
-// are collected and reported together.
+// are collected and reported together. A warning is a problem that does not
+// stop the matrix (a plugin table no cell uses, a data path not found here).
 #pragma once
 
 #include <stdexcept>
@@ -17,6 +18,7 @@ struct SourceLocation {
 struct Problem {
   SourceLocation where;
   std::string message;
+  bool warning = false;
 
   // "examples/x.toml:12:5: error: unknown key 'word_size' (did you mean 'world_size'?)"
   std::string format() const;

@@ -33,9 +33,12 @@ std::vector<ParamSpec> makeSchema() {
       spec("device", DTB_PARAM_STRING, S("cpu"), "Where tensors live", {}, {}, {"cpu", "cuda"}),
       spec("world_size", DTB_PARAM_INT, int64_t{1}, "Number of worker processes (ranks)", 1.0, 65536.0),
       spec("batch_size", DTB_PARAM_INT, int64_t{64},
-           "Samples per rank per step; the global batch is batch_size x world_size", 1.0, 1e7),
+           "Samples per rank per micro-batch; the global batch is batch_size x world_size x "
+           "accumulation_steps",
+           1.0, 1e7),
       spec("accumulation_steps", DTB_PARAM_INT, int64_t{1},
-           "Micro-batches per optimizer step (gradient accumulation)", 1.0, 1e6),
+           "Micro-batches per optimizer step (gradient accumulation); they count in the global batch", 1.0,
+           1e6),
       spec("epochs", DTB_PARAM_INT, int64_t{1}, "Passes over the training split", 1.0, 1e6),
       spec("max_steps_per_epoch", DTB_PARAM_INT, int64_t{0},
            "Stop an epoch after this many steps; 0 runs the whole split", 0.0, 1e12),
@@ -76,7 +79,7 @@ const std::vector<ParamSpec>& runSchema() {
 
 const ParamSpec* findDerivedKey(const std::string& key) {
   static const ParamSpec globalBatch{
-      kGlobalBatchKey, DTB_PARAM_INT, {}, "batch_size x world_size", {}, {}, {}};
+      kGlobalBatchKey, DTB_PARAM_INT, {}, "batch_size x world_size x accumulation_steps", {}, {}, {}};
   static const ParamSpec effectiveLr{
       kEffectiveLrKey, DTB_PARAM_FLOAT, {}, "lr after linear scaling", {}, {}, {}};
   if (key == kGlobalBatchKey) return &globalBatch;

@@ -18,8 +18,10 @@ const ParamSpec* findRunKey(const std::string& key);
 inline std::string pluginKey(PluginKind kind) { return std::string(kindName(kind)); }
 
 // Values computed from a cell and stored with it (never set by a user).
-inline constexpr const char* kGlobalBatchKey = "global_batch_size";  // batch_size x world_size
-inline constexpr const char* kEffectiveLrKey = "lr_effective";       // lr, x world_size when linear
+// batch_size x world_size x accumulation_steps: the samples of one optimizer
+// step (DeepSpeed's train_batch_size).
+inline constexpr const char* kGlobalBatchKey = "global_batch_size";
+inline constexpr const char* kEffectiveLrKey = "lr_effective";  // lr, x world_size when linear
 
 // The declaration of a derived key (its type, for exclude rules), or null.
 const ParamSpec* findDerivedKey(const std::string& key);

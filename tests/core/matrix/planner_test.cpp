@@ -168,18 +168,82 @@ backend = "single"
 }
 
 TEST(PlannerErrors, UnknownPluginParameterGetsAHint) {
-  auto lines = problems(kHeader + "[strategy.example_c]\nopp = \"sum\"\nwait_timeout_ms = 2.5\n");
+  auto lines = problems(kHeader + "[strategy.example_c]\nopp = \"sum\"\nwait_timeout_ms = true\n");
   EXPECT_TRUE(contains(lines,
                        "m.toml:11:7: error: unknown parameter 'opp' of strategy 'example_c' "
                        "(did you mean 'op'?)"));
-  EXPECT_TRUE(
-      contains(lines, "m.toml:12:19: error: 'strategy.example_c.wait_timeout_ms' expects int, got a float"));
+  EXPECT_TRUE(contains(
+      lines, "m.toml:12:19: error: 'strategy.example_c.wait_timeout_ms' expects int, got a boolean"));
 }
 
-TEST(PlannerErrors, PluginTableNoCellUses) {
-  auto lines = problems(kHeader + "[strategy.bucketed]\nbucket_cap_mb = 25\n");
-  EXPECT_TRUE(contains(
-      lines, "m.toml:10:1: error: [strategy.bucketed] configures strategy 'bucketed', which no cell uses"));
+// Issue 17: DeepSpeed writes integers as floats (reduce_bucket_size = 5e8).
+TEST(Planner, AnIntGivenAsAWholeFloatIsThatInt) {
+  Plan p = plan(kHeader + "batch_size = 3.2e1\n[strategy.example_c]\nwait_timeout_ms = [5e3, 2.5e1]\n");
+  ASSERT_EQ(p.cells.size(), 2u);
+  EXPECT_EQ(p.cells[0].integer("batch_size"), 32);
+  EXPECT_EQ(p.cells[0].integer("strategy.example_c.wait_timeout_ms"), 5000);
+  EXPECT_EQ(p.cells[1].integer("strategy.example_c.wait_timeout_ms"), 25);
+}
+
+TEST(PlannerErrors, AnIntGivenAsAFractionNamesKeyFileAndLine) {
+  auto lines = problems(kHeader + "[strategy.example_c]\nwait_timeout_ms = 5.5\nop = \"sum\"\n");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "m.toml:11:19: error: 'strategy.example_c.wait_timeout_ms' expects int, got 5.5, which is not a "
+            "whole number (a float is taken for an int only when it is one, e.g. 5e8)");
+  EXPECT_TRUE(
+      contains(problems(kHeader + "epochs = 1e300\n"), "'epochs' expects int, got "));  // past any int
+}
+
+// Issue 17: commenting a value out of an axis must not make its table an error.
+TEST(Planner, PluginTableNoCellUsesIsAWarning) {
+  Plan p = plan(kHeader + "[strategy.bucketd]\nbucket_cap_mb = 25\n");
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_EQ(p.warnings[0].format(),
+            "m.toml:10:1: warning: [strategy.bucketd] configures strategy 'bucketd', which no cell uses; "
+            "its parameters are not checked");
+  // Beside an error, it is still only a warning.
+  try {
+    plan(kHeader + "epochs = 0\n[strategy.zero]\nstage = 9\n");
+    ADD_FAILURE() << "planned";
+  } catch (const MatrixError& e) {
+    ASSERT_EQ(e.problems().size(), 2u);
+    EXPECT_FALSE(e.problems()[0].warning);
+    EXPECT_TRUE(e.problems()[1].warning);
+  }
+}
+
+// Issue 17: DeepSpeed's train_batch_size = micro-batch x accumulation x world.
+TEST(Planner, GlobalBatchCountsAccumulation) {
+  Plan p = plan(kHeader + "world_size = 4\nbatch_size = 8\naccumulation_steps = [1, 3]\n");
+  EXPECT_EQ(p.cells[0].integer(kGlobalBatchKey), 32);
+  EXPECT_EQ(p.cells[1].integer(kGlobalBatchKey), 96);
+}
+
+// Issue 17: torchrun's words get dtbench's, with how they differ.
+TEST(PlannerErrors, TorchrunWordsGetTheirTranslation) {
+  auto lines = problems(kHeader + "nproc_per_node = 2\ngradient_accumulation_steps = 4\n");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_TRUE(
+      lines[0].starts_with("m.toml:10:18: error: unknown key 'nproc_per_node' in [run] (did you mean "
+                           "'world_size'? dtbench's world_size is the total number of ranks over "
+                           "every host, torchrun's nnodes x nproc_per_node;"))
+      << lines[0];
+  EXPECT_TRUE(contains(lines,
+                       "unknown key 'gradient_accumulation_steps' in [run] (did you mean "
+                       "'accumulation_steps'?)"));
+}
+
+TEST(PlannerErrors, RendezvousStoreInTorchrunsForm) {
+  auto lines =
+      problems(kHeader + "rendezvous_store = [\"redis://h:6379\", \"node0:29500\", \"tcp://h:1\"]\n");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(
+      lines[0],
+      "m.toml:10:39: error: 'rendezvous_store': \"node0:29500\" is torchrun's HOST:PORT (its TCP store); "
+      "dtbench's ranks meet through a Redis server: write \"redis://node0:29500\" if Redis listens there, "
+      "or \"\" for a file store in the run directory");
+  EXPECT_TRUE(contains(lines, "m.toml:10:54: error: 'rendezvous_store': \"tcp://h:1\" is not a store"));
 }
 
 TEST(PlannerErrors, ContradictingZips) {

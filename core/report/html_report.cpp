@@ -18,7 +18,7 @@ h3 { margin-top: 28px; } .meta { color: #555; }
 svg.chart { max-width: 100%; height: auto; background: #fff; border: 1px solid #e3e3e3; }
 svg .title { font-size: 14px; font-weight: 600; } svg .tick { font-size: 11px; fill: #444; }
 svg .axis { font-size: 12px; fill: #222; } svg .legend text { font-size: 11px; }
-svg .grid { stroke: #eee; } svg rect.plot { fill: none; stroke: #bbb; } svg .spread { stroke-width: 1.5; }
+svg .grid { stroke: #eee; } svg .grid.minor { stroke: #f5f5f5; } svg .note { font-size: 11px; fill: #8a4b00; } svg rect.plot { fill: none; stroke: #bbb; } svg .spread { stroke-width: 1.5; }
 table { border-collapse: collapse; margin: 8px 0 16px; font-size: 13px; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; } th { background: #f5f5f5; }
 td:first-child, th:first-child { text-align: left; } .faster { color: #1a7f37; } .slower { color: #c62828; }
@@ -118,11 +118,14 @@ std::string renderHtml(const ReportInput& in) {
       for (const StackedBarChart& c : breakdownCharts(data, x.id, model)) out += renderStackedBars(c);
       for (const LineChart& c : accuracyCharts(data, x.id, model)) out += renderLineChart(c);
       for (const StackedBarChart& c : memoryCharts(data, x.id, model)) out += renderStackedBars(c);
-      out += "</div>\n";
+      out += "</div>\n<details><summary>the numbers behind the step-time and memory charts</summary>\n" +
+             table(breakdownTable(data, x.id, model)) + table(memoryTable(data, x.id, model)) +
+             "</details>\n";
     }
     const std::vector<LineChart> bandwidth = bandwidthCharts(data, x.id);
     if (!bandwidth.empty()) {
-      out += "<h3>Collective sweeps</h3>\n<div class=\"charts\">\n";
+      out += "<h3>Collective sweeps</h3>\n" + table(bandwidthSummaryTable(data, x.id)) +
+             "<div class=\"charts\">\n";
       for (const LineChart& c : bandwidth) out += renderLineChart(c);
       out += "</div>\n<details><summary>every size</summary>\n" + table(bandwidthTable(data, x.id)) +
              "</details>\n";

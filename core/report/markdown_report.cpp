@@ -57,9 +57,18 @@ std::string renderMarkdown(const ReportInput& in) {
            " on " + x.host + "\n\n";
     for (const std::string& model : data.models(x.id)) {
       out += "### " + model + "\n\n" + table(keyFigureTable(data, x.id, model)) + "\n";
+      const ReportTable breakdown = breakdownTable(data, x.id, model),
+                        memory = memoryTable(data, x.id, model);
+      if (!breakdown.rows.empty())
+        out +=
+            "Where a training step's time goes, ms per step (mean of repeats):\n\n" + table(breakdown) + "\n";
+      if (!memory.rows.empty()) out += "Memory one rank holds, by category:\n\n" + table(memory) + "\n";
     }
     const ReportTable sweeps = bandwidthSummaryTable(data, x.id);
-    if (!sweeps.rows.empty()) out += "### Collective sweeps\n\n" + table(sweeps) + "\n";
+    if (!sweeps.rows.empty()) {
+      out += "### Collective sweeps\n\n" + table(sweeps) + "\nEvery size:\n\n" +
+             table(bandwidthTable(data, x.id)) + "\n";
+    }
   }
   return out;
 }

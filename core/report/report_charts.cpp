@@ -1,6 +1,7 @@
 #include "report/report_charts.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -37,7 +38,8 @@ std::vector<StackedBarChart> splitByWorld(const StackedBarChart& chart, const st
                          chart.yLabel,
                          {},
                          chart.layers,
-                         std::vector<std::vector<double>>(chart.layers.size())};
+                         std::vector<std::vector<double>>(chart.layers.size()),
+                         chart.unit};
     for (size_t b = 0; b < chart.bars.size(); ++b) {
       if (worlds[b] != w) continue;
       part.bars.push_back(chart.bars[b].substr(0, chart.bars[b].rfind(" ×")));
@@ -54,12 +56,12 @@ std::vector<LineChart> scalingCharts(const ReportData& data, int64_t experiment,
   const auto rows = rowsOf(data, data.scaling, experiment, model);
   if (rows.empty()) return {};
   LineChart throughput{model + ": throughput against world size",
-                       {"ranks", 2, TickFormat::kNumber, false},
-                       {"samples/s", 10, TickFormat::kNumber, false},
+                       {"ranks", 2, TickFormat::kNumber, false, false, "ranks"},
+                       {"samples/s", 10, TickFormat::kNumber, false, false, "samples/s"},
                        {},
                        "ideal (linear from the fewest ranks)"};
   LineChart efficiency{model + ": parallel efficiency E = S / (G / G_ref)",
-                       {"ranks", 2, TickFormat::kNumber, false},
+                       {"ranks", 2, TickFormat::kNumber, false, false, "ranks"},
                        {"efficiency", 0, TickFormat::kPercent, true},
                        {},
                        "ideal (100 %)"};
@@ -95,7 +97,8 @@ std::vector<StackedBarChart> breakdownCharts(const ReportData& data, int64_t exp
                         "ms per step",
                         {},
                         {"data", "forward", "backward", "exposed communication", "optimizer", "other"},
-                        std::vector<std::vector<double>>(6)};
+                        std::vector<std::vector<double>>(6),
+                        "ms"};
   std::vector<int> worlds;
   for (const BreakdownRow* r : rows) {
     chart.bars.push_back(barLabel(data, experiment, r->key, r->world));
@@ -150,19 +153,38 @@ std::vector<StackedBarChart> memoryCharts(const ReportData& data, int64_t experi
                                           const std::string& model) {
   const auto rows = rowsOf(data, data.memory, experiment, model);
   if (rows.empty()) return {};
-  StackedBarChart chart{model + ": memory one rank holds, by category",
+  // The model's state (what ZeRO partitions) and the strategies' buffers on
+  // charts of their own: one 128 MB fusion buffer on the same scale would
+  // flatten every stage's partitioning into the axis.
+  StackedBarChart state{model + ": model state one rank holds (what ZeRO partitions)",
                         "MB per rank",
                         {},
-                        {"parameters", "gradients", "optimizer state", "strategy buffers"},
-                        std::vector<std::vector<double>>(4)};
+                        {"parameters", "gradients", "optimizer state"},
+                        std::vector<std::vector<double>>(3),
+                        "MB"};
+  StackedBarChart buffers{model + ": strategy buffers one rank holds (fusion buffer, buckets, ZeRO staging)",
+                          "MB per rank",
+                          {},
+                          {"strategy buffers"},
+                          std::vector<std::vector<double>>(1),
+                          "MB"};
   std::vector<int> worlds;
+  bool anyBuffer = false;
   for (const MemoryRow* r : rows) {
-    chart.bars.push_back(barLabel(data, experiment, r->key, r->world));
+    const std::string bar = barLabel(data, experiment, r->key, r->world);
+    state.bars.push_back(bar);
+    buffers.bars.push_back(bar);
     worlds.push_back(r->world);
-    const double parts[] = {r->paramMb, r->gradMb, r->optimizerMb, r->bufferMb};
-    for (int l = 0; l < 4; ++l) chart.values[l].push_back(parts[l]);
+    const double parts[] = {r->paramMb, r->gradMb, r->optimizerMb};
+    for (int l = 0; l < 3; ++l) state.values[l].push_back(parts[l]);
+    buffers.values[0].push_back(r->bufferMb);
+    anyBuffer = anyBuffer || (std::isfinite(r->bufferMb) && r->bufferMb > 0);
   }
-  return splitByWorld(chart, worlds);
+  std::vector<StackedBarChart> out = splitByWorld(state, worlds);
+  if (anyBuffer) {
+    for (StackedBarChart& c : splitByWorld(buffers, worlds)) out.push_back(std::move(c));
+  }
+  return out;
 }
 
 std::vector<LineChart> bandwidthCharts(const ReportData& data, int64_t experiment) {
@@ -177,7 +199,7 @@ std::vector<LineChart> bandwidthCharts(const ReportData& data, int64_t experimen
     if (freshChart) {
       charts.push_back({r.op + ": bus bandwidth against message size",
                         {"message size (bytes)", 2, TickFormat::kBytes, false},
-                        {"busbw (GB/s)", 0, TickFormat::kNumber, true},
+                        {"busbw (GB/s)", 0, TickFormat::kNumber, true, false, "GB/s"},
                         {},
                         "memcpy reference of the run"});
     }

@@ -1,7 +1,10 @@
 #include "report/report_data.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "matrix/config_label.h"
@@ -51,13 +54,31 @@ void labelConfigs(const QueryResult& rows, ReportData& data) {
     std::vector<LabelInput> inputs;
     for (const Raw* m : members) inputs.push_back({m->strategy, m->config.model, m->params});
     const std::vector<std::string> labels = labelConfigurations(inputs, false);
+    for (size_t i = 0; i < members.size(); ++i) members[i]->config.label = labels[i];
+    // Settings in numeric order (fusion_threshold_mb=64 before =128), not as text.
+    std::stable_sort(members.begin(), members.end(), [](const Raw* a, const Raw* b) {
+      return naturalLess(a->config.label, b->config.label);
+    });
     for (size_t i = 0; i < members.size(); ++i) {
-      members[i]->config.label = labels[i];
       members[i]->config.color = static_cast<int>(i);
       data.configIndex[{members[i]->config.experiment, members[i]->config.key}] = data.configs.size();
       data.configs.push_back(members[i]->config);
     }
   }
+}
+
+// Rows in the order of their configurations (as labelConfigs sorted them),
+// then by world size: tables and chart series follow the labels' order.
+template <typename Row>
+void orderByConfig(const ReportData& data, std::vector<Row>& rows) {
+  auto position = [&](const Row& r) {
+    const auto it = data.configIndex.find({r.experiment, r.key});
+    return it == data.configIndex.end() ? data.configs.size() : it->second;
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+    return std::make_tuple(a.experiment, position(a), a.world) <
+           std::make_tuple(b.experiment, position(b), b.world);
+  });
 }
 
 int integer(const RowView& r, const std::string& column) { return static_cast<int>(r.numberOr(column, 0)); }
@@ -165,7 +186,33 @@ ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& 
     if (const std::optional<double> beyond = r.number("beyond_noise")) v.beyondNoise = *beyond != 0;
     data.verdicts.push_back(std::move(v));
   });
+  orderByConfig(data, data.scaling);
+  orderByConfig(data, data.breakdown);
+  orderByConfig(data, data.accuracy);
+  orderByConfig(data, data.memory);
+  orderByConfig(data, data.keyFigures);
   return data;
+}
+
+bool naturalLess(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const bool da = std::isdigit(static_cast<unsigned char>(a[i])) != 0;
+    const bool db = std::isdigit(static_cast<unsigned char>(b[j])) != 0;
+    if (da && db) {  // numbers as numbers: 64 < 128, 0.25 < 0.5, 5e8 < 1e9
+      char* endA = nullptr;
+      char* endB = nullptr;
+      const double x = std::strtod(a.c_str() + i, &endA), y = std::strtod(b.c_str() + j, &endB);
+      if (x != y) return x < y;
+      i = static_cast<size_t>(endA - a.c_str());
+      j = static_cast<size_t>(endB - b.c_str());
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
 }
 
 std::vector<ComparisonRow> loadComparison(const ReportQueries& queries, int64_t a, int64_t b,

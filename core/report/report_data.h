@@ -109,7 +109,13 @@ struct ReportData {
   std::vector<std::string> models(int64_t experiment) const;
 };
 
+// Configurations, and the rows of each chart and table, come in the order of
+// their labels, numbers compared as numbers.
 ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& experiments);
+
+// "bucket_cap_mb=25" before "bucket_cap_mb=100": digit runs (with a decimal
+// point or exponent) compare by value, the rest character by character.
+bool naturalLess(const std::string& a, const std::string& b);
 
 // B against A, cell by cell (reports/queries/80_compare.sql).
 struct ComparisonRow {

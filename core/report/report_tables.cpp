@@ -80,6 +80,44 @@ ReportTable keyFigureTable(const ReportData& data, int64_t experiment, const std
   return t;
 }
 
+ReportTable breakdownTable(const ReportData& data, int64_t experiment, const std::string& model) {
+  ReportTable t{{"configuration", "ranks", "data", "forward", "backward", "exposed comm", "optimizer",
+                 "other", "step (ms)"},
+                "lrrrrrrrr",
+                {},
+                {},
+                {}};
+  for (const BreakdownRow& r : data.breakdown) {
+    if (r.experiment != experiment) continue;
+    const ReportConfig* c = data.config(r.experiment, r.key);
+    if (!c || c->model != model) continue;
+    const double step = r.dataMs + r.forwardMs + r.backwardMs + r.exposedMs + r.optimizerMs + r.otherMs;
+    t.rows.push_back({c->label, std::to_string(r.world), formatNumber(r.dataMs, 2),
+                      formatNumber(r.forwardMs, 2), formatNumber(r.backwardMs, 2),
+                      formatNumber(r.exposedMs, 2), formatNumber(r.optimizerMs, 2),
+                      formatNumber(r.otherMs, 2), formatNumber(step, 2)});
+  }
+  return t;
+}
+
+ReportTable memoryTable(const ReportData& data, int64_t experiment, const std::string& model) {
+  ReportTable t{
+      {"configuration", "ranks", "parameters (MB)", "gradients", "optimizer state", "strategy buffers"},
+      "lrrrrr",
+      {},
+      {},
+      {}};
+  for (const MemoryRow& r : data.memory) {
+    if (r.experiment != experiment) continue;
+    const ReportConfig* c = data.config(r.experiment, r.key);
+    if (!c || c->model != model) continue;
+    t.rows.push_back({c->label, std::to_string(r.world), formatNumber(r.paramMb, 3),
+                      formatNumber(r.gradMb, 3), formatNumber(r.optimizerMb, 3),
+                      formatNumber(r.bufferMb, 3)});
+  }
+  return t;
+}
+
 ReportTable bandwidthTable(const ReportData& data, int64_t experiment) {
   ReportTable t{{"collective", "backend", "ranks", "dtype", "size", "time (µs)", "p50", "p95", "busbw (GB/s)",
                  "of memcpy", "#wrong"},

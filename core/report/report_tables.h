@@ -27,6 +27,10 @@ ReportTable keyFigureTable(const ReportData& data, int64_t experiment, const std
 ReportTable verdictTable(const ReportData& data, int64_t experiment);
 // What the verdict table means, in one paragraph (both formats print it).
 extern const char* const kVerdictNote;
+// The numbers behind the step-time and memory charts: ms per step by phase
+// (mean of repeats), and MB one rank holds by category.
+ReportTable breakdownTable(const ReportData& data, int64_t experiment, const std::string& model);
+ReportTable memoryTable(const ReportData& data, int64_t experiment, const std::string& model);
 // Every size of every sweep of the experiment.
 ReportTable bandwidthTable(const ReportData& data, int64_t experiment);
 // Per collective, backend, ranks and dtype: the smallest size's time, the

@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <sstream>
+#include <utility>
+
+#include "report/chart_notes.h"
+#include "report/report_format.h"
 
 namespace dtb::core {
 namespace {
@@ -10,7 +15,6 @@ namespace {
 constexpr double kWidth = 720, kHeight = 380;
 constexpr double kLeft = 76, kRight = 236, kTop = 40, kBottom = 56;
 constexpr double kPlotWidth = kWidth - kLeft - kRight, kPlotHeight = kHeight - kTop - kBottom;
-constexpr int kMaxLegend = 13;  // entries that fit beside the plot
 
 std::string num(double v) {
   char text[32];
@@ -34,6 +38,38 @@ struct Scale {
   double fraction(double v) const {
     if (logBase > 0) return (std::log(v) - std::log(low)) / (std::log(high) - std::log(low));
     return (v - low) / (high - low);
+  }
+
+  // Unlabelled ticks between the labelled ones on a log axis: 2..9 x 10^k,
+  // or the powers of 2 a stride skipped.
+  std::vector<double> minorTicks() const {
+    std::vector<double> out;
+    if (logBase <= 0) return out;
+    const std::vector<double> major = ticks();
+    auto isMajor = [&](double t) {
+      return std::any_of(major.begin(), major.end(), [&](double m) { return std::abs(m - t) <= 1e-9 * m; });
+    };
+    if (logBase == 10) {
+      for (double decade = std::pow(10, std::floor(std::log10(low))); decade <= high; decade *= 10) {
+        for (int m = 2; m <= 9; ++m) {
+          const double t = m * decade;
+          if (t > low * (1 + 1e-9) && t < high * (1 - 1e-9) && !isMajor(t)) out.push_back(t);
+        }
+      }
+      return out;
+    }
+    for (double t = std::pow(logBase, std::floor(std::log(low) / std::log(logBase) + 1e-9));
+         t <= high * (1 + 1e-9); t *= logBase) {
+      if (t >= low * (1 - 1e-9) && !isMajor(t)) out.push_back(t);
+    }
+    return out;
+  }
+
+  // A log10 axis spanning less than two decades labels its 2s and 5s too.
+  bool labelsMinor(double t) const {
+    if (logBase != 10 || high / low > 100) return false;
+    const double m = t / std::pow(10, std::floor(std::log10(t) + 1e-9));
+    return std::abs(m - 2) < 1e-6 || std::abs(m - 5) < 1e-6;
   }
 
   std::vector<double> ticks() const {
@@ -99,6 +135,16 @@ std::string header(const std::string& title, const std::string& kind, double ext
 
 std::string yAxis(const Scale& y, const ChartAxis& axis) {
   std::string out;
+  for (double t : y.minorTicks()) {
+    const double py = kTop + kPlotHeight * (1 - y.fraction(t));
+    out += "<line class=\"grid minor\" x1=\"" + num(kLeft - 4) + "\" x2=\"" + num(kLeft + kPlotWidth) +
+           "\" y1=\"" + num(py) + "\" y2=\"" + num(py) + "\"/>";
+    if (y.labelsMinor(t)) {
+      out += "<text class=\"tick minor\" x=\"" + num(kLeft - 6) + "\" y=\"" + num(py + 4) +
+             "\" text-anchor=\"end\">" + xmlEscape(formatTick(t, axis.format)) + "</text>";
+    }
+    out += "\n";
+  }
   for (double t : y.ticks()) {
     const double py = kTop + kPlotHeight * (1 - y.fraction(t));
     out += "<line class=\"grid\" x1=\"" + num(kLeft) + "\" x2=\"" + num(kLeft + kPlotWidth) + "\" y1=\"" +
@@ -111,17 +157,121 @@ std::string yAxis(const Scale& y, const ChartAxis& axis) {
   return out;
 }
 
-std::string legendEntry(int index, const std::string& name, const std::string& color, bool dashed, bool box) {
-  const double y = kTop + 8 + 18 * index;
-  const double x = kLeft + kPlotWidth + 14;
-  std::string shown = name.size() > 34 ? name.substr(0, 33) + "…" : name;
-  std::string swatch = box ? "<rect x=\"" + num(x) + "\" y=\"" + num(y - 9) +
-                                 "\" width=\"16\" height=\"10\" fill=\"" + color + "\"/>"
-                           : "<line x1=\"" + num(x) + "\" x2=\"" + num(x + 16) + "\" y1=\"" + num(y - 4) +
-                                 "\" y2=\"" + num(y - 4) + "\" stroke=\"" + color + "\" stroke-width=\"2\"" +
-                                 (dashed ? " stroke-dasharray=\"5 3\"" : "") + "/>";
-  return "<g class=\"legend\">" + swatch + "<text x=\"" + num(x + 22) + "\" y=\"" + num(y) + "\"><title>" +
-         xmlEscape(name) + "</title>" + xmlEscape(shown) + "</text></g>\n";
+// Words of `text` in lines of at most `width` characters (a longer word is
+// cut): labels are shown whole, never truncated.
+std::vector<std::string> wrapText(const std::string& text, size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::istringstream words(text);
+  for (std::string w; words >> w;) {
+    while (w.size() > width) {
+      if (!line.empty()) lines.push_back(std::exchange(line, ""));
+      lines.push_back(w.substr(0, width));
+      w = w.substr(width);
+    }
+    if (!line.empty() && line.size() + 1 + w.size() > width) lines.push_back(std::exchange(line, ""));
+    line += (line.empty() ? "" : " ") + w;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
+// The legend beside the plot: entries wrapped over as many lines as their
+// names need, until the column is full; the rest counted at its foot.
+class Legend {
+ public:
+  static constexpr size_t kChars = 30;  // what fits in the right margin
+
+  void add(const std::string& name, const std::string& color, bool dashed, bool box) {
+    const std::vector<std::string> lines = wrapText(name, kChars);
+    const double height = 18 + 13.0 * static_cast<double>(lines.size() - 1);
+    if (y_ + height > kHeight - 30) {
+      ++hidden_;
+      return;
+    }
+    const double x = kLeft + kPlotWidth + 14;
+    const std::string swatch = box ? "<rect x=\"" + num(x) + "\" y=\"" + num(y_ - 9) +
+                                         "\" width=\"16\" height=\"10\" fill=\"" + color + "\"/>"
+                                   : "<line x1=\"" + num(x) + "\" x2=\"" + num(x + 16) + "\" y1=\"" +
+                                         num(y_ - 4) + "\" y2=\"" + num(y_ - 4) + "\" stroke=\"" + color +
+                                         "\" stroke-width=\"2\"" +
+                                         (dashed ? " stroke-dasharray=\"5 3\"" : "") + "/>";
+    out_ += "<g class=\"legend\">" + swatch + "<text x=\"" + num(x + 22) + "\" y=\"" + num(y_) +
+            "\"><title>" + xmlEscape(name) + "</title>";
+    for (size_t i = 0; i < lines.size(); ++i) {
+      out_ += "<tspan x=\"" + num(x + 22) + "\"" + (i ? " dy=\"13\"" : "") + ">" + xmlEscape(lines[i]) +
+              "</tspan>";
+    }
+    out_ += "</text></g>\n";
+    y_ += height;
+  }
+
+  std::string finish() {
+    if (hidden_ > 0) {
+      out_ += "<g class=\"legend\"><text x=\"" + num(kLeft + kPlotWidth + 14) + "\" y=\"" + num(y_) + "\">+" +
+              std::to_string(hidden_) + " more (hover the points)</text></g>\n";
+    }
+    return out_;
+  }
+
+ private:
+  double y_ = kTop + 8;
+  int hidden_ = 0;
+  std::string out_;
+};
+
+// Lines of small print below a chart (outliers, coinciding series): the
+// height they add to it.
+std::string notesBelow(const std::vector<std::string>& notes, double& extraHeight) {
+  std::string out;
+  for (const std::string& note : notes) {
+    for (const std::string& line : wrapText(note, 110)) {
+      out += "<text class=\"note\" x=\"" + num(kLeft) + "\" y=\"" + num(kHeight + 4 + extraHeight) + "\">" +
+             xmlEscape(line) + "</text>\n";
+      extraHeight += 14;
+    }
+  }
+  return out;
+}
+
+bool drawable(const LineChart& chart, const ChartPoint& p) {
+  return std::isfinite(p.x) && std::isfinite(p.y) && (chart.x.logBase == 0 || p.x > 0) &&
+         (chart.y.logBase == 0 || p.y > 0);
+}
+
+// The x axis of a line chart: ticks, minor ticks and its label; `px` maps a
+// value to pixels.
+template <typename ToPixels>
+std::string xAxis(const Scale& x, const ChartAxis& axis, ToPixels px) {
+  std::string out;
+  for (double t : x.ticks()) {
+    out += "<line class=\"grid\" x1=\"" + num(px(t)) + "\" x2=\"" + num(px(t)) + "\" y1=\"" + num(kTop) +
+           "\" y2=\"" + num(kTop + kPlotHeight) + "\"/><text class=\"tick\" x=\"" + num(px(t)) + "\" y=\"" +
+           num(kTop + kPlotHeight + 16) + "\" text-anchor=\"middle\">" +
+           xmlEscape(formatTick(t, axis.format)) + "</text>\n";
+  }
+  for (double t : x.minorTicks()) {
+    out += "<line class=\"grid minor\" x1=\"" + num(px(t)) + "\" x2=\"" + num(px(t)) + "\" y1=\"" +
+           num(kTop) + "\" y2=\"" + num(kTop + kPlotHeight + 4) + "\"/>";
+    if (x.labelsMinor(t)) {
+      out += "<text class=\"tick minor\" x=\"" + num(px(t)) + "\" y=\"" + num(kTop + kPlotHeight + 16) +
+             "\" text-anchor=\"middle\">" + xmlEscape(formatTick(t, axis.format)) + "</text>";
+    }
+    out += "\n";
+  }
+  return out + "<text class=\"axis\" x=\"" + num(kLeft + kPlotWidth / 2) + "\" y=\"" + num(kHeight - 12) +
+         "\" text-anchor=\"middle\">" + xmlEscape(axis.label + (axis.logBase ? " (log)" : "")) + "</text>\n";
+}
+
+// "bucketed: 4 ranks → 3,520 samples/s [3,344 – 3,872]"
+std::string pointTitle(const LineChart& chart, const ChartSeries& s, const ChartPoint& p) {
+  std::string text = s.name + ": " + formatValue(p.x, chart.x.format, chart.x.unit) + " → " +
+                     formatValue(p.y, chart.y.format, chart.y.unit);
+  if (std::isfinite(p.low) && std::isfinite(p.high) && p.high > p.low) {
+    text +=
+        " [" + formatValue(p.low, chart.y.format, "") + " – " + formatValue(p.high, chart.y.format, "") + "]";
+  }
+  return text;
 }
 
 }  // namespace
@@ -179,15 +329,37 @@ std::string formatTick(double value, TickFormat format) {
   return text;
 }
 
+std::string formatValue(double value, TickFormat format, const std::string& unit) {
+  if (!std::isfinite(value)) return "—";
+  if (format == TickFormat::kPercent) return formatNumber(100 * value, 1) + " %";
+  if (format == TickFormat::kBytes) {
+    const char* units[] = {"GiB", "MiB", "KiB"};
+    const double scales[] = {1024.0 * 1024 * 1024, 1024.0 * 1024, 1024.0};
+    for (int i = 0; i < 3; ++i) {
+      if (std::abs(value) >= scales[i]) return formatValue(value / scales[i], TickFormat::kNumber, units[i]);
+    }
+    return formatValue(value, TickFormat::kNumber, "bytes");
+  }
+  const double a = std::abs(value);
+  const bool whole = a < 1e15 && value == std::round(value);  // ranks, epochs: no ".00"
+  const int decimals = whole || a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+  return formatNumber(value, decimals) + (unit.empty() ? "" : " " + unit);
+}
+
 std::string renderLineChart(const LineChart& chart) {
+  const std::vector<OffScalePoint> offScale = offScalePoints(chart);
+  auto isOffScale = [&](size_t series, size_t point) {
+    return std::any_of(offScale.begin(), offScale.end(),
+                       [&](const OffScalePoint& o) { return o.series == series && o.point == point; });
+  };
   double xLow = std::numeric_limits<double>::infinity(), xHigh = -xLow, yLow = xLow, yHigh = -xLow;
-  for (const ChartSeries& s : chart.series) {
-    for (const ChartPoint& p : s.points) {
-      if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
-      if (chart.x.logBase > 0 && p.x <= 0) continue;
-      if (chart.y.logBase > 0 && p.y <= 0) continue;
+  for (size_t i = 0; i < chart.series.size(); ++i) {
+    for (size_t j = 0; j < chart.series[i].points.size(); ++j) {
+      const ChartPoint& p = chart.series[i].points[j];
+      if (!drawable(chart, p)) continue;
       xLow = std::min(xLow, p.x);
       xHigh = std::max(xHigh, p.x);
+      if (isOffScale(i, j)) continue;  // flagged at the edge instead of stretching the axis
       yLow = std::min({yLow, p.y, std::isfinite(p.low) ? p.low : p.y});
       yHigh = std::max({yHigh, p.y, std::isfinite(p.high) ? p.high : p.y});
     }
@@ -201,61 +373,51 @@ std::string renderLineChart(const LineChart& chart) {
   auto px = [&](double v) { return kLeft + kPlotWidth * std::clamp(x.fraction(v), 0.0, 1.0); };
   auto py = [&](double v) { return kTop + kPlotHeight * (1 - std::clamp(y.fraction(v), 0.0, 1.0)); };
 
-  std::string out = header(chart.title, "line");
-  out += yAxis(y, chart.y);
-  for (double t : x.ticks()) {
-    out += "<line class=\"grid\" x1=\"" + num(px(t)) + "\" x2=\"" + num(px(t)) + "\" y1=\"" + num(kTop) +
-           "\" y2=\"" + num(kTop + kPlotHeight) + "\"/><text class=\"tick\" x=\"" + num(px(t)) + "\" y=\"" +
-           num(kTop + kPlotHeight + 16) + "\" text-anchor=\"middle\">" +
-           xmlEscape(formatTick(t, chart.x.format)) + "</text>\n";
-  }
-  out += "<text class=\"axis\" x=\"" + num(kLeft + kPlotWidth / 2) + "\" y=\"" + num(kHeight - 12) +
-         "\" text-anchor=\"middle\">" + xmlEscape(chart.x.label + (chart.x.logBase ? " (log)" : "")) +
-         "</text>\n";
-  int legend = 0;
+  std::string out = yAxis(y, chart.y) + xAxis(x, chart.x, px);
+  Legend legend;
   for (size_t i = 0; i < chart.series.size(); ++i) {
     const ChartSeries& s = chart.series[i];
     const std::string color = paletteColor(s.color >= 0 ? s.color : static_cast<int>(i));
-    std::vector<ChartPoint> points;
-    for (const ChartPoint& p : s.points) {
-      const bool drawable = std::isfinite(p.x) && std::isfinite(p.y) && (chart.x.logBase == 0 || p.x > 0) &&
-                            (chart.y.logBase == 0 || p.y > 0);
-      if (drawable) points.push_back(p);
+    std::vector<size_t> order;  // drawable points, by x
+    for (size_t j = 0; j < s.points.size(); ++j) {
+      if (drawable(chart, s.points[j])) order.push_back(j);
     }
-    std::sort(points.begin(), points.end(),
-              [](const ChartPoint& a, const ChartPoint& b) { return a.x < b.x; });
-    if (points.empty()) continue;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return s.points[a].x < s.points[b].x; });
+    if (order.empty()) continue;
     out += "<g class=\"series\" data-name=\"" + xmlEscape(s.name) + "\">";
-    if (points.size() > 1) {
+    if (order.size() > 1) {
       out += "<polyline class=\"line\" fill=\"none\" stroke=\"" + color + "\" stroke-width=\"2\"" +
              (s.dashed ? " stroke-dasharray=\"5 3\"" : "") + " points=\"";
-      for (const ChartPoint& p : points) out += num(px(p.x)) + "," + num(py(p.y)) + " ";
+      for (size_t j : order) out += num(px(s.points[j].x)) + "," + num(py(s.points[j].y)) + " ";
       out += "\"/>";
     }
-    for (const ChartPoint& p : points) {
+    for (size_t j : order) {
+      const ChartPoint& p = s.points[j];
+      if (isOffScale(i, j)) {  // a triangle at the edge, pointing where the value lies
+        const double cx = px(p.x), edge = py(p.y), tip = p.y > y.high ? edge - 6 : edge + 6;
+        out += "<path class=\"mark outlier\" d=\"M" + num(cx - 6) + " " + num(edge) + " L" + num(cx + 6) +
+               " " + num(edge) + " L" + num(cx) + " " + num(tip) + " Z\" fill=\"" + color + "\"><title>" +
+               xmlEscape(pointTitle(chart, s, p) + " (off the scale)") + "</title></path>";
+        continue;
+      }
       if (std::isfinite(p.low) && std::isfinite(p.high) && p.high > p.low) {
         out += "<line class=\"spread\" stroke=\"" + color + "\" x1=\"" + num(px(p.x)) + "\" x2=\"" +
                num(px(p.x)) + "\" y1=\"" + num(py(p.low)) + "\" y2=\"" + num(py(p.high)) + "\"/>";
       }
       if (s.markers) {
         out += "<circle class=\"mark\" cx=\"" + num(px(p.x)) + "\" cy=\"" + num(py(p.y)) +
-               "\" r=\"3.5\" fill=\"" + color + "\"><title>" + xmlEscape(s.name) + ": " +
-               formatTick(p.x, chart.x.format) + " → " + formatTick(p.y, chart.y.format) +
+               "\" r=\"3.5\" fill=\"" + color + "\"><title>" + xmlEscape(pointTitle(chart, s, p)) +
                "</title></circle>";
       }
     }
     out += "</g>\n";
-    if (!s.legend) continue;
-    if (legend < kMaxLegend) out += legendEntry(legend, s.name, color, s.dashed, false);
-    ++legend;
+    if (s.legend) legend.add(s.name, color, s.dashed, false);
   }
-  if (!chart.dashedLegend.empty())
-    out += legendEntry(std::min(legend, kMaxLegend), chart.dashedLegend, "#555", true, false);
-  if (legend > kMaxLegend) {
-    out += legendEntry(kMaxLegend + 1, "+" + std::to_string(legend - kMaxLegend) + " more (hover the points)",
-                       "#fff", false, false);
-  }
-  return out + "</svg>\n";
+  if (!chart.dashedLegend.empty()) legend.add(chart.dashedLegend, "#555", true, false);
+  out += legend.finish();
+  double extraHeight = 0;
+  const std::string notes = notesBelow(chartNotes(chart, offScale, coincidingSeries(chart)), extraHeight);
+  return header(chart.title, "line", extraHeight) + out + notes + "</svg>\n";
 }
 
 std::string renderStackedBars(const StackedBarChart& chart) {
@@ -268,38 +430,57 @@ std::string renderStackedBars(const StackedBarChart& chart) {
   ChartAxis axis{chart.yLabel, 0, TickFormat::kNumber, true};
   const Scale y = scaleFor(axis, 0, high);
   auto py = [&](double v) { return kTop + kPlotHeight * (1 - std::clamp(y.fraction(v), 0.0, 1.0)); };
-  // Labels slant when they would not fit side by side (~6 px a character).
-  size_t longest = 0;
-  for (const std::string& b : chart.bars) longest = std::max(longest, std::min<size_t>(b.size(), 28));
-  const bool slanted =
-      static_cast<double>(longest) * 6.2 > kPlotWidth / std::max<size_t>(1, chart.bars.size());
-  std::string out = header(chart.title, "bars", slanted ? 110 : 0);
-  out += yAxis(y, axis);
-  const double slot = kPlotWidth / std::max<size_t>(1, chart.bars.size());
+  const double slot = kPlotWidth / static_cast<double>(std::max<size_t>(1, chart.bars.size()));
+  // Labels whole: wrapped to the bar's slot (~6 px a character) in up to
+  // three lines, else slanted on one line, with room below for the longest.
+  const size_t perLine = std::max<size_t>(6, static_cast<size_t>(slot / 6.2));
+  std::vector<std::vector<std::string>> labels;
+  size_t longest = 0, lines = 1;
+  bool slanted = false;
+  for (const std::string& b : chart.bars) {
+    labels.push_back(wrapText(b, perLine));
+    slanted = slanted || labels.back().size() > 3;
+    longest = std::max(longest, b.size());
+    lines = std::max(lines, labels.back().size());
+  }
+  const double labelRoom = slanted ? std::min(260.0, 20 + 5.2 * static_cast<double>(longest))
+                                   : 13.0 * static_cast<double>(lines - 1);
+  std::string out = yAxis(y, axis);
   const double width = std::min(48.0, slot * 0.7);
   for (size_t b = 0; b < chart.bars.size(); ++b) {
     const double cx = kLeft + slot * (static_cast<double>(b) + 0.5);
-    double base = 0;
+    double base = 0, total = 0;
+    for (const auto& layer : chart.values) total += std::isfinite(layer[b]) ? std::max(0.0, layer[b]) : 0.0;
     for (size_t l = 0; l < chart.layers.size(); ++l) {
       const double v = std::isfinite(chart.values[l][b]) ? std::max(0.0, chart.values[l][b]) : 0.0;
       if (v <= 0) continue;
       out += "<rect class=\"mark\" x=\"" + num(cx - width / 2) + "\" y=\"" + num(py(base + v)) +
              "\" width=\"" + num(width) + "\" height=\"" + num(py(base) - py(base + v)) + "\" fill=\"" +
-             paletteColor(static_cast<int>(l)) + "\"><title>" + xmlEscape(chart.bars[b]) + " — " +
-             xmlEscape(chart.layers[l]) + ": " + formatTick(v, TickFormat::kNumber) + "</title></rect>";
+             paletteColor(static_cast<int>(l)) + "\"><title>" +
+             xmlEscape(chart.bars[b] + " — " + chart.layers[l] + ": " +
+                       formatValue(v, TickFormat::kNumber, chart.unit) + " of " +
+                       formatValue(total, TickFormat::kNumber, chart.unit)) +
+             "</title></rect>";
       base += v;
     }
-    std::string label = chart.bars[b].size() > 28 ? chart.bars[b].substr(0, 27) + "…" : chart.bars[b];
     const double ty = kTop + kPlotHeight + 14;
-    out += "<text class=\"tick\" x=\"" + num(cx) + "\" y=\"" + num(ty) + "\"" +
-           (slanted ? " text-anchor=\"end\" transform=\"rotate(-35 " + num(cx) + " " + num(ty) + ")\""
-                    : " text-anchor=\"middle\"") +
-           "><title>" + xmlEscape(chart.bars[b]) + "</title>" + xmlEscape(label) + "</text>\n";
+    if (slanted) {
+      out += "<text class=\"tick\" x=\"" + num(cx) + "\" y=\"" + num(ty) +
+             "\" text-anchor=\"end\" transform=\"rotate(-35 " + num(cx) + " " + num(ty) + ")\">" +
+             xmlEscape(chart.bars[b]) + "</text>\n";
+      continue;
+    }
+    out += "<text class=\"tick\" x=\"" + num(cx) + "\" y=\"" + num(ty) + "\" text-anchor=\"middle\">";
+    for (size_t i = 0; i < labels[b].size(); ++i) {
+      out += "<tspan x=\"" + num(cx) + "\"" + (i ? " dy=\"13\"" : "") + ">" + xmlEscape(labels[b][i]) +
+             "</tspan>";
+    }
+    out += "</text>\n";
   }
-  for (size_t l = 0; l < chart.layers.size(); ++l) {
-    out += legendEntry(static_cast<int>(l), chart.layers[l], paletteColor(static_cast<int>(l)), false, true);
-  }
-  return out + "</svg>\n";
+  Legend legend;
+  for (size_t l = 0; l < chart.layers.size(); ++l)
+    legend.add(chart.layers[l], paletteColor(static_cast<int>(l)), false, true);
+  return header(chart.title, "bars", labelRoom) + out + legend.finish() + "</svg>\n";
 }
 
 }  // namespace dtb::core

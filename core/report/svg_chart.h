@@ -20,6 +20,7 @@ struct ChartAxis {
   TickFormat format = TickFormat::kNumber;
   bool fromZero = true;   // linear axes start at 0 unless false
   bool integers = false;  // ticks on whole numbers only (epochs)
+  std::string unit;       // in tooltips after each value: "samples/s", "GB/s" ("" for none)
 };
 
 struct ChartPoint {
@@ -49,6 +50,7 @@ struct StackedBarChart {
   std::vector<std::string> bars;            // one label per bar
   std::vector<std::string> layers;          // bottom first
   std::vector<std::vector<double>> values;  // values[layer][bar]
+  std::string unit;                         // in tooltips: "ms", "MB"
 };
 
 std::string renderLineChart(const LineChart& chart);
@@ -57,5 +59,9 @@ std::string renderStackedBars(const StackedBarChart& chart);
 std::string xmlEscape(const std::string& text);
 // 1234567 -> "1.23M", 0.5 -> "0.5"; bytes: 4096 -> "4K"; percent: 0.8 -> "80%".
 std::string formatTick(double value, TickFormat format);
+// A value for a reader, with its unit: about three significant digits and
+// thousands separators ("3,520 samples/s", "0.412 ms"), bytes in binary units
+// ("64 KiB"), shares as percent ("80.0 %").
+std::string formatValue(double value, TickFormat format, const std::string& unit);
 
 }  // namespace dtb::core

@@ -30,11 +30,19 @@ charts=$(grep -o 'data-charts="[0-9]*"' "$scratch/dom.html" | grep -o '[0-9]*' |
 empty=$(grep -o 'data-empty-charts="[0-9]*"' "$scratch/dom.html" | grep -o '[0-9]*' || true)
 [[ -n $charts ]] || fail "the page's chart check did not run in the browser"
 echo "chromium laid out $charts charts, $empty without data"
-# per experiment: throughput, efficiency, step breakdown, test accuracy, loss, memory, busbw
-(( charts == 14 )) || fail "expected 14 charts, the browser found $charts"
+# per experiment: throughput, efficiency, step breakdown, test accuracy, loss, memory (model state,
+# strategy buffers), busbw
+(( charts == 16 )) || fail "expected 16 charts, the browser found $charts"
 (( empty == 0 )) || fail "$empty charts show no data"
 grep -o 'data-marks-in-plot="[0-9]*"' "$scratch/dom.html" | sort | uniq -c
 grep -q '<td class="faster">faster</td>' "$scratch/dom.html" || fail "the comparison's verdict is missing"
+# Charts that read at a glance: minor ticks on the log axes, labels whole, the
+# sample's identical accuracy curves said to coincide, ZeRO's state apart from buffers.
+grep -q 'class="grid minor"' "$scratch/dom.html" || fail "no minor ticks on the log axes"
+! grep -q '…' "$scratch/dom.html" || fail "a label is cut short"
+grep -q 'lines coincide and draw as one: allreduce ×1 = ' "$scratch/dom.html" || fail "coinciding lines not noted"
+grep -q 'model state one rank holds (what ZeRO partitions)' "$scratch/dom.html" || fail "no model-state chart"
+grep -q 'bucketed: 4 ranks → 3,520 samples/s \[3,344 – 3,872\]' "$scratch/dom.html" || fail "tooltips without units"
 # The verdict heads the page: per model and world size, the configuration to
 # use (bucketed is 10 % faster everywhere, inside the repeats' +-10 % jitter).
 verdict=$(sed -n '/<section class="verdict">/,/<\/section>/p' "$scratch/dom.html")

@@ -84,9 +84,11 @@ RunSpec writeRunSpec(const Cell& cell, int64_t runId, const CoordinatorOptions& 
   spec.pluginDirs = options.pluginDirs;
   spec.cell = cell;
   if (cell.flag("trace")) {
-    // Next to the database, one folder per run: traces/run-<id>/rank<r>.trace.json.
-    const std::filesystem::path traces =
-        options.database.parent_path() / "traces" / ("run-" + std::to_string(runId));
+    // Next to the database, one folder per store and run —
+    // traces/<store>/run-<id>/rank<r>.trace.json — so two stores in one
+    // folder, each with its run 1, keep their own traces.
+    const std::filesystem::path traces = options.database.parent_path() / "traces" / options.database.stem() /
+                                         ("run-" + std::to_string(runId));
     std::filesystem::create_directories(traces);
     spec.traceDir = traces.string();
   }
@@ -204,8 +206,8 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
   const size_t total = plan.cells.size() * static_cast<size_t>(plan.repeats);
   RunProgress progress(etaOf(plan));
   const std::vector<std::string> labels = cellLabels(plan);
-  std::fprintf(stderr, "dtbench run: experiment \"%s\" (id %lld): %zu runs into %s\n", plan.name.c_str(),
-               static_cast<long long>(experiment), total, options.database.c_str());
+  std::fprintf(stderr, "dtbench run: experiment \"%s\" (id %lld): %zu run%s into %s\n", plan.name.c_str(),
+               static_cast<long long>(experiment), total, total == 1 ? "" : "s", options.database.c_str());
   MatrixRun run{plan, options, store, experiment, interrupt, progress};
   Tally tally;
   size_t index = 0;

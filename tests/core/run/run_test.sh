@@ -83,6 +83,15 @@ missing = expected - names
 if missing: sys.exit(f"{strategy}: {path} lacks {sorted(missing)}")
 PY
   done
+# A second store in the same folder has its own run 1: its traces go apart.
+"$dtbench" --plugin-path "$plugins" run "$matrices/traced.toml" --db "$scratch/t2.db" > "$scratch/t2.txt" 2>&1 \
+  || { cat "$scratch/t2.txt"; fail "second traced run failed"; }
+[[ $( (q "$scratch/t.db" "SELECT detail FROM event WHERE kind = 'trace'"; \
+       q "$scratch/t2.db" "SELECT detail FROM event WHERE kind = 'trace'") | sort -u | wc -l) == 12 ]] \
+  || fail "two stores in one folder share trace files"
+q "$scratch/t.db" "SELECT detail FROM event WHERE kind = 'trace'" | while read -r file; do
+  [[ -s $file && $file == */traces/t/run-* ]] || fail "the first store's trace $file is gone or misplaced"
+done
 
 echo "== launcher = \"mpirun\": Gloo (file store beside the database) and MPI ranks started by mpirun"
 # Under the sanitizers, Open MPI's own allocations at exit (from components it

@@ -175,10 +175,11 @@ void runRepeat(MatrixRun& matrix, const Cell& cell, const std::string& label, in
   const int64_t runId = store.addRun(matrix.experiment, cell, static_cast<int>(repeat), label);
   std::vector<PluginLoadRecord> loads;
   store.startRun(runId, environmentOf(matrix.plan, cell, loads), loads);
-  // The label leads with the model when the matrix varies it.
+  // The label leads with the model when the matrix varies it; the repeat is
+  // numbered as the store and `dtbench runs` number it (from 0).
   const std::string model = label.starts_with(cell.text("model")) ? "" : cell.text("model") + " ";
   matrix.progress.beginRun(
-      index, model + label + " x" + cell.text("world_size") + " rep " + std::to_string(repeat + 1),
+      index, model + label + " x" + cell.text("world_size") + " repeat " + std::to_string(repeat),
       static_cast<int>(cell.integer("epochs")));
   LaunchOutcome outcome;
   try {

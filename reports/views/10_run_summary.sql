@@ -8,7 +8,7 @@
 CREATE VIEW run_summary AS
 SELECT r.id AS run_id, x.name AS experiment, r.experiment_id, r.cell, r.repeat,
        COALESCE(r.label, r.strategy) AS label, r.config_key,
-       r.model, r.dataset, r.strategy, r.backend, r.world_size, r.batch_size, r.global_batch_size,
+       rm.model, r.dataset, r.strategy, r.backend, r.world_size, r.batch_size, r.global_batch_size,
        -- A run still 'running' whose coordinator sent no heartbeat for two
        -- minutes is gone (killed, or its machine restarted): the next
        -- dtbench that writes the store marks it so; readers show it now.
@@ -29,5 +29,6 @@ SELECT r.id AS run_id, x.name AS experiment, r.experiment_id, r.cell, r.repeat,
        f.final_train_loss,
        r.loaded, r.competing_cpus, r.competing_processes, r.steal_share, r.load_avg
 FROM run r
+JOIN run_model rm ON rm.run_id = r.id
 JOIN experiment x ON x.id = r.experiment_id
 LEFT JOIN run_figure f ON f.run_id = r.id;

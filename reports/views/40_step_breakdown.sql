@@ -11,7 +11,7 @@
 -- overlapped, not free (docs/comparing-strategies.md).
 CREATE VIEW step_breakdown AS
 SELECT f.run_id, x.name AS experiment, r.experiment_id, r.cell, r.repeat, COALESCE(r.label, r.strategy) AS label,
-       r.strategy, r.backend, r.model, r.world_size,
+       r.strategy, r.backend, rm.model, r.world_size,
        1000.0 * f.steady_seconds / f.steady_steps AS step_ms,
        1000.0 * f.steady_data_s / f.steady_steps AS data_ms,
        1000.0 * f.steady_forward_s / f.steady_steps AS forward_ms,
@@ -30,4 +30,5 @@ SELECT f.run_id, x.name AS experiment, r.experiment_id, r.cell, r.repeat, COALES
        r.loaded
 FROM run_figure f
 JOIN run r ON r.id = f.run_id
+JOIN run_model rm ON rm.run_id = r.id
 JOIN experiment x ON x.id = r.experiment_id;

@@ -4,10 +4,12 @@
 --           broadcast, reduce 1.
 -- busbw is comparable across ops and world sizes; of_memcpy reads it against
 -- the memcpy bandwidth one rank reached in the same run (bandwidth_reference).
+-- world_size as in every view; `ranks` is the same number, kept for queries
+-- written before the views shared one name for it.
 CREATE VIEW collective_bandwidth AS
 SELECT b.*, b.busbw_gbps / b.memcpy_gbps AS of_memcpy
 FROM (
-  SELECT c.run_id, x.name AS experiment, r.experiment_id, r.backend, r.world_size AS ranks, c.rank, c.op, c.dtype, c.bytes,
+  SELECT c.run_id, x.name AS experiment, r.experiment_id, r.backend, r.world_size, r.world_size AS ranks, c.rank, c.op, c.dtype, c.bytes,
          c.iterations, 1e6 * c.time_s AS time_us, 1e6 * c.p50_s AS p50_us, 1e6 * c.p95_s AS p95_us,
          c.wrong,
          c.bytes / c.time_s / 1e9 AS algbw_gbps,

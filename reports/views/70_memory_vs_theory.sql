@@ -15,22 +15,24 @@
 CREATE VIEW memory_vs_theory AS
 WITH m AS (
   SELECT mem.*, x.name AS experiment, r.experiment_id, r.cell, r.repeat, COALESCE(r.label, r.strategy) AS label,
-         r.strategy, r.model, r.dataset, r.backend, r.batch_size, r.world_size AS n,
+         r.strategy, rm.model, r.dataset, r.backend, r.batch_size, r.world_size AS n,
          CASE WHEN r.strategy = 'zero'
               THEN (SELECT CAST(p.value AS INTEGER) FROM run_param p
                     WHERE p.run_id = r.id AND p.key = 'strategy.zero.stage')
               ELSE 0 END AS stage
   FROM memory mem
   JOIN run r ON r.id = mem.run_id
+  JOIN run_model rm ON rm.run_id = r.id
   JOIN experiment x ON x.id = r.experiment_id
   WHERE mem.param_elements IS NOT NULL
 ), replica AS (
-  SELECT r.experiment_id, r.model, r.dataset, r.backend, r.world_size, r.batch_size, mem.rank,
+  SELECT r.experiment_id, rm.model, r.dataset, r.backend, r.world_size, r.batch_size, mem.rank,
          mem.param_elements, mem.state_floats, AVG(mem.peak_rss_bytes) AS peak_rss_bytes
   FROM memory mem
   JOIN run r ON r.id = mem.run_id
+  JOIN run_model rm ON rm.run_id = r.id
   WHERE r.strategy = 'allreduce' AND r.status = 'ok'
-  GROUP BY r.experiment_id, r.model, r.dataset, r.backend, r.world_size, r.batch_size, mem.rank,
+  GROUP BY r.experiment_id, rm.model, r.dataset, r.backend, r.world_size, r.batch_size, mem.rank,
            mem.param_elements, mem.state_floats
 ), t AS (
   SELECT m.*, rep.peak_rss_bytes AS allreduce_peak_rss_bytes,
@@ -43,7 +45,7 @@ WITH m AS (
    AND rep.batch_size = m.batch_size AND rep.rank = m.rank AND rep.param_elements = m.param_elements
    AND rep.state_floats = m.state_floats
 )
-SELECT run_id, experiment, experiment_id, cell, repeat, label, strategy, stage, n AS world_size, rank, param_elements, state_floats,
+SELECT run_id, experiment, experiment_id, cell, repeat, label, model, strategy, stage, n AS world_size, rank, param_elements, state_floats,
        param_bytes, grad_bytes, optimizer_bytes, buffer_bytes,
        param_bytes + grad_bytes + optimizer_bytes AS state_bytes,
        theory_param_bytes, theory_grad_bytes, theory_optimizer_bytes,

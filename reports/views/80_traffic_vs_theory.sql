@@ -14,7 +14,7 @@ WITH e AS (
     AND (e.epoch > 1 OR NOT EXISTS (SELECT 1 FROM epoch x WHERE x.run_id = e.run_id AND x.epoch > 1))
   GROUP BY e.run_id
 ), r AS (
-  SELECT r.*, x.name AS experiment, m.param_elements,
+  SELECT r.*, x.name AS experiment, rm.model AS model_name, m.param_elements,
          CASE WHEN r.strategy = 'zero'
               THEN (SELECT CAST(p.value AS INTEGER) FROM run_param p
                     WHERE p.run_id = r.id AND p.key = 'strategy.zero.stage')
@@ -23,10 +23,11 @@ WITH e AS (
            AS reduce_scatter
   FROM run r
   JOIN memory m ON m.run_id = r.id AND m.rank = 0
+  JOIN run_model rm ON rm.run_id = r.id
   JOIN experiment x ON x.id = r.experiment_id
 )
 SELECT r.id AS run_id, r.experiment, r.experiment_id, r.cell, r.repeat, COALESCE(r.label, r.strategy) AS label,
-       r.strategy, r.stage, r.world_size, r.param_elements,
+       r.model_name AS model, r.strategy, r.stage, r.world_size, r.param_elements,
        e.step_bus_bytes,
        e.step_bus_bytes / (4.0 * r.param_elements * (r.world_size - 1) / r.world_size) AS moved_psi,
        CASE WHEN r.stage = 3 OR r.reduce_scatter = 'false' THEN 3 ELSE 2 END AS theory_psi

@@ -5,10 +5,11 @@
 -- elapsed_s sums the epochs' training wall time (evaluation excluded).
 CREATE VIEW time_to_accuracy AS
 SELECT e.run_id, x.name AS experiment, r.experiment_id, r.cell, r.repeat, COALESCE(r.label, r.strategy) AS label,
-       r.model, r.world_size, e.epoch,
+       rm.model, r.world_size, e.epoch,
        SUM(e.seconds) OVER (PARTITION BY e.run_id ORDER BY e.epoch) AS elapsed_s,
        e.test_accuracy,
        MAX(e.test_accuracy) OVER (PARTITION BY e.run_id ORDER BY e.epoch) AS best_test_accuracy
 FROM epoch e
 JOIN run r ON r.id = e.run_id
+JOIN run_model rm ON rm.run_id = r.id
 JOIN experiment x ON x.id = r.experiment_id;

@@ -22,11 +22,11 @@ CREATE VIEW verdict AS
 WITH cell AS (
   SELECT c.experiment_id, c.cell, c.world_size, c.repeats, c.median_samples_per_s AS thr,
          c.min_samples_per_s AS lo, c.max_samples_per_s AS hi, c.noisy,
-         r.model || COALESCE((SELECT p.value FROM run_param p
-                              WHERE p.run_id = r.id AND p.key = 'model.' || r.model || '.depth'), '') AS model,
+         rm.model,
          r.dataset, COALESCE(r.label, r.strategy) AS label, c.config_key
   FROM cell_figure c
   JOIN run r ON r.id = c.first_run
+  JOIN run_model rm ON rm.run_id = r.id
   WHERE r.strategy != 'sweep' AND c.median_samples_per_s IS NOT NULL
 ), ranked AS (
   SELECT cell.*, ROW_NUMBER() OVER w AS place, COUNT(*) OVER w AS configs, MIN(thr) OVER w AS slowest_thr

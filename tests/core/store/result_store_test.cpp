@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include <thread>
 
 #include "sample_store.h"
+#include "store/embedded_sql.h"
 #include "store/read_only_query.h"
 #include "temp_dir.h"
 
@@ -401,6 +403,76 @@ TEST_F(StoreTest, ReadersRunWhileTheWriterWrites) {
   for (auto& t : readers) t.join();
   EXPECT_TRUE(errors.empty()) << errors.front();
   EXPECT_GT(reads.load(), 0);
+}
+
+}  // namespace
+}  // namespace dtb::core
+
+namespace dtb::core {
+namespace {
+
+// One name per thing across the views (issue 17): every view says which
+// experiment by name and id, the ranks of a run are `world_size`, and a
+// model with a depth reads with it (resnet50) wherever a view has `model`.
+TEST_F(StoreTest, EveryViewNamesThingsTheSameWay) {
+  {
+    ResultStore store(db_);
+    const int64_t x = store.addExperiment({"names", "", "m.toml", ""});
+    Cell c;
+    c.index = 0;
+    c.values = {{"model", std::string("resnet")},   {"dataset", std::string("synthetic")},
+                {"strategy", std::string("zero")},  {"backend", std::string("gloo")},
+                {"world_size", int64_t{2}},         {"batch_size", int64_t{8}},
+                {"global_batch_size", int64_t{16}}, {"model.resnet.depth", int64_t{50}},
+                {"strategy.zero.stage", int64_t{3}}};
+    const int64_t run = store.addRun(x, c, 0);
+    store.startRun(run, {{"host", "t"}}, {});
+    RecordBatch batch;
+    for (int epoch = 1; epoch <= 2; ++epoch) {
+      EpochRecord e;
+      e.runId = run;
+      e.epoch = epoch;
+      e.steps = 10;
+      e.samples = 160;
+      e.seconds = 1;
+      e.forwardS = e.backwardS = 0.4;
+      e.commExposedS = e.commTotalS = e.optimizerS = e.dataS = 0.05;
+      e.stepBusBytes = 1000;
+      e.testAccuracy = 0.5;
+      e.trainLoss = 1;
+      batch.epochs.push_back(e);
+      StepRecord s;
+      s.runId = run;
+      s.step = epoch;
+      s.epoch = epoch;
+      s.seconds = 0.1;
+      s.loss = 1;
+      s.samples = 8;
+      batch.steps.push_back(s);
+    }
+    batch.memory.push_back({run, 0, 4000, 4000, 8000, 0, 1 << 20, 1000, 1});
+    store.write(batch);
+    store.finishRun(run, RunStatus::kOk);
+  }
+  for (const EmbeddedSql& view : reportViews()) {
+    const std::string name = std::string(view.name).substr(std::string(view.name).find('_') + 1);
+    const QueryResult r = query("SELECT * FROM " + name + " LIMIT 1");
+    auto has = [&](const char* column) {
+      return std::find(r.columns.begin(), r.columns.end(), column) != r.columns.end();
+    };
+    if (name != "run_model" && name != "run_figure_of_epochs") {
+      EXPECT_TRUE(has("experiment") && has("experiment_id")) << name << " does not name its experiment";
+    }
+    EXPECT_FALSE(has("n")) << name;
+    if (has("ranks") && name != "loss_per_step") {  // loss_per_step's ranks: those that reported the step
+      EXPECT_TRUE(has("world_size")) << name;
+    }
+    if (has("model")) {
+      const QueryResult models = query("SELECT DISTINCT model FROM " + name);
+      ASSERT_EQ(models.rows.size(), 1u) << name << " has no row, or several models";
+      EXPECT_EQ(std::get<std::string>(models.rows[0][0]), "resnet50") << name;
+    }
+  }
 }
 
 }  // namespace

@@ -165,9 +165,26 @@ class Worker {
     allreduceDoubles(plugins_.comm(), phases, DTB_REDUCE_AVG);
     std::vector<double> totals = {sums.lossSum, sums.correct, sums.samples};
     allreduceDoubles(plugins_.comm(), totals, DTB_REDUCE_SUM);
+    epochHook(&dtb_strategy_plugin_v1_t::before_evaluation, "before_evaluation", epoch);
     const Evaluation test = evaluateTestSplit(plugins_, train_->info(), batch_, rank_, spec_.world, step);
+    epochHook(&dtb_strategy_plugin_v1_t::end_epoch, "end_epoch", epoch);
     if (rank_ == 0) records_.epoch(epochRecord(epoch, steps, phases, totals, sum, test));
     forwardPluginEvents();
+  }
+
+  // The strategy's before_evaluation or end_epoch (ABI 1.3), where it has
+  // one: a descriptor of 1.2 or older reads as NULL here (copyGrowable).
+  // Every rank calls it at the same point, after the epoch's collectives
+  // above, so the strategy may issue its own. Outside every step: its time
+  // is in no phase, and what it adds with metric_add is no step's (dropped
+  // by the next step's takeMetrics); its events are forwarded below.
+  using EpochHook = dtb_status_t (*)(void*, uint32_t);
+  void epochHook(EpochHook dtb_strategy_plugin_v1_t::*member, const char* name, int64_t epoch) {
+    PluginInstance& strategy = plugins_.strategy();
+    const EpochHook hook = strategy.plugin().descriptor<dtb_strategy_plugin_v1_t>().*member;
+    if (!hook) return;
+    strategy.check(name, hook(strategy.context(), static_cast<uint32_t>(epoch)));
+    plugins_.comm().endPolling();  // a poll loop in the hook ends with it
   }
 
   EpochSums trainSteps(TrainingStep& step, int64_t epoch, int64_t steps, Clock::time_point epochStart) {

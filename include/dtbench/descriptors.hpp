@@ -103,6 +103,7 @@ dtb_dataset_plugin_v1_t datasetDescriptor(dtb_plugin_header_t header) {
 //   void layerBegin(uint32_t layer, dtb_pass_t pass);
 //   void gradReady(dtb_param_t*);
 //   void memoryReport(dtb_memory_report_t*) const;
+//   void beforeEvaluation(uint32_t epoch);  void endEpoch(uint32_t epoch);  (ABI 1.3)
 template <typename Strategy>
 dtb_strategy_plugin_v1_t strategyDescriptor(dtb_plugin_header_t header) {
   dtb_strategy_plugin_v1_t d{};
@@ -141,6 +142,18 @@ dtb_strategy_plugin_v1_t strategyDescriptor(dtb_plugin_header_t header) {
     d.memory_report = [](void* p, dtb_memory_report_t* out) {
       auto* s = static_cast<Strategy*>(p);
       return guard(s->host(), [&] { s->memoryReport(out); });
+    };
+  }
+  if constexpr (requires(Strategy & s) { s.beforeEvaluation(0u); }) {
+    d.before_evaluation = [](void* p, uint32_t epoch) {
+      auto* s = static_cast<Strategy*>(p);
+      return guard(s->host(), [&] { s->beforeEvaluation(epoch); });
+    };
+  }
+  if constexpr (requires(Strategy & s) { s.endEpoch(0u); }) {
+    d.end_epoch = [](void* p, uint32_t epoch) {
+      auto* s = static_cast<Strategy*>(p);
+      return guard(s->host(), [&] { s->endEpoch(epoch); });
     };
   }
   return d;

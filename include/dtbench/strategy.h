@@ -11,6 +11,22 @@
  *   finish_backward()             the time spent here is exposed communication
  *   step()                        on the last micro-batch of a step only
  *
+ * and around one epoch (since 1.3), outside any step:
+ *
+ *   the epoch's steps, as above
+ *   before_evaluation(epoch)      after the last step's step(), before the
+ *                                 host's forward passes over the test split
+ *   (evaluation: forward only, through layer_begin; no grad_ready, no step)
+ *   end_epoch(epoch)              after evaluation; the next epoch's first
+ *                                 before_forward comes after it
+ *
+ * The phases of a step (forward, backward, exposed communication, optimizer)
+ * are timed around the calls above: step() is the optimizer phase, less
+ * every comm_wait and comm_test poll loop of the training thread inside it,
+ * which count as exposed communication. create, before_evaluation and
+ * end_epoch belong to no step and to no phase: their time and anything they
+ * add with metric_add are not counted (events are kept).
+ *
  * A strategy sees only parameter views, the host's communicator and its
  * optimizer kernels (dtb_host_t): never a model or backend directly. That is
  * what makes strategies comparable, and new ones cheap to write.
@@ -92,6 +108,29 @@ typedef struct dtb_strategy_plugin_v1_s {
   dtb_status_t (*state_size)(void* strategy, uint64_t* out_bytes);
   dtb_status_t (*state_save)(void* strategy, void* buffer, uint64_t bytes);
   dtb_status_t (*state_load)(void* strategy, const void* buffer, uint64_t bytes);
+
+  /* Epoch hooks (since 1.3: the host calls them only when header.struct_size
+   * covers them, so a plugin built for 1.2 or older runs as if both were
+   * NULL). Both are called on the training thread of every rank, at the same
+   * point of the run on every rank, once per epoch, with `epoch` counted
+   * from 0 as in dtb_step_info_t; the strategy may issue collectives in
+   * them (in the same order on every rank) and must have waited for all of
+   * them before it returns. A failure is reported against this plugin
+   * ("before_evaluation failed ...") and ends the run. */
+
+  /* (optional, since 1.3) After the epoch's last step() has returned and
+   * before the host evaluates the test split: the moment to leave on every
+   * rank the model it should evaluate, e.g. ZeRO-3 gathering what forward
+   * needs, or local SGD averaging the parameters its ranks let drift apart.
+   * Called every epoch, also when the dataset has no test split (then
+   * nothing is evaluated). NULL: the parameters as step() left them are
+   * evaluated. */
+  dtb_status_t (*before_evaluation)(void* strategy, uint32_t epoch);
+  /* (optional, since 1.3) After evaluation, which is the epoch's last use of
+   * the model, so what before_evaluation set up (gathered parameters) may be
+   * undone here, and before the next epoch's first before_forward (none
+   * after the last epoch; destroy follows). NULL: nothing to do. */
+  dtb_status_t (*end_epoch)(void* strategy, uint32_t epoch);
 } dtb_strategy_plugin_v1_t;
 
 typedef dtb_strategy_plugin_v1_t dtb_strategy_plugin_t;

@@ -198,6 +198,8 @@ static const dtb_layout_row kRows[] = {
     DTB_MEMBER(dtb_strategy_plugin_v1_t, state_size),
     DTB_MEMBER(dtb_strategy_plugin_v1_t, state_save),
     DTB_MEMBER(dtb_strategy_plugin_v1_t, state_load),
+    DTB_MEMBER(dtb_strategy_plugin_v1_t, before_evaluation), /* since 1.3 */
+    DTB_MEMBER(dtb_strategy_plugin_v1_t, end_epoch),         /* since 1.3 */
 };
 
 const dtb_layout_row* dtb_layout_rows(size_t* out_count) {

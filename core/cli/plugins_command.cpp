@@ -1,10 +1,13 @@
 #include "cli/plugins_command.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
 
+#include "host/plugin_config.h"
+#include "plugin/plugin_error.h"
 #include "plugin/plugin_kind.h"
 
 namespace dtb::cli {
@@ -49,9 +52,11 @@ void printParams(const core::LoadedPlugin& plugin) {
 void printPlugin(const core::PluginLoader::Found& found, bool details) {
   const std::string kind(core::kindName(found.kind));
   if (!found.plugin) {
-    std::printf("%-9s %-20s BROKEN  %s\n          %s\n", kind.c_str(),
-                core::nameFromFileName(found.kind, found.file.filename().string())->c_str(),
-                found.file.c_str(), found.error.c_str());
+    // A file given by path (with --kind) need not be named dtbench-<kind>-<name>.so.
+    const std::string name = core::nameFromFileName(found.kind, found.file.filename().string())
+                                 .value_or(found.file.filename().string());
+    std::printf("%-9s %-20s BROKEN  %s\n          %s\n", kind.c_str(), name.c_str(), found.file.c_str(),
+                found.error.c_str());
     return;
   }
   const core::LoadedPlugin& p = *found.plugin;
@@ -62,10 +67,90 @@ void printPlugin(const core::PluginLoader::Found& found, bool details) {
   printParams(p);
 }
 
+// --kind's word: the kind as the ABI spells it, or its plural as people say
+// it ("--kind strategies"); nullopt for anything else.
+std::optional<core::PluginKind> kindFromWord(const std::string& word) {
+  for (core::PluginKind kind : core::allPluginKinds()) {
+    const std::string singular(core::kindName(kind));
+    const std::string plural =
+        singular.ends_with('y') ? singular.substr(0, singular.size() - 1) + "ies" : singular + "s";
+    if (word == singular || word == plural) return kind;
+  }
+  return std::nullopt;
+}
+
+// The kind a plugin file's name says: dtbench-<kind>-<name>.so.
+std::optional<core::PluginKind> kindFromFileName(const std::string& fileName) {
+  for (core::PluginKind kind : core::allPluginKinds()) {
+    if (core::nameFromFileName(kind, fileName)) return kind;
+  }
+  return std::nullopt;
+}
+
+// " (did you mean 'X'?)" for the plugin on the path whose name is closest to
+// `name`, or "". closestName() compares parameter names; plugin names are
+// handed to it the same way, as the matrix planner does for its plugins.
+std::string suggestion(const std::string& name, const std::vector<core::PluginLoader::Found>& found) {
+  std::vector<core::ParamSpec> names;
+  for (const auto& entry : found) {
+    if (auto known = core::nameFromFileName(entry.kind, entry.file.filename().string())) {
+      names.emplace_back().name = *known;
+    }
+  }
+  const std::string best = core::closestName(name, names);
+  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+}
+
+// `dtbench plugins PATH` (anything with a '/') or `dtbench plugins FILE.so`
+// (a file name, looked up on the plugin path): that one file, loaded as the
+// kind --kind or its file name says.
+int showFile(const core::PluginLoader& loader, std::optional<core::PluginKind> kind,
+             const std::string& spec) {
+  namespace fs = std::filesystem;
+  std::optional<fs::path> file;
+  if (spec.find('/') != std::string::npos) {
+    std::error_code ec;
+    if (fs::exists(spec, ec)) file = spec;
+  } else {
+    file = loader.searchPath().findFile(spec);
+  }
+  if (!file) {
+    std::fprintf(stderr, "dtbench plugins: %s: no such file%s\n", spec.c_str(),
+                 spec.find('/') != std::string::npos ? "" : " on the plugin path");
+    return 1;
+  }
+  if (!kind) kind = kindFromFileName(file->filename().string());
+  if (!kind) {
+    std::fprintf(stderr,
+                 "dtbench plugins: %s: the file name does not say the plugin's kind "
+                 "(dtbench-<kind>-<name>.so); give it with --kind\n",
+                 spec.c_str());
+    return 1;
+  }
+  core::PluginLoader::Found entry{*kind, *file, nullptr, "", false};
+  try {
+    entry.plugin = loader.loadFile(*kind, *file);
+  } catch (const core::PluginError& e) {
+    entry.error = e.cause();
+  }
+  printPlugin(entry, true);
+  return entry.plugin ? 0 : 1;
+}
+
 int run(const GlobalOptions& global, const std::string& kindText, const std::string& name) {
   std::optional<core::PluginKind> kind;
-  if (!kindText.empty()) kind = core::parseKind(kindText);
+  if (!kindText.empty()) {
+    kind = kindFromWord(kindText);
+    if (!kind) {
+      std::fprintf(stderr,
+                   "dtbench plugins: unknown kind '%s' for --kind; one of strategy, backend, model, "
+                   "dataset (or strategies, backends, models, datasets)\n",
+                   kindText.c_str());
+      return 1;
+    }
+  }
   core::PluginLoader loader = makeLoader(global);
+  if (name.find('/') != std::string::npos || name.ends_with(".so")) return showFile(loader, kind, name);
   std::vector<core::PluginLoader::Found> found = loader.discover(kind);
 
   if (!name.empty()) {
@@ -77,8 +162,9 @@ int run(const GlobalOptions& global, const std::string& kindText, const std::str
       if (!entry.plugin) return 1;
     }
     if (!any) {
-      std::fprintf(stderr, "dtbench plugins: no plugin named '%s'%s on the plugin path\n", name.c_str(),
-                   kindText.empty() ? "" : (" of kind " + kindText).c_str());
+      const std::string ofKind = kind ? " of kind " + std::string(core::kindName(*kind)) : "";
+      std::fprintf(stderr, "dtbench plugins: no plugin named '%s'%s on the plugin path%s\n", name.c_str(),
+                   ofKind.c_str(), suggestion(name, found).c_str());
       return 1;
     }
     return 0;
@@ -103,9 +189,12 @@ void addPluginsCommand(CLI::App& app, GlobalOptions& global) {
   cmd->allow_extras(false);
   auto kind = std::make_shared<std::string>();
   auto name = std::make_shared<std::string>();
-  cmd->add_option("--kind", *kind, "Only this kind")
-      ->check(CLI::IsMember({"strategy", "backend", "model", "dataset"}));
-  cmd->add_option("name", *name, "Show only the plugin(s) with this name");
+  // Checked in run(), not by CLI11: the plurals are accepted, and anything
+  // else gets a sentence rather than CLI11's set notation.
+  cmd->add_option("--kind", *kind, "Only this kind: strategy, backend, model or dataset (or the plural)");
+  cmd->add_option("name", *name,
+                  "Show only the plugin(s) with this name, or one plugin file: a path, or a file name "
+                  "(dtbench-<kind>-<name>.so) on the plugin path");
   cmd->callback([&global, kind, name] { global.exitCode = run(global, *kind, *name); });
 }
 

@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -23,10 +24,40 @@ struct Options {
   std::string db = "results.db";
 };
 
+// nccl-tests' flags that dtbench comm does not take, and what to use: its
+// users will type them.
+std::string ncclTestsHint(const std::string& flag) {
+  if (flag == "-i" || flag == "--stepbytes") return " (nccl-tests' step bytes: sizes here grow by -f only)";
+  if (flag == "-g" || flag == "-t" || flag == "--ngpus" || flag == "--nthreads") {
+    return " (nccl-tests' GPUs or threads per process: here each rank is a process, --ranks)";
+  }
+  if (flag == "-T") return " (nccl-tests' timeout: --timeout)";
+  return "";
+}
+
+// With allow_extras, CLI11 leaves unknown flags to this check. Without it,
+// `comm -i 8` took 8 as the file and failed on that ("File does not exist:
+// 8") before it would name -i.
+void refuseExtras(const CLI::App& cmd) {
+  const std::vector<std::string> extras = cmd.remaining();
+  if (extras.empty()) return;
+  for (const std::string& extra : extras) {
+    if (!extra.starts_with('-') || extra == "-") continue;
+    const std::string flag = extra.substr(0, extra.find('='));
+    // CLI11 adds "Run with --help for more information."
+    throw CLI::ExtrasError("dtbench comm: unknown option '" + flag + "'" + ncclTestsHint(flag),
+                           CLI::ExitCodes::ExtrasError);
+  }
+  throw CLI::ExtrasError("dtbench comm: unexpected argument '" + extras.front() + "' (one file at most)",
+                         CLI::ExitCodes::ExtrasError);
+}
+
 // Settings from the file's [comm] table, then the command line's on top.
 core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
   core::SweepOptions s;
   if (!o.file.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(o.file, ec)) throw std::invalid_argument(o.file + ": no such file");
     std::ifstream in(o.file, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
@@ -54,7 +85,7 @@ core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
   auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
   if (given("--backend")) s.backends = o.backends;
   if (given("--ops")) s.sweep.ops = o.ops;
-  if (given("--dtype")) s.sweep.dtypes = o.dtypes;
+  if (given("--dtype")) s.sweep.dtypes = core::expandDtypes(o.dtypes);
   if (given("--reduce-op")) s.sweep.reduceOp = o.reduceOp;
   if (given("--min-bytes")) s.sweep.minBytes = core::parseSize(o.minBytes);
   if (given("--max-bytes")) s.sweep.maxBytes = core::parseSize(o.maxBytes);
@@ -84,7 +115,9 @@ void addCommCommand(CLI::App& app, GlobalOptions& global) {
       "per size, beside a memcpy reference measured in the same run; stored in --db.\n"
       "Example: dtbench comm --backend gloo,mpi --ranks 2 -b 4K -e 64M -f 2\n"
       "Settings can come from a file's [comm] table (examples/backends.toml); flags override them.");
-  cmd->add_option("file", o->file, "A TOML file with a [comm] table (optional)")->check(CLI::ExistingFile);
+  // Not CLI::ExistingFile: its check runs before refuseExtras() could name
+  // an unknown flag whose value landed here.
+  cmd->add_option("file", o->file, "A TOML file with a [comm] table (optional)");
   cmd->add_option("--backend", o->backends, "Backends, each swept in its own run (default gloo)")
       ->delimiter(',');
   cmd->add_option("--ranks", o->ranks, "Worker processes per sweep (default 2)");
@@ -92,9 +125,10 @@ void addCommCommand(CLI::App& app, GlobalOptions& global) {
                   "Collectives: allreduce, reduce_scatter, allgather, broadcast (default all)")
       ->delimiter(',');
   cmd->add_option("-d,--dtype", o->dtypes,
-                  "float, double, half, bfloat16, int32, int64, int8, uint8 (default float)")
+                  "float, double, half, bfloat16, int32, int64, int8, uint8, or all (default float)")
       ->delimiter(',');
-  cmd->add_option("-o,--reduce-op", o->reduceOp, "sum, avg, max or min (default sum)");
+  cmd->add_option("-o,--reduce-op", o->reduceOp,
+                  "sum, avg, max or min (default sum; nccl-tests' prod has no counterpart here)");
   cmd->add_option("-b,--min-bytes", o->minBytes, "Smallest size, e.g. 4K (default 4K)");
   cmd->add_option("-e,--max-bytes", o->maxBytes, "Largest size, e.g. 64M (default 64M)");
   cmd->add_option("-f,--step-factor", o->factor, "Size multiplier between steps (default 2)");
@@ -109,8 +143,9 @@ void addCommCommand(CLI::App& app, GlobalOptions& global) {
                   "Seconds any collective may take before the sweep fails (default 60)");
   cmd->add_option("--name", o->name, "The experiment's name (default: the file's, or comm)");
   cmd->add_option("--db", o->db, "The result store (SQLite file; created if missing)");
-  cmd->allow_extras(false);
+  cmd->allow_extras(true);  // refused in the callback, by name
   cmd->callback([&global, o, cmd] {
+    refuseExtras(*cmd);
     try {
       core::SweepOptions s = resolve(*o, *cmd);
       s.database = o->db;

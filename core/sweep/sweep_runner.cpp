@@ -77,9 +77,9 @@ int runSweeps(const SweepOptions& o) {
 
   int failures = 0;
   bool stopped = false;
-  std::fprintf(stderr, "dtbench comm: experiment \"%s\" (id %lld): %zu backend%s x %d ranks into %s\n",
+  std::fprintf(stderr, "dtbench comm: experiment \"%s\" (id %lld): %zu backend%s x %d rank%s into %s\n",
                o.name.c_str(), static_cast<long long>(experiment), o.backends.size(),
-               o.backends.size() == 1 ? "" : "s", o.world, o.database.c_str());
+               o.backends.size() == 1 ? "" : "s", o.world, o.world == 1 ? "" : "s", o.database.c_str());
   for (size_t i = 0; i < o.backends.size() && !stopped; ++i) {
     const Cell cell = sweepCell(o, o.backends[i], static_cast<int>(i));
     const int64_t runId = store.addRun(experiment, cell, 0);
@@ -106,6 +106,7 @@ int runSweeps(const SweepOptions& o) {
                      o.sweep.iterations);
     double memcpy = 0;
     int64_t wrong = 0;
+    BusBandwidthAverages averages;
     LaunchOptions how{o.executable,
                       scratch / "spec.toml",
                       o.world,
@@ -127,13 +128,18 @@ int runSweeps(const SweepOptions& o) {
         batch.collectives.back().runId = runId;
         wrong += r.collectiveRecord.wrong;
         printSweepRow(stdout, r.collectiveRecord, o.world, memcpy);
+        averages.add(r.collectiveRecord, o.world);
       }
       if (!batch.empty()) store.write(batch);
     });
     removeRunDirectory(scratch);
+    averages.print(stdout, o.backends[i]);  // of the rows that came, even from a sweep that failed
     if (outcome.status == LaunchOutcome::Status::kOk) {
       store.finishRun(runId, wrong == 0 ? RunStatus::kOk : RunStatus::kFailed,
-                      wrong == 0 ? "" : std::to_string(wrong) + " wrong elements in the correctness checks");
+                      wrong == 0
+                          ? ""
+                          : std::to_string(wrong) + (wrong == 1 ? " wrong element" : " wrong elements") +
+                                " in the correctness checks");
       if (wrong > 0) ++failures;
     } else if (outcome.status == LaunchOutcome::Status::kInterrupted) {
       store.finishRun(runId, RunStatus::kStopped, outcome.error);

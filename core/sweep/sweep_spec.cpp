@@ -1,5 +1,6 @@
 #include "sweep/sweep_spec.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <stdexcept>
@@ -8,6 +9,11 @@ namespace dtb::core {
 namespace {
 
 const char* const kOps[] = {"allreduce", "reduce_scatter", "allgather", "broadcast"};
+
+// Every dtype, by the word -d takes, in nccl-tests' -d all order (which
+// also has uint32 and uint64: the plugin ABI does not).
+constexpr dtb_dtype_t kDtypes[] = {DTB_DTYPE_I8,  DTB_DTYPE_U8,  DTB_DTYPE_I32, DTB_DTYPE_I64,
+                                   DTB_DTYPE_F16, DTB_DTYPE_F32, DTB_DTYPE_F64, DTB_DTYPE_BF16};
 
 std::vector<std::string> strings(const toml::node& node, const std::string& key) {
   std::vector<std::string> out;
@@ -77,7 +83,44 @@ dtb_dtype_t sweepDtype(const std::string& name) {
   if (name == "int8" || name == "i8") return DTB_DTYPE_I8;
   if (name == "uint8" || name == "u8") return DTB_DTYPE_U8;
   throw std::invalid_argument("unknown dtype '" + name +
-                              "' (float, double, half, bfloat16, int32, int64, int8, uint8)");
+                              "' (float, double, half, bfloat16, int32, int64, int8, uint8, or all)");
+}
+
+std::string sweepDtypeWord(dtb_dtype_t dtype) {
+  switch (dtype) {
+    case DTB_DTYPE_F32:
+      return "float";
+    case DTB_DTYPE_F64:
+      return "double";
+    case DTB_DTYPE_F16:
+      return "half";
+    case DTB_DTYPE_BF16:
+      return "bfloat16";
+    case DTB_DTYPE_I32:
+      return "int32";
+    case DTB_DTYPE_I64:
+      return "int64";
+    case DTB_DTYPE_I8:
+      return "int8";
+    case DTB_DTYPE_U8:
+      return "uint8";
+  }
+  return "dtype " + std::to_string(static_cast<int>(dtype));
+}
+
+std::vector<std::string> expandDtypes(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& name) {
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  };
+  for (const std::string& name : names) {
+    if (name != "all") {
+      add(name);
+      continue;
+    }
+    for (dtb_dtype_t dtype : kDtypes) add(sweepDtypeWord(dtype));
+  }
+  return out;
 }
 
 dtb_reduce_op_t sweepReduceOp(const std::string& name) {
@@ -85,6 +128,11 @@ dtb_reduce_op_t sweepReduceOp(const std::string& name) {
   if (name == "avg") return DTB_REDUCE_AVG;
   if (name == "max") return DTB_REDUCE_MAX;
   if (name == "min") return DTB_REDUCE_MIN;
+  if (name == "prod") {
+    throw std::invalid_argument(
+        "reduce op 'prod' is not supported: dtbench's communicators (the plugin ABI) reduce with sum, avg, "
+        "max and min only");
+  }
   throw std::invalid_argument("unknown reduce op '" + name + "' (sum, avg, max, min)");
 }
 
@@ -111,7 +159,9 @@ void SweepSpec::validate() const {
     for (const std::string& d : dtypes) {
       const dtb_dtype_t t = sweepDtype(d);
       if (t != DTB_DTYPE_F32 && t != DTB_DTYPE_F64 && t != DTB_DTYPE_F16 && t != DTB_DTYPE_BF16)
-        throw std::invalid_argument("reduce op avg needs a floating dtype, not " + d);
+        throw std::invalid_argument(
+            "reduce op avg needs a floating dtype, not " + d +
+            " (the backends average floats only: give -d float,double,half,bfloat16)");
     }
   }
   if (minBytes < 1 || maxBytes < minBytes)
@@ -154,7 +204,7 @@ SweepSpec SweepSpec::fromToml(const toml::table& table) {
     if (key == "ops")
       s.ops = strings(node, key);
     else if (key == "dtypes")
-      s.dtypes = strings(node, key);
+      s.dtypes = expandDtypes(strings(node, key));
     else if (key == "reduce_op")
       s.reduceOp = node.value_or<std::string>("");
     else if (key == "min_bytes")

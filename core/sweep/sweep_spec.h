@@ -17,7 +17,7 @@ namespace dtb::core {
 struct SweepSpec {
   std::vector<std::string> ops = {"allreduce", "reduce_scatter", "allgather", "broadcast"};
   std::vector<std::string> dtypes = {"float"};  // nccl-tests' names: float, half, bfloat16, ...
-  std::string reduceOp = "sum";                 // sum | avg | max | min
+  std::string reduceOp = "sum";                 // sum | avg | max | min (no prod: the ABI has none)
   int64_t minBytes = 4 << 10;
   int64_t maxBytes = 64 << 20;
   double factor = 2;
@@ -46,6 +46,13 @@ std::string formatSize(int64_t bytes);
 // nccl-tests' dtype names (float, double, half, bfloat16, int32, int64,
 // int8, uint8) and ours (f32, f16, ...); throws std::invalid_argument.
 dtb_dtype_t sweepDtype(const std::string& name);
+// The nccl-tests name of `dtype`, the word -d takes ("float" for f32).
+std::string sweepDtypeWord(dtb_dtype_t dtype);
+// `names` with "all" (nccl-tests' -d all) replaced by every dtype the
+// sweep knows, each name kept once.
+std::vector<std::string> expandDtypes(const std::vector<std::string>& names);
+// nccl-tests' op words -o takes; throws std::invalid_argument for one the
+// plugin ABI has no reduction for (prod), or an unknown one.
 dtb_reduce_op_t sweepReduceOp(const std::string& name);
 
 // Bus bandwidth factor of `op` at `world` ranks (nccl-tests' definitions).

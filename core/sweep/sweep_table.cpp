@@ -4,15 +4,23 @@
 #include "sweep/sweep_spec.h"
 
 namespace dtb::core {
+namespace {
+
+// "1 rank", "2 ranks".
+std::string count(long long n, const char* noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+}  // namespace
 
 void printSweepHeader(std::FILE* out, const std::string& backend, int world, const std::string& launcher,
                       const std::string& reduceOp, int64_t warmup, int64_t iterations) {
-  std::fprintf(out, "#\n# %s, %d ranks (%s launcher), reduce op %s, %lld warm-up and %lld timed iterations\n",
-               backend.c_str(), world, launcher.c_str(), reduceOp.c_str(), static_cast<long long>(warmup),
-               static_cast<long long>(iterations));
-  std::fprintf(out, "#%11s %12s %5s %-15s %10s %10s %10s %8s %8s %7s %7s\n", "size", "count", "type",
+  std::fprintf(out, "#\n# %s, %s (%s launcher), reduce op %s, %lld warm-up and %s\n", backend.c_str(),
+               count(world, "rank").c_str(), launcher.c_str(), reduceOp.c_str(),
+               static_cast<long long>(warmup), count(iterations, "timed iteration").c_str());
+  std::fprintf(out, "#%11s %12s %8s %-15s %10s %10s %10s %8s %8s %7s %7s\n", "size", "count", "type",
                "collective", "time", "p50", "p95", "algbw", "busbw", "memcpy", "#wrong");
-  std::fprintf(out, "#%11s %12s %5s %-15s %10s %10s %10s %8s %8s %7s %7s\n", "(B)", "(elements)", "", "",
+  std::fprintf(out, "#%11s %12s %8s %-15s %10s %10s %10s %8s %8s %7s %7s\n", "(B)", "(elements)", "", "",
                "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "(%)", "");
   std::fflush(out);
 }
@@ -23,17 +31,43 @@ void printReference(std::FILE* out, const BandwidthReferenceRecord& reference) {
   std::fflush(out);
 }
 
-void printSweepRow(std::FILE* out, const CollectiveRecord& row, int world, double memcpyGbps) {
-  const double elementBytes = static_cast<double>(dtypeSize(sweepDtype(row.dtype)));
+double busBandwidthGbps(const CollectiveRecord& row, int world) {
   const double algbw = static_cast<double>(row.bytes) / row.timeS / 1e9;
-  const double busbw = algbw * busFactor(row.op, world);
+  return algbw * busFactor(row.op, world);
+}
+
+void printSweepRow(std::FILE* out, const CollectiveRecord& row, int world, double memcpyGbps) {
+  // The record keeps the ABI's short name (f32); the table shows the word -d takes (float).
+  const dtb_dtype_t dtype = sweepDtype(row.dtype);
+  const double elementBytes = static_cast<double>(dtypeSize(dtype));
+  const double algbw = static_cast<double>(row.bytes) / row.timeS / 1e9;
+  const double busbw = busBandwidthGbps(row, world);
   char share[16] = "-";
   if (memcpyGbps > 0) std::snprintf(share, sizeof(share), "%.1f", 100 * busbw / memcpyGbps);
-  std::fprintf(out, " %11lld %12lld %5s %-15s %10.1f %10.1f %10.1f %8.3f %8.3f %7s %7lld\n",
+  std::fprintf(out, " %11lld %12lld %8s %-15s %10.1f %10.1f %10.1f %8.3f %8.3f %7s %7lld\n",
                static_cast<long long>(row.bytes),
-               static_cast<long long>(static_cast<double>(row.bytes) / elementBytes), row.dtype.c_str(),
-               row.op.c_str(), 1e6 * row.timeS, 1e6 * row.p50S.value_or(0), 1e6 * row.p95S.value_or(0), algbw,
-               busbw, share, static_cast<long long>(row.wrong));
+               static_cast<long long>(static_cast<double>(row.bytes) / elementBytes),
+               sweepDtypeWord(dtype).c_str(), row.op.c_str(), 1e6 * row.timeS, 1e6 * row.p50S.value_or(0),
+               1e6 * row.p95S.value_or(0), algbw, busbw, share, static_cast<long long>(row.wrong));
+  std::fflush(out);
+}
+
+void BusBandwidthAverages::add(const CollectiveRecord& row, int world) {
+  auto it = means_.begin();
+  while (it != means_.end() && it->op != row.op) ++it;
+  if (it == means_.end()) {
+    it = means_.insert(it, Mean{});
+    it->op = row.op;
+  }
+  it->sumGbps += busBandwidthGbps(row, world);
+  ++it->rows;
+}
+
+void BusBandwidthAverages::print(std::FILE* out, const std::string& backend) const {
+  for (const Mean& mean : means_) {
+    std::fprintf(out, "# Avg bus bandwidth    : %.3f GB/s (%s %s, the mean of %s)\n",
+                 mean.sumGbps / mean.rows, backend.c_str(), mean.op.c_str(), count(mean.rows, "row").c_str());
+  }
   std::fflush(out);
 }
 

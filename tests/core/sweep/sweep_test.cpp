@@ -1,6 +1,7 @@
 // The collective sweep's parts: sizes and settings as nccl-tests reads them,
-// and a one-rank sweep through a real backend plugin whose rows, bytes and
-// correctness count are checked — including a backend that answers wrong.
+// the printed table's words and footer, and a one-rank sweep through a real
+// backend plugin whose rows, bytes and correctness count are checked —
+// including a backend that answers wrong.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include "plugin/loader.h"
 #include "sweep/collective_sweep.h"
 #include "sweep/sweep_spec.h"
+#include "sweep/sweep_table.h"
 #include "temp_dir.h"
 
 namespace dtb::core {
@@ -70,6 +72,90 @@ TEST(SweepSpec, RoundTripsThroughTomlAndNamesUnknownKeys) {
   }
   toml::table sized{{"max_bytes", "1M"}};
   EXPECT_EQ(SweepSpec::fromToml(sized).maxBytes, 1 << 20);
+}
+
+// nccl-tests' -d all: every dtype, by the words -d takes, each once.
+TEST(SweepSpec, AllDtypesAreEveryDtypeByItsDashDWord) {
+  const std::vector<std::string> all = expandDtypes({"all"});
+  EXPECT_EQ(all, (std::vector<std::string>{"int8", "uint8", "int32", "int64", "half", "float", "double",
+                                           "bfloat16"}));
+  EXPECT_EQ(expandDtypes({"float", "all"}).size(), all.size());
+  EXPECT_EQ(expandDtypes({"half", "float"}), (std::vector<std::string>{"half", "float"}));
+  for (const std::string& word : all) EXPECT_EQ(sweepDtypeWord(sweepDtype(word)), word);
+  EXPECT_EQ(sweepDtypeWord(sweepDtype("f32")), "float");  // what the store keeps, as the table shows it
+  EXPECT_EQ(SweepSpec::fromToml(toml::table{{"dtypes", "all"}}).dtypes, all);
+}
+
+// nccl-tests' op words: the ones the ABI reduces with, and prod refused by name.
+TEST(SweepSpec, ReduceOpWordsAndProdRefusedClearly) {
+  EXPECT_EQ(sweepReduceOp("sum"), DTB_REDUCE_SUM);
+  EXPECT_EQ(sweepReduceOp("avg"), DTB_REDUCE_AVG);
+  EXPECT_EQ(sweepReduceOp("max"), DTB_REDUCE_MAX);
+  EXPECT_EQ(sweepReduceOp("min"), DTB_REDUCE_MIN);
+  try {
+    sweepReduceOp("prod");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("reduce op 'prod' is not supported"), std::string::npos) << e.what();
+  }
+  SweepSpec s;
+  s.dtypes = expandDtypes({"all"});
+  s.reduceOp = "max";
+  EXPECT_NO_THROW(s.validate());
+  s.reduceOp = "avg";  // the backends average floats only
+  EXPECT_THROW(s.validate(), std::invalid_argument);
+}
+
+// What `print` wrote to a file.
+template <typename Print>
+std::string printed(Print print) {
+  std::FILE* out = std::tmpfile();
+  print(out);
+  std::rewind(out);
+  std::string text;
+  for (int c = std::fgetc(out); c != EOF; c = std::fgetc(out)) text += static_cast<char>(c);
+  std::fclose(out);
+  return text;
+}
+
+CollectiveRecord row(const std::string& op, const std::string& dtype, int64_t bytes, double timeS) {
+  CollectiveRecord r;
+  r.op = op;
+  r.dtype = dtype;
+  r.bytes = bytes;
+  r.timeS = timeS;
+  r.p50S = timeS;
+  r.p95S = timeS;
+  return r;
+}
+
+TEST(SweepTable, TypeColumnShowsTheDashDWord) {
+  const std::string text =
+      printed([](std::FILE* out) { printSweepRow(out, row("allreduce", "bf16", 4096, 1e-3), 2, 0); });
+  EXPECT_NE(text.find(" bfloat16 allreduce"), std::string::npos) << text;
+  EXPECT_EQ(text.find("bf16"), std::string::npos) << text;
+}
+
+TEST(SweepTable, HeaderCountsInTheSingular) {
+  const std::string text =
+      printed([](std::FILE* out) { printSweepHeader(out, "gloo", 1, "local", "sum", 1, 1); });
+  EXPECT_NE(text.find("# gloo, 1 rank (local launcher), reduce op sum, 1 warm-up and 1 timed iteration\n"),
+            std::string::npos)
+      << text;
+}
+
+// nccl-tests' footer, one line per collective: the mean busbw of its rows.
+TEST(SweepTable, AverageBusBandwidthPerCollective) {
+  BusBandwidthAverages averages;
+  // 1e9 bytes in 1 s at 2 ranks: all-reduce busbw 1 x 2(n-1)/n = 1 GB/s; in 0.5 s, 2 GB/s.
+  averages.add(row("allreduce", "f32", 1000000000, 1.0), 2);
+  averages.add(row("allreduce", "f32", 1000000000, 0.5), 2);
+  averages.add(row("allgather", "f32", 1000000000, 1.0), 2);  // busbw (n-1)/n = 0.5
+  const std::string text = printed([&](std::FILE* out) { averages.print(out, "mpi"); });
+  EXPECT_EQ(text,
+            "# Avg bus bandwidth    : 1.500 GB/s (mpi allreduce, the mean of 2 rows)\n"
+            "# Avg bus bandwidth    : 0.500 GB/s (mpi allgather, the mean of 1 row)\n");
+  EXPECT_EQ(printed([](std::FILE* out) { BusBandwidthAverages().print(out, "mpi"); }), "");
 }
 
 TEST(SweepSpec, BusFactorsAreNcclTests) {

@@ -1,6 +1,7 @@
 #include "cli/check_command.h"
 
 #include <cstdio>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -47,18 +48,48 @@ std::string smokeTest(const std::shared_ptr<const core::LoadedPlugin>& plugin) {
   return "";
 }
 
+// What checking one plugin found: a problem (it failed), a note (it loads,
+// but its defaults do not work as things stand: a dataset whose default
+// files are missing), or neither.
+struct Outcome {
+  std::string problem;
+  std::string note;
+};
+
 // smokeTest() in a child process: a plugin that crashes, exits or hangs in
 // create() is reported like any other failure, and the check goes on.
-std::string smokeTestIsolated(const std::shared_ptr<const core::LoadedPlugin>& plugin) {
+Outcome smokeTestIsolated(const std::shared_ptr<const core::LoadedPlugin>& plugin) {
   const core::IsolatedOutcome tried =
       core::runIsolated([&] { return smokeTest(plugin); }, std::chrono::seconds(30));
-  if (!tried.completed) return tried.death + " while creating an instance with default parameters";
-  if (tried.result.starts_with(kNote)) {
-    std::printf("  note    %-9s %s: %s\n", std::string(core::kindName(plugin->kind())).c_str(),
-                plugin->name().c_str(), tried.result.substr(kNote.size()).c_str());
-    return "";
+  if (!tried.completed) return {tried.death + " while creating an instance with default parameters", ""};
+  if (tried.result.starts_with(kNote)) return {"", tried.result.substr(kNote.size())};
+  return {tried.result, ""};
+}
+
+// What the build uses each library it found for. The build also records
+// what it merely found (NCCL and cuDNN come with the CUDA toolkit), which
+// no part of dtbench uses yet; the check must not list those as if they
+// were working parts (there is no NCCL backend).
+std::string usedFor(const std::string& library) {
+  static const std::map<std::string, std::string, std::less<>> kUses = {
+      {"SQLite", "the result store"},  {"toml++", "matrix files"},
+      {"Gloo", "the gloo backend"},    {"oneDNN", "the models' layers"},
+      {"Open MPI", "the mpi backend"}, {"CUDA", "the GPU probe, gpu: below"},
+  };
+  const auto it = kUses.find(library);
+  return it == kUses.end() ? "" : it->second;
+}
+
+void printLibraries(const core::BuildInfo& build) {
+  for (const auto& [library, version] : build.libraries) {
+    const std::string use = usedFor(library);
+    if (use.empty()) {
+      std::printf("found:    %s %s (not used: no part of dtbench uses it yet)\n", library.c_str(),
+                  version.c_str());
+    } else {
+      std::printf("library:  %s %s (%s)\n", library.c_str(), version.c_str(), use.c_str());
+    }
   }
-  return tried.result;
 }
 
 int run(const GlobalOptions& global) {
@@ -66,27 +97,37 @@ int run(const GlobalOptions& global) {
   const core::BuildInfo& build = core::buildInfo();
   std::printf("%s\n", core::versionLine().c_str());
   std::printf("compiler: %s\n", build.compiler.c_str());
-  for (const auto& [library, version] : build.libraries) {
-    std::printf("library:  %s %s\n", library.c_str(), version.c_str());
-  }
+  printLibraries(build);
 
   core::PluginLoader loader = makeLoader(global);
   std::printf("plugin path:");
   for (const auto& dir : loader.searchPath().dirs()) std::printf(" %s", dir.c_str());
   std::printf("\n");
   int ok = 0;
+  int noted = 0;
+  // One line per plugin file, each counted once: ok, note (it loads, but
+  // its defaults do not work as things stand) or FAILED.
   for (const auto& found : loader.discover()) {
     const std::string kind(core::kindName(found.kind));
-    std::string problem = found.plugin ? smokeTestIsolated(found.plugin) : found.error;
-    if (problem.empty()) {
-      ++ok;
-      std::printf("  ok      %-9s %s\n", kind.c_str(), found.plugin->name().c_str());
-    } else {
+    const Outcome outcome = found.plugin ? smokeTestIsolated(found.plugin) : Outcome{found.error, ""};
+    const std::string shadowed =
+        found.shadowed ? " (shadowed by an earlier one of this name: " + found.file.string() + " is not used)"
+                       : "";
+    if (!outcome.problem.empty()) {
       ++problems;
-      std::printf("  FAILED  %-9s %s: %s\n", kind.c_str(), found.file.c_str(), problem.c_str());
+      std::printf("  FAILED  %-9s %s: %s\n", kind.c_str(), found.file.c_str(), outcome.problem.c_str());
+    } else if (!outcome.note.empty()) {
+      ++noted;
+      std::printf("  note    %-9s %s%s: loads, but cannot open its default data: %s\n", kind.c_str(),
+                  found.plugin->name().c_str(), shadowed.c_str(), outcome.note.c_str());
+    } else {
+      ++ok;
+      std::printf("  ok      %-9s %s%s\n", kind.c_str(), found.plugin->name().c_str(), shadowed.c_str());
     }
   }
-  std::printf("plugins:  %d ok, %d failed\n", ok, problems);
+  std::printf("plugins:  %d ok, ", ok);
+  if (noted > 0) std::printf("%d with a note, ", noted);
+  std::printf("%d failed\n", problems);
   // After the plugins: their checks run in forked children, and a process
   // that has initialised CUDA cannot use it again in a fork.
   std::printf("gpu:      %s\n", core::describe(core::probeCuda()).c_str());

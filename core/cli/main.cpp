@@ -36,9 +36,9 @@ int runCommandLine(int argc, char** argv) {
   using namespace dtb;
   CLI::App app(
       "dtbench — benchmark how distributed data-parallel training synchronises gradients.\n\n"
-      "Strategies (Horovod-style fusion, DDP-style buckets, ZeRO, elastic), communication\n"
-      "backends, models and datasets are plugins; `dtbench plugins` lists them with their\n"
-      "parameters, `dtbench check` verifies this installation.\n\n"
+      "Strategies (the baseline all-reduce, Horovod-style fusion, DDP-style buckets, ZeRO 1-3),\n"
+      "communication backends (Gloo, MPI), models and datasets are plugins; `dtbench plugins`\n"
+      "lists them with their parameters, `dtbench check` verifies this installation.\n\n"
       "Examples:\n"
       "  dtbench plugins                    every plugin on the plugin path\n"
       "  dtbench plugins --kind strategy    strategies only\n"

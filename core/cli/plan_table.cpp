@@ -9,11 +9,20 @@
 
 namespace dtb::cli {
 
+namespace {
+
+// "1 run", "2 runs".
+std::string count(size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
 std::string planSummary(const std::string& file, const core::Plan& plan) {
   const size_t cells = plan.cells.size();
-  return file + ": experiment \"" + plan.name + "\": " + std::to_string(cells) + " cell" +
-         (cells == 1 ? "" : "s") + " x " + std::to_string(plan.repeats) + " repeat" +
-         (plan.repeats == 1 ? "" : "s") + " = " + std::to_string(cells * plan.repeats) + " runs";
+  const auto repeats = static_cast<size_t>(plan.repeats);
+  return file + ": experiment \"" + plan.name + "\": " + count(cells, "cell") + " x " +
+         count(repeats, "repeat") + " = " + count(cells * repeats, "run");
 }
 
 void printCellTable(std::FILE* out, const core::Plan& plan, size_t limit) {
@@ -66,7 +75,8 @@ void printCellTable(std::FILE* out, const core::Plan& plan, size_t limit) {
     printRow(std::to_string(plan.cells[r].index), texts);
   }
   if (rows < plan.cells.size()) {
-    std::fprintf(out, "... %zu more cells (--all shows every cell)\n", plan.cells.size() - rows);
+    std::fprintf(out, "... %s (--all shows every cell)\n",
+                 count(plan.cells.size() - rows, "more cell").c_str());
   }
 }
 

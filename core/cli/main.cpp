@@ -11,6 +11,7 @@
 #include "cli/plugins_command.h"
 #include "cli/query_command.h"
 #include "cli/report_command.h"
+#include "cli/schema_command.h"
 #include "cli/upgrade_command.h"
 #include "cli/validate_command.h"
 #include "cli/worker_command.h"
@@ -76,6 +77,7 @@ int runCommandLine(int argc, char** argv) {
   cli::addQueryCommand(app, global);
   cli::addRunsCommand(app, global);
   cli::addReportCommand(app, global);
+  cli::addSchemaCommand(app, global);
   cli::addUpgradeCommand(app, global);
   cli::addNewCommand(app, global);
   cli::addWorkerCommand(app, global);

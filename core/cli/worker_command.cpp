@@ -48,8 +48,8 @@ void addWorkerCommand(CLI::App& app, GlobalOptions& global) {
               "SLURM_PROCID, PMI_RANK or RANK)");
         }
         if (launched->world != spec.world) {
-          throw std::runtime_error("the launcher started " + std::to_string(launched->world) + " ranks (" +
-                                   launched->source +
+          throw std::runtime_error("the launcher started " + std::to_string(launched->world) +
+                                   (launched->world == 1 ? " rank (" : " ranks (") + launched->source +
                                    "), the run wants world_size = " + std::to_string(spec.world));
         }
         rank = launched->rank;

@@ -262,6 +262,8 @@ const std::vector<const char*> kStrategies = {
     "zero:stage=2,reduce_bucket_size=5",
     "blocking",  // the test fixture that communicates only in step()
     "blocking:wait=poll",
+    "epoch_hooks",              // the fixture of the epoch hooks (ABI 1.3): trains as allreduce
+    "epoch_hooks_v12",          // its twin built for ABI 1.2, whose hooks the host never sees
     "local_sgd:sync_every=1"};  // examples/local_sgd: averaging parameters every step is allreduce
 
 INSTANTIATE_TEST_SUITE_P(Strategies, Equivalence, ::testing::ValuesIn(kStrategies), testName);

@@ -8,11 +8,6 @@
 namespace dtb::core {
 namespace {
 
-bool drawable(const LineChart& chart, const ChartPoint& p) {
-  return std::isfinite(p.x) && std::isfinite(p.y) && (chart.x.logBase == 0 || p.x > 0) &&
-         (chart.y.logBase == 0 || p.y > 0);
-}
-
 double quantile(const std::vector<double>& sorted, double q) {
   const double at = q * static_cast<double>(sorted.size() - 1);
   const size_t below = static_cast<size_t>(std::floor(at));
@@ -28,7 +23,7 @@ std::vector<OffScalePoint> offScalePoints(const LineChart& chart) {
   for (const ChartSeries& s : chart.series) {
     if (s.dashed) continue;
     for (const ChartPoint& p : s.points) {
-      if (drawable(chart, p)) ys.push_back(p.y);
+      if (isDrawable(chart, p)) ys.push_back(p.y);
     }
   }
   if (ys.size() < 4) return {};
@@ -42,7 +37,7 @@ std::vector<OffScalePoint> offScalePoints(const LineChart& chart) {
     if (chart.series[i].dashed) continue;
     for (size_t j = 0; j < chart.series[i].points.size(); ++j) {
       const ChartPoint& p = chart.series[i].points[j];
-      if (!drawable(chart, p)) continue;
+      if (!isDrawable(chart, p)) continue;
       if (p.y > high) out.push_back({i, j, true});
       // Below: only where the axis would not start at 0 anyway.
       if (p.y < low && !(chart.y.fromZero && p.y >= 0)) out.push_back({i, j, false});
@@ -59,7 +54,7 @@ std::vector<std::vector<size_t>> coincidingSeries(const LineChart& chart) {
     if (s.dashed || !s.legend) continue;
     std::vector<std::pair<double, double>> points;
     for (const ChartPoint& p : s.points) {
-      if (drawable(chart, p)) points.emplace_back(p.x, p.y);
+      if (isDrawable(chart, p)) points.emplace_back(p.x, p.y);
     }
     if (points.empty()) continue;
     std::sort(points.begin(), points.end());

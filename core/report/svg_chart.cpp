@@ -234,11 +234,6 @@ std::string notesBelow(const std::vector<std::string>& notes, double& extraHeigh
   return out;
 }
 
-bool drawable(const LineChart& chart, const ChartPoint& p) {
-  return std::isfinite(p.x) && std::isfinite(p.y) && (chart.x.logBase == 0 || p.x > 0) &&
-         (chart.y.logBase == 0 || p.y > 0);
-}
-
 // The x axis of a line chart: ticks, minor ticks and its label; `px` maps a
 // value to pixels.
 template <typename ToPixels>
@@ -346,6 +341,11 @@ std::string formatValue(double value, TickFormat format, const std::string& unit
   return formatNumber(value, decimals) + (unit.empty() ? "" : " " + unit);
 }
 
+bool isDrawable(const LineChart& chart, const ChartPoint& p) {
+  return std::isfinite(p.x) && std::isfinite(p.y) && (chart.x.logBase == 0 || p.x > 0) &&
+         (chart.y.logBase == 0 || p.y > 0);
+}
+
 std::string renderLineChart(const LineChart& chart) {
   const std::vector<OffScalePoint> offScale = offScalePoints(chart);
   auto isOffScale = [&](size_t series, size_t point) {
@@ -356,7 +356,7 @@ std::string renderLineChart(const LineChart& chart) {
   for (size_t i = 0; i < chart.series.size(); ++i) {
     for (size_t j = 0; j < chart.series[i].points.size(); ++j) {
       const ChartPoint& p = chart.series[i].points[j];
-      if (!drawable(chart, p)) continue;
+      if (!isDrawable(chart, p)) continue;
       xLow = std::min(xLow, p.x);
       xHigh = std::max(xHigh, p.x);
       if (isOffScale(i, j)) continue;  // flagged at the edge instead of stretching the axis
@@ -380,7 +380,7 @@ std::string renderLineChart(const LineChart& chart) {
     const std::string color = paletteColor(s.color >= 0 ? s.color : static_cast<int>(i));
     std::vector<size_t> order;  // drawable points, by x
     for (size_t j = 0; j < s.points.size(); ++j) {
-      if (drawable(chart, s.points[j])) order.push_back(j);
+      if (isDrawable(chart, s.points[j])) order.push_back(j);
     }
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return s.points[a].x < s.points[b].x; });
     if (order.empty()) continue;

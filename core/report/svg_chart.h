@@ -53,6 +53,9 @@ struct StackedBarChart {
   std::string unit;                         // in tooltips: "ms", "MB"
 };
 
+// A point a chart can place: finite, and positive on a log axis.
+bool isDrawable(const LineChart& chart, const ChartPoint& point);
+
 std::string renderLineChart(const LineChart& chart);
 std::string renderStackedBars(const StackedBarChart& chart);
 

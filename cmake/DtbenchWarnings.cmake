@@ -25,8 +25,17 @@ if(DTBENCH_SANITIZE)
 endif()
 
 # ccache when present: rebuilds in CI and after switching branches are cheap.
+# CMake writes absolute paths into every command, and -g puts the build
+# directory into every object, so by default a clone in another folder (CI's)
+# hashes differently and finds nothing. base_dir makes ccache hash paths
+# under the source tree as relative ones, and with a -fdebug-prefix-map it
+# leaves the working directory out of the hash (ccache(1), "Compiling in
+# different directories"): any clone of the same commit hits the cache.
 find_program(DTBENCH_CCACHE ccache)
 if(DTBENCH_CCACHE)
-  set(CMAKE_C_COMPILER_LAUNCHER ${DTBENCH_CCACHE})
-  set(CMAKE_CXX_COMPILER_LAUNCHER ${DTBENCH_CCACHE})
+  find_program(DTBENCH_ENV env REQUIRED)
+  set(launcher ${DTBENCH_ENV} CCACHE_BASEDIR=${CMAKE_SOURCE_DIR} ${DTBENCH_CCACHE})
+  set(CMAKE_C_COMPILER_LAUNCHER ${launcher})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${launcher})
+  add_compile_options($<$<COMPILE_LANGUAGE:C,CXX>:-fdebug-prefix-map=${CMAKE_SOURCE_DIR}=.>)
 endif()

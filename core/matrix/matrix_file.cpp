@@ -20,7 +20,10 @@ class Parser {
       if (name == "experiment") {
         experiment(node);
       } else if (name == "run") {
-        if (auto* table = expectTable(node, "[run]")) m_.run = settings(*table);
+        if (auto* table = expectTable(node, "[run]")) appendRunSettings(settings(*table), "");
+      } else if (name == "fault") {
+        // Run keys fault.kind, fault.rank, ... (matrix/run_schema.cpp).
+        if (auto* table = expectTable(node, "[fault]")) appendRunSettings(settings(*table), "fault.");
       } else if (name == "matrix") {
         matrix(node);
       } else if (name == "comm") {
@@ -29,7 +32,7 @@ class Parser {
         pluginTables(*kind, node);
       } else {
         fail(node, "unknown table [" + name +
-                       "]; a matrix has [experiment], [run], [matrix], [comm] and plugin tables "
+                       "]; a matrix has [experiment], [run], [fault], [matrix], [comm] and plugin tables "
                        "[strategy.NAME], [backend.NAME], [model.NAME], [dataset.NAME]");
       }
     }
@@ -49,6 +52,19 @@ class Parser {
     return nullptr;
   }
 
+  // [run] and [fault] are one set of run keys, in file order.
+  void appendRunSettings(std::vector<RawSetting> more, const std::string& prefix) {
+    for (RawSetting& s : more) s.key = prefix + s.key;
+    m_.run.insert(m_.run.end(), more.begin(), more.end());
+    std::stable_sort(m_.run.begin(), m_.run.end(), [](const RawSetting& a, const RawSetting& b) {
+      return fileOrder(a) < fileOrder(b);
+    });
+  }
+
+  static std::pair<int, int> fileOrder(const RawSetting& s) {
+    return std::make_pair(s.where.line > 0 ? s.where.line : 1 << 30, s.where.column);
+  }
+
   // In file order (a toml::table iterates by key): the first axis written
   // varies slowest; keys from --set (no line) come last.
   std::vector<RawSetting> settings(const toml::table& table) {
@@ -56,11 +72,8 @@ class Parser {
     for (const auto& [key, node] : table) {
       out.push_back({std::string(key.str()), &node, locate(m_.path, node)});
     }
-    auto order = [](const RawSetting& s) {
-      return std::make_pair(s.where.line > 0 ? s.where.line : 1 << 30, s.where.column);
-    };
     std::stable_sort(out.begin(), out.end(),
-                     [&](const RawSetting& a, const RawSetting& b) { return order(a) < order(b); });
+                     [](const RawSetting& a, const RawSetting& b) { return fileOrder(a) < fileOrder(b); });
     return out;
   }
 

@@ -204,8 +204,11 @@ class Planner {
     for (const RawSetting& raw : m_.run) {
       const ParamSpec* spec = findRunKey(raw.key);
       if (!spec) {
-        fail(raw.where, "unknown key '" + raw.key + "' in [run]" + unknownKeyHint(raw.key, runSchema()) +
-                            "; plugin parameters go in [KIND.NAME] tables");
+        const bool fault = raw.key.rfind("fault.", 0) == 0;
+        fail(raw.where, "unknown key '" + (fault ? raw.key.substr(6) : raw.key) + "' in " +
+                            (fault ? "[fault]" : "[run]") + unknownKeyHint(raw.key, runSchema()) +
+                            (fault ? "; [fault] has kind, rank, step, seconds and slow_ms"
+                                   : "; plugin parameters go in [KIND.NAME] tables"));
         continue;
       }
       given.insert(raw.key);
@@ -579,7 +582,21 @@ class Planner {
       return;
     }
     for (size_t i = 0; i < cells.size(); ++i) cells[i].index = static_cast<int>(i);
+    checkFaultRanks(cells);
     plan.cells = std::move(cells);
+  }
+
+  // A fault must strike one of the cell's ranks.
+  void checkFaultRanks(const std::vector<Cell>& cells) {
+    for (const Cell& cell : cells) {
+      if (cell.text("fault.kind") == "none" || cell.integer("fault.rank") < cell.integer("world_size")) continue;
+      const Column* rank = findColumn("fault.rank");
+      fail(rank ? rank->where : SourceLocation{m_.path, 1, 1},
+           "[fault] rank = " + std::to_string(cell.integer("fault.rank")) + " is not a rank of cell " +
+               std::to_string(cell.index) + " (world_size " + std::to_string(cell.integer("world_size")) +
+               "): give a rank below world_size, or exclude the combination");
+      return;
+    }
   }
 
   const MatrixFile& m_;

@@ -67,6 +67,18 @@ std::vector<ParamSpec> makeSchema() {
       spec("trace", DTB_PARAM_BOOL, false, "Write a Chrome trace per rank"),
       spec("step_records", DTB_PARAM_BOOL, true,
            "Store every step of every rank (the step and step_metric tables); false keeps epochs only"),
+      // The [fault] table (run/fault_injector.h): keys of the run, so a fault is an axis like any other.
+      spec("fault.kind", DTB_PARAM_STRING, S("none"),
+           "[fault] kind: kill (SIGKILL) the rank, stop (SIGSTOP) it for `seconds`, or slow each of its "
+           "steps by `slow_ms`, from optimizer step `step` on",
+           {}, {}, {"none", "kill", "stop", "slow"}),
+      spec("fault.rank", DTB_PARAM_INT, int64_t{0}, "[fault] the rank it happens to (below world_size)", 0.0,
+           65535.0),
+      spec("fault.step", DTB_PARAM_INT, int64_t{0},
+           "[fault] the optimizer step, counted over the run from 0, before which it happens", 0.0, 1e12),
+      spec("fault.seconds", DTB_PARAM_FLOAT, 5.0, "[fault] stop: how long the rank stays stopped", 0.0, 86400.0),
+      spec("fault.slow_ms", DTB_PARAM_FLOAT, 10.0, "[fault] slow: milliseconds added to each step of the rank",
+           0.0, 3.6e6),
   };
 }
 

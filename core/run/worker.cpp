@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <thread>
 
 #include "data/data_loader.h"
 #include "host/trace_recorder.h"
@@ -12,6 +13,7 @@
 #include "run/blocking_collective.h"
 #include "run/connect.h"
 #include "run/evaluation.h"
+#include "run/fault_injector.h"
 #include "run/initial_weights.h"
 #include "run/rank_memory.h"
 #include "run/rank_plugins.h"
@@ -77,7 +79,8 @@ class Worker {
         records_(records),
         batch_(static_cast<uint32_t>(cell_.integer("batch_size"))),
         accumulation_(static_cast<uint32_t>(cell_.integer("accumulation_steps"))),
-        stepRecords_(cell_.flag("step_records")) {}
+        stepRecords_(cell_.flag("step_records")),
+        faults_(FaultPlan::of(cell_), rank) {}
 
   void run() {
     PluginLoader loader = workerLoader(spec_);
@@ -192,6 +195,10 @@ class Worker {
     auto lastProgress = Clock::now();
     for (int64_t s = 0; s < steps; ++s) {
       plugins_.optimizer().setLearningRate(schedule_->at(epoch, s, steps));
+      faults_.beforeStep(optimizerSteps_, [&](const std::string& fault) {
+        records_.event(rank_, since(started_), "fault", fault);
+        records_.flush();  // a killed rank's last words
+      });
       const StepRecord record = measureStep(step, static_cast<uint32_t>(epoch));
       sums.add(record);
       if (stepRecords_) {
@@ -243,7 +250,9 @@ class Worker {
     const int64_t begin = TraceRecorder::nowNs();
     const double dataBefore = train_->waitSeconds();
     const CommCounters commBefore = CommCounters::of(plugins_.comm());
-    const MicroBatchTotals micro = runMicroBatches(step, epoch);
+    const double straggling = straggle();
+    MicroBatchTotals micro = runMicroBatches(step, epoch);
+    micro.timing.forwardS += straggling;  // a straggler computes slowly
     r.seconds = static_cast<double>(TraceRecorder::nowNs() - begin) / 1e9;
     setPhases(r, micro.timing);
     r.dataS = train_->waitSeconds() - dataBefore;
@@ -252,6 +261,15 @@ class Worker {
     r.correct = micro.correct;
     setCommSince(r, commBefore, plugins_.comm());
     return r;
+  }
+
+  // A slow fault's delay before this step, on its rank; the seconds it took.
+  double straggle() {
+    const double delay = faults_.delayAt(optimizerSteps_);
+    if (delay <= 0) return 0;
+    const auto start = Clock::now();
+    std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+    return since(start);
   }
 
   // The accumulation_steps micro-batches of one optimizer step.
@@ -316,6 +334,7 @@ class Worker {
   const uint32_t batch_;         // samples per micro-batch on this rank
   const uint32_t accumulation_;  // micro-batches per optimizer step
   const bool stepRecords_;       // every step stored, not only epochs
+  const FaultInjector faults_;   // the cell's [fault], if it strikes this rank
   const Clock::time_point started_ = Clock::now();
   uint64_t optimizerSteps_ = 0;  // of the run so far
   std::optional<LrSchedule> schedule_;

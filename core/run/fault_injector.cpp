@@ -1,0 +1,85 @@
+#include "run/fault_injector.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+namespace dtb::core {
+namespace {
+
+std::string number(double s) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", s);
+  return text;
+}
+
+}  // namespace
+
+FaultPlan FaultPlan::of(const Cell& cell) {
+  FaultPlan plan;
+  if (!cell.find("fault.kind")) return plan;  // a spec from before faults
+  plan.kind = cell.text("fault.kind");
+  plan.rank = static_cast<int>(cell.integer("fault.rank"));
+  plan.step = static_cast<uint64_t>(cell.integer("fault.step"));
+  plan.seconds = cell.real("fault.seconds");
+  plan.slowMs = cell.real("fault.slow_ms");
+  return plan;
+}
+
+std::string FaultPlan::describe() const {
+  const std::string where = "rank " + std::to_string(rank) + " at step " + std::to_string(step);
+  if (kind == "kill") return "kill " + where;
+  if (kind == "stop") return "stop " + where + " for " + number(seconds) + " s";
+  if (kind == "slow") {
+    return "slow rank " + std::to_string(rank) + " by " + number(slowMs) + " ms per step from step " +
+           std::to_string(step);
+  }
+  return "none";
+}
+
+void FaultInjector::beforeStep(uint64_t step, const std::function<void(const std::string&)>& note) const {
+  if (!mine_ || step != plan_.step) return;
+  if (plan_.kind == "kill") {
+    note(plan_.describe());
+    raise(SIGKILL);
+  } else if (plan_.kind == "stop") {
+    note(plan_.describe());
+    stopFor(plan_.seconds);
+  } else if (plan_.kind == "slow") {
+    note(plan_.describe());
+  }
+}
+
+double FaultInjector::delayAt(uint64_t step) const {
+  return mine_ && plan_.kind == "slow" && step >= plan_.step ? plan_.slowMs / 1000.0 : 0.0;
+}
+
+void stopFor(double s) {
+  const pid_t self = getpid();
+  timespec wait{};
+  wait.tv_sec = static_cast<time_t>(s);
+  wait.tv_nsec = static_cast<long>((s - std::floor(s)) * 1e9);
+  const pid_t waker = fork();
+  if (waker < 0) throw std::runtime_error(std::string("fault stop: cannot fork: ") + std::strerror(errno));
+  if (waker == 0) {
+    // Only async-signal-safe calls in the child of a threaded process. It
+    // shares the rank's process group, so stopping the run ends it too.
+    while (nanosleep(&wait, &wait) != 0 && errno == EINTR) {
+    }
+    kill(self, SIGCONT);
+    _exit(0);
+  }
+  raise(SIGSTOP);
+  // Resumed: by the waker, or earlier by someone else's SIGCONT.
+  while (waitpid(waker, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace dtb::core

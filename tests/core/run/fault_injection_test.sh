@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Faults the host injects into any strategy's run ([fault]; matrices/
+# injected_faults.toml, rank 1 of 2 from step 3): a kill fails the run naming
+# the rank and keeps its first 3 steps; a stop shorter than the collective
+# timeout delays rank 0's step 3 by the stop and the run ends well, a longer
+# one fails naming the stopped rank; a slow rank's steps take slow_ms longer
+# as forward time and its peer waits for it; every fault is an event of its
+# run, and its settings are stored with the run; nothing is left running. A
+# fault that names no rank of the run is refused before anything runs.
+#   fault_injection_test.sh DTBENCH MATRIX_DIR
+set -euo pipefail
+dtbench=$1 matrices=$2
+scratch=$(mktemp -d)
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$scratch"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+db=$scratch/f.db
+q() { "$dtbench" query "$db" "$1" --format csv | tail -n +2 | tr -d '\r'; }
+expect() {  # expect SQL VALUE MESSAGE
+  local got
+  got=$(q "$1")
+  [[ $got == "$2" ]] || fail "$3 (got '$got', expected '$2')"
+}
+workers_left() { pgrep -f "dtbench worker --spec $scratch" | wc -l || true; }
+export TMPDIR=$scratch
+
+echo "== kill, stop (1 s and 8 s, timeout 3 s), slow, none"
+if "$dtbench" run "$matrices/injected_faults.toml" --db "$db" > "$scratch/out.txt" 2>&1; then
+  cat "$scratch/out.txt"
+  fail "a matrix with a killed rank exited 0"
+fi
+q "SELECT cell, status, COALESCE(error, '') FROM run ORDER BY cell"
+expect "SELECT group_concat(status, ' ') FROM (SELECT status FROM run ORDER BY cell)" \
+  "failed ok failed ok ok" "statuses"
+q "SELECT error FROM run WHERE cell = 0" | grep -q "^rank 1 was killed by signal 9 (SIGKILL)" \
+  || fail "the killed rank is not named"
+q "SELECT error FROM run WHERE cell = 2" | grep -q "^rank 1 is stopped (SIGSTOP or a debugger)" \
+  || fail "the rank stopped past the timeout is not named"
+[[ $(workers_left) == 0 ]] || fail "workers left behind"
+
+echo "== every fault is an event of its run, from the faulted rank"
+expect "SELECT group_concat(r.cell || ':' || e.rank || ':' || e.detail, '|') FROM event e JOIN run r ON r.id = e.run_id
+        WHERE e.kind = 'fault' ORDER BY r.cell" \
+  "0:1:kill rank 1 at step 3|1:1:stop rank 1 at step 3 for 1 s|2:1:stop rank 1 at step 3 for 8 s|3:1:slow rank 1 by 40 ms per step from step 3" \
+  "fault events"
+expect "SELECT group_concat(r.cell || '=' || trim(p.value, '\"'), ' ') FROM run_param p JOIN run r ON r.id = p.run_id
+        WHERE p.key = 'fault.kind' ORDER BY r.cell" \
+  "0=kill 1=stop 2=stop 3=slow 4=none" "fault settings stored with each run"
+
+echo "== kill: the killed rank's steps end before the fault"
+expect "SELECT MAX(s.step) FROM step s JOIN run r ON r.id = s.run_id WHERE r.cell = 0 AND s.rank = 1" 2 \
+  "the killed rank ran past step 2"
+
+echo "== stop 1 s: rank 0 waits in step 3 for the stopped rank"
+expect "SELECT s.seconds >= 0.9 AND s.comm_exposed_s >= 0.9 FROM step s JOIN run r ON r.id = s.run_id
+        WHERE r.cell = 1 AND s.rank = 0 AND s.step = 3" 1 "rank 0's step 3 did not wait for the stop"
+expect "SELECT MAX(s.seconds) < 0.5 FROM step s JOIN run r ON r.id = s.run_id
+        WHERE r.cell = 1 AND s.step <> 3" 1 "a step other than 3 took the stop"
+
+echo "== slow 40 ms: rank 1 computes 40 ms longer from step 3; rank 0 waits for it"
+expect "SELECT MIN(s.forward_s) >= 0.04 FROM step s JOIN run r ON r.id = s.run_id
+        WHERE r.cell = 3 AND s.rank = 1 AND s.step >= 3" 1 "the slow steps are not 40 ms longer"
+expect "SELECT MAX(s.forward_s) < 0.04 FROM step s JOIN run r ON r.id = s.run_id
+        WHERE r.cell = 3 AND s.rank = 1 AND s.step < 3" 1 "steps before the fault were slowed"
+expect "SELECT AVG(s.comm_exposed_s) >= 0.03 FROM step s JOIN run r ON r.id = s.run_id
+        WHERE r.cell = 3 AND s.rank = 0 AND s.step >= 3" 1 "rank 0 did not wait for the straggler"
+expect "SELECT COUNT(*) FROM event e JOIN run r ON r.id = e.run_id WHERE r.cell = 4 AND e.kind = 'fault'" 0 \
+  "a clean run has a fault event"
+
+echo "== a fault on a rank the run does not have is refused at its line"
+sed 's/^rank = 1$/rank = 2/' "$matrices/injected_faults.toml" > "$scratch/bad_rank.toml"
+if "$dtbench" validate "$scratch/bad_rank.toml" > "$scratch/bad.txt" 2>&1; then fail "rank 2 of 2 accepted"; fi
+grep -q "bad_rank.toml:25:.*\[fault\] rank = 2 is not a rank of cell 0 (world_size 2)" "$scratch/bad.txt" \
+  || { cat "$scratch/bad.txt"; fail "no clear error for the rank"; }
+sed 's/^slow_ms = 40$/slow = 40/' "$matrices/injected_faults.toml" > "$scratch/bad_key.toml"
+if "$dtbench" validate "$scratch/bad_key.toml" > "$scratch/bad.txt" 2>&1; then fail "unknown key accepted"; fi
+grep -q "bad_key.toml:27:.*unknown key 'slow' in \[fault\]" "$scratch/bad.txt" \
+  || { cat "$scratch/bad.txt"; fail "no clear error for the key"; }
+echo "ok"

@@ -9,6 +9,16 @@
 // timeout fails with DTB_STATUS_TIMEOUT and abandons the communicator —
 // every later call fails at once, the thread is left inside MPI (detached,
 // not joined, when the communicator goes), and MPI is not finalised at exit.
+//
+// The caller never runs a collective itself, though below 1 MiB the two
+// hand-offs to the thread and back are most of the cost (issue 14): inside a
+// blocking MPI call it could not keep its timeout, and a non-blocking call
+// cannot stand in for the blocking one on one rank only — they never match
+// each other (MPI-3.1, 5.12; tried: the ranks deadlock), and Open MPI's are
+// slower anyway (2.3x at 4 KiB, 1.8x at 64 KiB here). Measured 2026-11-25,
+// with the caller running the blocking call and the thread never woken,
+// the targets were met (4 KiB 1.7x MPI's time, 64 KiB 0.93x its bandwidth):
+// what that needs is a guard on a wait stuck in MPI (docs/benchmarks.md).
 #pragma once
 
 #include <mpi.h>

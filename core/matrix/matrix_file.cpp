@@ -56,9 +56,8 @@ class Parser {
   void appendRunSettings(std::vector<RawSetting> more, const std::string& prefix) {
     for (RawSetting& s : more) s.key = prefix + s.key;
     m_.run.insert(m_.run.end(), more.begin(), more.end());
-    std::stable_sort(m_.run.begin(), m_.run.end(), [](const RawSetting& a, const RawSetting& b) {
-      return fileOrder(a) < fileOrder(b);
-    });
+    std::stable_sort(m_.run.begin(), m_.run.end(),
+                     [](const RawSetting& a, const RawSetting& b) { return fileOrder(a) < fileOrder(b); });
   }
 
   static std::pair<int, int> fileOrder(const RawSetting& s) {

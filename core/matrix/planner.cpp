@@ -589,7 +589,8 @@ class Planner {
   // A fault must strike one of the cell's ranks.
   void checkFaultRanks(const std::vector<Cell>& cells) {
     for (const Cell& cell : cells) {
-      if (cell.text("fault.kind") == "none" || cell.integer("fault.rank") < cell.integer("world_size")) continue;
+      if (cell.text("fault.kind") == "none" || cell.integer("fault.rank") < cell.integer("world_size"))
+        continue;
       const Column* rank = findColumn("fault.rank");
       fail(rank ? rank->where : SourceLocation{m_.path, 1, 1},
            "[fault] rank = " + std::to_string(cell.integer("fault.rank")) + " is not a rank of cell " +

@@ -76,9 +76,10 @@ std::vector<ParamSpec> makeSchema() {
            65535.0),
       spec("fault.step", DTB_PARAM_INT, int64_t{0},
            "[fault] the optimizer step, counted over the run from 0, before which it happens", 0.0, 1e12),
-      spec("fault.seconds", DTB_PARAM_FLOAT, 5.0, "[fault] stop: how long the rank stays stopped", 0.0, 86400.0),
-      spec("fault.slow_ms", DTB_PARAM_FLOAT, 10.0, "[fault] slow: milliseconds added to each step of the rank",
-           0.0, 3.6e6),
+      spec("fault.seconds", DTB_PARAM_FLOAT, 5.0, "[fault] stop: how long the rank stays stopped", 0.0,
+           86400.0),
+      spec("fault.slow_ms", DTB_PARAM_FLOAT, 10.0,
+           "[fault] slow: milliseconds added to each step of the rank", 0.0, 3.6e6),
   };
 }
 

@@ -2,6 +2,8 @@
 // rank and what happened.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <barrier>
 #include <chrono>
 
 #include "backend_test_support.h"
@@ -100,6 +102,83 @@ TEST(GlooBackend, RefusesCudaMemoryAndBadRoots) {
     EXPECT_EQ(rank.backend().broadcast(rank.comm(), &t, 3, &request), DTB_STATUS_INVALID_ARGUMENT);
     EXPECT_NE(rank.instance().services().takeError()->find("root 3"), std::string::npos);
   });
+}
+
+// What elastic training needs of a backend (REBUILD): when a peer stops
+// taking part, the survivors' collective times out, their communicator goes
+// at once — the collectives queued behind it end at once too (Gloo closes a
+// pair that timed out, so each fails at its first use instead of waiting out
+// the timeout in turn) — and they meet again in the same process as a
+// smaller world under a new prefix, where collectives work.
+TEST(GlooBackend, SurvivorsAbandonTheBrokenCommunicatorAndMeetAgainWithoutTheHungPeer) {
+  TempDir store;
+  core::PluginLoader loader(core::SearchPath({DTBENCH_PLUGIN_DIR}));
+  auto plugin = loader.load(core::PluginKind::kBackend, "gloo");
+  ASSERT_TRUE(plugin->descriptor<dtb_backend_plugin_v1_t>().capabilities & DTB_BACKEND_CAP_REBUILD);
+  const std::string path = store.path().string();
+  auto rendezvous = [&](int rank, int world, const char* prefix) {
+    dtb_rendezvous_t rdv{};
+    rdv.struct_size = sizeof(rdv);
+    rdv.rank = rank;
+    rdv.world_size = world;
+    rdv.local_rank = rank;
+    rdv.local_size = world;
+    rdv.store_path = path.c_str();
+    rdv.prefix = prefix;
+    rdv.bind_address = "127.0.0.1";
+    rdv.timeout_ms = 1000;
+    return rdv;
+  };
+  std::atomic<bool> survivorsDone{false};
+  std::vector<double> teardownSeconds(2, -1);
+  std::vector<float> rebuiltSums(2, 0);
+  auto runRank = [&](int r) {
+    try {
+      Rank rank(core::createBackend(plugin, {}, rendezvous(r, 3, "generation0")), r, 3);
+      rank.run([&](dtb_request_t* req) { return rank.backend().barrier(rank.comm(), req); });
+      if (r == 2) {  // hangs: alive, connected, never joins again
+        while (!survivorsDone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        return;
+      }
+      constexpr int kQueued = 6;
+      std::vector<std::vector<float>> data(kQueued, std::vector<float>(1024, 1.0f));
+      std::vector<dtb_tensor_t> tensors(kQueued);
+      std::vector<dtb_request_t> requests(kQueued);
+      for (int k = 0; k < kQueued; ++k) {
+        tensors[k] = tensorOf(data[k].data(), data[k].size(), DTB_DTYPE_F32);
+        ASSERT_EQ(rank.backend().allreduce(rank.comm(), &tensors[k], DTB_REDUCE_SUM, &requests[k]),
+                  DTB_STATUS_OK);
+      }
+      EXPECT_EQ(rank.backend().wait(rank.comm(), requests[0], 30000), DTB_STATUS_TIMEOUT);
+      for (dtb_request_t request : requests) rank.backend().request_free(rank.comm(), request);
+      const auto start = Clock::now();
+      rank.leave();
+      teardownSeconds[r] = secondsSince(start);
+      // The survivors as ranks 0 and 1 of a world of 2.
+      Rank again(core::createBackend(plugin, {}, rendezvous(r, 2, "generation1")), r, 2);
+      float x = static_cast<float>(r + 1);
+      dtb_tensor_t t = tensorOf(&x, 1, DTB_DTYPE_F32);
+      again.run([&](dtb_request_t* req) {
+        return again.backend().allreduce(again.comm(), &t, DTB_REDUCE_SUM, req);
+      });
+      rebuiltSums[r] = x;
+      again.run([&](dtb_request_t* req) { return again.backend().barrier(again.comm(), req); });
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "rank " << r << ": " << e.what();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 3; ++r) threads.emplace_back(runRank, r);
+  threads[0].join();
+  threads[1].join();
+  survivorsDone = true;
+  threads[2].join();
+  for (int r = 0; r < 2; ++r) {
+    // 5 queued collectives run into the 1 s timeout one after another would take 5 s.
+    EXPECT_GE(teardownSeconds[r], 0.0) << "rank " << r;
+    EXPECT_LT(teardownSeconds[r], 0.9) << "rank " << r << " ran what was queued";
+    EXPECT_EQ(rebuiltSums[r], 3.0f) << "rank " << r;
+  }
 }
 
 }  // namespace

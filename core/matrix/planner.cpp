@@ -6,6 +6,7 @@
 #include <functional>
 #include <set>
 
+#include "dtbench/strategy.h"
 #include "host/plugin_config.h"
 #include "matrix/key_hints.h"
 #include "matrix/path_params.h"
@@ -583,7 +584,27 @@ class Planner {
     }
     for (size_t i = 0; i < cells.size(); ++i) cells[i].index = static_cast<int>(i);
     checkFaultRanks(cells);
+    checkRestartableStrategies(cells);
     plan.cells = std::move(cells);
+  }
+
+  // recovery = "restart" brings a run back from checkpoints, which need the
+  // strategy to save its state (state_save).
+  void checkRestartableStrategies(const std::vector<Cell>& cells) {
+    for (const Cell& cell : cells) {
+      if (cell.text("recovery") != "restart") continue;
+      const auto found = plugins_.find("strategy/" + cell.text("strategy"));
+      if (found == plugins_.end()) continue;
+      const auto& api = found->second->descriptor<dtb_strategy_plugin_v1_t>();
+      if (api.state_save && api.state_load && api.state_size) continue;
+      const Column* recovery = findColumn("recovery");
+      fail(recovery ? recovery->where : SourceLocation{m_.path, 1, 1},
+           "recovery = \"restart\" needs a strategy that saves its state (state_save) for its checkpoints; "
+           "strategy '" +
+               cell.text("strategy") + "' of cell " + std::to_string(cell.index) +
+               " does not (allreduce, bucketed and fusion do): exclude the combination");
+      return;
+    }
   }
 
   // A fault must strike one of the cell's ranks.

@@ -67,6 +67,14 @@ std::vector<ParamSpec> makeSchema() {
       spec("trace", DTB_PARAM_BOOL, false, "Write a Chrome trace per rank"),
       spec("step_records", DTB_PARAM_BOOL, true,
            "Store every step of every rank (the step and step_metric tables); false keeps epochs only"),
+      spec("recovery", DTB_PARAM_STRING, S("none"),
+           "What a failed rank costs: none fails the run; restart stops every worker and starts them "
+           "again from the last checkpoint (torchrun's way), up to max_restarts times",
+           {}, {}, {"none", "restart"}),
+      spec("checkpoint_every", DTB_PARAM_INT, int64_t{10},
+           "recovery = restart: optimizer steps between checkpoints", 1.0, 1e12),
+      spec("max_restarts", DTB_PARAM_INT, int64_t{3}, "recovery = restart: restarts before the run fails",
+           0.0, 1000.0),
       // The [fault] table (run/fault_injector.h): keys of the run, so a fault is an axis like any other.
       spec("fault.kind", DTB_PARAM_STRING, S("none"),
            "[fault] kind: kill (SIGKILL) the rank, stop (SIGSTOP) it for `seconds`, or slow each of its "

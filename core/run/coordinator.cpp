@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "matrix/config_label.h"
+#include "run/checkpoint.h"
 #include "run/interrupt_guard.h"
 #include "run/launch.h"
 #include "run/machine_load.h"
@@ -83,6 +84,10 @@ RunSpec writeRunSpec(const Cell& cell, int64_t runId, const CoordinatorOptions& 
   spec.prefix = "run" + std::to_string(runId);
   spec.pluginDirs = options.pluginDirs;
   spec.cell = cell;
+  spec.startedUnixNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+  if (cell.text("recovery") == "restart") spec.checkpointDir = (scratch / "checkpoint").string();
   if (cell.flag("trace")) {
     // Next to the database, one folder per store and run —
     // traces/<store>/run-<id>/rank<r>.trace.json — so two stores in one
@@ -111,6 +116,49 @@ LaunchOptions launchOptions(const Cell& cell, const std::string& launcher, const
           splitWords(cell.text("launcher_args"))};
 }
 
+// Launches the run, and with recovery = "restart" launches it again after a
+// failure, up to max_restarts times, as torchrun does: every worker stopped
+// (the launcher has done that) and started afresh, resuming from the newest
+// checkpoint all ranks wrote (or from the beginning). Each attempt has its
+// own rendezvous prefix; the steps it runs again lose their old rows; the
+// failure and the restart are the coordinator's events.
+LaunchOutcome launchWithRestarts(const Cell& cell, RunSpec spec, const std::filesystem::path& scratch,
+                                 const LaunchOptions& options, RunRecorder& recorder) {
+  const auto runSeconds = [&] {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count() -
+                               spec.startedUnixNs) /
+           1e9;
+  };
+  const std::string prefix = spec.prefix;
+  const int64_t maxRestarts = cell.integer("max_restarts");
+  for (;;) {
+    LaunchOutcome outcome = launch(options, [&](int, const Record& r) { recorder.add(r); });
+    if (outcome.status != LaunchOutcome::Status::kFailed || spec.checkpointDir.empty()) return outcome;
+    recorder.coordinatorEvent(runSeconds(), "failure", outcome.error);
+    if (spec.attempt >= maxRestarts) {
+      outcome.error = "failed after " + std::to_string(spec.attempt) + " restart" +
+                      (spec.attempt == 1 ? "" : "s") + " (max_restarts = " + std::to_string(maxRestarts) +
+                      "): " + outcome.error;
+      return outcome;
+    }
+    RecoveryRecord r{spec.runId, spec.attempt + 1, "restart", outcome.error, runSeconds()};
+    const uint64_t from = latestCompleteCheckpoint(spec.checkpointDir, spec.world).value_or(0);
+    r.resumedStep = static_cast<int64_t>(from);
+    r.lostSteps = recorder.restartFrom(from);
+    ++spec.attempt;
+    spec.prefix = prefix + "-restart" + std::to_string(spec.attempt);
+    spec.write(scratch / "spec.toml");
+    r.restartedAtS = runSeconds();
+    recorder.recovery(r);
+    recorder.coordinatorEvent(r.restartedAtS, "restart",
+                              "restart " + std::to_string(spec.attempt) + " of " +
+                                  std::to_string(maxRestarts) +
+                                  (from > 0 ? ": from the checkpoint of step " + std::to_string(from)
+                                            : ": from the beginning (no checkpoint yet)"));
+  }
+}
+
 // Starts the cell's workers and stores what they report as it comes (see
 // RunRecorder), and the machine's load while it ran.
 LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions& options,
@@ -121,8 +169,8 @@ LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions&
   const RunSpec spec = writeRunSpec(cell, runId, options, scratch);
   const LoadSampler load;
   RunRecorder recorder(runId, store, progress);
-  LaunchOutcome outcome = launch(launchOptions(cell, launcher, spec, scratch, options, interrupt),
-                                 [&](int, const Record& r) { recorder.add(r); });
+  LaunchOutcome outcome = launchWithRestarts(
+      cell, spec, scratch, launchOptions(cell, launcher, spec, scratch, options, interrupt), recorder);
   recorder.finish();
   // srun's ranks are not our children: their CPU time is not ours to subtract.
   store.recordLoad(runId, load.finish(launcher != "srun"));

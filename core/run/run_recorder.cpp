@@ -33,6 +33,16 @@ void RunRecorder::add(const Record& r) {
   }
 }
 
+void RunRecorder::coordinatorEvent(double atS, const std::string& kind, const std::string& detail) {
+  stamp(endOfRun_.events, EventRecord{0, std::nullopt, atS, kind, detail});
+}
+
+int64_t RunRecorder::restartFrom(uint64_t step) {
+  store_.write(pending_);
+  pending_ = {};
+  return store_.forgetStepsFrom(runId_, static_cast<int64_t>(step));
+}
+
 void RunRecorder::finish() {
   store_.write(pending_);
   store_.write(endOfRun_);

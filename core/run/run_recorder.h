@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "run/record_channel.h"
 #include "run/run_progress.h"
@@ -22,6 +23,14 @@ class RunRecorder {
   void add(const Record& record);
   // Writes what is still held; call once the run has ended.
   void finish();
+
+  // An event of the coordinator's own (rank NULL): a failure it saw, a restart.
+  void coordinatorEvent(double atS, const std::string& kind, const std::string& detail);
+  // The run restarts from its checkpoint of step `step`: the steps from there
+  // on will run again, so their rows (and plugin metrics) go; returns how
+  // many steps past `step` had been done (the work lost).
+  int64_t restartFrom(uint64_t step);
+  void recovery(const RecoveryRecord& r) { store_.addRecovery(r); }
 
  private:
   static constexpr size_t kStepBatch = 4096;  // steps and metrics written together

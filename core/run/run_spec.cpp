@@ -47,8 +47,11 @@ int threadsPerRank(const Cell& cell) {
 }
 
 void RunSpec::write(const std::filesystem::path& file) const {
-  toml::table run{{"run_id", runId},  {"world", world},        {"store_dir", storeDir},
-                  {"prefix", prefix}, {"trace_dir", traceDir}, {"cell_index", cell.index}};
+  toml::table run{{"run_id", runId},         {"world", world},
+                  {"store_dir", storeDir},   {"prefix", prefix},
+                  {"trace_dir", traceDir},   {"checkpoint_dir", checkpointDir},
+                  {"attempt", attempt},      {"started_unix_ns", startedUnixNs},
+                  {"cell_index", cell.index}};
   toml::array dirs;
   for (const std::string& d : pluginDirs) dirs.push_back(d);
   run.insert("plugin_dirs", std::move(dirs));
@@ -73,6 +76,9 @@ RunSpec RunSpec::read(const std::filesystem::path& file) {
     spec.storeDir = (*run)["store_dir"].value_or<std::string>("");
     spec.prefix = (*run)["prefix"].value_or<std::string>("");
     spec.traceDir = (*run)["trace_dir"].value_or<std::string>("");
+    spec.checkpointDir = (*run)["checkpoint_dir"].value_or<std::string>("");
+    spec.attempt = static_cast<int>((*run)["attempt"].value_or<int64_t>(0));
+    spec.startedUnixNs = (*run)["started_unix_ns"].value_or<int64_t>(0);
     spec.cell.index = static_cast<int>((*run)["cell_index"].value_or<int64_t>(0));
     if (const toml::array* dirs = (*run)["plugin_dirs"].as_array()) {
       for (const toml::node& d : *dirs) spec.pluginDirs.push_back(d.value_or<std::string>(""));

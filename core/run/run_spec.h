@@ -24,6 +24,9 @@ struct RunSpec {
   std::string prefix;                   // rendezvous key prefix, unique per run
   std::vector<std::string> pluginDirs;  // searched before the default path
   std::string traceDir;                 // trace = true: each rank writes rank<r>.trace.json here
+  std::string checkpointDir;            // recovery = "restart": each rank's checkpoints (run/checkpoint.h)
+  int attempt = 0;                      // 0, then 1, 2, ... for each restart of the run
+  int64_t startedUnixNs = 0;            // when the run began (wall clock): events are timed from it
   Cell cell;
   std::optional<SweepSpec> sweep;  // set: a collective sweep (dtbench comm) instead of training
 

@@ -15,6 +15,7 @@
 #include "run/evaluation.h"
 #include "run/fault_injector.h"
 #include "run/initial_weights.h"
+#include "run/rank_checkpoint.h"
 #include "run/rank_memory.h"
 #include "run/rank_plugins.h"
 #include "run/step_measures.h"
@@ -80,14 +81,21 @@ class Worker {
         batch_(static_cast<uint32_t>(cell_.integer("batch_size"))),
         accumulation_(static_cast<uint32_t>(cell_.integer("accumulation_steps"))),
         stepRecords_(cell_.flag("step_records")),
-        faults_(FaultPlan::of(cell_), rank) {}
+        // A fault strikes once: a restarted run goes on without it.
+        faults_(spec.attempt == 0 ? FaultPlan::of(cell_) : FaultPlan{}, rank),
+        checkpointEvery_(
+            spec.checkpointDir.empty() ? 0 : static_cast<uint64_t>(cell_.integer("checkpoint_every"))) {}
 
   void run() {
     PluginLoader loader = workerLoader(spec_);
     setUp(loader);
     TrainingStep step(plugins_.model(), plugins_.strategy(), plugins_.optimizer(), &plugins_.comm());
     const int64_t steps = stepsPerEpoch(), epochs = cell_.integer("epochs");
-    for (int64_t epoch = 0; epoch < epochs; ++epoch) trainEpoch(step, epoch, steps);
+    const Resume from = resume();
+    for (int64_t epoch = from.epoch; epoch < epochs; ++epoch) {
+      trainEpoch(step, epoch, steps, epoch == from.epoch ? from.stepInEpoch : 0);
+      if (epochEndCheckpoint_) saveCheckpoint(epoch + 1, 0);
+    }
     records_.memory(rankMemory(plugins_, rank_));
     writeTrace();
     // No rank leaves while a peer may still be finishing a collective with it.
@@ -149,14 +157,41 @@ class Worker {
     return steps;
   }
 
-  // Trains one epoch, evaluates, and reports it (rank 0, with the phases
-  // averaged and the counts summed over the ranks).
-  void trainEpoch(TrainingStep& step, int64_t epoch, int64_t steps) {
+  // Where training goes on from: the start, or (recovery = "restart", after
+  // a restart) the newest checkpoint every rank has.
+  struct Resume {
+    int64_t epoch = 0, stepInEpoch = 0;
+  };
+  Resume resume() {
+    if (spec_.checkpointDir.empty()) return {};
+    requireSavableStrategy(plugins_);
+    const std::optional<uint64_t> latest = latestCompleteCheckpoint(spec_.checkpointDir, spec_.world);
+    if (spec_.attempt > 0) resumed_ = latest.value_or(0);
+    if (!latest) return {};
+    const Checkpoint c = readCheckpoint(spec_.checkpointDir, rank_, *latest);
+    restoreCheckpoint(plugins_, c);
+    optimizerSteps_ = c.steps;
+    return {c.epoch, c.stepInEpoch};
+  }
+
+  // This rank's checkpoint of the steps done so far, the next being step
+  // `stepInEpoch` of `epoch`.
+  void saveCheckpoint(int64_t epoch, int64_t stepInEpoch) {
+    epochEndCheckpoint_ = false;
+    writeCheckpoint(spec_.checkpointDir, rank_,
+                    captureCheckpoint(plugins_, optimizerSteps_, epoch, stepInEpoch));
+  }
+
+  // Trains one epoch from step `first` (0, or where a restart resumed it),
+  // evaluates, and reports it (rank 0, with the phases averaged and the
+  // counts summed over the ranks).
+  void trainEpoch(TrainingStep& step, int64_t epoch, int64_t steps, int64_t first) {
     plugins_.modelApi().set_mode(plugins_.model().context(), DTB_MODE_TRAIN);
     train_->startEpoch(static_cast<uint64_t>(epoch));
+    for (int64_t skip = 0; skip < first * accumulation_; ++skip) train_->next();  // the steps done before
     const double dataBefore = train_->waitSeconds();
     const auto epochStart = Clock::now();
-    const EpochSums sums = trainSteps(step, epoch, steps, epochStart);
+    const EpochSums sums = trainSteps(step, epoch, first, steps, epochStart);
     const double seconds = since(epochStart);
     records_.flush();  // every rank's steps leave at the end of each epoch
     // Mean phase times over ranks; sums of loss and counts.
@@ -171,7 +206,7 @@ class Worker {
     epochHook(&dtb_strategy_plugin_v1_t::before_evaluation, "before_evaluation", epoch);
     const Evaluation test = evaluateTestSplit(plugins_, train_->info(), batch_, rank_, spec_.world, step);
     epochHook(&dtb_strategy_plugin_v1_t::end_epoch, "end_epoch", epoch);
-    if (rank_ == 0) records_.epoch(epochRecord(epoch, steps, phases, totals, sum, test));
+    if (rank_ == 0) records_.epoch(epochRecord(epoch, steps - first, phases, totals, sum, test));
     forwardPluginEvents();
   }
 
@@ -190,13 +225,14 @@ class Worker {
     plugins_.comm().endPolling();  // a poll loop in the hook ends with it
   }
 
-  EpochSums trainSteps(TrainingStep& step, int64_t epoch, int64_t steps, Clock::time_point epochStart) {
+  EpochSums trainSteps(TrainingStep& step, int64_t epoch, int64_t first, int64_t steps,
+                       Clock::time_point epochStart) {
     EpochSums sums;
     auto lastProgress = Clock::now();
-    for (int64_t s = 0; s < steps; ++s) {
+    for (int64_t s = first; s < steps; ++s) {
       plugins_.optimizer().setLearningRate(schedule_->at(epoch, s, steps));
       faults_.beforeStep(optimizerSteps_, [&](const std::string& fault) {
-        records_.event(rank_, since(started_), "fault", fault);
+        records_.event(rank_, runSeconds(), "fault", fault);
         records_.flush();  // a killed rank's last words
       });
       const StepRecord record = measureStep(step, static_cast<uint32_t>(epoch));
@@ -206,6 +242,20 @@ class Worker {
         for (const MetricRecord& m : takeMetrics(record.step)) records_.metric(m);
       }
       ++optimizerSteps_;
+      if (resumed_ && rank_ == 0) {
+        records_.event(rank_, runSeconds(), "recovered",
+                       "restart " + std::to_string(spec_.attempt) + ": step " + std::to_string(record.step) +
+                           " done, resumed from step " + std::to_string(*resumed_));
+        records_.flush();
+      }
+      resumed_.reset();
+      if (checkpointEvery_ > 0 && optimizerSteps_ % checkpointEvery_ == 0) {
+        // At the epoch's end the checkpoint waits for its evaluation and record.
+        if (s + 1 < steps)
+          saveCheckpoint(epoch, s + 1);
+        else
+          epochEndCheckpoint_ = true;
+      }
       if (rank_ == 0 && since(lastProgress) > 1.0) {
         records_.progress(static_cast<int>(epoch + 1), s + 1, steps,
                           sums.samples * spec_.world / since(epochStart));
@@ -313,8 +363,7 @@ class Worker {
     const std::filesystem::path file =
         std::filesystem::path(spec_.traceDir) / ("rank" + std::to_string(rank_) + ".trace.json");
     trace_->write(file);
-    records_.event(rank_, std::chrono::duration<double>(Clock::now() - started_).count(), "trace",
-                   file.string());
+    records_.event(rank_, runSeconds(), "trace", file.string());
   }
 
   // What the plugins reported with host->event() (a strategy's rebucket,
@@ -322,19 +371,33 @@ class Worker {
   void forwardPluginEvents() {
     for (PluginInstance* plugin : {&plugins_.model(), &plugins_.strategy(), &plugins_.comm().backend()}) {
       for (const HostServices::PluginEvent& e : plugin->services().takeEvents()) {
-        records_.event(rank_, std::chrono::duration<double>(e.at - started_).count(), e.kind, e.detail);
+        records_.event(rank_, runSeconds() - since(e.at), e.kind, e.detail);
       }
     }
+  }
+
+  // Seconds since the run began (the coordinator's clock, so that events of
+  // a restarted run's workers and the coordinator's own line up), else since
+  // this worker began.
+  double runSeconds() const {
+    if (spec_.startedUnixNs <= 0) return since(started_);
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count() -
+                               spec_.startedUnixNs) /
+           1e9;
   }
 
   const RunSpec& spec_;
   const Cell& cell_;
   int rank_;
   RecordWriter& records_;
-  const uint32_t batch_;         // samples per micro-batch on this rank
-  const uint32_t accumulation_;  // micro-batches per optimizer step
-  const bool stepRecords_;       // every step stored, not only epochs
-  const FaultInjector faults_;   // the cell's [fault], if it strikes this rank
+  const uint32_t batch_;             // samples per micro-batch on this rank
+  const uint32_t accumulation_;      // micro-batches per optimizer step
+  const bool stepRecords_;           // every step stored, not only epochs
+  const FaultInjector faults_;       // the cell's [fault], if it strikes this rank
+  const uint64_t checkpointEvery_;   // recovery = "restart": steps between checkpoints; 0 none
+  bool epochEndCheckpoint_ = false;  // one is due once the epoch is recorded
+  std::optional<uint64_t> resumed_;  // the step a restart resumed from, until its first step is done
   const Clock::time_point started_ = Clock::now();
   uint64_t optimizerSteps_ = 0;  // of the run so far
   std::optional<LrSchedule> schedule_;

@@ -77,6 +77,16 @@ struct EventRecord {
   std::string detail;
 };
 
+// A run recovered from a failed rank (the recovery table).
+struct RecoveryRecord {
+  int64_t runId = 0;
+  int attempt = 0;
+  std::string mode;  // restart
+  std::string cause;
+  double failedAtS = 0, restartedAtS = 0;
+  int64_t resumedStep = 0, lostSteps = 0;
+};
+
 struct MemoryRecord {
   int64_t runId = 0;
   int rank = 0;

@@ -293,6 +293,37 @@ void ResultStore::recordLoad(int64_t runId, const MachineLoadRecord& load) {
   update.bind(6, load.competingProcesses).bind(7, runId).run();
 }
 
+int64_t ResultStore::forgetStepsFrom(int64_t runId, int64_t step) {
+  Transaction tx(db_);
+  Statement reached = db_.prepare("SELECT COALESCE(MAX(step) + 1, 0) FROM step WHERE run_id = ?");
+  reached.bind(1, runId);
+  reached.step();
+  const int64_t lost = std::max<int64_t>(0, reached.columnInt(0) - step);
+  for (const char* table : {"step", "step_metric"}) {
+    db_.prepare(std::string("DELETE FROM ") + table + " WHERE run_id = ? AND step >= ?")
+        .bind(1, runId)
+        .bind(2, step)
+        .run();
+  }
+  tx.commit();
+  return lost;
+}
+
+void ResultStore::addRecovery(const RecoveryRecord& r) {
+  db_.prepare(
+         "INSERT INTO recovery (run_id, attempt, mode, cause, failed_at_s, restarted_at_s, resumed_step, "
+         "lost_steps) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+      .bind(1, r.runId)
+      .bind(2, int64_t{r.attempt})
+      .bind(3, r.mode)
+      .bind(4, r.cause)
+      .bind(5, r.failedAtS)
+      .bind(6, r.restartedAtS)
+      .bind(7, r.resumedStep)
+      .bind(8, r.lostSteps)
+      .run();
+}
+
 void ResultStore::write(const RecordBatch& batch) {
   if (batch.empty()) return;
   Transaction tx(db_);

@@ -56,6 +56,11 @@ class ResultStore {
   // The machine's load while the run ran.
   void recordLoad(int64_t runId, const MachineLoadRecord& load);
   void write(const RecordBatch& batch);
+  // Drops the run's step rows and plugin metrics from step `step` on, as a
+  // restart runs them again from a checkpoint (recovery = "restart"); returns
+  // how many steps past `step` any rank had stored.
+  int64_t forgetStepsFrom(int64_t runId, int64_t step);
+  void addRecovery(const RecoveryRecord& r);
 
   Database& database() { return db_; }
 

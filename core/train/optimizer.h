@@ -40,6 +40,8 @@ class Optimizer {
   double learningRate() const { return lr_; }
   void beginStep() { ++step_; }
   int64_t step() const { return step_; }
+  // Goes on from a checkpoint's count (run/checkpoint.h).
+  void restoreStep(int64_t step) { step_ = step; }
 
   // One update of `count` elements. `state` holds stateFloats() x count
   // floats, zero before the first step (state[i], then state[count + i]).

@@ -104,6 +104,8 @@ dtb_dataset_plugin_v1_t datasetDescriptor(dtb_plugin_header_t header) {
 //   void gradReady(dtb_param_t*);
 //   void memoryReport(dtb_memory_report_t*) const;
 //   void beforeEvaluation(uint32_t epoch);  void endEpoch(uint32_t epoch);  (ABI 1.3)
+//   uint64_t stateSize() const;  void saveState(void*, uint64_t) const;
+//   void loadState(const void*, uint64_t);  (all three, or none)
 template <typename Strategy>
 dtb_strategy_plugin_v1_t strategyDescriptor(dtb_plugin_header_t header) {
   dtb_strategy_plugin_v1_t d{};
@@ -142,6 +144,24 @@ dtb_strategy_plugin_v1_t strategyDescriptor(dtb_plugin_header_t header) {
     d.memory_report = [](void* p, dtb_memory_report_t* out) {
       auto* s = static_cast<Strategy*>(p);
       return guard(s->host(), [&] { s->memoryReport(out); });
+    };
+  }
+  if constexpr (requires(Strategy & s, void* out, const void* in) {
+                  s.stateSize();
+                  s.saveState(out, uint64_t{0});
+                  s.loadState(in, uint64_t{0});
+                }) {
+    d.state_size = [](void* p, uint64_t* out) {
+      auto* s = static_cast<Strategy*>(p);
+      return guard(s->host(), [&] { *out = s->stateSize(); });
+    };
+    d.state_save = [](void* p, void* buffer, uint64_t bytes) {
+      auto* s = static_cast<Strategy*>(p);
+      return guard(s->host(), [&] { s->saveState(buffer, bytes); });
+    };
+    d.state_load = [](void* p, const void* buffer, uint64_t bytes) {
+      auto* s = static_cast<Strategy*>(p);
+      return guard(s->host(), [&] { s->loadState(buffer, bytes); });
     };
   }
   if constexpr (requires(Strategy & s) { s.beforeEvaluation(0u); }) {

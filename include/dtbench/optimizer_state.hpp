@@ -5,6 +5,8 @@
 #ifndef DTBENCH_OPTIMIZER_STATE_HPP
 #define DTBENCH_OPTIMIZER_STATE_HPP
 
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "dtbench/host_buffer.hpp"
@@ -30,7 +32,40 @@ class OptimizerState {
 
   uint64_t bytes() const { return params_.bytes() * floats_; }
 
+  // The state as one block of savedBytes() bytes, parameter by parameter (a
+  // strategy's state_save / state_load: checkpoints and restarts). Throws
+  // dtb::Error when `size` is not savedBytes().
+  uint64_t savedBytes() const {
+    uint64_t held = 0;
+    for (const HostBuffer<float>& s : state_) held += s.size() * sizeof(float);
+    return held;
+  }
+  void saveTo(void* out, uint64_t size) const {
+    checkSize(size);
+    auto* at = static_cast<char*>(out);
+    for (const HostBuffer<float>& s : state_) {
+      std::memcpy(at, s.data(), s.size() * sizeof(float));
+      at += s.size() * sizeof(float);
+    }
+  }
+  void loadFrom(const void* in, uint64_t size) {
+    checkSize(size);
+    const auto* at = static_cast<const char*>(in);
+    for (HostBuffer<float>& s : state_) {
+      std::memcpy(s.data(), at, s.size() * sizeof(float));
+      at += s.size() * sizeof(float);
+    }
+  }
+
  private:
+  void checkSize(uint64_t size) const {
+    if (size != savedBytes()) {
+      throw Error(DTB_STATUS_INVALID_ARGUMENT, "optimizer state of " + std::to_string(savedBytes()) +
+                                                   " bytes, not " + std::to_string(size) +
+                                                   " (another model or optimizer?)");
+    }
+  }
+
   const dtb_host_t* host_;
   const ParamSet& params_;
   uint32_t floats_;

@@ -26,6 +26,10 @@ class AllreduceStrategy {
   void memoryReport(dtb_memory_report_t* out) const {
     replicatedMemoryReport(params_, optimizer_, sums_.bytes(), 0, out);
   }
+  // The optimizer state (momentum, Adam's moments): checkpoints and restarts.
+  uint64_t stateSize() const { return optimizer_.savedBytes(); }
+  void saveState(void* out, uint64_t bytes) const { optimizer_.saveTo(out, bytes); }
+  void loadState(const void* in, uint64_t bytes) { optimizer_.loadFrom(in, bytes); }
 
  private:
   const dtb_host_t* host_;

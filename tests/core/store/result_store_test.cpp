@@ -190,7 +190,8 @@ TEST_F(StoreTest, RunFiguresFollowTheEpochs) {
         "DROP TABLE cell_figure_refresh; DROP TABLE cell_figure; ALTER TABLE run DROP COLUMN "
         "coordinator_host; "
         "ALTER TABLE run DROP COLUMN coordinator_pid; ALTER TABLE run DROP COLUMN coordinator_identity; "
-        "ALTER TABLE run DROP COLUMN heartbeat_at; PRAGMA user_version = 4");
+        "ALTER TABLE run DROP COLUMN heartbeat_at; DROP VIEW recovery_cost; DROP TABLE recovery; "
+        "PRAGMA user_version = 4");
   }
   { ResultStore store(db_); }  // migrations 5 to 8 compute them
   EXPECT_NEAR(number("SELECT samples_per_s FROM run_summary WHERE run_id = 2"), 1000, 1e-6);
@@ -452,6 +453,7 @@ TEST_F(StoreTest, EveryViewNamesThingsTheSameWay) {
     }
     batch.memory.push_back({run, 0, 4000, 4000, 8000, 0, 1 << 20, 1000, 1});
     store.write(batch);
+    store.addRecovery({run, 1, "restart", "rank 1 was killed", 1.5, 1.6, 0, 1});
     store.finishRun(run, RunStatus::kOk);
   }
   for (const EmbeddedSql& view : reportViews()) {

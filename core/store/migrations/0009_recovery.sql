@@ -1,0 +1,16 @@
+-- One row per recovery of a run from a failed rank (recovery = "restart",
+-- torchrun's way: every worker started again from the last checkpoint):
+-- what failed, when the coordinator saw it, where the run went on from and
+-- the work it had to do again. The recovery_cost view adds the time to
+-- detect (from an injected fault) and to recover (to the first step done).
+CREATE TABLE recovery (
+  run_id         INTEGER NOT NULL REFERENCES run(id),
+  attempt        INTEGER NOT NULL,  -- 1 for the run's first restart
+  mode           TEXT NOT NULL,     -- restart
+  cause          TEXT NOT NULL,     -- the failure, as the run's error would have read
+  failed_at_s    REAL NOT NULL,     -- s since the run began: the coordinator saw the failure
+  restarted_at_s REAL NOT NULL,     -- s since the run began: the workers were started again
+  resumed_step   INTEGER NOT NULL,  -- the checkpoint's step the run went on from (0: the beginning)
+  lost_steps     INTEGER NOT NULL,  -- steps done past it before the failure, so run twice
+  PRIMARY KEY (run_id, attempt)
+) WITHOUT ROWID;

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# recovery = "restart" (torchrun's way; matrices/restart.toml): rank 1 of 2
+# is killed before step 5 with checkpoints every 2 steps; the run restarts
+# every worker from the checkpoint of step 4 and ends exactly as the same run
+# without the fault (SGD with momentum and Adam: the checkpoint carries the
+# strategy's optimizer state and Adam's step count); the recovery table and
+# the recovery_cost view say what it cost; max_restarts is honoured; a
+# strategy that cannot save its state is refused before anything runs;
+# nothing is left running or on disk; every SQL block of the docs page
+# (docs/faults-and-recovery.md) runs on the results and returns rows.
+#   restart_test.sh DTBENCH MATRIX_DIR DOCS_PAGE
+set -euo pipefail
+dtbench=$1 matrices=$2 page=$3
+scratch=$(mktemp -d)
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$scratch"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+db=$scratch/r.db
+q() { "$dtbench" query "$db" "$1" --format csv | tail -n +2 | tr -d '\r'; }
+expect() {  # expect SQL VALUE MESSAGE
+  local got
+  got=$(q "$1")
+  [[ $got == "$2" ]] || fail "$3 (got '$got', expected '$2')"
+}
+workers_left() { pgrep -f "dtbench worker --spec $scratch" | wc -l || true; }
+export TMPDIR=$scratch
+
+echo "== a killed rank: every worker restarts from the last checkpoint, and the run ends well"
+"$dtbench" run "$matrices/restart.toml" --db "$db" > "$scratch/out.txt" 2>&1 \
+  || { cat "$scratch/out.txt"; fail "run exited with $?"; }
+grep -q "4 ok, 0 failed" "$scratch/out.txt" || { cat "$scratch/out.txt"; fail "not every run succeeded"; }
+q "SELECT label, attempt, cause, resumed_step, lost_steps, time_to_detect_s, time_to_recover_s FROM recovery_cost"
+expect "SELECT COUNT(*) FROM recovery" 2 "one restart for each killed run"
+expect "SELECT group_concat(DISTINCT resumed_step || ' ' || (lost_steps >= 1) || ' ' || attempt) FROM recovery" "4 1 1" \
+  "resumed from the checkpoint of step 4, having lost the steps after it"
+expect "SELECT COUNT(*) FROM recovery_cost WHERE time_to_detect_s >= 0 AND time_to_recover_s > 0
+        AND cause = 'rank 1 was killed by signal 9 (SIGKILL)'" 2 "detection and recovery times"
+expect "SELECT group_concat(kind || ':' || COALESCE(rank, '-'), ' ') FROM
+          (SELECT e.kind, e.rank FROM event e JOIN run r ON r.id = e.run_id
+           WHERE r.cell = 1 AND e.kind IN ('fault', 'failure', 'restart', 'recovered') ORDER BY e.at_s)" \
+  "fault:1 failure:- restart:- recovered:0" "the events of a restart, in time order"
+expect "SELECT detail FROM event e JOIN run r ON r.id = e.run_id WHERE r.cell = 1 AND e.kind = 'restart'" \
+  "restart 1 of 3: from the checkpoint of step 4" "the restart event"
+
+echo "== the restarted run ends exactly as the clean one"
+for optimizer in sgd adam; do
+  expect "SELECT COUNT(DISTINCT printf('%.9g %.9g', e.train_loss, e.test_loss)) FROM epoch e JOIN run r ON r.id = e.run_id
+          JOIN run_param p ON p.run_id = r.id AND p.key = 'optimizer' WHERE e.epoch = 2 AND p.value = '\"$optimizer\"'" 1 \
+    "$optimizer: the restarted run's last epoch differs from the clean run's"
+done
+expect "SELECT COUNT(*) FROM (SELECT s.run_id, s.rank, COUNT(*) AS n, COUNT(DISTINCT s.step) AS d, MAX(s.step) AS m
+        FROM step s GROUP BY s.run_id, s.rank) WHERE n = 12 AND d = 12 AND m = 11" 8 \
+  "every rank of every run has its 12 steps once"
+[[ $(workers_left) == 0 ]] || fail "workers left behind"
+[[ -z $(find "$scratch" -name '*.ckpt*') ]] || fail "checkpoints left on disk"
+
+echo "== the SQL of $(basename "$page") runs on these results"
+awk '/^```sql$/ {inside=1; n++; next} /^```$/ {inside=0; next} inside {print > ("'"$scratch"'/recipe-" n ".sql")}' "$page"
+recipes=0
+for recipe in "$scratch"/recipe-*.sql; do
+  recipes=$((recipes + 1))
+  output=$("$dtbench" query "$db" "$(cat "$recipe")" --format csv) || fail "$(basename "$recipe") failed"
+  (( $(printf '%s\n' "$output" | wc -l) > 1 )) || fail "$(basename "$recipe") returned no rows"
+done
+(( recipes >= 3 )) || fail "only $recipes SQL blocks found in $page"
+
+echo "== max_restarts = 0: the failure ends the run, and says so"
+sed 's/^checkpoint_every = 2$/checkpoint_every = 2\nmax_restarts = 0/; s/^optimizer = .*$/optimizer = "sgd"/' \
+  "$matrices/restart.toml" > "$scratch/no_restarts.toml"
+db=$scratch/n.db
+if "$dtbench" run "$scratch/no_restarts.toml" --db "$db" > "$scratch/n.txt" 2>&1; then fail "a killed run passed"; fi
+expect "SELECT error FROM run WHERE cell = 1" \
+  "failed after 0 restarts (max_restarts = 0): rank 1 was killed by signal 9 (SIGKILL)" "the bound"
+expect "SELECT COUNT(*) FROM recovery" 0 "restarted past max_restarts"
+
+echo "== a strategy that cannot save its state is refused before anything runs"
+sed 's/^strategy = "bucketed"$/strategy = "zero"/' "$matrices/restart.toml" > "$scratch/zero.toml"
+if "$dtbench" validate "$scratch/zero.toml" > "$scratch/z.txt" 2>&1; then fail "zero accepted"; fi
+grep -q "zero.toml:23:.*recovery = \"restart\" needs a strategy that saves its state.*strategy 'zero'" "$scratch/z.txt" \
+  || { cat "$scratch/z.txt"; fail "no clear error for zero"; }
+echo "ok"

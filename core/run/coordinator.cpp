@@ -134,8 +134,10 @@ LaunchOutcome launchWithRestarts(const Cell& cell, RunSpec spec, const std::file
   const int64_t maxRestarts = cell.integer("max_restarts");
   for (;;) {
     LaunchOutcome outcome = launch(options, [&](int, const Record& r) { recorder.add(r); });
-    if (outcome.status != LaunchOutcome::Status::kFailed || spec.checkpointDir.empty()) return outcome;
+    if (outcome.status != LaunchOutcome::Status::kFailed) return outcome;
+    // When it was seen, for every failed run: after an injected fault, the time to detect it.
     recorder.coordinatorEvent(runSeconds(), "failure", outcome.error);
+    if (spec.checkpointDir.empty()) return outcome;
     if (spec.attempt >= maxRestarts) {
       outcome.error = "failed after " + std::to_string(spec.attempt) + " restart" +
                       (spec.attempt == 1 ? "" : "s") + " (max_restarts = " + std::to_string(maxRestarts) +

@@ -46,6 +46,12 @@ expect "SELECT group_concat(r.cell || '=' || trim(p.value, '\"'), ' ') FROM run_
         WHERE p.key = 'fault.kind' ORDER BY r.cell" \
   "0=kill 1=stop 2=stop 3=slow 4=none" "fault settings stored with each run"
 
+expect "SELECT group_concat(r.cell, ' ') FROM event e JOIN run r ON r.id = e.run_id
+        WHERE e.kind = 'failure' AND e.rank IS NULL AND e.detail = r.error ORDER BY r.cell" "0 2" \
+  "the coordinator's failure event, as the run's error"
+expect "SELECT COUNT(*) FROM event f JOIN event d ON d.run_id = f.run_id AND d.kind = 'failure'
+        WHERE f.kind = 'fault' AND d.at_s >= f.at_s AND d.at_s - f.at_s < 30" 2 "time from fault to failure"
+
 echo "== kill: the killed rank's steps end before the fault"
 expect "SELECT MAX(s.step) FROM step s JOIN run r ON r.id = s.run_id WHERE r.cell = 0 AND s.rank = 1" 2 \
   "the killed rank ran past step 2"

@@ -4,7 +4,8 @@
 # every worker from the checkpoint of step 4 and ends exactly as the same run
 # without the fault (SGD with momentum and Adam: the checkpoint carries the
 # strategy's optimizer state and Adam's step count); the recovery table and
-# the recovery_cost view say what it cost; max_restarts is honoured; a
+# the recovery_cost view say what it cost; the same under mpirun over MPI;
+# max_restarts is honoured; a
 # strategy that cannot save its state is refused before anything runs;
 # nothing is left running or on disk; every SQL block of the docs page
 # (docs/faults-and-recovery.md) runs on the results and returns rows.
@@ -62,6 +63,18 @@ for recipe in "$scratch"/recipe-*.sql; do
   (( $(printf '%s\n' "$output" | wc -l) > 1 )) || fail "$(basename "$recipe") returned no rows"
 done
 (( recipes >= 3 )) || fail "only $recipes SQL blocks found in $page"
+
+echo "== the same under mpirun, over MPI: a new job from the checkpoint"
+sed 's/^backend = "gloo"/backend = "mpi"/; s/^optimizer = .*$/optimizer = "sgd"/' "$matrices/restart.toml" \
+  > "$scratch/mpi.toml"
+db=$scratch/m.db
+# Open MPI's own allocations are not ours to leak-check (as in run_test.sh).
+ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" "$dtbench" run "$scratch/mpi.toml" --db "$db" > "$scratch/m.txt" 2>&1 \
+  || { cat "$scratch/m.txt"; fail "mpirun runs failed"; }
+expect "SELECT resumed_step || ' ' || (lost_steps >= 1) FROM recovery" "4 1" "mpirun: restarted from step 4"
+expect "SELECT COUNT(DISTINCT printf('%.9g', test_loss)) FROM epoch WHERE epoch = 2" 1 \
+  "mpirun: the restarted run ends differently from the clean one"
+[[ $(pgrep -f "mpirun.*$scratch" | wc -l) == 0 ]] || fail "mpirun left behind"
 
 echo "== max_restarts = 0: the failure ends the run, and says so"
 sed 's/^checkpoint_every = 2$/checkpoint_every = 2\nmax_restarts = 0/; s/^optimizer = .*$/optimizer = "sgd"/' \

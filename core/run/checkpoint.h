@@ -17,10 +17,10 @@
 namespace dtb::core {
 
 struct Checkpoint {
-  uint64_t steps = 0;         // optimizer steps done over the run
-  int64_t epoch = 0;          // the epoch (0-based) the next step belongs to
-  int64_t stepInEpoch = 0;    // steps of that epoch done
-  int64_t optimizerStep = 0;  // the host optimizer's count (Adam's bias correction)
+  uint64_t steps = 0;                        // optimizer steps done over the run
+  int64_t epoch = 0;                         // the epoch (0-based) the next step belongs to
+  int64_t stepInEpoch = 0;                   // steps of that epoch done
+  int64_t optimizerStep = 0;                 // the host optimizer's count (Adam's bias correction)
   std::vector<std::vector<uint8_t>> params;  // each parameter's values, in model order
   std::vector<uint8_t> strategyState;        // what the strategy's state_save wrote
 };

@@ -66,7 +66,8 @@ void restoreCheckpoint(RankPlugins& plugins, const Checkpoint& c) {
   }
   const dtb_strategy_plugin_v1_t& api = strategyApi(plugins);
   PluginInstance& strategy = plugins.strategy();
-  strategy.check("state_load", api.state_load(strategy.context(), c.strategyState.data(), c.strategyState.size()));
+  strategy.check("state_load",
+                 api.state_load(strategy.context(), c.strategyState.data(), c.strategyState.size()));
   plugins.optimizer().restoreStep(c.optimizerStep);
 }
 

@@ -123,7 +123,7 @@ LaunchOptions launchOptions(const Cell& cell, const std::string& launcher, const
 // own rendezvous prefix; the steps it runs again lose their old rows; the
 // failure and the restart are the coordinator's events.
 LaunchOutcome launchWithRestarts(const Cell& cell, RunSpec spec, const std::filesystem::path& scratch,
-                                 const LaunchOptions& options, RunRecorder& recorder) {
+                                 const LaunchOptions& options, RunRecorder& recorder, RunProgress& progress) {
   const auto runSeconds = [&] {
     const auto now = std::chrono::system_clock::now().time_since_epoch();
     return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count() -
@@ -134,6 +134,7 @@ LaunchOutcome launchWithRestarts(const Cell& cell, RunSpec spec, const std::file
   const int64_t maxRestarts = cell.integer("max_restarts");
   for (;;) {
     LaunchOutcome outcome = launch(options, [&](int, const Record& r) { recorder.add(r); });
+    outcome.restarts = spec.attempt;
     if (outcome.status != LaunchOutcome::Status::kFailed) return outcome;
     // When it was seen, for every failed run: after an injected fault, the time to detect it.
     recorder.coordinatorEvent(runSeconds(), "failure", outcome.error);
@@ -153,11 +154,12 @@ LaunchOutcome launchWithRestarts(const Cell& cell, RunSpec spec, const std::file
     spec.write(scratch / "spec.toml");
     r.restartedAtS = runSeconds();
     recorder.recovery(r);
-    recorder.coordinatorEvent(r.restartedAtS, "restart",
-                              "restart " + std::to_string(spec.attempt) + " of " +
-                                  std::to_string(maxRestarts) +
-                                  (from > 0 ? ": from the checkpoint of step " + std::to_string(from)
-                                            : ": from the beginning (no checkpoint yet)"));
+    const std::string restart = "restart " + std::to_string(spec.attempt) + " of " +
+                                std::to_string(maxRestarts) +
+                                (from > 0 ? ": from the checkpoint of step " + std::to_string(from)
+                                          : ": from the beginning (no checkpoint yet)");
+    recorder.coordinatorEvent(r.restartedAtS, "restart", restart);
+    progress.note(restart + ", after " + outcome.error);
   }
 }
 
@@ -171,8 +173,9 @@ LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions&
   const RunSpec spec = writeRunSpec(cell, runId, options, scratch);
   const LoadSampler load;
   RunRecorder recorder(runId, store, progress);
-  LaunchOutcome outcome = launchWithRestarts(
-      cell, spec, scratch, launchOptions(cell, launcher, spec, scratch, options, interrupt), recorder);
+  LaunchOutcome outcome = launchWithRestarts(cell, spec, scratch,
+                                             launchOptions(cell, launcher, spec, scratch, options, interrupt),
+                                             recorder, progress);
   recorder.finish();
   // srun's ranks are not our children: their CPU time is not ours to subtract.
   store.recordLoad(runId, load.finish(launcher != "srun"));
@@ -192,7 +195,10 @@ void recordOutcome(int64_t runId, const LaunchOutcome& outcome, ResultStore& sto
   switch (outcome.status) {
     case LaunchOutcome::Status::kOk:
       store.finishRun(runId, RunStatus::kOk);
-      progress.endRun("ok", true);
+      progress.endRun(outcome.restarts == 0 ? "ok"
+                                            : "ok after " + std::to_string(outcome.restarts) + " restart" +
+                                                  (outcome.restarts == 1 ? "" : "s"),
+                      outcome.restarts == 0);
       ++tally.ok;
       break;
     case LaunchOutcome::Status::kFailed:

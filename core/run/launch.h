@@ -19,6 +19,7 @@ namespace dtb::core {
 struct LaunchOutcome {
   enum class Status { kOk, kFailed, kInterrupted } status = Status::kOk;
   std::string error;  // for kFailed: which rank, and what happened to it
+  int restarts = 0;   // recovery = "restart": how often the workers were started again
 };
 
 struct LaunchOptions {

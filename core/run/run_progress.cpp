@@ -57,6 +57,11 @@ void RunProgress::update(const Record& r) {
   }
 }
 
+void RunProgress::note(const std::string& text) {
+  std::fprintf(stderr, "%s[run %zu/%zu] %s: %s\n", tty_ ? "\r\033[K" : "", index_ + 1, eta_.size(),
+               label_.c_str(), redactSecrets(text).c_str());
+}
+
 void RunProgress::endRun(const std::string& outcome, bool countsForEta) {
   const double seconds = secondsSince(runStart_);
   if (countsForEta) eta_.finished(index_, seconds);

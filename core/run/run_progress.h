@@ -17,6 +17,8 @@ class RunProgress {
 
   void beginRun(size_t index, const std::string& label, int epochs);
   void update(const Record& progress);
+  // A line about the run while it goes on (a restart), kept above the progress line.
+  void note(const std::string& text);
   // Prints the run's outcome and its duration, and tells the ETA how long it took.
   void endRun(const std::string& outcome, bool countsForEta);
 

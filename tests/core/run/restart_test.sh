@@ -29,6 +29,9 @@ echo "== a killed rank: every worker restarts from the last checkpoint, and the 
 "$dtbench" run "$matrices/restart.toml" --db "$db" > "$scratch/out.txt" 2>&1 \
   || { cat "$scratch/out.txt"; fail "run exited with $?"; }
 grep -q "4 ok, 0 failed" "$scratch/out.txt" || { cat "$scratch/out.txt"; fail "not every run succeeded"; }
+grep -q "kind=kill optimizer=sgd.*: restart 1 of 3: from the checkpoint of step 4, after rank 1 was killed by signal 9" \
+  "$scratch/out.txt" || { cat "$scratch/out.txt"; fail "the restart is not shown as it happens"; }
+[[ $(grep -c ": ok after 1 restart (" "$scratch/out.txt") == 2 ]] || fail "the outcome does not say it restarted"
 q "SELECT label, attempt, cause, resumed_step, lost_steps, time_to_detect_s, time_to_recover_s FROM recovery_cost"
 expect "SELECT COUNT(*) FROM recovery" 2 "one restart for each killed run"
 expect "SELECT group_concat(DISTINCT resumed_step || ' ' || (lost_steps >= 1) || ' ' || attempt) FROM recovery" "4 1 1" \

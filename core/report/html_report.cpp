@@ -122,6 +122,10 @@ std::string renderHtml(const ReportInput& in) {
              table(breakdownTable(data, x.id, model)) + table(memoryTable(data, x.id, model)) +
              "</details>\n";
     }
+    if (const ReportTable recovery = recoveryTable(data, x.id); !recovery.rows.empty()) {
+      out += "<h3>Recovery from failed ranks</h3>\n<p class=\"meta\">" + esc(kRecoveryNote) + "</p>\n" +
+             table(recovery);
+    }
     const std::vector<LineChart> bandwidth = bandwidthCharts(data, x.id);
     if (!bandwidth.empty()) {
       out += "<h3>Collective sweeps</h3>\n" + table(bandwidthSummaryTable(data, x.id)) +

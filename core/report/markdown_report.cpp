@@ -64,6 +64,10 @@ std::string renderMarkdown(const ReportInput& in) {
             "Where a training step's time goes, ms per step (mean of repeats):\n\n" + table(breakdown) + "\n";
       if (!memory.rows.empty()) out += "Memory one rank holds, by category:\n\n" + table(memory) + "\n";
     }
+    if (const ReportTable recovery = recoveryTable(data, x.id); !recovery.rows.empty()) {
+      out +=
+          std::string("### Recovery from failed ranks\n\n") + kRecoveryNote + "\n\n" + table(recovery) + "\n";
+    }
     const ReportTable sweeps = bandwidthSummaryTable(data, x.id);
     if (!sweeps.rows.empty()) {
       out += "### Collective sweeps\n\n" + table(sweeps) + "\nEvery size:\n\n" +

@@ -89,6 +89,15 @@ struct VerdictRow {
   std::optional<bool> beyondNoise;  // nullopt: a single repeat on either side, or no runner-up
 };
 
+// A run brought back from a failed rank (reports/queries/75_recovery.sql).
+struct RecoveryRow {
+  int64_t experiment = 0;
+  std::string key, cause;
+  int repeat = 0, attempt = 0;
+  int64_t resumedStep = 0, lostSteps = 0;
+  double detectS = NAN, recoverS = NAN;  // detect: NAN without an injected fault
+};
+
 struct ReportData {
   std::vector<ReportExperiment> experiments;
   std::vector<ReportConfig> configs;
@@ -99,6 +108,7 @@ struct ReportData {
   std::vector<BandwidthRow> bandwidth;
   std::vector<KeyFigureRow> keyFigures;
   std::vector<VerdictRow> verdicts;
+  std::vector<RecoveryRow> recoveries;
 
   // (experiment, config_key) -> index in configs: a report of 1,000
   // experiments looks a configuration up for each of its 10,000 rows.

@@ -164,6 +164,28 @@ ReportTable bandwidthSummaryTable(const ReportData& data, int64_t experiment) {
   return t;
 }
 
+const char* const kRecoveryNote =
+    "Runs with recovery = \"restart\": after a rank failed, every worker started again from the newest "
+    "checkpoint. Detect: from the injected fault to the failure seen; recover: from the failure to the "
+    "first step done again; the steps done past the checkpoint ran twice (the view recovery_cost).";
+
+ReportTable recoveryTable(const ReportData& data, int64_t experiment) {
+  ReportTable t{{"configuration", "repeat", "restart", "after", "from step", "steps run twice", "detect (s)",
+                 "recover (s)"},
+                "lrrlrrrr",
+                {},
+                {},
+                {}};
+  for (const RecoveryRow& r : data.recoveries) {
+    if (r.experiment != experiment) continue;
+    const ReportConfig* config = data.config(r.experiment, r.key);
+    t.rows.push_back({config ? config->label : r.key, std::to_string(r.repeat), std::to_string(r.attempt),
+                      r.cause, std::to_string(r.resumedStep), std::to_string(r.lostSteps),
+                      formatNumber(r.detectS, 3), formatNumber(r.recoverS, 3)});
+  }
+  return t;
+}
+
 ReportTable comparisonTable(const std::vector<ComparisonRow>& rows) {
   ReportTable t{{"configuration", "model", "ranks", "A samples/s", "B samples/s", "change", "repeat noise",
                  "verdict", "test accuracy change"},

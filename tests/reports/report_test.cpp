@@ -12,6 +12,7 @@
 #include "report/report_tables.h"
 #include "report/svg_chart.h"
 #include "sample_store.h"
+#include "store/database.h"
 #include "store/result_store.h"
 #include "temp_dir.h"
 
@@ -288,6 +289,34 @@ TEST_F(ReportTest, BothFormatsCarryTheKeyFiguresAndTheComparison) {
   EXPECT_NE(html.find("<svg class=\"chart\""), std::string::npos);
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // no resource from the network
   EXPECT_NE(html.find("Comparison: experiment 2 against 1"), std::string::npos);
+}
+
+// A restart of a run (recovery = "restart") is a row of the experiment's
+// recovery table in both formats, its times read beside the injected fault;
+// an experiment without one has no such section.
+TEST_F(ReportTest, ARestartedRunShowsWhatItsRecoveryCost) {
+  dtb::testing::writeSampleStore(db());
+  const ReportData before = loadReport(ReportQueries(db()), {1});
+  EXPECT_TRUE(recoveryTable(before, 1).rows.empty());
+  EXPECT_EQ(renderMarkdown({"r.db", &before, std::nullopt, nullptr}).find("Recovery from failed ranks"),
+            std::string::npos);
+  {
+    ResultStore store(db());
+    Database& raw = store.database();
+    raw.exec(
+        "INSERT INTO event (run_id, rank, at_s, kind, detail) VALUES (1, 1, 2.0, 'fault', 'kill rank 1')");
+    store.addRecovery({1, 1, "restart", "rank 1 was killed by signal 9 (SIGKILL)", 2.25, 2.3, 20, 10});
+    raw.exec("INSERT INTO event (run_id, rank, at_s, kind, detail) VALUES (1, 0, 2.75, 'recovered', '')");
+  }
+  const ReportData data = loadReport(ReportQueries(db()), {1});
+  const std::string md = renderMarkdown({"r.db", &data, std::nullopt, nullptr});
+  EXPECT_NE(md.find("### Recovery from failed ranks"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 0 | 1 | rank 1 was killed by signal 9 (SIGKILL) | 20 | 10 | 0.250 | 0.500 |"),
+            std::string::npos)
+      << md;
+  const std::string html = renderHtml({"r.db", &data, std::nullopt, nullptr});
+  EXPECT_NE(html.find("<h3>Recovery from failed ranks</h3>"), std::string::npos);
+  EXPECT_NE(html.find("rank 1 was killed by signal 9 (SIGKILL)"), std::string::npos);
 }
 
 }  // namespace

@@ -30,12 +30,12 @@ endif()
 # hashes differently and finds nothing. base_dir makes ccache hash paths
 # under the source tree as relative ones, and with a -fdebug-prefix-map it
 # leaves the working directory out of the hash (ccache(1), "Compiling in
-# different directories"): any clone of the same commit hits the cache.
+# different directories"): a clone of the same commit elsewhere, building in
+# a folder inside it (tools/build.sh's build/), hits the cache.
 find_program(DTBENCH_CCACHE ccache)
 if(DTBENCH_CCACHE)
   find_program(DTBENCH_ENV env REQUIRED)
-  set(launcher ${DTBENCH_ENV} CCACHE_BASEDIR=${CMAKE_SOURCE_DIR} ${DTBENCH_CCACHE})
-  set(CMAKE_C_COMPILER_LAUNCHER ${launcher})
-  set(CMAKE_CXX_COMPILER_LAUNCHER ${launcher})
+  set(CMAKE_C_COMPILER_LAUNCHER ${DTBENCH_ENV} CCACHE_BASEDIR=${CMAKE_SOURCE_DIR} ${DTBENCH_CCACHE})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${CMAKE_C_COMPILER_LAUNCHER})
   add_compile_options($<$<COMPILE_LANGUAGE:C,CXX>:-fdebug-prefix-map=${CMAKE_SOURCE_DIR}=.>)
 endif()

@@ -36,13 +36,13 @@ ReportTable bandwidthTable(const ReportData& data, int64_t experiment);
 // Per collective, backend, ranks and dtype: the smallest size's time, the
 // largest's busbw, and the peak busbw with its size.
 ReportTable bandwidthSummaryTable(const ReportData& data, int64_t experiment);
-// B against A, with the verdict as the row's class.
 // Each restart of the experiment's runs: what failed, time to detect and to
 // recover, the steps run twice (empty without recovery = "restart").
 ReportTable recoveryTable(const ReportData& data, int64_t experiment);
 // What the recovery table's columns mean, above it.
 extern const char* const kRecoveryNote;
 
+// B against A, with the verdict as the row's class.
 ReportTable comparisonTable(const std::vector<ComparisonRow>& rows);
 
 }  // namespace dtb::core

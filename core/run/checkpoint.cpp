@@ -120,6 +120,15 @@ std::optional<uint64_t> latestCompleteCheckpoint(const std::filesystem::path& di
   return std::nullopt;
 }
 
+void dropCheckpointsAfter(const std::filesystem::path& dir, uint64_t steps) {
+  std::error_code ignored;
+  for (const auto& [rank, mine] : stepsByRank(dir)) {
+    for (uint64_t s : mine) {
+      if (s > steps) std::filesystem::remove(fileOf(dir, rank, s), ignored);
+    }
+  }
+}
+
 Checkpoint readCheckpoint(const std::filesystem::path& dir, int rank, uint64_t steps) {
   const std::filesystem::path file = fileOf(dir, rank, steps);
   std::ifstream in(file, std::ios::binary);

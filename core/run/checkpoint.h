@@ -33,6 +33,11 @@ void writeCheckpoint(const std::filesystem::path& dir, int rank, const Checkpoin
 // when there is none (a restart then starts from the beginning).
 std::optional<uint64_t> latestCompleteCheckpoint(const std::filesystem::path& dir, int world);
 
+// Removes every rank's checkpoints of steps after `steps`: what a failed
+// attempt left beyond the step the next one resumes from, which a later
+// restart must not pair with fresh files of the same step.
+void dropCheckpointsAfter(const std::filesystem::path& dir, uint64_t steps);
+
 // Rank `rank`'s checkpoint of step `steps`. Throws std::runtime_error naming
 // the file when it is missing, truncated or not a checkpoint.
 Checkpoint readCheckpoint(const std::filesystem::path& dir, int rank, uint64_t steps);

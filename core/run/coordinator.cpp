@@ -119,45 +119,53 @@ LaunchOptions launchOptions(const Cell& cell, const std::string& launcher, const
 // Launches the run, and with recovery = "restart" launches it again after a
 // failure, up to max_restarts times, as torchrun does: every worker stopped
 // (the launcher has done that) and started afresh, resuming from the newest
-// checkpoint all ranks wrote (or from the beginning). Each attempt has its
-// own rendezvous prefix; the steps it runs again lose their old rows; the
-// failure and the restart are the coordinator's events.
+// checkpoint all ranks wrote (or from the beginning) — chosen here, once, and
+// handed to every worker in the spec. Each attempt has its own rendezvous
+// prefix; the steps it runs again lose their old rows; the failure and the
+// restart are the coordinator's events.
 LaunchOutcome launchWithRestarts(const Cell& cell, RunSpec spec, const std::filesystem::path& scratch,
                                  const LaunchOptions& options, RunRecorder& recorder, RunProgress& progress) {
-  const auto runSeconds = [&] {
-    const auto now = std::chrono::system_clock::now().time_since_epoch();
-    return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count() -
-                               spec.startedUnixNs) /
-           1e9;
-  };
   const std::string prefix = spec.prefix;
   const int64_t maxRestarts = cell.integer("max_restarts");
   for (;;) {
     LaunchOutcome outcome = launch(options, [&](int, const Record& r) { recorder.add(r); });
     outcome.restarts = spec.attempt;
     if (outcome.status != LaunchOutcome::Status::kFailed) return outcome;
-    // When it was seen, for every failed run: after an injected fault, the time to detect it.
-    recorder.coordinatorEvent(runSeconds(), "failure", outcome.error);
+    // When the launcher saw it, for every failed run: after an injected
+    // fault, the time to detect it (the others' teardown not included).
+    const double failedAtS =
+        outcome.failedAt
+            ? spec.runSeconds() -
+                  std::chrono::duration<double>(std::chrono::system_clock::now() - *outcome.failedAt).count()
+            : spec.runSeconds();
+    recorder.coordinatorEvent(failedAtS, "failure", outcome.error);
     if (spec.checkpointDir.empty()) return outcome;
+    if (options.interrupted && options.interrupted->load()) {  // Ctrl-C as it failed: no restart
+      return {LaunchOutcome::Status::kInterrupted, "stopped by the user (Ctrl-C)"};
+    }
     if (spec.attempt >= maxRestarts) {
       outcome.error = "failed after " + std::to_string(spec.attempt) + " restart" +
                       (spec.attempt == 1 ? "" : "s") + " (max_restarts = " + std::to_string(maxRestarts) +
                       "): " + outcome.error;
       return outcome;
     }
-    RecoveryRecord r{spec.runId, spec.attempt + 1, "restart", outcome.error, runSeconds()};
-    const uint64_t from = latestCompleteCheckpoint(spec.checkpointDir, spec.world).value_or(0);
+    const std::optional<uint64_t> latest = latestCompleteCheckpoint(spec.checkpointDir, spec.world);
+    const uint64_t from = latest.value_or(0);
+    dropCheckpointsAfter(spec.checkpointDir, from);
+    RecoveryRecord r{spec.runId, spec.attempt + 1, "restart", outcome.error, failedAtS};
     r.resumedStep = static_cast<int64_t>(from);
-    r.lostSteps = recorder.restartFrom(from);
+    const int64_t stored = recorder.restartFrom(from);
+    if (cell.flag("step_records")) r.lostSteps = stored;  // else unknown
     ++spec.attempt;
+    spec.resumeStep = latest ? static_cast<int64_t>(*latest) : -1;
     spec.prefix = prefix + "-restart" + std::to_string(spec.attempt);
     spec.write(scratch / "spec.toml");
-    r.restartedAtS = runSeconds();
+    r.restartedAtS = spec.runSeconds();
     recorder.recovery(r);
     const std::string restart = "restart " + std::to_string(spec.attempt) + " of " +
                                 std::to_string(maxRestarts) +
-                                (from > 0 ? ": from the checkpoint of step " + std::to_string(from)
-                                          : ": from the beginning (no checkpoint yet)");
+                                (latest ? ": from the checkpoint of step " + std::to_string(from)
+                                        : ": from the beginning (no checkpoint yet)");
     recorder.coordinatorEvent(r.restartedAtS, "restart", restart);
     progress.note(restart + ", after " + outcome.error);
   }

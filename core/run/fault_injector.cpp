@@ -1,6 +1,7 @@
 #include "run/fault_injector.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,14 +71,23 @@ void stopFor(double s) {
   if (waker < 0) throw std::runtime_error(std::string("fault stop: cannot fork: ") + std::strerror(errno));
   if (waker == 0) {
     // Only async-signal-safe calls in the child of a threaded process. It
-    // shares the rank's process group, so stopping the run ends it too.
+    // dies with the rank, holds none of its pipes (a launcher waiting for
+    // their end must not wait for it), and keeps waking the rank until the
+    // rank kills it: a SIGCONT sent before the rank had stopped is not lost.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != self) _exit(0);
+    close_range(0, ~0U, 0);
     while (nanosleep(&wait, &wait) != 0 && errno == EINTR) {
     }
-    kill(self, SIGCONT);
-    _exit(0);
+    for (;;) {
+      kill(self, SIGCONT);
+      const timespec again{0, 10'000'000};
+      nanosleep(&again, nullptr);
+    }
   }
   raise(SIGSTOP);
-  // Resumed: by the waker, or earlier by someone else's SIGCONT.
+  // Resumed, by the waker or by someone else's SIGCONT: the stop is over.
+  kill(waker, SIGKILL);
   while (waitpid(waker, nullptr, 0) < 0 && errno == EINTR) {
   }
 }

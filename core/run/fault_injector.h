@@ -50,7 +50,8 @@ class FaultInjector {
 };
 
 // Stops this process for `seconds` (SIGSTOP), as a hung or descheduled
-// process is: a child it forks sends SIGCONT when the time is up.
+// process is: a child it forks sends SIGCONT when the time is up (or
+// someone else's SIGCONT ends the stop earlier).
 void stopFor(double seconds);
 
 }  // namespace dtb::core

@@ -275,15 +275,21 @@ class JobStreams {
 // closed, a Ctrl-C, silence past the limit, or a rank's error the launcher
 // did not end the job for. Leaves the launcher's exit status in `status`.
 LaunchOutcome watchJob(const LaunchOptions& options, const std::string& program, Job& job,
-                       JobStreams& streams, int& status) {
+                       JobStreams& streams, int& status, std::chrono::system_clock::time_point& endedAt) {
   bool exited = false;
   std::optional<Clock::time_point> settleUntil;  // after a rank's error, until the launcher ends the job
   for (;;) {
     streams.read(job);
     const RankOutput& output = streams.output();
-    if (!exited && waitpid(job.pid, &status, WNOHANG) == job.pid) exited = true;
+    if (!exited && waitpid(job.pid, &status, WNOHANG) == job.pid) {
+      exited = true;
+      if (!settleUntil) endedAt = std::chrono::system_clock::now();
+    }
     const bool failedRank = !output.firstOwnError().empty() || !output.firstPeerError().empty();
-    if (failedRank && !settleUntil) settleUntil = Clock::now() + std::chrono::seconds(5);
+    if (failedRank && !settleUntil) {
+      settleUntil = Clock::now() + std::chrono::seconds(5);
+      endedAt = std::chrono::system_clock::now();
+    }
     if (exited && job.fds[0] < 0 && job.fds[1] < 0) return {};
     if (!exited && settleUntil && Clock::now() > *settleUntil) {
       stopJob(job.pid, status);  // a rank failed and the launcher did not end the job
@@ -340,13 +346,15 @@ LaunchOutcome launchJob(const LaunchOptions& options, const RecordHandler& onRec
     return {LaunchOutcome::Status::kFailed, error};
   JobStreams streams(options.world, onRecord);
   int status = 0;
-  LaunchOutcome outcome = watchJob(options, command[0], job, streams, status);
+  std::chrono::system_clock::time_point endedAt = std::chrono::system_clock::now();
+  LaunchOutcome outcome = watchJob(options, command[0], job, streams, status, endedAt);
   for (int fd : job.fds) {
     if (fd >= 0) close(fd);
   }
   if (outcome.status != LaunchOutcome::Status::kOk) return outcome;
   if (std::string error = jobFailure(command[0], status, streams); !error.empty()) {
     outcome = {LaunchOutcome::Status::kFailed, error};
+    outcome.failedAt = endedAt;  // a rank's error, or the job's end
   }
   return outcome;
 }

@@ -6,8 +6,10 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,9 @@ struct LaunchOutcome {
   enum class Status { kOk, kFailed, kInterrupted } status = Status::kOk;
   std::string error;  // for kFailed: which rank, and what happened to it
   int restarts = 0;   // recovery = "restart": how often the workers were started again
+  // kFailed: when the launcher first saw a rank fail (its exit, its error, the
+  // job's end), before it stopped the others; unset when it cannot tell.
+  std::optional<std::chrono::system_clock::time_point> failedAt;
 };
 
 struct LaunchOptions {

@@ -219,12 +219,18 @@ LaunchOutcome watchRanks(const LaunchOptions& options, std::vector<Rank>& ranks,
                          const RecordHandler& onRecord) {
   RankOutput output(options.world, onRecord);
   std::optional<Clock::time_point> settleUntil;  // after a failure, until the other ranks' reports are in
+  std::chrono::system_clock::time_point failedAt;
   for (;;) {
     readRanks(ranks, output);
     const Reaped reaped = reapRanks(ranks);
-    if (reaped.failed >= 0 && !settleUntil) settleUntil = Clock::now() + std::chrono::milliseconds(1500);
+    if (reaped.failed >= 0 && !settleUntil) {
+      settleUntil = Clock::now() + std::chrono::milliseconds(1500);
+      failedAt = std::chrono::system_clock::now();
+    }
     if (reaped.failed >= 0 && (reaped.allDone || Clock::now() > *settleUntil)) {
-      return {LaunchOutcome::Status::kFailed, failureCause(reaped, ranks, output)};
+      LaunchOutcome failed{LaunchOutcome::Status::kFailed, failureCause(reaped, ranks, output)};
+      failed.failedAt = failedAt;
+      return failed;
     }
     if (reaped.allDone) return {};
     if (options.interrupted && options.interrupted->load()) {

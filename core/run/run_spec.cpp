@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
@@ -47,10 +48,15 @@ int threadsPerRank(const Cell& cell) {
 }
 
 void RunSpec::write(const std::filesystem::path& file) const {
-  toml::table run{{"run_id", runId},         {"world", world},
-                  {"store_dir", storeDir},   {"prefix", prefix},
-                  {"trace_dir", traceDir},   {"checkpoint_dir", checkpointDir},
-                  {"attempt", attempt},      {"started_unix_ns", startedUnixNs},
+  toml::table run{{"run_id", runId},
+                  {"world", world},
+                  {"store_dir", storeDir},
+                  {"prefix", prefix},
+                  {"trace_dir", traceDir},
+                  {"checkpoint_dir", checkpointDir},
+                  {"attempt", attempt},
+                  {"resume_step", resumeStep},
+                  {"started_unix_ns", startedUnixNs},
                   {"cell_index", cell.index}};
   toml::array dirs;
   for (const std::string& d : pluginDirs) dirs.push_back(d);
@@ -62,6 +68,13 @@ void RunSpec::write(const std::filesystem::path& file) const {
   std::ofstream out(file);
   out << root << "\n";
   if (!out) throw std::runtime_error(file.string() + ": cannot write the run spec");
+}
+
+double RunSpec::runSeconds() const {
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count() -
+                             startedUnixNs) /
+         1e9;
 }
 
 RunSpec RunSpec::read(const std::filesystem::path& file) {
@@ -78,6 +91,7 @@ RunSpec RunSpec::read(const std::filesystem::path& file) {
     spec.traceDir = (*run)["trace_dir"].value_or<std::string>("");
     spec.checkpointDir = (*run)["checkpoint_dir"].value_or<std::string>("");
     spec.attempt = static_cast<int>((*run)["attempt"].value_or<int64_t>(0));
+    spec.resumeStep = (*run)["resume_step"].value_or<int64_t>(-1);
     spec.startedUnixNs = (*run)["started_unix_ns"].value_or<int64_t>(0);
     spec.cell.index = static_cast<int>((*run)["cell_index"].value_or<int64_t>(0));
     if (const toml::array* dirs = (*run)["plugin_dirs"].as_array()) {

@@ -26,6 +26,7 @@ struct RunSpec {
   std::string traceDir;                 // trace = true: each rank writes rank<r>.trace.json here
   std::string checkpointDir;            // recovery = "restart": each rank's checkpoints (run/checkpoint.h)
   int attempt = 0;                      // 0, then 1, 2, ... for each restart of the run
+  int64_t resumeStep = -1;              // a restart: the checkpoint's step every rank resumes from; -1 none
   int64_t startedUnixNs = 0;            // when the run began (wall clock): events are timed from it
   Cell cell;
   std::optional<SweepSpec> sweep;  // set: a collective sweep (dtbench comm) instead of training
@@ -33,6 +34,10 @@ struct RunSpec {
   void write(const std::filesystem::path& file) const;
   // Throws std::runtime_error naming the file when it is not a valid spec.
   static RunSpec read(const std::filesystem::path& file);
+
+  // Seconds since startedUnixNs, on this machine's wall clock: when events
+  // of the coordinator and of every attempt's workers happened in the run.
+  double runSeconds() const;
 };
 
 }  // namespace dtb::core

@@ -158,17 +158,16 @@ class Worker {
   }
 
   // Where training goes on from: the start, or (recovery = "restart", after
-  // a restart) the newest checkpoint every rank has.
+  // a restart) the checkpoint the coordinator chose for every rank.
   struct Resume {
     int64_t epoch = 0, stepInEpoch = 0;
   };
   Resume resume() {
     if (spec_.checkpointDir.empty()) return {};
     requireSavableStrategy(plugins_);
-    const std::optional<uint64_t> latest = latestCompleteCheckpoint(spec_.checkpointDir, spec_.world);
-    if (spec_.attempt > 0) resumed_ = latest.value_or(0);
-    if (!latest) return {};
-    const Checkpoint c = readCheckpoint(spec_.checkpointDir, rank_, *latest);
+    if (spec_.attempt > 0) resumed_ = static_cast<uint64_t>(std::max<int64_t>(spec_.resumeStep, 0));
+    if (spec_.resumeStep < 0) return {};
+    const Checkpoint c = readCheckpoint(spec_.checkpointDir, rank_, static_cast<uint64_t>(spec_.resumeStep));
     restoreCheckpoint(plugins_, c);
     optimizerSteps_ = c.steps;
     return {c.epoch, c.stepInEpoch};
@@ -180,6 +179,7 @@ class Worker {
     epochEndCheckpoint_ = false;
     writeCheckpoint(spec_.checkpointDir, rank_,
                     captureCheckpoint(plugins_, optimizerSteps_, epoch, stepInEpoch));
+    records_.flush();  // every step up to the checkpoint is stored, whatever comes next
   }
 
   // Trains one epoch from step `first` (0, or where a restart resumed it),
@@ -249,12 +249,12 @@ class Worker {
         records_.flush();
       }
       resumed_.reset();
-      if (checkpointEvery_ > 0 && optimizerSteps_ % checkpointEvery_ == 0) {
-        // At the epoch's end the checkpoint waits for its evaluation and record.
-        if (s + 1 < steps)
-          saveCheckpoint(epoch, s + 1);
-        else
-          epochEndCheckpoint_ = true;
+      if (checkpointEvery_ > 0 && s + 1 == steps) {
+        // Every epoch ends with one, after its evaluation and record: a
+        // restart never runs a finished epoch's end again.
+        epochEndCheckpoint_ = true;
+      } else if (checkpointEvery_ > 0 && optimizerSteps_ % checkpointEvery_ == 0) {
+        saveCheckpoint(epoch, s + 1);
       }
       if (rank_ == 0 && since(lastProgress) > 1.0) {
         records_.progress(static_cast<int>(epoch + 1), s + 1, steps,
@@ -379,13 +379,7 @@ class Worker {
   // Seconds since the run began (the coordinator's clock, so that events of
   // a restarted run's workers and the coordinator's own line up), else since
   // this worker began.
-  double runSeconds() const {
-    if (spec_.startedUnixNs <= 0) return since(started_);
-    const auto now = std::chrono::system_clock::now().time_since_epoch();
-    return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(now).count() -
-                               spec_.startedUnixNs) /
-           1e9;
-  }
+  double runSeconds() const { return spec_.startedUnixNs > 0 ? spec_.runSeconds() : since(started_); }
 
   const RunSpec& spec_;
   const Cell& cell_;

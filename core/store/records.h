@@ -84,7 +84,8 @@ struct RecoveryRecord {
   std::string mode;  // restart
   std::string cause;
   double failedAtS = 0, restartedAtS = 0;
-  int64_t resumedStep = 0, lostSteps = 0;
+  int64_t resumedStep = 0;
+  std::optional<int64_t> lostSteps;  // unknown with step_records = false
 };
 
 struct MemoryRecord {

@@ -320,7 +320,7 @@ void ResultStore::addRecovery(const RecoveryRecord& r) {
       .bind(5, r.failedAtS)
       .bind(6, r.restartedAtS)
       .bind(7, r.resumedStep)
-      .bind(8, r.lostSteps)
+      .bind(8, r.lostSteps ? SqlValue(*r.lostSteps) : SqlValue())
       .run();
 }
 

@@ -3,7 +3,8 @@
 -- ([fault]; the newest fault event before the failure):
 --   time_to_detect_s   fault -> the coordinator sees the failure; NULL without an injected fault
 --   time_to_recover_s  failure -> the first step done after the restart (rank 0)
---   lost_steps         steps done past the checkpoint before the failure, run twice
+--   lost_steps         steps stored past the checkpoint before the failure, run twice
+--                      (NULL with step_records = false)
 -- Times are seconds since the run began, on the coordinator's clock.
 CREATE VIEW recovery_cost AS
 SELECT x.name AS experiment, r.experiment_id, r.id AS run_id, r.cell, r.repeat,
@@ -12,10 +13,16 @@ SELECT x.name AS experiment, r.experiment_id, r.id AS run_id, r.cell, r.repeat,
        t.fault_at_s, t.failed_at_s, t.failed_at_s - t.fault_at_s AS time_to_detect_s,
        t.restarted_at_s, t.recovered_at_s, t.recovered_at_s - t.failed_at_s AS time_to_recover_s
 FROM (SELECT v.*,
-             (SELECT MAX(e.at_s) FROM event e
-              WHERE e.run_id = v.run_id AND e.kind = 'fault' AND e.at_s <= v.failed_at_s) AS fault_at_s,
+             -- A fault strikes the first attempt only: later restarts have none of their own.
+             CASE WHEN v.attempt = 1 THEN
+               (SELECT MAX(e.at_s) FROM event e
+                WHERE e.run_id = v.run_id AND e.kind = 'fault' AND e.at_s <= v.failed_at_s) END AS fault_at_s,
+             -- This attempt's first step, before whatever failure ended it.
              (SELECT MIN(e.at_s) FROM event e
-              WHERE e.run_id = v.run_id AND e.kind = 'recovered' AND e.at_s >= v.restarted_at_s) AS recovered_at_s
+              WHERE e.run_id = v.run_id AND e.kind = 'recovered' AND e.at_s >= v.restarted_at_s
+                AND e.at_s < COALESCE((SELECT MIN(f.at_s) FROM event f
+                                       WHERE f.run_id = v.run_id AND f.kind = 'failure'
+                                         AND f.at_s > v.restarted_at_s), 1e300)) AS recovered_at_s
       FROM recovery v) t
 JOIN run r ON r.id = t.run_id
 JOIN run_model rm ON rm.run_id = r.id

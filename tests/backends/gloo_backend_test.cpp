@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <barrier>
 #include <chrono>
 
 #include "backend_test_support.h"
@@ -174,9 +173,10 @@ TEST(GlooBackend, SurvivorsAbandonTheBrokenCommunicatorAndMeetAgainWithoutTheHun
   survivorsDone = true;
   threads[2].join();
   for (int r = 0; r < 2; ++r) {
-    // 5 queued collectives run into the 1 s timeout one after another would take 5 s.
+    // 5 queued collectives run into the 1 s timeout one after another would
+    // take 5 s; at once is milliseconds (3 s leaves room for a loaded machine).
     EXPECT_GE(teardownSeconds[r], 0.0) << "rank " << r;
-    EXPECT_LT(teardownSeconds[r], 0.9) << "rank " << r << " ran what was queued";
+    EXPECT_LT(teardownSeconds[r], 3.0) << "rank " << r << " ran what was queued into the timeout";
     EXPECT_EQ(rebuiltSums[r], 3.0f) << "rank " << r;
   }
 }

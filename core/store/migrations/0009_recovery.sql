@@ -11,6 +11,6 @@ CREATE TABLE recovery (
   failed_at_s    REAL NOT NULL,     -- s since the run began: the coordinator saw the failure
   restarted_at_s REAL NOT NULL,     -- s since the run began: the workers were started again
   resumed_step   INTEGER NOT NULL,  -- the checkpoint's step the run went on from (0: the beginning)
-  lost_steps     INTEGER NOT NULL,  -- steps done past it before the failure, so run twice
+  lost_steps     INTEGER,           -- steps stored past it before the failure, so run twice; NULL with step_records = false
   PRIMARY KEY (run_id, attempt)
 ) WITHOUT ROWID;

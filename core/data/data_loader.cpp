@@ -1,5 +1,6 @@
 #include "data/data_loader.h"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -41,11 +42,11 @@ void DataLoader::stopPrefetch() {
   workers_.clear();
 }
 
-void DataLoader::startEpoch(uint64_t epoch) {
+void DataLoader::startEpoch(uint64_t epoch, uint64_t firstBatch) {
   stopPrefetch();
   epochIndices_ = sampler_.indices(epoch);
-  nextToReturn_ = 0;
-  nextToRead_ = 0;
+  nextToReturn_ = std::min(firstBatch, batchesPerEpoch());
+  nextToRead_ = nextToReturn_;
   ready_.clear();
   failure_.reset();
   stopping_ = false;

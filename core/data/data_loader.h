@@ -48,8 +48,9 @@ class DataLoader {
   uint64_t sampleElements() const { return sampleElements_; }
   uint64_t batchesPerEpoch() const;
 
-  // Starts an epoch (stopping any prefetch of the previous one).
-  void startEpoch(uint64_t epoch);
+  // Starts an epoch (stopping any prefetch of the previous one) at its batch
+  // `firstBatch`: a restart resumes an epoch without reading what was done.
+  void startEpoch(uint64_t epoch, uint64_t firstBatch = 0);
   // The next batch in order, or nullopt at the end of the epoch. Rethrows a
   // failed read as PluginCallError naming the dataset.
   std::optional<Batch> next();

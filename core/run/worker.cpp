@@ -187,8 +187,7 @@ class Worker {
   // counts summed over the ranks).
   void trainEpoch(TrainingStep& step, int64_t epoch, int64_t steps, int64_t first) {
     plugins_.modelApi().set_mode(plugins_.model().context(), DTB_MODE_TRAIN);
-    train_->startEpoch(static_cast<uint64_t>(epoch));
-    for (int64_t skip = 0; skip < first * accumulation_; ++skip) train_->next();  // the steps done before
+    train_->startEpoch(static_cast<uint64_t>(epoch), static_cast<uint64_t>(first * accumulation_));
     const double dataBefore = train_->waitSeconds();
     const auto epochStart = Clock::now();
     const EpochSums sums = trainSteps(step, epoch, first, steps, epochStart);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "plugin/loader.h"
 
 namespace dtb::core {
@@ -49,6 +51,27 @@ TEST(DataLoader, PrefetchThreadsGiveTheSameBatchesInTheSameOrder) {
   DataLoader parallel(*dataset, {0, 7, 4, false}, DistributedSampler(sampling));
   for (uint64_t e = 0; e < 3; ++e) EXPECT_EQ(epoch(serial, e), epoch(parallel, e)) << "epoch " << e;
   EXPECT_GE(parallel.waitSeconds(), 0.0);
+}
+
+// A restart resumes an epoch at a batch: the same batches from there on as
+// the whole epoch has, serially and with prefetch threads.
+TEST(DataLoader, AnEpochResumedMidwayGivesTheRestOfItsBatches) {
+  auto dataset = tiny(1000);
+  SamplerConfig sampling{1000, 1, 2, 1, true, false, 9};
+  for (int threads : {0, 3}) {
+    DataLoader whole(*dataset, {0, 7, threads, false}, DistributedSampler(sampling));
+    DataLoader resumed(*dataset, {0, 7, threads, false}, DistributedSampler(sampling));
+    const auto all = epoch(whole, 2);
+    resumed.startEpoch(2, 5);
+    std::vector<std::pair<float, int32_t>> rest;
+    while (auto batch = resumed.next()) {
+      for (uint32_t n = 0; n < batch->size; ++n) rest.emplace_back(batch->inputs[n * 4], batch->labels[n]);
+    }
+    ASSERT_EQ(rest.size(), all.size() - 5 * 7) << threads << " threads";
+    EXPECT_TRUE(std::equal(rest.begin(), rest.end(), all.begin() + 5 * 7)) << threads << " threads";
+    resumed.startEpoch(2, 1000);  // past the end: an empty epoch
+    EXPECT_FALSE(resumed.next());
+  }
 }
 
 TEST(DataLoader, DropLastBatch) {

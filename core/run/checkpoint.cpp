@@ -1,10 +1,11 @@
 #include "run/checkpoint.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <regex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -21,15 +22,29 @@ std::filesystem::path fileOf(const std::filesystem::path& dir, int rank, uint64_
   return dir / ("rank" + std::to_string(rank) + "-step" + std::to_string(steps) + ".ckpt");
 }
 
-// Each rank's checkpointed steps, from the file names.
+// The digits of `text` from `at` up to the first other character: their
+// value, and `at` moved past them; nullopt when there is no digit.
+std::optional<uint64_t> digits(const std::string& text, size_t& at) {
+  uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data() + at, text.data() + text.size(), value);
+  if (error != std::errc()) return std::nullopt;
+  at = static_cast<size_t>(end - text.data());
+  return value;
+}
+
+// Each rank's checkpointed steps, from the file names: rank<r>-step<s>.ckpt.
 std::map<int, std::set<uint64_t>> stepsByRank(const std::filesystem::path& dir) {
-  static const std::regex name(R"(rank(\d+)-step(\d+)\.ckpt)");
   std::map<int, std::set<uint64_t>> found;
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-    std::smatch m;
     const std::string file = entry.path().filename().string();
-    if (std::regex_match(file, m, name)) found[std::stoi(m[1])].insert(std::stoull(m[2]));
+    if (file.rfind("rank", 0) != 0) continue;
+    size_t at = 4;
+    const std::optional<uint64_t> rank = digits(file, at);
+    if (!rank || file.compare(at, 5, "-step") != 0) continue;
+    at += 5;
+    const std::optional<uint64_t> step = digits(file, at);
+    if (step && file.substr(at) == ".ckpt") found[static_cast<int>(*rank)].insert(*step);
   }
   return found;
 }

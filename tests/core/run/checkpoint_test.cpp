@@ -44,6 +44,11 @@ TEST(Checkpoint, RanksResumeFromTheNewestStepAllOfThemHave) {
   EXPECT_EQ(latestCompleteCheckpoint(dir.path(), 2), 4u);
   EXPECT_EQ(latestCompleteCheckpoint(dir.path(), 1), 6u);
   EXPECT_FALSE(latestCompleteCheckpoint(dir.path(), 3));  // rank 2 wrote none
+  // Other files, a half-written one among them, are not checkpoints.
+  for (const char* stray :
+       {"rank1-step6.ckpt.partial", "rank1-step.ckpt", "rankX-step6.ckpt", "rank1-step6.ckptx"})
+    std::ofstream(dir.path() / stray) << "x";
+  EXPECT_EQ(latestCompleteCheckpoint(dir.path(), 2), 4u);
   // Each rank keeps its last two: rank 0's step 2 is gone.
   EXPECT_FALSE(std::filesystem::exists(dir.path() / "rank0-step2.ckpt"));
   EXPECT_TRUE(std::filesystem::exists(dir.path() / "rank0-step4.ckpt"));

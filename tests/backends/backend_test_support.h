@@ -76,6 +76,24 @@ inline dtb_tensor_t tensorOf(void* data, uint64_t count, dtb_dtype_t dtype) {
   return dtb::hostTensor(data, count, dtype);
 }
 
+// Rank `rank` of `world` on this host, meeting the others through the file
+// store in `storePath` under `prefix` (both borrowed: they must outlive the
+// create call), each collective bounded by `timeoutMs`.
+inline dtb_rendezvous_t fileStoreRendezvous(int rank, int world, const char* storePath, const char* prefix,
+                                            int64_t timeoutMs) {
+  dtb_rendezvous_t rdv{};
+  rdv.struct_size = sizeof(rdv);
+  rdv.rank = rank;
+  rdv.world_size = world;
+  rdv.local_rank = rank;
+  rdv.local_size = world;
+  rdv.store_path = storePath;
+  rdv.prefix = prefix;
+  rdv.bind_address = "127.0.0.1";
+  rdv.timeout_ms = timeoutMs;
+  return rdv;
+}
+
 // Runs body(rank) on `world` threads, each with a connected communicator of
 // backend `name` (parameters `params`). Failures inside threads are
 // reported through GoogleTest's thread-safe assertions.
@@ -90,17 +108,8 @@ inline void runRanks(const std::string& name, int world, const core::ParamValues
   // a collective with it (a real run ends with a barrier for the same reason).
   std::barrier allDone(ranksAreProcesses(name) ? 1 : world);
   auto runRank = [&](int r) {
-    dtb_rendezvous_t rdv{};
-    rdv.struct_size = sizeof(rdv);
-    rdv.rank = r;
-    rdv.world_size = world;
-    rdv.local_rank = r;
-    rdv.local_size = world;
     const std::string path = store.path().string();
-    rdv.store_path = path.c_str();
-    rdv.prefix = prefix.c_str();
-    rdv.bind_address = "127.0.0.1";
-    rdv.timeout_ms = timeoutMs;
+    const dtb_rendezvous_t rdv = fileStoreRendezvous(r, world, path.c_str(), prefix.c_str(), timeoutMs);
     std::unique_ptr<Rank> rank;
     try {
       rank = std::make_unique<Rank>(core::createBackend(plugin, params, rdv), r, world);

@@ -116,17 +116,7 @@ TEST(GlooBackend, SurvivorsAbandonTheBrokenCommunicatorAndMeetAgainWithoutTheHun
   ASSERT_TRUE(plugin->descriptor<dtb_backend_plugin_v1_t>().capabilities & DTB_BACKEND_CAP_REBUILD);
   const std::string path = store.path().string();
   auto rendezvous = [&](int rank, int world, const char* prefix) {
-    dtb_rendezvous_t rdv{};
-    rdv.struct_size = sizeof(rdv);
-    rdv.rank = rank;
-    rdv.world_size = world;
-    rdv.local_rank = rank;
-    rdv.local_size = world;
-    rdv.store_path = path.c_str();
-    rdv.prefix = prefix;
-    rdv.bind_address = "127.0.0.1";
-    rdv.timeout_ms = 1000;
-    return rdv;
+    return fileStoreRendezvous(rank, world, path.c_str(), prefix, 1000);
   };
   std::atomic<bool> survivorsDone{false};
   std::vector<double> teardownSeconds(2, -1);

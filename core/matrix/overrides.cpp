@@ -51,12 +51,14 @@ void applyOverrides(toml::table& document, const std::vector<std::string>& sets,
     toml::table* table = nullptr;
     if (parts.size() == 1) {
       table = tableIn(document, key == "repeats" ? "matrix" : "run");
+    } else if (parts.size() == 2 && parts[0] == "fault" && !parts[1].empty()) {
+      table = tableIn(document, "fault");  // fault.kind: the [fault] table's keys are run keys
     } else if (parts.size() == 3 && parseKind(parts[0]) && !parts[1].empty() && !parts[2].empty()) {
       if (toml::table* kind = tableIn(document, parts[0])) table = tableIn(*kind, parts[1]);
     } else {
       fail("unknown key '" + key +
-           "': --set takes a [run] key (epochs), repeats, or KIND.NAME.PARAM of a plugin "
-           "(strategy.zero.stage)");
+           "': --set takes a [run] key (epochs), repeats, fault.KEY (fault.kind), or KIND.NAME.PARAM of a "
+           "plugin (strategy.zero.stage)");
       continue;
     }
     if (!table) continue;  // a table of the file that is no table: the parser says so

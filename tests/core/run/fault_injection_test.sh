@@ -81,4 +81,8 @@ sed 's/^slow_ms = 40$/slow = 40/' "$matrices/injected_faults.toml" > "$scratch/b
 if "$dtbench" validate "$scratch/bad_key.toml" > "$scratch/bad.txt" 2>&1; then fail "unknown key accepted"; fi
 grep -q "bad_key.toml:27:.*unknown key 'slow' in \[fault\]" "$scratch/bad.txt" \
   || { cat "$scratch/bad.txt"; fail "no clear error for the key"; }
+echo "== fault keys from the command line: --set and --only"
+"$dtbench" validate "$scratch/bad_rank.toml" --set fault.rank=0 --only fault.kind=stop > "$scratch/set.txt" 2>&1 \
+  || { cat "$scratch/set.txt"; fail "--set fault.rank did not replace the bad rank"; }
+grep -q "2 cells x 1 repeat = 2 runs" "$scratch/set.txt" || { cat "$scratch/set.txt"; fail "--only fault.kind"; }
 echo "ok"

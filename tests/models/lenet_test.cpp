@@ -81,7 +81,7 @@ TEST_F(LeNetTest, HasThePyTorchExamplesParameters) {
 }
 
 TEST_F(LeNetTest, LossAndEveryGradientMatchPyTorch) {
-  std::ifstream in(DTBENCH_SOURCE_DIR "/tests/models/fixtures/lenet_torch.txt");
+  std::ifstream in(std::string(DTBENCH_SOURCE_DIR) + "/tests/models/fixtures/lenet_torch.txt");
   ASSERT_TRUE(in);
   std::string key;
   double expectedLoss = 0;

@@ -65,7 +65,7 @@ TEST(Mlp, LossAndGradientsMatchPyTorch) {
   model->check("forward", api.forward(model->context(), &batch, nullptr, &out));
   model->check("backward", api.backward(model->context(), nullptr));
 
-  std::ifstream in(DTBENCH_SOURCE_DIR "/tests/models/fixtures/mlp_torch.txt");
+  std::ifstream in(std::string(DTBENCH_SOURCE_DIR) + "/tests/models/fixtures/mlp_torch.txt");
   ASSERT_TRUE(in);
   std::string key;
   double loss = 0;

@@ -28,7 +28,7 @@ struct Reference {
 };
 
 std::map<std::string, Reference> readFixture() {
-  std::ifstream in(DTBENCH_SOURCE_DIR "/tests/models/fixtures/resnet_blocks_torch.txt");
+  std::ifstream in(std::string(DTBENCH_SOURCE_DIR) + "/tests/models/fixtures/resnet_blocks_torch.txt");
   std::map<std::string, Reference> nets;
   Reference* net = nullptr;
   std::string line;

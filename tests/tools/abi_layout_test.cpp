@@ -34,7 +34,7 @@ Layout current() {
 
 Layout released() {
   Layout layout;
-  std::ifstream in(DTBENCH_SOURCE_DIR "/tools/abi_check/abi-v1.layout");
+  std::ifstream in(std::string(DTBENCH_SOURCE_DIR) + "/tools/abi_check/abi-v1.layout");
   EXPECT_TRUE(in) << "tools/abi_check/abi-v1.layout is missing";
   std::string type, member;
   size_t offset = 0, size = 0;

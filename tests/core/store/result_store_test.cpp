@@ -68,7 +68,7 @@ TEST_F(StoreTest, ReopeningKeepsDataAndVersion) {
 
 TEST_F(StoreTest, UpgradesAVersionOneStoreKeepingItsData) {
   {  // A store as the first release wrote it: migration 1 only, one run.
-    std::ifstream in(DTBENCH_SOURCE_DIR "/core/store/migrations/0001_initial.sql");
+    std::ifstream in(std::string(DTBENCH_SOURCE_DIR) + "/core/store/migrations/0001_initial.sql");
     std::stringstream sql;
     sql << in.rdbuf();
     Database db(db_, Database::Mode::kReadWrite);
@@ -139,7 +139,7 @@ TEST_F(StoreTest, ALockedStoreIsNotCalledANonDatabase) {
 // Columns are never dropped or renamed: the released schema's columns stay.
 TEST_F(StoreTest, ReleasedColumnsAreStillThere) {
   { ResultStore store(db_); }
-  std::ifstream released(DTBENCH_SOURCE_DIR "/tests/core/store/schema-v1.columns");
+  std::ifstream released(std::string(DTBENCH_SOURCE_DIR) + "/tests/core/store/schema-v1.columns");
   ASSERT_TRUE(released);
   std::string table, column;
   int checked = 0;

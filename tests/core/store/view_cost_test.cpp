@@ -32,7 +32,7 @@ std::filesystem::path makeStore(const std::filesystem::path& dir, int experiment
   Database db(path, Database::Mode::kReadWrite);
   db.exec("CREATE TEMP TABLE bench_size AS SELECT " + std::to_string(experiments) +
           " AS experiments, 10 AS steps");
-  db.exec(readFile(DTBENCH_SOURCE_DIR "/bench/store_scale/make_store.sql"));
+  db.exec(readFile(std::string(DTBENCH_SOURCE_DIR) + "/bench/store_scale/make_store.sql"));
   return path;
 }
 

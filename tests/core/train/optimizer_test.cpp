@@ -24,7 +24,7 @@ std::vector<float> gradientAt(int step) {
 }
 
 TEST(Optimizer, MatchesTorchOptimStepByStep) {
-  std::ifstream in(DTBENCH_SOURCE_DIR "/tests/core/train/fixtures/optimizer_torch.txt");
+  std::ifstream in(std::string(DTBENCH_SOURCE_DIR) + "/tests/core/train/fixtures/optimizer_torch.txt");
   ASSERT_TRUE(in) << "fixture missing";
   std::string line;
   int checked = 0;

@@ -14,17 +14,8 @@ namespace dtb::testing {
 namespace {
 
 dtb_rendezvous_t rendezvous(int rank, int world, int64_t timeoutMs) {
-  dtb_rendezvous_t rdv{};
-  rdv.struct_size = sizeof(rdv);
-  rdv.rank = rank;
-  rdv.world_size = world;
-  rdv.local_rank = rank;
-  rdv.local_size = world;
-  rdv.store_path = "/nonexistent";  // MPI rendezvouses through its launcher, not a store
-  rdv.prefix = "mpi";
-  rdv.bind_address = "127.0.0.1";
-  rdv.timeout_ms = timeoutMs;
-  return rdv;
+  // MPI rendezvouses through its launcher, not a store.
+  return fileStoreRendezvous(rank, world, "/nonexistent", "mpi", timeoutMs);
 }
 
 TEST(MpiBackend, AProcessNotStartedByMpirunIsToldHowToStartIt) {

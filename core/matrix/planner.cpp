@@ -596,7 +596,7 @@ class Planner {
       const auto found = plugins_.find("strategy/" + cell.text("strategy"));
       if (found == plugins_.end()) continue;
       const auto& api = found->second->descriptor<dtb_strategy_plugin_v1_t>();
-      if (api.state_save && api.state_load && api.state_size) continue;
+      if (api.state_save) continue;  // the loader took the three state members all or none
       const Column* recovery = findColumn("recovery");
       fail(recovery ? recovery->where : SourceLocation{m_.path, 1, 1},
            "recovery = \"restart\" needs a strategy that saves its state (state_save) for its checkpoints; "

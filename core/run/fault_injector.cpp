@@ -46,16 +46,10 @@ std::string FaultPlan::describe() const {
 }
 
 void FaultInjector::beforeStep(uint64_t step, const std::function<void(const std::string&)>& note) const {
-  if (!mine_ || step != plan_.step) return;
-  if (plan_.kind == "kill") {
-    note(plan_.describe());
-    raise(SIGKILL);
-  } else if (plan_.kind == "stop") {
-    note(plan_.describe());
-    stopFor(plan_.seconds);
-  } else if (plan_.kind == "slow") {
-    note(plan_.describe());
-  }
+  if (!mine_ || step != plan_.step || plan_.kind == "none") return;
+  note(plan_.describe());
+  if (plan_.kind == "kill") raise(SIGKILL);
+  if (plan_.kind == "stop") stopFor(plan_.seconds);
 }
 
 double FaultInjector::delayAt(uint64_t step) const {

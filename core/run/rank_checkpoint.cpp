@@ -18,8 +18,9 @@ uint64_t valueBytes(const dtb_param_t& p) { return p.value.count * dtb::dtypeSiz
 }  // namespace
 
 void requireSavableStrategy(RankPlugins& plugins) {
+  // The loader took the three state members all or none (checkStrategy).
   const dtb_strategy_plugin_v1_t& api = strategyApi(plugins);
-  if (api.state_size && api.state_save && api.state_load) return;
+  if (api.state_save) return;
   throw std::runtime_error("strategy '" + std::string(api.header.name) +
                            "' cannot save its state (it has no state_save): recovery = \"restart\" needs a "
                            "strategy that can, such as allreduce, bucketed or fusion");

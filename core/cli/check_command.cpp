@@ -67,14 +67,15 @@ Outcome smokeTestIsolated(const std::shared_ptr<const core::LoadedPlugin>& plugi
 }
 
 // What the build uses each library it found for. The build also records
-// what it merely found (NCCL and cuDNN come with the CUDA toolkit), which
-// no part of dtbench uses yet; the check must not list those as if they
-// were working parts (there is no NCCL backend).
+// what it merely found (cuDNN comes with the CUDA toolkit), which no part
+// of dtbench uses yet; the check must not list it as if it were a working
+// part.
 std::string usedFor(const std::string& library) {
   static const std::map<std::string, std::string, std::less<>> kUses = {
       {"SQLite", "the result store"},  {"toml++", "matrix files"},
       {"Gloo", "the gloo backend"},    {"oneDNN", "the models' layers"},
-      {"Open MPI", "the mpi backend"}, {"CUDA", "the GPU probe, gpu: below"},
+      {"Open MPI", "the mpi backend"}, {"CUDA", "GPU memory and timing, gpu: below"},
+      {"NCCL", "the nccl backend"},
   };
   const auto it = kUses.find(library);
   return it == kUses.end() ? "" : it->second;
@@ -88,6 +89,27 @@ void printLibraries(const core::BuildInfo& build) {
                   version.c_str());
     } else {
       std::printf("library:  %s %s (%s)\n", library.c_str(), version.c_str(), use.c_str());
+    }
+  }
+}
+
+// Which GPU paths this machine can take, and why not: GPU memory through
+// the host, and each backend that moves GPU memory (nccl).
+void printGpuPaths(const core::CudaProbe& gpus, core::PluginLoader& loader) {
+  const std::string why = gpus.devices.empty() ? "not usable here: " + gpus.problem : "";
+  std::printf("gpu path: GPU memory through the host (alloc on DTB_DEVICE_CUDA): %s\n",
+              why.empty() ? "usable" : why.c_str());
+  for (const auto& found : loader.discover()) {
+    if (!found.plugin || found.kind != core::PluginKind::kBackend || found.shadowed) continue;
+    const uint32_t caps = found.plugin->descriptor<dtb_backend_plugin_v1_t>().capabilities;
+    if (!(caps & DTB_BACKEND_CAP_CUDA_MEMORY)) continue;
+    const std::string& name = found.plugin->name();
+    if (why.empty()) {
+      std::printf("gpu path: backend %s: usable on %zu GPU%s (dtbench comm --backend %s --ranks %zu)\n",
+                  name.c_str(), gpus.devices.size(), gpus.devices.size() == 1 ? "" : "s", name.c_str(),
+                  gpus.devices.size());
+    } else {
+      std::printf("gpu path: backend %s: %s\n", name.c_str(), why.c_str());
     }
   }
 }
@@ -130,7 +152,9 @@ int run(const GlobalOptions& global) {
   std::printf("%d failed\n", problems);
   // After the plugins: their checks run in forked children, and a process
   // that has initialised CUDA cannot use it again in a fork.
-  std::printf("gpu:      %s\n", core::describe(core::probeCuda()).c_str());
+  const core::CudaProbe gpus = core::probeCuda();
+  std::printf("gpu:      %s\n", core::describe(gpus).c_str());
+  printGpuPaths(gpus, loader);
   std::printf("self-check: %s\n", problems == 0 ? "ok" : "FAILED");
   return problems == 0 ? 0 : 1;
 }

@@ -25,4 +25,13 @@ CudaProbe probeCuda() {
   return probe;
 }
 
+dtb_device_t gpuForLocalRank(int localRank) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    return {DTB_DEVICE_HOST, 0};
+  }
+  return {DTB_DEVICE_CUDA, (localRank < 0 ? 0 : localRank) % count};
+}
+
 }  // namespace dtb::core

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "dtbench/dtbench.h"
+
 namespace dtb::core {
 
 struct CudaProbe {
@@ -16,6 +18,11 @@ struct CudaProbe {
 };
 
 CudaProbe probeCuda();
+
+// The GPU a rank with this local rank works on: local rank modulo the GPUs
+// visible to the process (so each rank of a node gets its own while there
+// are enough), or DTB_DEVICE_HOST when none is usable.
+dtb_device_t gpuForLocalRank(int localRank);
 
 // One line for humans: "CUDA 13.0 built in; no GPU visible (no CUDA driver)".
 std::string describe(const CudaProbe& probe);

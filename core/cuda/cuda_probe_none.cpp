@@ -9,4 +9,6 @@ CudaProbe probeCuda() {
   return probe;
 }
 
+dtb_device_t gpuForLocalRank(int /*localRank*/) { return {DTB_DEVICE_HOST, 0}; }
+
 }  // namespace dtb::core

@@ -6,8 +6,12 @@
 namespace dtb::core {
 
 Communicator::Communicator(std::unique_ptr<PluginInstance> backend, int rank, int world,
-                           std::chrono::milliseconds defaultTimeout)
-    : backend_(std::move(backend)), rank_(rank), world_(world), defaultTimeout_(defaultTimeout) {}
+                           std::chrono::milliseconds defaultTimeout, dtb_device_t device)
+    : backend_(std::move(backend)),
+      rank_(rank),
+      world_(world),
+      defaultTimeout_(defaultTimeout),
+      device_(device) {}
 
 Communicator::~Communicator() {
   for (const auto& [request, inFlight] : outstanding_) api().request_free(backend_->context(), request);
@@ -63,14 +67,57 @@ std::optional<double> Communicator::busySeconds() const {
 
 static uint64_t bytesOf(const dtb_tensor_t& t) { return t.count * dtypeSize(t.dtype); }
 
+dtb_device_type_t Communicator::memory() const {
+  const uint32_t caps = api().capabilities;
+  return (caps & DTB_BACKEND_CAP_CUDA_MEMORY) && !(caps & DTB_BACKEND_CAP_HOST_MEMORY) ? DTB_DEVICE_CUDA
+                                                                                       : DTB_DEVICE_HOST;
+}
+
+bool Communicator::misplaced(const dtb_tensor_t& tensor, dtb_request_t* out, std::string* error) const {
+  // A backend that declares neither memory takes host memory, as every
+  // backend did before GPU memory (the test doubles among them).
+  uint32_t caps = api().capabilities;
+  if (!(caps & (DTB_BACKEND_CAP_HOST_MEMORY | DTB_BACKEND_CAP_CUDA_MEMORY)))
+    caps |= DTB_BACKEND_CAP_HOST_MEMORY;
+  const bool onGpu = tensor.device.type == DTB_DEVICE_CUDA;
+  const uint32_t needed = onGpu ? DTB_BACKEND_CAP_CUDA_MEMORY : DTB_BACKEND_CAP_HOST_MEMORY;
+  if (tensor.count == 0 || (caps & needed)) return false;
+  *out = nullptr;
+  if (error) {
+    *error = backend_->plugin().label() + " on rank " + std::to_string(rank_) + ": " +
+             (onGpu ? "a tensor in GPU memory, but this backend moves host memory only: use nccl for GPU "
+                      "tensors, or copy them to the host first"
+                    : "a tensor in host memory, but this backend moves GPU memory only: allocate it on "
+                      "DTB_DEVICE_CUDA, or use gloo or mpi");
+  }
+  return true;
+}
+
+dtb_status_t Communicator::setStream(void* stream, std::string* error) {
+  const auto& d = api();
+  const bool has =
+      d.header.struct_size >= offsetof(dtb_backend_plugin_v1_t, set_stream) + sizeof(d.set_stream) &&
+      d.set_stream != nullptr;
+  if (!has) {
+    if (stream == nullptr) return DTB_STATUS_OK;  // no ordering asked, none there
+    if (error) *error = backend_->plugin().label() + " has no GPU streams to order with";
+    return DTB_STATUS_UNSUPPORTED;
+  }
+  std::lock_guard lock(backendMutex_);
+  const dtb_status_t status = d.set_stream(backend_->context(), stream);
+  return status == DTB_STATUS_OK ? status : failed(status, error);
+}
+
 dtb_status_t Communicator::allreduce(dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out,
                                      std::string* error) {
+  if (misplaced(*buffer, out, error)) return DTB_STATUS_UNSUPPORTED;
   const dtb_status_t status = issue([&] { return api().allreduce(backend_->context(), buffer, op, out); });
   return started(status, out, "allreduce", bytesOf(*buffer), 2.0 * (world_ - 1) / world_, error);
 }
 
 dtb_status_t Communicator::reduceScatter(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_reduce_op_t op,
                                          dtb_request_t* out, std::string* error) {
+  if (misplaced(*input, out, error) || misplaced(*output, out, error)) return DTB_STATUS_UNSUPPORTED;
   const dtb_status_t status =
       issue([&] { return api().reduce_scatter(backend_->context(), input, output, op, out); });
   return started(status, out, "reduce_scatter", bytesOf(*input), double(world_ - 1) / world_, error);
@@ -78,6 +125,7 @@ dtb_status_t Communicator::reduceScatter(const dtb_tensor_t* input, dtb_tensor_t
 
 dtb_status_t Communicator::allgather(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_request_t* out,
                                      std::string* error) {
+  if (misplaced(*input, out, error) || misplaced(*output, out, error)) return DTB_STATUS_UNSUPPORTED;
   // In place (input inside output) is ABI 1.2; an older backend would take
   // it as the aliasing MPI forbids. Refused with a way out, never corrupted.
   const auto* in = static_cast<const char*>(input->data);
@@ -97,6 +145,7 @@ dtb_status_t Communicator::allgather(const dtb_tensor_t* input, dtb_tensor_t* ou
 
 dtb_status_t Communicator::broadcast(dtb_tensor_t* buffer, int32_t root, dtb_request_t* out,
                                      std::string* error) {
+  if (misplaced(*buffer, out, error)) return DTB_STATUS_UNSUPPORTED;
   const dtb_status_t status = issue([&] { return api().broadcast(backend_->context(), buffer, root, out); });
   return started(status, out, "broadcast", bytesOf(*buffer), world_ > 1 ? 1.0 : 0.0, error);
 }

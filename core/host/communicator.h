@@ -21,8 +21,9 @@ namespace dtb::core {
 
 class Communicator {
  public:
+  // `device`: the GPU the backend works on (rendezvous.device), or host.
   Communicator(std::unique_ptr<PluginInstance> backend, int rank, int world,
-               std::chrono::milliseconds defaultTimeout);
+               std::chrono::milliseconds defaultTimeout, dtb_device_t device = {DTB_DEVICE_HOST, 0});
   // Frees the requests a strategy never waited for (an ABI violation that
   // would otherwise leak them), then destroys the backend.
   ~Communicator();
@@ -47,6 +48,13 @@ class Communicator {
                          std::string* error);
   dtb_status_t broadcast(dtb_tensor_t* buffer, int32_t root, dtb_request_t* out, std::string* error);
   dtb_status_t barrier(dtb_request_t* out, std::string* error);
+  // Orders later collectives with a CUDA stream (backend.h's set_stream);
+  // UNSUPPORTED for a non-NULL stream when the backend has no streams.
+  dtb_status_t setStream(void* stream, std::string* error);
+  // Where the backend takes tensors: DTB_DEVICE_CUDA for a GPU-only one.
+  dtb_device_type_t memory() const;
+  // The GPU a GPU backend works on; host for the others.
+  dtb_device_t device() const { return device_; }
   // A request this communicator did not issue, or one already waited for,
   // is DTB_STATUS_INVALID_ARGUMENT: the backend never sees it (it would be a
   // use after free there).
@@ -101,6 +109,9 @@ class Communicator {
     return start();
   }
   dtb_status_t failed(dtb_status_t status, std::string* error);
+  // A tensor in memory the backend cannot take (host memory to NCCL, GPU
+  // memory to Gloo or MPI), refused before it reaches the backend.
+  bool misplaced(const dtb_tensor_t& tensor, dtb_request_t* out, std::string* error) const;
   dtb_status_t unknown(const char* function, std::string* error) const;
   bool isOutstanding(dtb_request_t request);
 
@@ -108,6 +119,7 @@ class Communicator {
   int rank_;
   int world_;
   std::chrono::milliseconds defaultTimeout_;
+  dtb_device_t device_;
   std::atomic<uint64_t> collectives_{0};
   std::atomic<uint64_t> bytes_{0};
   std::atomic<uint64_t> busBytes_{0};

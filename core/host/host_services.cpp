@@ -6,6 +6,7 @@
 #include <new>
 #include <utility>
 
+#include "cuda/cuda_memory.h"
 #include "host/communicator.h"
 #include "host/plugin_instance.h"
 #include "host/status.h"
@@ -200,20 +201,24 @@ dtb_status_t HostServices::allocThunk(dtb_host_ctx_t ctx, uint64_t bytes, dtb_de
     if (!given(ctx, "alloc", {out})) return DTB_STATUS_INVALID_ARGUMENT;
     HostServices& host = self(ctx);
     *out = nullptr;
-    if (device.type != DTB_DEVICE_HOST) {
-      setErrorThunk(ctx, "alloc: only host memory is available in this process");
-      return DTB_STATUS_UNSUPPORTED;
+    if (device.type != DTB_DEVICE_HOST && device.type != DTB_DEVICE_CUDA) {
+      setErrorThunk(ctx, "alloc: unknown device type");
+      return DTB_STATUS_INVALID_ARGUMENT;
     }
     if (category < DTB_MEM_PARAMS || category > DTB_MEM_OTHER) {
       setErrorThunk(ctx, "alloc: unknown memory category");
       return DTB_STATUS_INVALID_ARGUMENT;
     }
+    const std::string where = device.type == DTB_DEVICE_CUDA ? " on GPU " + std::to_string(device.index) : "";
     try {
-      *out = host.memory_.allocate(bytes, category);
+      *out = host.memory_.allocate(bytes, category, device);
       return DTB_STATUS_OK;
     } catch (const std::bad_alloc&) {
-      setErrorText(ctx, "alloc: cannot allocate " + std::to_string(bytes) + " bytes");
+      setErrorText(ctx, "alloc: cannot allocate " + std::to_string(bytes) + " bytes" + where);
       return DTB_STATUS_OUT_OF_MEMORY;
+    } catch (const GpuUnavailable& e) {
+      setErrorText(ctx, std::string("alloc: no GPU memory in this process: ") + e.what());
+      return DTB_STATUS_UNSUPPORTED;
     }
   });
 }
@@ -332,6 +337,14 @@ void HostServices::installCommunicator() {
       if (!h.communicator_) return unbound(ctx, "comm_wait");
       std::string error;
       return h.relay(h.communicator_->wait(request, timeoutMs, &error), error);
+    });
+  };
+  table_.comm_set_stream = [](dtb_host_ctx_t ctx, void* stream) {
+    return guarded(ctx, "comm_set_stream", [&] {
+      HostServices& h = self(ctx);
+      if (!h.communicator_) return unbound(ctx, "comm_set_stream");
+      std::string error;
+      return h.relay(h.communicator_->setStream(stream, &error), error);
     });
   };
 }

@@ -6,6 +6,8 @@
 #include <limits>
 #include <new>
 
+#include "cuda/cuda_memory.h"
+
 namespace dtb::core {
 namespace {
 
@@ -20,52 +22,70 @@ uint64_t machineBytes() {
 }  // namespace
 
 MemoryLedger::~MemoryLedger() {
-  for (auto& [ptr, block] : blocks_) std::free(ptr);
+  for (auto& [ptr, block] : blocks_) free(ptr, block);
 }
 
-void* MemoryLedger::allocate(uint64_t bytes, dtb_mem_category_t category) {
+void MemoryLedger::free(void* ptr, const Block& block) {
+  if (block.device.type == DTB_DEVICE_CUDA) {
+    gpuFree(ptr, block.device.index);
+  } else {
+    std::free(ptr);
+  }
+}
+
+void* MemoryLedger::allocate(uint64_t bytes, dtb_mem_category_t category, dtb_device_t device) {
   if (bytes == 0) return nullptr;
-  // Rounding up must not wrap (2^64 - 1 bytes would become 0, a "success").
-  if (bytes > std::numeric_limits<size_t>::max() - kAlignment) throw std::bad_alloc();
-  // More than the machine has can never be backed: refused here rather than
-  // left to malloc, which overcommits (the rank is killed later, on first
-  // touch) or, under a sanitizer, aborts the process.
-  if (bytes > machineBytes()) throw std::bad_alloc();
-  const uint64_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  void* ptr = std::aligned_alloc(kAlignment, rounded);
-  if (ptr == nullptr) throw std::bad_alloc();
+  void* ptr = nullptr;
+  if (device.type == DTB_DEVICE_CUDA) {
+    ptr = gpuAllocate(bytes, device.index);  // the driver refuses what the GPU cannot hold
+  } else {
+    // Rounding up must not wrap (2^64 - 1 bytes would become 0, a "success").
+    if (bytes > std::numeric_limits<size_t>::max() - kAlignment) throw std::bad_alloc();
+    // More than the machine has can never be backed: refused here rather than
+    // left to malloc, which overcommits (the rank is killed later, on first
+    // touch) or, under a sanitizer, aborts the process.
+    if (bytes > machineBytes()) throw std::bad_alloc();
+    const uint64_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+    ptr = std::aligned_alloc(kAlignment, rounded);
+    if (ptr == nullptr) throw std::bad_alloc();
+  }
   std::lock_guard lock(mutex_);
-  blocks_[ptr] = Block{bytes, category};
-  current_[category] += bytes;
-  if (current_[category] > peak_[category]) peak_[category] = current_[category];
+  blocks_[ptr] = Block{bytes, category, device};
+  uint64_t& now = current_[device.type][category];
+  now += bytes;
+  if (now > peak_[device.type][category]) peak_[device.type][category] = now;
   return ptr;
 }
 
 bool MemoryLedger::release(void* ptr) {
   if (ptr == nullptr) return true;
-  std::lock_guard lock(mutex_);
-  auto it = blocks_.find(ptr);
-  if (it == blocks_.end()) return false;
-  current_[it->second.category] -= it->second.bytes;
-  blocks_.erase(it);
-  std::free(ptr);
+  Block block{};
+  {
+    std::lock_guard lock(mutex_);
+    auto it = blocks_.find(ptr);
+    if (it == blocks_.end()) return false;
+    block = it->second;
+    current_[block.device.type][block.category] -= block.bytes;
+    blocks_.erase(it);
+  }
+  free(ptr, block);
   return true;
 }
 
-uint64_t MemoryLedger::current(dtb_mem_category_t category) const {
+uint64_t MemoryLedger::current(dtb_mem_category_t category, dtb_device_type_t where) const {
   std::lock_guard lock(mutex_);
-  return current_[category];
+  return current_[where][category];
 }
 
-uint64_t MemoryLedger::peak(dtb_mem_category_t category) const {
+uint64_t MemoryLedger::peak(dtb_mem_category_t category, dtb_device_type_t where) const {
   std::lock_guard lock(mutex_);
-  return peak_[category];
+  return peak_[where][category];
 }
 
-uint64_t MemoryLedger::currentTotal() const {
+uint64_t MemoryLedger::currentTotal(dtb_device_type_t where) const {
   std::lock_guard lock(mutex_);
   uint64_t total = 0;
-  for (uint64_t bytes : current_) total += bytes;
+  for (uint64_t bytes : current_[where]) total += bytes;
   return total;
 }
 

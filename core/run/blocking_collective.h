@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/cuda_memory.h"
 #include "dtbench/plugin.hpp"
 #include "host/communicator.h"
 
@@ -24,10 +25,22 @@ void runCollective(Communicator& comm, Start&& start) {
   if (status != DTB_STATUS_OK) throw PluginCallError(error, status);
 }
 
-// All-reduces a few doubles in place (figures every rank contributes to).
+// All-reduces a few doubles in place (figures every rank contributes to),
+// through GPU memory when the backend moves nothing else (NCCL).
 inline void allreduceDoubles(Communicator& comm, std::vector<double>& values, dtb_reduce_op_t op) {
   dtb_tensor_t t = dtb::hostTensor(values.data(), values.size(), DTB_DTYPE_F64);
+  if (comm.memory() != DTB_DEVICE_CUDA) {
+    runCollective(comm, [&](dtb_request_t* r, std::string* e) { return comm.allreduce(&t, op, r, e); });
+    return;
+  }
+  const uint64_t bytes = values.size() * sizeof(double);
+  const int gpu = comm.device().index;
+  const GpuBuffer staged(bytes, gpu);
+  copyToGpu(staged.data(), values.data(), bytes, gpu);
+  t.data = staged.data();
+  t.device = comm.device();
   runCollective(comm, [&](dtb_request_t* r, std::string* e) { return comm.allreduce(&t, op, r, e); });
+  copyFromGpu(values.data(), staged.data(), bytes, gpu);
 }
 
 }  // namespace dtb::core

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "cuda/cuda_probe.h"
 #include "run/launch.h"
 #include "run/rank_environment.h"
 
@@ -45,9 +46,14 @@ std::unique_ptr<Communicator> connectRank(const RunSpec& spec, int rank, PluginL
 
 std::unique_ptr<Communicator> connectBackend(PluginLoader& loader, const PluginChoice& backend,
                                              const dtb_rendezvous_t& rdv, std::chrono::milliseconds timeout) {
-  return std::make_unique<Communicator>(
-      createBackend(loader.load(PluginKind::kBackend, backend.name), backend.params, rdv), rdv.rank,
-      rdv.world_size, timeout);
+  auto plugin = loader.load(PluginKind::kBackend, backend.name);
+  dtb_rendezvous_t withDevice = rdv;
+  // Only a backend that moves GPU memory gets a GPU: CUDA is never
+  // initialised in a process that runs on the CPU.
+  if (plugin->descriptor<dtb_backend_plugin_v1_t>().capabilities & DTB_BACKEND_CAP_CUDA_MEMORY)
+    withDevice.device = gpuForLocalRank(rdv.local_rank);
+  return std::make_unique<Communicator>(createBackend(plugin, backend.params, withDevice), rdv.rank,
+                                        rdv.world_size, timeout, withDevice.device);
 }
 
 }  // namespace dtb::core

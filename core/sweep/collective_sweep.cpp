@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
+#include "cuda/cuda_memory.h"
 #include "dtbench/half.hpp"
 #include "dtbench/plugin.hpp"
 #include "run/blocking_collective.h"
@@ -112,17 +114,22 @@ double reduced(dtb_reduce_op_t op, int world, size_t i) {
 
 // One collective at one size: its tensors over buffers big enough for the
 // sweep's largest size, S as nccl-tests counts it, and what each output
-// element must hold after the check.
+// element must hold after the check. On a GPU backend the tensors are GPU
+// memory, filled and read back through the host copies `hostIn`/`hostOut`.
 struct Call {
   std::string op;
   dtb_dtype_t dtype;
   dtb_reduce_op_t reduceOp;
   int rank, world;
   dtb_tensor_t input{}, output{};  // all-reduce and broadcast work in place on `input`
+  void* hostIn = nullptr;
+  void* hostOut = nullptr;
   int64_t bytes = 0;
 
+  bool onGpu() const { return input.device.type == DTB_DEVICE_CUDA; }
   void fill(int forRank) {
-    for (size_t i = 0; i < input.count; ++i) writeAt(input.data, dtype, i, pattern(forRank, i));
+    for (size_t i = 0; i < input.count; ++i) writeAt(hostIn, dtype, i, pattern(forRank, i));
+    if (onGpu()) copyToGpu(input.data, hostIn, input.count * dtypeSize(dtype), input.device.index);
   }
   double expectedAt(size_t i) const {
     if (op == "allreduce") return reduced(reduceOp, world, i);
@@ -130,31 +137,79 @@ struct Call {
     if (op == "allgather") return pattern(static_cast<int>(i / input.count), i % input.count);
     return pattern(0, i);  // broadcast from rank 0
   }
-  const dtb_tensor_t& result() const { return op == "allreduce" || op == "broadcast" ? input : output; }
+  bool inPlace() const { return op == "allreduce" || op == "broadcast"; }
+  const dtb_tensor_t& result() const { return inPlace() ? input : output; }
+  // The result in host memory (copied back from the GPU first).
+  const void* resultOnHost() const {
+    void* host = inPlace() ? hostIn : hostOut;
+    if (onGpu()) copyFromGpu(host, result().data, result().count * dtypeSize(dtype), result().device.index);
+    return host;
+  }
 
+  dtb_status_t start(Communicator& comm, dtb_request_t* r, std::string* e) {
+    if (op == "allreduce") return comm.allreduce(&input, reduceOp, r, e);
+    if (op == "reduce_scatter") return comm.reduceScatter(&input, &output, reduceOp, r, e);
+    if (op == "allgather") return comm.allgather(&input, &output, r, e);
+    return comm.broadcast(&input, 0, r, e);
+  }
   void run(Communicator& comm) {
-    runCollective(comm, [&](dtb_request_t* r, std::string* e) {
-      if (op == "allreduce") return comm.allreduce(&input, reduceOp, r, e);
-      if (op == "reduce_scatter") return comm.reduceScatter(&input, &output, reduceOp, r, e);
-      if (op == "allgather") return comm.allgather(&input, &output, r, e);
-      return comm.broadcast(&input, 0, r, e);
-    });
+    runCollective(comm, [&](dtb_request_t* r, std::string* e) { return start(comm, r, e); });
+  }
+  // One call timed on the GPU: events on `timer`'s stream, which the
+  // backend orders the collective with (set_stream), as nccl-tests times.
+  double runTimedOnGpu(Communicator& comm, GpuTimer& timer) {
+    dtb_request_t request = nullptr;
+    std::string error;
+    timer.start();
+    dtb_status_t status = start(comm, &request, &error);
+    timer.stop();
+    if (status == DTB_STATUS_OK) status = comm.wait(request, DTB_TIMEOUT_DEFAULT, &error);
+    if (status != DTB_STATUS_OK) throw PluginCallError(error, status);
+    return timer.seconds();
   }
 };
 
-// Sets up `call` for `size` bytes over `in` and `out`; false when the size
-// holds no element per rank.
-bool shape(Call& call, int64_t size, std::vector<uint8_t>& in, std::vector<uint8_t>& out) {
+// The memory a sweep's calls work in: host vectors, and for a GPU backend
+// GPU buffers as large, both grown to the largest call so far.
+class SweepBuffers {
+ public:
+  explicit SweepBuffers(dtb_device_t device) : device_(device) {}
+
+  void place(Call& call, size_t inCount, size_t outCount) {
+    const size_t element = dtypeSize(call.dtype);
+    grow(in_, gpuIn_, inCount * element);
+    grow(out_, gpuOut_, outCount * element);
+    call.hostIn = in_.data();
+    call.hostOut = out_.data();
+    call.input = hostTensor(gpuIn_ ? gpuIn_->data() : in_.data(), inCount, call.dtype);
+    call.output = hostTensor(gpuOut_ ? gpuOut_->data() : out_.data(), outCount, call.dtype);
+    call.input.device = call.output.device = device_;
+  }
+
+ private:
+  void grow(std::vector<uint8_t>& host, std::unique_ptr<GpuBuffer>& gpu, size_t bytes) {
+    host.resize(std::max(host.size(), bytes));
+    if (device_.type == DTB_DEVICE_CUDA && (!gpu || gpu->bytes() < host.size())) {
+      gpu.reset();  // free first: the old and the new may not both fit
+      gpu = std::make_unique<GpuBuffer>(host.size(), device_.index);
+    }
+  }
+
+  dtb_device_t device_;
+  std::vector<uint8_t> in_, out_;
+  std::unique_ptr<GpuBuffer> gpuIn_, gpuOut_;
+};
+
+// Sets up `call` for `size` bytes in `buffers`; false when the size holds
+// no element per rank.
+bool shape(Call& call, int64_t size, SweepBuffers& buffers) {
   const size_t element = dtypeSize(call.dtype);
   const bool split = call.op == "reduce_scatter" || call.op == "allgather";
   const size_t perRank = static_cast<size_t>(size) / element / (split ? call.world : 1);
   if (perRank == 0) return false;
   const size_t inCount = call.op == "reduce_scatter" ? perRank * call.world : perRank;
   const size_t outCount = call.op == "allgather" ? perRank * call.world : perRank;
-  in.resize(std::max(in.size(), inCount * element));
-  out.resize(std::max(out.size(), outCount * element));
-  call.input = hostTensor(in.data(), inCount, call.dtype);
-  call.output = hostTensor(out.data(), outCount, call.dtype);
+  buffers.place(call, inCount, outCount);
   call.bytes = static_cast<int64_t>((split ? perRank * call.world : perRank) * element);
   return true;
 }
@@ -176,24 +231,37 @@ void runCollectiveSweep(const SweepSpec& sweep, Communicator& comm, int rank, in
   const std::vector<int64_t> sizes = sweep.sizes();
 
   // The reference first, every rank copying at once (as they all move data
-  // in a collective).
+  // in a collective): host memcpy, or on a GPU backend the GPU's own copy.
+  const dtb_device_t device = comm.device();
+  const bool gpu = comm.memory() == DTB_DEVICE_CUDA;
   barrier(comm);
   const int64_t referenceBytes = std::clamp<int64_t>(sweep.maxBytes, int64_t{1} << 20, int64_t{256} << 20);
-  std::vector<double> gbps = {memcpyGbps(referenceBytes)};
+  std::vector<double> gbps = {gpu ? gpuMemcpyGbps(referenceBytes, device.index) : memcpyGbps(referenceBytes)};
   allreduceDoubles(comm, gbps, DTB_REDUCE_AVG);
-  if (rank == 0) records.reference({0, "memcpy", referenceBytes, gbps[0]});
+  if (rank == 0) records.reference({0, gpu ? "gpu_memcpy" : "memcpy", referenceBytes, gbps[0]});
 
-  std::vector<uint8_t> in, out;
+  std::unique_ptr<GpuTimer> timer;
+  if (gpu) {
+    timer = std::make_unique<GpuTimer>(device.index);
+    std::string error;
+    if (const dtb_status_t set = comm.setStream(timer->stream(), &error); set != DTB_STATUS_OK)
+      throw PluginCallError(error, set);
+  }
+  SweepBuffers buffers(device);
   for (const std::string& op : sweep.ops) {
     for (const std::string& dtypeName : sweep.dtypes) {
       const dtb_dtype_t dtype = sweepDtype(dtypeName);
       for (int64_t size : sizes) {
         Call call{op, dtype, sweepReduceOp(sweep.reduceOp), rank, world};
-        if (!shape(call, size, in, out)) continue;
+        if (!shape(call, size, buffers)) continue;
         call.fill(rank);
         for (int64_t w = 0; w < sweep.warmup; ++w) call.run(comm);
         std::vector<double> times(static_cast<size_t>(sweep.iterations));
         for (double& t : times) {
+          if (timer) {
+            t = call.runTimedOnGpu(comm, *timer);
+            continue;
+          }
           const auto start = Clock::now();
           call.run(comm);
           t = std::chrono::duration<double>(Clock::now() - start).count();
@@ -205,10 +273,11 @@ void runCollectiveSweep(const SweepSpec& sweep, Communicator& comm, int rank, in
           call.fill(rank);
           call.run(comm);
           const dtb_tensor_t& result = call.result();
+          const void* got = call.resultOnHost();
           for (size_t i = 0; i < result.count; ++i) {
             const double expected = asStored(dtype, call.expectedAt(i));
-            const double got = readAt(result.data, dtype, i);
-            if (std::abs(got - expected) > tolerance(dtype) * std::abs(expected)) wrong[0] += 1;
+            const double value = readAt(got, dtype, i);
+            if (std::abs(value - expected) > tolerance(dtype) * std::abs(expected)) wrong[0] += 1;
           }
           allreduceDoubles(comm, wrong, DTB_REDUCE_SUM);
         }
@@ -229,6 +298,10 @@ void runCollectiveSweep(const SweepSpec& sweep, Communicator& comm, int rank, in
         }
       }
     }
+  }
+  if (timer) {
+    std::string error;
+    comm.setStream(nullptr, &error);  // the timer's stream goes with it
   }
   barrier(comm);
 }

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "cuda/cuda_probe.h"
 #include "matrix/run_schema.h"
 #include "plugin/loader.h"
 #include "run/interrupt_guard.h"
@@ -60,6 +61,27 @@ std::string asToml(const SweepOptions& o) {
   return text.str();
 }
 
+// A GPU-only backend (nccl) swept on this machine needs a GPU per rank:
+// said before anything runs, rather than as every rank's failed create.
+void checkGpusFor(const LoadedPlugin& backend, const SweepOptions& o) {
+  const uint32_t caps = backend.descriptor<dtb_backend_plugin_v1_t>().capabilities;
+  if ((caps & DTB_BACKEND_CAP_HOST_MEMORY) || !(caps & DTB_BACKEND_CAP_CUDA_MEMORY)) return;
+  if (resolveLauncher(o.launcher, backend.name()) != "local") return;  // the ranks' hosts have the GPUs
+  const CudaProbe gpus = probeCuda();
+  if (gpus.devices.empty()) {
+    throw std::runtime_error("backend " + backend.name() +
+                             " runs on GPUs, and none is usable here: " + describe(gpus));
+  }
+  if (static_cast<size_t>(o.world) > gpus.devices.size()) {
+    throw std::runtime_error("backend " + backend.name() +
+                             " needs a GPU per rank (NCCL does not put two ranks "
+                             "of one communicator on one GPU): " +
+                             std::to_string(o.world) + " ranks, " + std::to_string(gpus.devices.size()) +
+                             " GPU" + (gpus.devices.size() == 1 ? "" : "s") + " visible; use --ranks " +
+                             std::to_string(gpus.devices.size()) + " or fewer");
+  }
+}
+
 }  // namespace
 
 int runSweeps(const SweepOptions& o) {
@@ -67,8 +89,10 @@ int runSweeps(const SweepOptions& o) {
   PluginLoader plugins(SearchPath::fromEnvironmentAfter(o.pluginDirs),
                        PluginLoader::Isolation::kTryInChildFirst);
   std::vector<std::shared_ptr<const LoadedPlugin>> backends;
-  for (const std::string& b : o.backends)
+  for (const std::string& b : o.backends) {
     backends.push_back(plugins.load(PluginKind::kBackend, b));  // fail early
+    checkGpusFor(*backends.back(), o);
+  }
 
   ResultStore store(o.database);
   const int64_t experiment = store.addExperiment(

@@ -50,6 +50,11 @@ typedef struct dtb_rendezvous {
   /* Address or interface this rank's transport binds, e.g. "127.0.0.1". */
   const char* bind_address;
   int64_t timeout_ms; /* bound on rendezvous and on each collective */
+  /* Since 1.4: the GPU this rank works on, chosen by the host from the local
+   * rank (local_rank modulo the GPUs visible to the process), or
+   * DTB_DEVICE_HOST when no GPU is usable. Read it with DTB_HAS_MEMBER; a
+   * GPU backend given an older rendezvous uses GPU local_rank. */
+  dtb_device_t device;
 } dtb_rendezvous_t;
 
 /* Traffic this rank has put on the wire since create. */
@@ -107,6 +112,19 @@ typedef struct dtb_backend_plugin_v1_s {
   /* (optional) Wire traffic counters. NULL: the host counts the logical
    * bytes of each collective itself. */
   dtb_status_t (*counters)(void* comm, dtb_comm_counters_t* out);
+
+  /* (optional, since 1.4: read it only when header.struct_size covers it)
+   * GPU backends: orders the collectives issued after this call with the
+   * work on `stream` (a cudaStream_t of the communicator's device), as
+   * PyTorch's ProcessGroupNCCL orders with the current stream. Each starts
+   * after the kernels enqueued on `stream` before it was issued, and kernels
+   * enqueued on `stream` after it was issued start after it ends, while it
+   * runs on the backend's own stream (so it can overlap compute enqueued
+   * elsewhere). wait() still blocks the calling thread until the collective
+   * ends, watched against its timeout. NULL: no ordering with any stream
+   * (the default: the caller orders with wait()). NULL member: the backend
+   * has no streams; the host refuses a non-NULL stream for it. */
+  dtb_status_t (*set_stream)(void* comm, void* stream);
 } dtb_backend_plugin_v1_t;
 
 typedef dtb_backend_plugin_v1_t dtb_backend_plugin_t;

@@ -35,7 +35,7 @@ extern "C" {
 /* The ABI major version changes only on a break; the entry symbols carry it
  * (dtb_strategy_plugin_v1). The minor version grows when members are added. */
 #define DTB_ABI_MAJOR 1
-#define DTB_ABI_MINOR 3
+#define DTB_ABI_MINOR 4
 #define DTB_ABI_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | (minor)))
 #define DTB_ABI_VERSION DTB_ABI_MAKE_VERSION(DTB_ABI_MAJOR, DTB_ABI_MINOR)
 #define DTB_ABI_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
@@ -242,9 +242,11 @@ typedef struct dtb_host {
   /* Allocates `bytes` on `device`, aligned to at least 64 bytes, and counts
    * them under `category`. Returns DTB_STATUS_OUT_OF_MEMORY (any size the
    * system cannot give, however absurd), DTB_STATUS_UNSUPPORTED (device not
-   * available: this version allocates host memory only) or
+   * available: no such GPU, or a dtbench built without CUDA) or
    * DTB_STATUS_INVALID_ARGUMENT (unknown category, NULL `out`). `*out` is set
-   * to NULL for zero bytes and on failure. */
+   * to NULL for zero bytes and on failure. Since 1.4, DTB_DEVICE_CUDA gives
+   * device memory on GPU `device.index` (cudaMalloc: 256-byte aligned), counted
+   * apart from host memory under the same categories. */
   dtb_status_t (*alloc)(dtb_host_ctx_t ctx, uint64_t bytes, dtb_device_t device, dtb_mem_category_t category,
                         void** out);
   /* Frees memory from alloc(); NULL is ignored, and so (with an error in the
@@ -355,6 +357,16 @@ typedef struct dtb_host {
    * call it on the training thread (in create or a hook), as the model's
    * release_param runs on the caller's thread. */
   dtb_status_t (*param_release)(dtb_host_ctx_t ctx, struct dtb_param* param, dtb_param_part_t part);
+
+  /* GPU ordering (since 1.4: check with DTB_HAS_MEMBER) ------------------------
+   * Orders the communicator's later collectives with the work on `stream` (a
+   * cudaStream_t of the communicator's GPU), as the backend's set_stream
+   * (backend.h) says: each starts after the kernels enqueued there before it
+   * was issued, and kernels enqueued there after it was issued start after it
+   * ends. NULL: no ordering (the strategy orders with comm_wait). A backend
+   * without GPU streams (Gloo, MPI) gives DTB_STATUS_UNSUPPORTED for a
+   * non-NULL stream. Strategies only. */
+  dtb_status_t (*comm_set_stream)(dtb_host_ctx_t ctx, void* stream);
 } dtb_host_t;
 
 #ifdef __cplusplus

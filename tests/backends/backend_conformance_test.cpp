@@ -2,7 +2,8 @@
 // 1-4, odd and zero sizes, dtypes and reduce ops. Add a backend to cases()
 // and it must pass the same suite. The MPI cases run when mpirun starts this
 // binary (ctest's backend_conformance.mpi_world<N> tests do), one case for
-// the job's size; outside mpirun there is none.
+// the job's size; outside mpirun there is none. The NCCL cases run where
+// there is a GPU per rank and skip, saying so, where there is not.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <numeric>
 
 #include "backend_test_support.h"
+#include "cuda/cuda_probe.h"
 #include "dtbench/half.hpp"
 
 namespace dtb::testing {
@@ -72,6 +74,14 @@ std::string caseName(const ::testing::TestParamInfo<Case>& info) {
 class BackendConformance : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
+    if (std::string(GetParam().backend) == "nccl") {
+      const core::CudaProbe gpus = core::probeCuda();
+      if (gpus.devices.size() < static_cast<size_t>(GetParam().world)) {
+        GTEST_SKIP() << "nccl at world " << GetParam().world << " needs a GPU per rank; "
+                     << (gpus.devices.empty() ? "no GPU is usable here (" + gpus.problem + ")"
+                                              : std::to_string(gpus.devices.size()) + " visible");
+      }
+    }
     if (ranksAreProcesses(GetParam().backend) && mpiWorld() != GetParam().world) {
       GTEST_SKIP() << GetParam().backend << " ranks are processes: run under mpirun -np " << GetParam().world
                    << " (ctest's backend_conformance." << GetParam().backend << "_world" << GetParam().world
@@ -94,7 +104,7 @@ void allreduceAll(Rank& rank, dtb_reduce_op_t op) {
   for (size_t count : kCounts) {
     std::vector<T> data(count);
     for (size_t i = 0; i < count; ++i) data[i] = valueAt<T>(rank.rank(), i);
-    dtb_tensor_t t = tensorOf(data.data(), count, dtypeOf<T>());
+    dtb_tensor_t t = rank.tensor(data.data(), count, dtypeOf<T>());
     rank.run([&](dtb_request_t* r) { return rank.backend().allreduce(rank.comm(), &t, op, r); });
     for (size_t i = 0; i < count; ++i) {
       ASSERT_EQ(data[i], reference<T>(op, rank.world(), i))
@@ -112,7 +122,7 @@ TEST_P(BackendConformance, AllreduceEveryOpAndDtype) {
       allreduceAll<double>(rank, op);
       if (op != DTB_REDUCE_AVG) allreduceAll<int32_t>(rank, op);
     }
-    if (!legacy) allreduceAll<int64_t>(rank, DTB_REDUCE_BAND);
+    if (!legacy && std::string(GetParam().backend) != "nccl") allreduceAll<int64_t>(rank, DTB_REDUCE_BAND);
   });
 }
 
@@ -130,7 +140,7 @@ TEST_P(BackendConformance, HalfPrecisionAllreduceAddsInFloat) {
         std::vector<uint16_t> data(1023);
         for (size_t i = 0; i < data.size(); ++i)
           data[i] = to(static_cast<float>(rank.rank() + 1) * 0.5f * (i % 4));
-        dtb_tensor_t t = tensorOf(data.data(), data.size(), dtype);
+        dtb_tensor_t t = rank.tensor(data.data(), data.size(), dtype);
         rank.run([&](dtb_request_t* r) { return rank.backend().allreduce(rank.comm(), &t, op, r); });
         const int n = rank.world();
         for (size_t i = 0; i < data.size(); ++i) {
@@ -150,8 +160,8 @@ TEST_P(BackendConformance, ReduceScatterGivesEachRankItsBlock) {
       std::vector<float> input(count * world), output(count, -1.0f);
       for (size_t i = 0; i < input.size(); ++i) input[i] = valueAt<float>(rank.rank(), i);
       const std::vector<float> before = input;
-      dtb_tensor_t in = tensorOf(input.data(), input.size(), DTB_DTYPE_F32);
-      dtb_tensor_t out = tensorOf(output.data(), count, DTB_DTYPE_F32);
+      dtb_tensor_t in = rank.tensor(input.data(), input.size(), DTB_DTYPE_F32);
+      dtb_tensor_t out = rank.tensor(output.data(), count, DTB_DTYPE_F32);
       rank.run([&](dtb_request_t* r) {
         return rank.backend().reduce_scatter(rank.comm(), &in, &out, DTB_REDUCE_AVG, r);
       });
@@ -169,8 +179,8 @@ TEST_P(BackendConformance, AllgatherConcatenatesInRankOrder) {
     for (size_t count : kCounts) {
       std::vector<int32_t> input(count), output(count * rank.world(), -1);
       for (size_t i = 0; i < count; ++i) input[i] = valueAt<int32_t>(rank.rank(), i);
-      dtb_tensor_t in = tensorOf(input.data(), count, DTB_DTYPE_I32);
-      dtb_tensor_t out = tensorOf(output.data(), output.size(), DTB_DTYPE_I32);
+      dtb_tensor_t in = rank.tensor(input.data(), count, DTB_DTYPE_I32);
+      dtb_tensor_t out = rank.tensor(output.data(), output.size(), DTB_DTYPE_I32);
       rank.run([&](dtb_request_t* r) { return rank.backend().allgather(rank.comm(), &in, &out, r); });
       for (int r = 0; r < rank.world(); ++r) {
         for (size_t i = 0; i < count; ++i) ASSERT_EQ(output[r * count + i], valueAt<int32_t>(r, i));
@@ -187,8 +197,8 @@ TEST_P(BackendConformance, ReduceScatterOfBlocksLargerThanAChunk) {
     const size_t count = (size_t{5} << 20) / sizeof(float) + 3;
     std::vector<float> input(count * world), output(count, -1.0f);
     for (size_t i = 0; i < input.size(); ++i) input[i] = valueAt<float>(rank.rank(), i % 4099);
-    dtb_tensor_t in = tensorOf(input.data(), input.size(), DTB_DTYPE_F32);
-    dtb_tensor_t out = tensorOf(output.data(), count, DTB_DTYPE_F32);
+    dtb_tensor_t in = rank.tensor(input.data(), input.size(), DTB_DTYPE_F32);
+    dtb_tensor_t out = rank.tensor(output.data(), count, DTB_DTYPE_F32);
     rank.run([&](dtb_request_t* r) {
       return rank.backend().reduce_scatter(rank.comm(), &in, &out, DTB_REDUCE_SUM, r);
     });
@@ -206,8 +216,8 @@ TEST_P(BackendConformance, AllgatherInPlace) {
     for (size_t count : kCounts) {
       std::vector<int32_t> output(count * rank.world(), -1);
       for (size_t i = 0; i < count; ++i) output[rank.rank() * count + i] = valueAt<int32_t>(rank.rank(), i);
-      dtb_tensor_t in = tensorOf(output.data() + rank.rank() * count, count, DTB_DTYPE_I32);
-      dtb_tensor_t out = tensorOf(output.data(), output.size(), DTB_DTYPE_I32);
+      dtb_tensor_t out = rank.tensor(output.data(), output.size(), DTB_DTYPE_I32);
+      dtb_tensor_t in = rank.tensor(output.data() + rank.rank() * count, count, DTB_DTYPE_I32);
       rank.run([&](dtb_request_t* r) { return rank.backend().allgather(rank.comm(), &in, &out, r); });
       for (int r = 0; r < rank.world(); ++r) {
         for (size_t i = 0; i < count; ++i) ASSERT_EQ(output[r * count + i], valueAt<int32_t>(r, i));
@@ -221,7 +231,7 @@ TEST_P(BackendConformance, BroadcastFromEveryRoot) {
     for (int root = 0; root < rank.world(); ++root) {
       std::vector<double> data(1023);
       for (size_t i = 0; i < data.size(); ++i) data[i] = valueAt<double>(rank.rank(), i);
-      dtb_tensor_t t = tensorOf(data.data(), data.size(), DTB_DTYPE_F64);
+      dtb_tensor_t t = rank.tensor(data.data(), data.size(), DTB_DTYPE_F64);
       rank.run([&](dtb_request_t* r) { return rank.backend().broadcast(rank.comm(), &t, root, r); });
       for (size_t i = 0; i < data.size(); ++i) ASSERT_EQ(data[i], valueAt<double>(root, i));
     }
@@ -236,7 +246,7 @@ TEST_P(BackendConformance, ManyRequestsInFlightCompleteInOrder) {
     std::vector<dtb_request_t> requests(kInFlight);
     for (int k = 0; k < kInFlight; ++k) {
       for (size_t i = 0; i < buffers[k].size(); ++i) buffers[k][i] = valueAt<float>(rank.rank(), i + k);
-      tensors[k] = tensorOf(buffers[k].data(), buffers[k].size(), DTB_DTYPE_F32);
+      tensors[k] = rank.tensor(buffers[k].data(), buffers[k].size(), DTB_DTYPE_F32);
       rank.instance().check("allreduce",
                             rank.backend().allreduce(rank.comm(), &tensors[k], DTB_REDUCE_SUM, &requests[k]));
     }
@@ -256,7 +266,7 @@ TEST_P(BackendConformance, CountersCountCollectives) {
   run([&](Rank& rank) {
     if (!rank.backend().counters) return;  // optional: the host counts for such backends
     std::vector<float> data(1000, 1.0f);
-    dtb_tensor_t t = tensorOf(data.data(), data.size(), DTB_DTYPE_F32);
+    dtb_tensor_t t = rank.tensor(data.data(), data.size(), DTB_DTYPE_F32);
     rank.run([&](dtb_request_t* r) { return rank.backend().allreduce(rank.comm(), &t, DTB_REDUCE_SUM, r); });
     dtb_comm_counters_t c{};
     c.struct_size = sizeof(c);
@@ -270,8 +280,8 @@ TEST_P(BackendConformance, CountersCountCollectives) {
 TEST_P(BackendConformance, RejectsMismatchedShapesAtOnce) {
   run([&](Rank& rank) {
     std::vector<float> in(10), out(3);
-    dtb_tensor_t a = tensorOf(in.data(), in.size(), DTB_DTYPE_F32);
-    dtb_tensor_t b = tensorOf(out.data(), out.size(), DTB_DTYPE_F32);
+    dtb_tensor_t a = rank.tensor(in.data(), in.size(), DTB_DTYPE_F32);
+    dtb_tensor_t b = rank.tensor(out.data(), out.size(), DTB_DTYPE_F32);
     dtb_request_t request = nullptr;
     if (rank.world() != 1) {
       EXPECT_EQ(rank.backend().reduce_scatter(rank.comm(), &a, &b, DTB_REDUCE_SUM, &request),
@@ -279,7 +289,7 @@ TEST_P(BackendConformance, RejectsMismatchedShapesAtOnce) {
       EXPECT_TRUE(rank.instance().services().takeError().has_value());
     }
     if (std::string(GetParam().backend) == "single") return;  // dtype support differs by backend
-    dtb_tensor_t floats = tensorOf(in.data(), in.size(), DTB_DTYPE_F32);
+    dtb_tensor_t floats = rank.tensor(in.data(), in.size(), DTB_DTYPE_F32);
     EXPECT_EQ(rank.backend().allreduce(rank.comm(), &floats, DTB_REDUCE_BAND, &request),
               DTB_STATUS_UNSUPPORTED);
     EXPECT_NE(rank.instance().services().takeError()->find("f32"), std::string::npos);
@@ -296,6 +306,9 @@ std::vector<Case> cases() {
   // MPI: the one world this process's mpirun job has (none outside mpirun).
   if (mpiWorld() > 0) out.push_back({"mpi", "", mpiWorld()});
   out.push_back({"single", "", 1});
+#ifdef DTBENCH_HAVE_NCCL
+  for (int world : {1, 2, 4}) out.push_back({"nccl", "", world});  // skipped without a GPU per rank
+#endif
   return out;
 }
 

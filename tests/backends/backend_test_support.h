@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "cuda/cuda_memory.h"
 #include "dtbench/plugin.hpp"
 #include "host/plugin_instance.h"
 #include "plugin/loader.h"
@@ -21,11 +22,51 @@
 
 namespace dtb::testing {
 
+inline dtb_tensor_t tensorOf(void* data, uint64_t count, dtb_dtype_t dtype) {
+  return dtb::hostTensor(data, count, dtype);
+}
+
+// True for a backend that moves GPU memory only (nccl).
+inline bool movesGpuMemory(const dtb_backend_plugin_v1_t& backend) {
+  return (backend.capabilities & DTB_BACKEND_CAP_CUDA_MEMORY) &&
+         !(backend.capabilities & DTB_BACKEND_CAP_HOST_MEMORY);
+}
+
 // One rank's communicator: the instance plus typed calls that wait.
+// For a GPU backend the tests' host vectors are mirrored in GPU memory:
+// tensor() copies them there, finish() copies the results back.
 class Rank {
  public:
   Rank(std::unique_ptr<core::PluginInstance> instance, int rank, int world)
-      : instance_(std::move(instance)), rank_(rank), world_(world) {}
+      : instance_(std::move(instance)), rank_(rank), world_(world), gpu_(movesGpuMemory(backend())) {}
+
+  // A tensor over `count` elements at `data` (host memory), in the memory
+  // the backend takes. A range inside one already given (all-gather in
+  // place) lands at the same offset of that one's mirror.
+  dtb_tensor_t tensor(void* data, uint64_t count, dtb_dtype_t dtype) {
+    dtb_tensor_t t = tensorOf(data, count, dtype);
+    if (!gpu_) return t;
+    if (finishedSinceLastTensor_) mirrors_.clear();  // their collectives are done
+    finishedSinceLastTensor_ = false;
+    t.device = {DTB_DEVICE_CUDA, rank_};
+    const size_t bytes = count * dtypeSize(dtype);
+    if (bytes == 0) {
+      t.data = nullptr;
+      return t;
+    }
+    auto* host = static_cast<char*>(data);
+    for (const Mirror& m : mirrors_) {
+      if (host >= m.host && host + bytes <= m.host + m.bytes) {
+        t.data = static_cast<char*>(m.gpu->data()) + (host - m.host);
+        return t;
+      }
+    }
+    auto gpu = std::make_unique<core::GpuBuffer>(bytes, rank_);
+    core::copyToGpu(gpu->data(), host, bytes, rank_);
+    t.data = gpu->data();
+    mirrors_.push_back({host, bytes, std::move(gpu)});
+    return t;
+  }
 
   int rank() const { return rank_; }
   int world() const { return world_; }
@@ -51,12 +92,22 @@ class Rank {
     const dtb_status_t waited = backend().wait(comm(), request, timeoutMs);
     backend().request_free(comm(), request);
     instance_->check("wait", waited);
+    for (const Mirror& m : mirrors_) core::copyFromGpu(m.host, m.gpu->data(), m.bytes, rank_);
+    finishedSinceLastTensor_ = true;
   }
 
  private:
+  struct Mirror {
+    char* host;
+    size_t bytes;
+    std::unique_ptr<core::GpuBuffer> gpu;
+  };
   std::unique_ptr<core::PluginInstance> instance_;
   int rank_;
   int world_;
+  bool gpu_;
+  std::vector<Mirror> mirrors_;
+  bool finishedSinceLastTensor_ = false;
 };
 
 // The size of the MPI job this process belongs to (mpirun's environment), or
@@ -71,10 +122,6 @@ inline int mpiRank() {
 }
 // Backends whose ranks are processes, not threads.
 inline bool ranksAreProcesses(const std::string& backend) { return backend == "mpi"; }
-
-inline dtb_tensor_t tensorOf(void* data, uint64_t count, dtb_dtype_t dtype) {
-  return dtb::hostTensor(data, count, dtype);
-}
 
 // Rank `rank` of `world` on this host, meeting the others through the file
 // store in `storePath` under `prefix` (both borrowed: they must outlive the

@@ -72,7 +72,8 @@ static const dtb_layout_row kRows[] = {
     DTB_MEMBER(dtb_host_t, comm_wait),
     DTB_MEMBER(dtb_host_t, optim_state_floats),
     DTB_MEMBER(dtb_host_t, optim_update),
-    DTB_MEMBER(dtb_host_t, param_release), /* since 1.2 */
+    DTB_MEMBER(dtb_host_t, param_release),   /* since 1.2 */
+    DTB_MEMBER(dtb_host_t, comm_set_stream), /* since 1.4 */
     DTB_STRUCT(dtb_param_t),
     DTB_MEMBER(dtb_param_t, struct_size),
     DTB_MEMBER(dtb_param_t, index),
@@ -146,6 +147,7 @@ static const dtb_layout_row kRows[] = {
     DTB_MEMBER(dtb_rendezvous_t, prefix),
     DTB_MEMBER(dtb_rendezvous_t, bind_address),
     DTB_MEMBER(dtb_rendezvous_t, timeout_ms),
+    DTB_MEMBER(dtb_rendezvous_t, device), /* since 1.4 */
     DTB_STRUCT(dtb_comm_counters_t),
     DTB_MEMBER(dtb_comm_counters_t, struct_size),
     DTB_MEMBER(dtb_comm_counters_t, bytes_sent),
@@ -166,6 +168,7 @@ static const dtb_layout_row kRows[] = {
     DTB_MEMBER(dtb_backend_plugin_v1_t, wait),
     DTB_MEMBER(dtb_backend_plugin_v1_t, request_free),
     DTB_MEMBER(dtb_backend_plugin_v1_t, counters),
+    DTB_MEMBER(dtb_backend_plugin_v1_t, set_stream), /* since 1.4 */
     DTB_STRUCT(dtb_strategy_setup_t),
     DTB_MEMBER(dtb_strategy_setup_t, struct_size),
     DTB_MEMBER(dtb_strategy_setup_t, params),

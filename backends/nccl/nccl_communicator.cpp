@@ -1,0 +1,425 @@
+#include "nccl_communicator.h"
+
+#include <cstdlib>
+#include <thread>
+
+#include "common/wiring.h"
+#include "dtbench/plugin.hpp"
+#include "id_exchange.h"
+#include "nccl_types.h"
+
+namespace dtb::backend::nccl {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string cudaProblem(cudaError_t error) {
+  cudaGetLastError();  // clear it, so the next call does not report it again
+  return cudaGetErrorString(error);
+}
+
+void checkCuda(cudaError_t error, const char* what) {
+  if (error != cudaSuccess) throw Error(DTB_STATUS_INTERNAL, std::string(what) + ": " + cudaProblem(error));
+}
+
+// The GPU of this rank: the host's choice (ABI 1.4), else the local rank's.
+int chooseDevice(const dtb_rendezvous_t& rdv) {
+  int count = 0;
+  const cudaError_t probed = cudaGetDeviceCount(&count);
+  if (probed != cudaSuccess || count == 0) {
+    throw Error(DTB_STATUS_UNSUPPORTED,
+                "no GPU is usable in this process (" +
+                    (probed != cudaSuccess ? cudaProblem(probed) : std::string("no CUDA device")) +
+                    "): nccl runs on GPUs only; use gloo or mpi on this machine");
+  }
+  int device = rdv.local_rank;
+  const bool hostChose = rdv.struct_size >= offsetof(dtb_rendezvous_t, device) + sizeof(rdv.device);
+  if (hostChose && rdv.device.type == DTB_DEVICE_CUDA) device = rdv.device.index;
+  if (device < 0 || device >= count) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, "rank " + std::to_string(rdv.rank) + " (local rank " +
+                                                 std::to_string(rdv.local_rank) + ") would use GPU " +
+                                                 std::to_string(device) + ", but " + std::to_string(count) +
+                                                 " are visible");
+  }
+  return device;
+}
+
+// Sets NCCL_ALGO / NCCL_PROTO before the communicator is made, unless the
+// user set them (their environment wins, as with NCCL itself).
+void applyTuning(const Options& o) {
+  if (auto algo = algorithmEnvironment(o.algorithm)) setenv("NCCL_ALGO", algo->c_str(), 0);
+  if (auto proto = protocolEnvironment(o.protocol)) setenv("NCCL_PROTO", proto->c_str(), 0);
+}
+
+std::string noBitwiseAnd(dtb_dtype_t dtype) {
+  return std::string("NCCL has no bitwise-AND reduction (asked of ") + dtypeName(dtype) +
+         " data); Horovod-style response caches reduce their bits over a CPU backend";
+}
+
+std::string resultText(ncclResult_t r, ncclComm_t comm) {
+  std::string text = ncclGetErrorString(r);
+  const char* last = ncclGetLastError(comm);
+  if (last != nullptr && *last != '\0') text += " (" + std::string(last) + ")";
+  return text;
+}
+
+// The NCCL handle, watched while a request is waited for.
+class WatchedRequest : public Watched {
+ public:
+  WatchedRequest(ncclComm_t comm, const Launch& launch) : comm_(comm), launch_(launch) {}
+  bool finished() override {
+    const cudaError_t state = cudaEventQuery(launch_.end);
+    if (state == cudaSuccess) return true;
+    if (state != cudaErrorNotReady) cudaFailure_ = cudaProblem(state);
+    return false;
+  }
+  std::optional<std::string> failure() override {
+    if (!cudaFailure_.empty()) return "CUDA: " + cudaFailure_;
+    ncclResult_t state = ncclSuccess;
+    const ncclResult_t asked = ncclCommGetAsyncError(comm_, &state);
+    if (asked != ncclSuccess) return "NCCL: " + resultText(asked, comm_);
+    if (state != ncclSuccess && state != ncclInProgress) return "NCCL: " + resultText(state, comm_);
+    return std::nullopt;
+  }
+  void abort() override { ncclCommAbort(comm_); }
+
+ private:
+  ncclComm_t comm_;
+  const Launch& launch_;
+  std::string cudaFailure_;
+};
+
+}  // namespace
+
+Launch::~Launch() {
+  if (start) cudaEventDestroy(start);
+  if (end) cudaEventDestroy(end);
+}
+
+NcclCommunicator::NcclCommunicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, Options options)
+    : host_(host),
+      rank_(rdv.rank),
+      world_(rdv.world_size),
+      device_(chooseDevice(rdv)),
+      options_(std::move(options)),
+      timeout_(rdv.timeout_ms) {
+  if (rdv.store_path == nullptr) {
+    throw Error(DTB_STATUS_UNSUPPORTED,
+                "the NCCL id is exchanged through the file store only so far; leave rendezvous_store empty "
+                "(ranks on several hosts need a shared directory)");
+  }
+  checkCuda(cudaSetDevice(device_), "cudaSetDevice");
+  FileIdStore store(rdv.store_path);
+  const std::string id = shareUniqueId(
+      store, std::string(rdv.prefix ? rdv.prefix : "") + "nccl-unique-id", rank_,
+      [] {
+        ncclUniqueId made{};
+        const ncclResult_t r = ncclGetUniqueId(&made);
+        if (r != ncclSuccess) throw Error(DTB_STATUS_INTERNAL, "ncclGetUniqueId: " + resultText(r, nullptr));
+        return std::string(made.internal, sizeof(made.internal));
+      },
+      timeout_);
+  if (id.size() != sizeof(ncclUniqueId::internal))
+    throw Error(DTB_STATUS_IO_ERROR, "the NCCL id in the store has " + std::to_string(id.size()) + " bytes, not " +
+                                         std::to_string(sizeof(ncclUniqueId::internal)));
+  ncclUniqueId unique{};
+  id.copy(unique.internal, id.size());
+
+  applyTuning(options_);
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;  // every call returns at once: waits are ours to bound
+  if (options_.maxCtas > 0) config.maxCTAs = options_.maxCtas;
+  const ncclResult_t init = ncclCommInitRankConfig(&comm_, world_, unique, rank_, &config);
+  if (init != ncclSuccess && init != ncclInProgress) {
+    if (comm_) ncclCommAbort(comm_);
+    comm_ = nullptr;
+    throw Error(DTB_STATUS_COMM_FAILURE, "ncclCommInitRankConfig: " + resultText(init, nullptr));
+  }
+  try {
+    settle("joining the communicator (are all ranks started, each on its own GPU?)");
+    int priority = 0, greatest = 0;
+    checkCuda(cudaDeviceGetStreamPriorityRange(&priority, &greatest), "cudaDeviceGetStreamPriorityRange");
+    checkCuda(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest), "cudaStreamCreate");
+    checkCuda(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), "cudaEventCreate");
+    checkCuda(cudaMalloc(&barrierScratch_, sizeof(float)), "cudaMalloc");
+  } catch (...) {
+    if (!health_.aborted()) ncclCommAbort(comm_);
+    if (stream_) cudaStreamDestroy(stream_);
+    if (ready_) cudaEventDestroy(ready_);
+    throw;
+  }
+}
+
+NcclCommunicator::~NcclCommunicator() {
+  cudaSetDevice(device_);
+  pending_.clear();  // never launched: abandoned, as backend.h allows
+  if (!health_.aborted()) {
+    // A clean end: finalize (waits for outstanding work, bounded), then free.
+    const ncclResult_t finalized = ncclCommFinalize(comm_);
+    ncclResult_t state = finalized;
+    const auto deadline = Clock::now() + timeout_;
+    while (finalized == ncclSuccess || finalized == ncclInProgress) {
+      if (ncclCommGetAsyncError(comm_, &state) != ncclSuccess || state != ncclInProgress) break;
+      if (Clock::now() >= deadline) break;
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    if (state == ncclSuccess) {
+      ncclCommDestroy(comm_);
+    } else {
+      ncclCommAbort(comm_);
+    }
+  }
+  if (barrierScratch_) cudaFree(barrierScratch_);
+  if (ready_) cudaEventDestroy(ready_);
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+void NcclCommunicator::fail(dtb_status_t status, const std::string& what) const {
+  throw Error(status, "nccl: rank " + std::to_string(rank_) + ": " + what);
+}
+
+void NcclCommunicator::checkUsable() const {
+  if (health_.aborted()) {
+    fail(DTB_STATUS_COMM_FAILURE,
+         "the communicator was aborted (" + health_.reason() + "); a new one must be made");
+  }
+}
+
+void NcclCommunicator::abortBecause(const std::string& reason) {
+  if (!health_.aborted()) ncclCommAbort(comm_);
+  health_.abortedBecause(reason);
+}
+
+// After a non-blocking call returned ncclInProgress, NCCL finishes it in the
+// background; nothing else may be called until the state settles.
+void NcclCommunicator::settle(const char* what) {
+  const auto deadline = Clock::now() + timeout_;
+  for (;;) {
+    ncclResult_t state = ncclSuccess;
+    const ncclResult_t asked = ncclCommGetAsyncError(comm_, &state);
+    if (asked != ncclSuccess) state = asked;
+    if (state == ncclSuccess) return;
+    if (state != ncclInProgress) {
+      const std::string why = resultText(state, comm_);
+      abortBecause(why);
+      fail(DTB_STATUS_COMM_FAILURE, std::string(what) + ": " + why);
+    }
+    if (Clock::now() >= deadline) {
+      abortBecause(std::string(what) + " took longer than the timeout");
+      fail(DTB_STATUS_TIMEOUT,
+           std::string(what) + ": not done after " + std::to_string(timeout_.count()) + " ms; aborted");
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+void NcclCommunicator::checkTensor(const dtb_tensor_t& t, const char* what) const {
+  if (t.device.type != DTB_DEVICE_CUDA) {
+    fail(DTB_STATUS_UNSUPPORTED, std::string(what) +
+                                     " is in host memory; NCCL moves GPU memory only (allocate it with "
+                                     "host->alloc on DTB_DEVICE_CUDA, or use gloo or mpi for host memory)");
+  }
+  if (t.device.index != device_) {
+    fail(DTB_STATUS_INVALID_ARGUMENT, std::string(what) + " is on GPU " + std::to_string(t.device.index) +
+                                          ", this communicator on GPU " + std::to_string(device_));
+  }
+  if (t.count > 0 && t.data == nullptr) fail(DTB_STATUS_INVALID_ARGUMENT, std::string(what) + " has no data");
+  if (!ncclTypeOf(t.dtype)) fail(DTB_STATUS_UNSUPPORTED, std::string(what) + " has a dtype NCCL does not know");
+}
+
+std::shared_ptr<Request> NcclCommunicator::issue(std::string op, uint64_t busBytes, Call call) {
+  checkUsable();
+  auto request = std::make_shared<Request>();
+  request->op = std::move(op) + " #" + std::to_string(++issued_);
+  busBytes_ += busBytes;
+  ++collectives_;
+  pending_.push_back({std::move(call), request});
+  if (!options_.groupCalls) flush();
+  return request;
+}
+
+void NcclCommunicator::flush() {
+  if (pending_.empty()) return;
+  std::vector<Pending> batch;
+  batch.swap(pending_);
+  auto launch = std::make_shared<Launch>();
+  try {
+    checkUsable();
+    checkCuda(cudaSetDevice(device_), "cudaSetDevice");
+    checkCuda(cudaEventCreate(&launch->start), "cudaEventCreate");
+    checkCuda(cudaEventCreate(&launch->end), "cudaEventCreate");
+    if (userStream_) {
+      checkCuda(cudaEventRecord(ready_, userStream_), "cudaEventRecord");
+      checkCuda(cudaStreamWaitEvent(stream_, ready_, 0), "cudaStreamWaitEvent");
+    }
+    checkCuda(cudaEventRecord(launch->start, stream_), "cudaEventRecord");
+    const bool group = batch.size() > 1;
+    if (group && ncclGroupStart() != ncclSuccess) fail(DTB_STATUS_INTERNAL, "ncclGroupStart failed");
+    ncclResult_t result = ncclSuccess;
+    for (const Pending& p : batch) {
+      result = p.call(stream_);
+      if (result != ncclSuccess && result != ncclInProgress) break;
+    }
+    if (group) {
+      const ncclResult_t ended = ncclGroupEnd();
+      if (result == ncclSuccess || result == ncclInProgress) result = ended;
+    }
+    if (result != ncclSuccess && result != ncclInProgress) {
+      const std::string why = resultText(result, comm_);
+      if (result != ncclInvalidArgument && result != ncclInvalidUsage) abortBecause(why);
+      fail(result == ncclInvalidArgument || result == ncclInvalidUsage ? DTB_STATUS_INVALID_ARGUMENT
+                                                                       : DTB_STATUS_COMM_FAILURE,
+           batch.front().request->op + ": " + why);
+    }
+    settle(batch.front().request->op.c_str());
+    checkCuda(cudaEventRecord(launch->end, stream_), "cudaEventRecord");
+    if (userStream_) checkCuda(cudaStreamWaitEvent(userStream_, launch->end, 0), "cudaStreamWaitEvent");
+  } catch (const Error& e) {
+    for (Pending& p : batch) {
+      p.request->complete = true;
+      p.request->status = e.status();
+      p.request->message = e.what();
+    }
+    if (!options_.groupCalls) throw;  // issued alone: the issuing call fails
+    return;  // grouped: each request's wait says it
+  }
+  for (Pending& p : batch) p.request->launch = launch;
+}
+
+void NcclCommunicator::finish(Request& request) {
+  request.complete = true;
+  Launch& launch = *request.launch;
+  if (launch.counted) return;
+  launch.counted = true;
+  float ms = 0;
+  if (cudaEventElapsedTime(&ms, launch.start, launch.end) == cudaSuccess)
+    busyNs_ += static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
+}
+
+bool NcclCommunicator::test(Request& request) {
+  flush();
+  if (request.complete) return true;
+  if (health_.aborted()) {
+    request.complete = true;
+    request.status = DTB_STATUS_COMM_FAILURE;
+    request.message = "nccl: rank " + std::to_string(rank_) + ": " + request.op +
+                      ": the communicator was aborted (" + health_.reason() + ")";
+    return true;
+  }
+  cudaSetDevice(device_);
+  WatchedRequest watched(comm_, *request.launch);
+  if (std::optional<std::string> failure = watched.failure()) {
+    abortBecause(*failure);
+    request.complete = true;
+    request.status = DTB_STATUS_COMM_FAILURE;
+    request.message = "nccl: rank " + std::to_string(rank_) + ": " + request.op + ": " + *failure +
+                      "; communicator aborted";
+    return true;
+  }
+  if (watched.finished()) finish(request);
+  return request.complete;
+}
+
+dtb_status_t NcclCommunicator::wait(Request& request, std::chrono::milliseconds timeout, std::string* why) {
+  try {
+    flush();
+  } catch (const Error&) {
+    // The request holds the failure (below).
+  }
+  if (!request.complete) {
+    cudaSetDevice(device_);
+    if (health_.aborted()) {
+      request.complete = true;
+      request.status = DTB_STATUS_COMM_FAILURE;
+      request.message = "nccl: rank " + std::to_string(rank_) + ": " + request.op +
+                        ": the communicator was aborted (" + health_.reason() + ")";
+    } else {
+      WatchedRequest watched(comm_, *request.launch);
+      const Verdict verdict = watch(watched, timeout);
+      if (verdict.status == DTB_STATUS_OK) {
+        finish(request);
+      } else {
+        health_.abortedBecause(request.op + ": " + verdict.why);  // watch() aborted it
+        request.complete = true;
+        request.status = verdict.status;
+        request.message =
+            "nccl: rank " + std::to_string(rank_) + ": " + request.op + ": " + verdict.why +
+            (verdict.status == DTB_STATUS_TIMEOUT ? "; communicator aborted (a peer is stuck or gone: its own "
+                                                    "log or exit status names it)"
+                                                  : "; communicator aborted");
+      }
+    }
+  }
+  if (request.status != DTB_STATUS_OK) *why = request.message;
+  return request.status;
+}
+
+void NcclCommunicator::setStream(void* stream) {
+  flush();  // what was issued before keeps the ordering it was issued with
+  userStream_ = static_cast<cudaStream_t>(stream);
+}
+
+dtb_comm_counters_t NcclCommunicator::counters() {
+  dtb_comm_counters_t c{};
+  c.bytes_sent = busBytes_;
+  c.bytes_received = busBytes_;
+  c.collectives = collectives_;
+  c.busy_ns = busyNs_;
+  return c;
+}
+
+std::shared_ptr<Request> NcclCommunicator::allreduce(const dtb_tensor_t& buffer, dtb_reduce_op_t op) {
+  checkTensor(buffer, "all-reduce buffer");
+  const std::optional<ncclRedOp_t> red = ncclOpOf(op);
+  if (!red) fail(DTB_STATUS_UNSUPPORTED, noBitwiseAnd(buffer.dtype));
+  const uint64_t bytes = buffer.count * dtypeSize(buffer.dtype);
+  return issue("allreduce", bytes * 2 * (world_ - 1) / world_, [=, this](cudaStream_t s) {
+    return ncclAllReduce(buffer.data, buffer.data, buffer.count, *ncclTypeOf(buffer.dtype), *red, comm_, s);
+  });
+}
+
+std::shared_ptr<Request> NcclCommunicator::reduceScatter(const dtb_tensor_t& input, const dtb_tensor_t& output,
+                                                         dtb_reduce_op_t op) {
+  checkTensor(input, "reduce-scatter input");
+  checkTensor(output, "reduce-scatter output");
+  if (input.dtype != output.dtype || input.count != output.count * static_cast<uint64_t>(world_))
+    fail(DTB_STATUS_INVALID_ARGUMENT, "reduce-scatter input must hold world_size x output.count elements of "
+                                      "the output's dtype");
+  const std::optional<ncclRedOp_t> red = ncclOpOf(op);
+  if (!red) fail(DTB_STATUS_UNSUPPORTED, noBitwiseAnd(input.dtype));
+  const uint64_t bytes = input.count * dtypeSize(input.dtype);
+  return issue("reduce_scatter", bytes * (world_ - 1) / world_, [=, this](cudaStream_t s) {
+    return ncclReduceScatter(input.data, output.data, output.count, *ncclTypeOf(input.dtype), *red, comm_, s);
+  });
+}
+
+std::shared_ptr<Request> NcclCommunicator::allgather(const dtb_tensor_t& input, const dtb_tensor_t& output) {
+  checkTensor(input, "all-gather input");
+  checkTensor(output, "all-gather output");
+  if (input.dtype != output.dtype || output.count != input.count * static_cast<uint64_t>(world_))
+    fail(DTB_STATUS_INVALID_ARGUMENT, "all-gather output must hold world_size x input.count elements of the "
+                                      "input's dtype");
+  allgatherInPlace(input, output, rank_, "nccl");  // throws for any overlap but NCCL's in-place one
+  const uint64_t bytes = output.count * dtypeSize(output.dtype);
+  return issue("allgather", bytes * (world_ - 1) / world_, [=, this](cudaStream_t s) {
+    return ncclAllGather(input.data, output.data, input.count, *ncclTypeOf(input.dtype), comm_, s);
+  });
+}
+
+std::shared_ptr<Request> NcclCommunicator::broadcast(const dtb_tensor_t& buffer, int root) {
+  checkTensor(buffer, "broadcast buffer");
+  if (root < 0 || root >= world_) fail(DTB_STATUS_INVALID_ARGUMENT, "broadcast root " + std::to_string(root) + " is not a rank");
+  const uint64_t bytes = buffer.count * dtypeSize(buffer.dtype);
+  return issue("broadcast", world_ > 1 ? bytes : 0, [=, this](cudaStream_t s) {
+    return ncclBroadcast(buffer.data, buffer.data, buffer.count, *ncclTypeOf(buffer.dtype), root, comm_, s);
+  });
+}
+
+// As ProcessGroupNCCL's barrier: an all-reduce of one element, waited for.
+std::shared_ptr<Request> NcclCommunicator::barrier() {
+  return issue("barrier", 0, [this](cudaStream_t s) {
+    return ncclAllReduce(barrierScratch_, barrierScratch_, 1, ncclFloat32, ncclSum, comm_, s);
+  });
+}
+
+}  // namespace dtb::backend::nccl

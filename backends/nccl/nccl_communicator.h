@@ -1,0 +1,107 @@
+// An NCCL communicator: one per rank and GPU, made non-blocking so that
+// every wait can be bounded (ncclCommGetAsyncError polled, ncclCommAbort
+// when the timeout passes or a peer fails: PyTorch's NCCL watchdog, run in
+// the waiting thread). Collectives run on a dedicated high-priority stream;
+// each request completes by a CUDA event, which also times it for the busy
+// counter.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dtbench/backend.h"
+#include "options.h"
+#include "watchdog.h"
+
+namespace dtb::backend::nccl {
+
+// One launch on the stream (a collective, or a group of them): the events
+// around it, shared by its requests.
+struct Launch {
+  cudaEvent_t start = nullptr;
+  cudaEvent_t end = nullptr;
+  bool counted = false;  // its time is in the busy counter
+  ~Launch();
+};
+
+struct Request {
+  std::string op;  // "allreduce #12 (4096 bytes)", for messages
+  std::shared_ptr<Launch> launch;  // null until launched
+  bool complete = false;
+  dtb_status_t status = DTB_STATUS_OK;
+  std::string message;
+};
+
+class NcclCommunicator {
+ public:
+  static constexpr const char* kName = "nccl";
+
+  // Picks the GPU, shares rank 0's unique id through the rendezvous store
+  // and joins, all within rdv.timeout_ms. Throws dtb::Error: UNSUPPORTED
+  // with why when no GPU is usable, TIMEOUT naming what did not come.
+  NcclCommunicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, Options options);
+  ~NcclCommunicator();
+  NcclCommunicator(const NcclCommunicator&) = delete;
+  NcclCommunicator& operator=(const NcclCommunicator&) = delete;
+
+  const dtb_host_t* host() const { return host_; }
+  int rank() const { return rank_; }
+
+  // Each checks its tensors (CUDA memory on this communicator's GPU) and
+  // launches, or queues the call for the next group when group_calls is on.
+  std::shared_ptr<Request> allreduce(const dtb_tensor_t& buffer, dtb_reduce_op_t op);
+  std::shared_ptr<Request> reduceScatter(const dtb_tensor_t& input, const dtb_tensor_t& output,
+                                         dtb_reduce_op_t op);
+  std::shared_ptr<Request> allgather(const dtb_tensor_t& input, const dtb_tensor_t& output);
+  std::shared_ptr<Request> broadcast(const dtb_tensor_t& buffer, int root);
+  std::shared_ptr<Request> barrier();
+
+  bool test(Request& request);
+  // The request's status; on failure `*why` says what happened.
+  dtb_status_t wait(Request& request, std::chrono::milliseconds timeout, std::string* why);
+  void setStream(void* stream);
+  dtb_comm_counters_t counters();
+
+ private:
+  using Call = std::function<ncclResult_t(cudaStream_t)>;
+  std::shared_ptr<Request> issue(std::string op, uint64_t busBytes, Call call);
+  void flush();  // launches what is queued
+  void settle(const char* what);  // waits out ncclInProgress after a call, bounded
+  void finish(Request& request);  // a completed request's busy time
+  void abortBecause(const std::string& reason);
+  void checkUsable() const;
+  [[noreturn]] void fail(dtb_status_t status, const std::string& what) const;
+  void checkTensor(const dtb_tensor_t& t, const char* what) const;
+
+  const dtb_host_t* host_;
+  int rank_;
+  int world_;
+  int device_;
+  Options options_;
+  std::chrono::milliseconds timeout_;
+  ncclComm_t comm_ = nullptr;
+  cudaStream_t stream_ = nullptr;      // where the collectives run
+  cudaStream_t userStream_ = nullptr;  // set_stream's: ordered with, never run on
+  cudaEvent_t ready_ = nullptr;        // the user stream's work before a launch
+  float* barrierScratch_ = nullptr;    // one float the barrier all-reduces
+  Health health_;
+  uint64_t issued_ = 0;
+
+  struct Pending {
+    Call call;
+    std::shared_ptr<Request> request;
+  };
+  std::vector<Pending> pending_;
+
+  std::atomic<uint64_t> busBytes_{0};
+  std::atomic<uint64_t> collectives_{0};
+  std::atomic<uint64_t> busyNs_{0};
+};
+
+}  // namespace dtb::backend::nccl

@@ -1,0 +1,118 @@
+// The NCCL backend plugin: dtbench's C ABI over NCCL on the GPUs, one rank
+// per GPU, rank 0's unique id shared through the run's rendezvous store.
+#include "dtbench/plugin.hpp"
+
+#include <memory>
+#include <string>
+
+#include "dtbench/backend.h"
+#include "nccl_communicator.h"
+
+namespace dtb::backend::nccl {
+namespace {
+
+const dtb_param_spec_t kParams[] = {
+    {sizeof(dtb_param_spec_t), "group_calls", DTB_PARAM_BOOL, "false",
+     "Launch the collectives issued since the last test or wait together, in one ncclGroupStart/End "
+     "(PyTorch's coalescing): one launch for many small collectives; every rank must then test or wait at "
+     "the same points",
+     0, 0, 0, nullptr},
+    {sizeof(dtb_param_spec_t), "max_ctas", DTB_PARAM_INT, "0",
+     "Most CUDA thread blocks (channels) a collective may use, ncclConfig_t.maxCTAs; 0 leaves it to NCCL",
+     DTB_PARAM_HAS_MIN | DTB_PARAM_HAS_MAX, 0, 64, nullptr},
+    {sizeof(dtb_param_spec_t), "algorithm", DTB_PARAM_STRING, "auto",
+     "NCCL_ALGO for this process unless already set: auto lets NCCL choose per size", 0, 0, 0,
+     "auto|ring|tree|nvls|nvls_tree|pat"},
+    {sizeof(dtb_param_spec_t), "protocol", DTB_PARAM_STRING, "auto",
+     "NCCL_PROTO for this process unless already set: auto lets NCCL choose per size", 0, 0, 0,
+     "auto|simple|ll|ll128"},
+};
+
+NcclCommunicator* self(void* comm) { return static_cast<NcclCommunicator*>(comm); }
+
+// A request crosses the ABI as a heap-held shared_ptr, as the CPU backends' do.
+dtb_request_t toHandle(std::shared_ptr<Request> request) {
+  return reinterpret_cast<dtb_request_t>(new std::shared_ptr<Request>(std::move(request)));
+}
+Request& fromHandle(dtb_request_t handle) { return **reinterpret_cast<std::shared_ptr<Request>*>(handle); }
+
+template <typename Body>
+dtb_status_t start(void* comm, dtb_request_t* out, Body&& body) {
+  return guard(self(comm)->host(), [&] { *out = toHandle(body(*self(comm))); });
+}
+
+dtb_backend_plugin_v1_t makeDescriptor() {
+  dtb_backend_plugin_v1_t d{};
+  d.header = {sizeof(dtb_backend_plugin_v1_t),
+              DTB_ABI_VERSION,
+              DTB_PLUGIN_BACKEND,
+              "nccl",
+              "0.1.0",
+              "NCCL collectives between GPUs (CUDA memory), one rank per GPU, rendezvous through the file store",
+              kParams,
+              sizeof(kParams) / sizeof(kParams[0])};
+  d.capabilities = DTB_BACKEND_CAP_CUDA_MEMORY | DTB_BACKEND_CAP_ALLREDUCE | DTB_BACKEND_CAP_REDUCE_SCATTER |
+                   DTB_BACKEND_CAP_ALLGATHER | DTB_BACKEND_CAP_BROADCAST | DTB_BACKEND_CAP_BARRIER |
+                   DTB_BACKEND_CAP_REBUILD;
+  d.create = [](const dtb_host_t* host, const dtb_rendezvous_t* rdv, void** out) {
+    return guard(host, [&] {
+      try {
+        *out = new NcclCommunicator(host, *rdv, readOptions(host));
+      } catch (const Error& e) {
+        if (e.reported()) throw;
+        throw Error(e.status(), std::string("nccl: ") + e.what());
+      }
+    });
+  };
+  d.destroy = [](void* comm) { delete self(comm); };
+  d.allreduce = [](void* comm, dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out) {
+    return start(comm, out, [&](NcclCommunicator& c) { return c.allreduce(*buffer, op); });
+  };
+  d.reduce_scatter = [](void* comm, const dtb_tensor_t* in, dtb_tensor_t* outTensor, dtb_reduce_op_t op,
+                        dtb_request_t* out) {
+    return start(comm, out, [&](NcclCommunicator& c) { return c.reduceScatter(*in, *outTensor, op); });
+  };
+  d.allgather = [](void* comm, const dtb_tensor_t* in, dtb_tensor_t* outTensor, dtb_request_t* out) {
+    return start(comm, out, [&](NcclCommunicator& c) { return c.allgather(*in, *outTensor); });
+  };
+  d.broadcast = [](void* comm, dtb_tensor_t* buffer, int32_t root, dtb_request_t* out) {
+    return start(comm, out, [&](NcclCommunicator& c) { return c.broadcast(*buffer, root); });
+  };
+  d.barrier = [](void* comm, dtb_request_t* out) {
+    return start(comm, out, [&](NcclCommunicator& c) { return c.barrier(); });
+  };
+  d.test = [](void* comm, dtb_request_t request, int32_t* done) {
+    return guard(self(comm)->host(), [&] { *done = self(comm)->test(fromHandle(request)) ? 1 : 0; });
+  };
+  d.wait = [](void* comm, dtb_request_t request, int64_t timeoutMs) {
+    std::string why;
+    const dtb_status_t status =
+        self(comm)->wait(fromHandle(request), std::chrono::milliseconds(timeoutMs < 0 ? 0 : timeoutMs), &why);
+    if (status != DTB_STATUS_OK) self(comm)->host()->set_error(self(comm)->host()->ctx, why.c_str());
+    return status;
+  };
+  d.request_free = [](void*, dtb_request_t request) {
+    delete reinterpret_cast<std::shared_ptr<Request>*>(request);
+  };
+  d.counters = [](void* comm, dtb_comm_counters_t* out) {
+    const dtb_comm_counters_t c = self(comm)->counters();
+    out->bytes_sent = c.bytes_sent;
+    out->bytes_received = c.bytes_received;
+    out->collectives = c.collectives;
+    if (DTB_HAS_MEMBER(out, dtb_comm_counters_t, busy_ns)) out->busy_ns = c.busy_ns;
+    return DTB_STATUS_OK;
+  };
+  d.set_stream = [](void* comm, void* stream) {
+    return guard(self(comm)->host(), [&] { self(comm)->setStream(stream); });
+  };
+  return d;
+}
+
+const dtb_backend_plugin_v1_t kDescriptor = makeDescriptor();
+
+}  // namespace
+}  // namespace dtb::backend::nccl
+
+extern "C" const dtb_backend_plugin_v1_t* dtb_backend_plugin_v1(void) {
+  return &dtb::backend::nccl::kDescriptor;
+}

@@ -1,0 +1,293 @@
+// The NCCL backend on every machine: the plugin builds, loads, says what it
+// is and, without a GPU, says so when asked to connect; the parts that need
+// no GPU (the watchdog against a scripted fake, the id exchange through the
+// file store, the options) are checked here. What needs a GPU runs where one
+// is and skips, saying why, where none is.
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "backend_test_support.h"
+#include "cuda/cuda_probe.h"
+#include "host/communicator.h"
+#include "id_exchange.h"
+#include "options.h"
+#include "watchdog.h"
+
+namespace dtb::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using backend::nccl::Verdict;
+
+bool gpuHere() { return !core::probeCuda().devices.empty(); }
+
+std::shared_ptr<const core::LoadedPlugin> ncclPlugin(core::PluginLoader& loader) {
+  return loader.load(core::PluginKind::kBackend, "nccl");
+}
+
+TEST(NcclPlugin, LoadsAndDeclaresGpuMemoryOnly) {
+  core::PluginLoader loader(core::SearchPath({DTBENCH_PLUGIN_DIR}));
+  auto plugin = ncclPlugin(loader);
+  const auto& d = plugin->descriptor<dtb_backend_plugin_v1_t>();
+  EXPECT_TRUE(d.capabilities & DTB_BACKEND_CAP_CUDA_MEMORY);
+  EXPECT_FALSE(d.capabilities & DTB_BACKEND_CAP_HOST_MEMORY);
+  for (uint32_t op : {DTB_BACKEND_CAP_ALLREDUCE, DTB_BACKEND_CAP_REDUCE_SCATTER, DTB_BACKEND_CAP_ALLGATHER,
+                      DTB_BACKEND_CAP_BROADCAST, DTB_BACKEND_CAP_BARRIER, DTB_BACKEND_CAP_REBUILD}) {
+    EXPECT_TRUE(d.capabilities & op) << std::hex << op;
+  }
+  EXPECT_NE(d.set_stream, nullptr);
+  std::vector<std::string> names;
+  for (const core::ParamSpec& p : plugin->params()) names.push_back(p.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"group_calls", "max_ctas", "algorithm", "protocol"}));
+}
+
+TEST(NcclPlugin, WithoutAGpuCreateSaysSoAndNamesTheWayOut) {
+  if (gpuHere()) GTEST_SKIP() << "a GPU is usable here: NcclOnGpu covers create";
+  TempDir store;
+  core::PluginLoader loader(core::SearchPath({DTBENCH_PLUGIN_DIR}));
+  const std::string path = store.path().string();
+  const dtb_rendezvous_t rdv = fileStoreRendezvous(0, 1, path.c_str(), "nogpu", 2000);
+  try {
+    core::createBackend(ncclPlugin(loader), {}, rdv);
+    FAIL() << "made an NCCL communicator without a GPU";
+  } catch (const core::PluginCallError& e) {
+    EXPECT_EQ(e.status(), DTB_STATUS_UNSUPPORTED) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no GPU is usable"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("use gloo or mpi"), std::string::npos) << e.what();
+  }
+}
+
+// ---- The watchdog, against a fake communicator --------------------------------
+
+struct FakeComm : backend::nccl::Watched {
+  int finishAfterPolls = -1;  // -1: never
+  int failAfterPolls = -1;
+  int polls = 0;
+  int aborts = 0;
+  bool finished() override { return finishAfterPolls >= 0 && polls >= finishAfterPolls; }
+  std::optional<std::string> failure() override {
+    ++polls;
+    if (failAfterPolls >= 0 && polls > failAfterPolls) return "remote process exited or there was a network error";
+    return std::nullopt;
+  }
+  void abort() override { ++aborts; }
+};
+
+TEST(NcclWatchdog, AFinishedCollectiveIsOkAndNothingIsAborted) {
+  FakeComm comm;
+  comm.finishAfterPolls = 5;
+  const Verdict v = backend::nccl::watch(comm, 10s);
+  EXPECT_EQ(v.status, DTB_STATUS_OK);
+  EXPECT_TRUE(v.why.empty());
+  EXPECT_EQ(comm.aborts, 0);
+}
+
+TEST(NcclWatchdog, AnAsynchronousErrorAbortsOnceAndSaysWhatNcclSaid) {
+  FakeComm comm;
+  comm.failAfterPolls = 3;
+  const Verdict v = backend::nccl::watch(comm, 10s);
+  EXPECT_EQ(v.status, DTB_STATUS_COMM_FAILURE);
+  EXPECT_NE(v.why.find("network error"), std::string::npos) << v.why;
+  EXPECT_EQ(comm.aborts, 1);
+}
+
+TEST(NcclWatchdog, TheErrorWinsOverAnEventThatFiredForAbandonedWork) {
+  FakeComm comm;
+  comm.finishAfterPolls = 0;
+  comm.failAfterPolls = 0;
+  EXPECT_EQ(backend::nccl::watch(comm, 10s).status, DTB_STATUS_COMM_FAILURE);
+  EXPECT_EQ(comm.aborts, 1);
+}
+
+TEST(NcclWatchdog, AStuckCollectiveTimesOutAndIsAborted) {
+  FakeComm comm;  // never finishes, never fails: a peer that stopped
+  const Verdict v = backend::nccl::watch(comm, 30ms);
+  EXPECT_EQ(v.status, DTB_STATUS_TIMEOUT);
+  EXPECT_NE(v.why.find("30 ms"), std::string::npos) << v.why;
+  EXPECT_EQ(comm.aborts, 1);
+  EXPECT_GT(comm.polls, 1);  // it kept looking until the deadline
+}
+
+TEST(NcclWatchdog, HealthKeepsTheFirstReason) {
+  backend::nccl::Health health;
+  EXPECT_FALSE(health.aborted());
+  health.abortedBecause("allreduce #3: not finished after 100 ms");
+  health.abortedBecause("later");
+  EXPECT_TRUE(health.aborted());
+  EXPECT_EQ(health.reason(), "allreduce #3: not finished after 100 ms");
+}
+
+// ---- The unique id through the file store ---------------------------------------
+
+TEST(NcclIdExchange, EveryRankGetsRankZerosBytes) {
+  TempDir dir;
+  const std::string id(128, '\0');  // NCCL ids hold zeros: the bytes must pass whole
+  std::string made = id;
+  made[5] = 'x';
+  made[127] = '\x7f';
+  std::vector<std::string> got(4);
+  std::vector<std::thread> ranks;
+  for (int r = 3; r >= 0; --r) {  // the readers start first
+    ranks.emplace_back([&, r] {
+      backend::nccl::FileIdStore store(dir.path());
+      got[r] = backend::nccl::shareUniqueId(store, "run7-nccl-id", r, [&] { return made; }, 10s);
+    });
+  }
+  for (auto& t : ranks) t.join();
+  for (const std::string& g : got) EXPECT_EQ(g, made);
+}
+
+TEST(NcclIdExchange, ARankWhoseRankZeroNeverComesTimesOutNamingTheStore) {
+  TempDir dir;
+  backend::nccl::FileIdStore store(dir.path());
+  try {
+    backend::nccl::shareUniqueId(store, "run8-nccl-id", 2, [] { return std::string("never"); }, 30ms);
+    FAIL() << "got an id nobody published";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status(), DTB_STATUS_TIMEOUT);
+    const std::string what = e.what();
+    EXPECT_NE(what.find("rank 2"), std::string::npos) << what;
+    EXPECT_NE(what.find(dir.path().string()), std::string::npos) << what;
+    EXPECT_NE(what.find("run8-nccl-id"), std::string::npos) << what;
+  }
+}
+
+TEST(NcclIdExchange, AKeyIsOneFileInTheStoreEvenWithSlashes) {
+  TempDir dir;
+  backend::nccl::FileIdStore store(dir.path());
+  store.set("a/b", "id");
+  EXPECT_TRUE(std::filesystem::exists(dir / "a_b"));
+  EXPECT_EQ(store.tryGet("a/b"), "id");
+  EXPECT_FALSE(store.tryGet("other").has_value());
+}
+
+// ---- Options ------------------------------------------------------------------------
+
+TEST(NcclOptions, ChoicesBecomeNcclsOwnNames) {
+  EXPECT_EQ(backend::nccl::algorithmEnvironment("auto"), std::nullopt);
+  EXPECT_EQ(backend::nccl::algorithmEnvironment("ring"), "Ring");
+  EXPECT_EQ(backend::nccl::algorithmEnvironment("nvls_tree"), "NVLSTree");
+  EXPECT_EQ(backend::nccl::protocolEnvironment("ll128"), "LL128");
+  EXPECT_EQ(backend::nccl::protocolEnvironment("auto"), std::nullopt);
+  EXPECT_THROW(backend::nccl::algorithmEnvironment("butterfly"), Error);
+}
+
+// ---- The host with GPU memory --------------------------------------------------------
+
+TEST(HostGpuMemory, WithoutAGpuAllocOnCudaIsUnsupportedWithTheReason) {
+  if (gpuHere()) GTEST_SKIP() << "a GPU is usable here: NcclOnGpu.TheHostCountsGpuMemoryApart covers it";
+  core::HostServices services("test", {});
+  const dtb_host_t* host = services.table();
+  void* out = reinterpret_cast<void*>(1);
+  EXPECT_EQ(host->alloc(host->ctx, 1024, {DTB_DEVICE_CUDA, 0}, DTB_MEM_PARAMS, &out), DTB_STATUS_UNSUPPORTED);
+  EXPECT_EQ(out, nullptr);
+  const std::optional<std::string> error = services.takeError();
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NE(error->find("no GPU memory"), std::string::npos) << *error;
+}
+
+TEST(HostGpuMemory, ACpuBackendGivenAGpuTensorIsRefusedBeforeItRuns) {
+  TempDir store;
+  core::PluginLoader loader(core::SearchPath({DTBENCH_PLUGIN_DIR}));
+  const std::string path = store.path().string();
+  const dtb_rendezvous_t rdv = fileStoreRendezvous(0, 1, path.c_str(), "cpu", 5000);
+  core::Communicator comm(core::createBackend(loader.load(core::PluginKind::kBackend, "gloo"), {}, rdv), 0, 1,
+                          5s);
+  EXPECT_EQ(comm.memory(), DTB_DEVICE_HOST);
+  std::vector<float> data(16, 1.0f);
+  dtb_tensor_t t = tensorOf(data.data(), data.size(), DTB_DTYPE_F32);
+  t.device = {DTB_DEVICE_CUDA, 0};  // never dereferenced: refused first
+  dtb_request_t request = reinterpret_cast<dtb_request_t>(1);
+  std::string error;
+  EXPECT_EQ(comm.allreduce(&t, DTB_REDUCE_SUM, &request, &error), DTB_STATUS_UNSUPPORTED);
+  EXPECT_EQ(request, nullptr);
+  EXPECT_NE(error.find("GPU memory"), std::string::npos) << error;
+  EXPECT_NE(error.find("use nccl"), std::string::npos) << error;
+  EXPECT_NE(error.find("rank 0"), std::string::npos) << error;
+  EXPECT_EQ(comm.collectives(), 0u);  // nothing reached the backend
+  EXPECT_EQ(comm.setStream(reinterpret_cast<void*>(1), &error), DTB_STATUS_UNSUPPORTED);
+  EXPECT_NE(error.find("no GPU streams"), std::string::npos) << error;
+  EXPECT_EQ(comm.setStream(nullptr, &error), DTB_STATUS_OK);
+}
+
+// ---- On a GPU ------------------------------------------------------------------------
+
+class NcclOnGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const core::CudaProbe gpus = core::probeCuda();
+    if (gpus.devices.empty()) GTEST_SKIP() << "no GPU is usable here: " << gpus.problem;
+  }
+};
+
+TEST_F(NcclOnGpu, TheHostCountsGpuMemoryApart) {
+  core::HostServices services("test", {});
+  const dtb_host_t* host = services.table();
+  void* gpu = nullptr;
+  void* cpu = nullptr;
+  ASSERT_EQ(host->alloc(host->ctx, 1 << 20, {DTB_DEVICE_CUDA, 0}, DTB_MEM_PARAMS, &gpu), DTB_STATUS_OK);
+  ASSERT_EQ(host->alloc(host->ctx, 4096, {DTB_DEVICE_HOST, 0}, DTB_MEM_PARAMS, &cpu), DTB_STATUS_OK);
+  EXPECT_EQ(services.memory().current(DTB_MEM_PARAMS, DTB_DEVICE_CUDA), uint64_t{1} << 20);
+  EXPECT_EQ(services.memory().current(DTB_MEM_PARAMS, DTB_DEVICE_HOST), 4096u);
+  host->free(host->ctx, gpu);
+  host->free(host->ctx, cpu);
+  EXPECT_EQ(services.memory().current(DTB_MEM_PARAMS, DTB_DEVICE_CUDA), 0u);
+  EXPECT_EQ(services.memory().peak(DTB_MEM_PARAMS, DTB_DEVICE_CUDA), uint64_t{1} << 20);
+  EXPECT_EQ(host->alloc(host->ctx, uint64_t{1} << 50, {DTB_DEVICE_CUDA, 0}, DTB_MEM_PARAMS, &gpu),
+            DTB_STATUS_OUT_OF_MEMORY);
+}
+
+TEST_F(NcclOnGpu, AHostTensorIsRefusedNamingTheWayOut) {
+  runRanks("nccl", 1, {}, [](Rank& rank) {
+    std::vector<float> data(16, 1.0f);
+    dtb_tensor_t t = tensorOf(data.data(), data.size(), DTB_DTYPE_F32);  // host memory
+    dtb_request_t request = nullptr;
+    EXPECT_EQ(rank.backend().allreduce(rank.comm(), &t, DTB_REDUCE_SUM, &request), DTB_STATUS_UNSUPPORTED);
+    const std::optional<std::string> error = rank.instance().services().takeError();
+    ASSERT_TRUE(error.has_value());
+    EXPECT_NE(error->find("host memory"), std::string::npos) << *error;
+  });
+}
+
+// set_stream: the collective starts after the work already on the stream
+// (here a copy into its buffer) and the work enqueued after it (a copy out)
+// sees its result, with no wait on the host between.
+TEST_F(NcclOnGpu, ACollectiveIsOrderedWithTheStreamItWasGiven) {
+  for (bool grouped : {false, true}) {
+    runRanks("nccl", 1, {{"group_calls", grouped}}, [](Rank& rank) {
+      core::GpuTimer timer(0);  // a stream (its events are not used)
+      const size_t count = 1 << 22;
+      std::vector<float> ones(count, 1.0f), back(count, 0.0f);
+      core::GpuBuffer buffer(count * sizeof(float), 0), copy(count * sizeof(float), 0);
+      dtb_tensor_t t = tensorOf(buffer.data(), count, DTB_DTYPE_F32);
+      t.device = {DTB_DEVICE_CUDA, 0};
+      rank.instance().check("set_stream", rank.backend().set_stream(rank.comm(), timer.stream()));
+      core::copyToGpuOn(buffer.data(), ones.data(), count * sizeof(float), timer.stream());
+      dtb_request_t request = nullptr;
+      rank.instance().check("allreduce",
+                            rank.backend().allreduce(rank.comm(), &t, DTB_REDUCE_MAX, &request));
+      core::copyOnGpu(copy.data(), buffer.data(), count * sizeof(float), timer.stream());
+      rank.finish(request);
+      core::copyFromGpu(back.data(), copy.data(), count * sizeof(float), 0);
+      EXPECT_EQ(back, ones);
+      rank.instance().check("set_stream", rank.backend().set_stream(rank.comm(), nullptr));
+    });
+  }
+}
+
+TEST_F(NcclOnGpu, CountersTimeTheCollectivesOnTheGpu) {
+  runRanks("nccl", 1, {}, [](Rank& rank) {
+    std::vector<float> data(1 << 24, 1.0f);
+    dtb_tensor_t t = rank.tensor(data.data(), data.size(), DTB_DTYPE_F32);
+    rank.run([&](dtb_request_t* r) { return rank.backend().allreduce(rank.comm(), &t, DTB_REDUCE_SUM, r); });
+    dtb_comm_counters_t c{};
+    c.struct_size = sizeof(c);
+    ASSERT_EQ(rank.backend().counters(rank.comm(), &c), DTB_STATUS_OK);
+    EXPECT_EQ(c.collectives, 1u);
+    EXPECT_GT(c.busy_ns, 0u);  // 64 MiB moved: events tell more than nothing
+  });
+}
+
+}  // namespace
+}  // namespace dtb::testing

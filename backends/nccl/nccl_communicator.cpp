@@ -120,8 +120,8 @@ NcclCommunicator::NcclCommunicator(const dtb_host_t* host, const dtb_rendezvous_
       },
       timeout_);
   if (id.size() != sizeof(ncclUniqueId::internal))
-    throw Error(DTB_STATUS_IO_ERROR, "the NCCL id in the store has " + std::to_string(id.size()) + " bytes, not " +
-                                         std::to_string(sizeof(ncclUniqueId::internal)));
+    throw Error(DTB_STATUS_IO_ERROR, "the NCCL id in the store has " + std::to_string(id.size()) +
+                                         " bytes, not " + std::to_string(sizeof(ncclUniqueId::internal)));
   ncclUniqueId unique{};
   id.copy(unique.internal, id.size());
 
@@ -224,7 +224,8 @@ void NcclCommunicator::checkTensor(const dtb_tensor_t& t, const char* what) cons
                                           ", this communicator on GPU " + std::to_string(device_));
   }
   if (t.count > 0 && t.data == nullptr) fail(DTB_STATUS_INVALID_ARGUMENT, std::string(what) + " has no data");
-  if (!ncclTypeOf(t.dtype)) fail(DTB_STATUS_UNSUPPORTED, std::string(what) + " has a dtype NCCL does not know");
+  if (!ncclTypeOf(t.dtype))
+    fail(DTB_STATUS_UNSUPPORTED, std::string(what) + " has a dtype NCCL does not know");
 }
 
 std::shared_ptr<Request> NcclCommunicator::issue(std::string op, uint64_t busBytes, Call call) {
@@ -281,7 +282,7 @@ void NcclCommunicator::flush() {
       p.request->message = e.what();
     }
     if (!options_.groupCalls) throw;  // issued alone: the issuing call fails
-    return;  // grouped: each request's wait says it
+    return;                           // grouped: each request's wait says it
   }
   for (Pending& p : batch) p.request->launch = launch;
 }
@@ -342,11 +343,11 @@ dtb_status_t NcclCommunicator::wait(Request& request, std::chrono::milliseconds 
         health_.abortedBecause(request.op + ": " + verdict.why);  // watch() aborted it
         request.complete = true;
         request.status = verdict.status;
-        request.message =
-            "nccl: rank " + std::to_string(rank_) + ": " + request.op + ": " + verdict.why +
-            (verdict.status == DTB_STATUS_TIMEOUT ? "; communicator aborted (a peer is stuck or gone: its own "
-                                                    "log or exit status names it)"
-                                                  : "; communicator aborted");
+        request.message = "nccl: rank " + std::to_string(rank_) + ": " + request.op + ": " + verdict.why +
+                          (verdict.status == DTB_STATUS_TIMEOUT
+                               ? "; communicator aborted (a peer is stuck or gone: its own "
+                                 "log or exit status names it)"
+                               : "; communicator aborted");
       }
     }
   }
@@ -378,13 +379,14 @@ std::shared_ptr<Request> NcclCommunicator::allreduce(const dtb_tensor_t& buffer,
   });
 }
 
-std::shared_ptr<Request> NcclCommunicator::reduceScatter(const dtb_tensor_t& input, const dtb_tensor_t& output,
-                                                         dtb_reduce_op_t op) {
+std::shared_ptr<Request> NcclCommunicator::reduceScatter(const dtb_tensor_t& input,
+                                                         const dtb_tensor_t& output, dtb_reduce_op_t op) {
   checkTensor(input, "reduce-scatter input");
   checkTensor(output, "reduce-scatter output");
   if (input.dtype != output.dtype || input.count != output.count * static_cast<uint64_t>(world_))
-    fail(DTB_STATUS_INVALID_ARGUMENT, "reduce-scatter input must hold world_size x output.count elements of "
-                                      "the output's dtype");
+    fail(DTB_STATUS_INVALID_ARGUMENT,
+         "reduce-scatter input must hold world_size x output.count elements of "
+         "the output's dtype");
   const std::optional<ncclRedOp_t> red = ncclOpOf(op);
   if (!red) fail(DTB_STATUS_UNSUPPORTED, noBitwiseAnd(input.dtype));
   const uint64_t bytes = input.count * dtypeSize(input.dtype);
@@ -397,8 +399,9 @@ std::shared_ptr<Request> NcclCommunicator::allgather(const dtb_tensor_t& input, 
   checkTensor(input, "all-gather input");
   checkTensor(output, "all-gather output");
   if (input.dtype != output.dtype || output.count != input.count * static_cast<uint64_t>(world_))
-    fail(DTB_STATUS_INVALID_ARGUMENT, "all-gather output must hold world_size x input.count elements of the "
-                                      "input's dtype");
+    fail(DTB_STATUS_INVALID_ARGUMENT,
+         "all-gather output must hold world_size x input.count elements of the "
+         "input's dtype");
   allgatherInPlace(input, output, rank_, "nccl");  // throws for any overlap but NCCL's in-place one
   const uint64_t bytes = output.count * dtypeSize(output.dtype);
   return issue("allgather", bytes * (world_ - 1) / world_, [=, this](cudaStream_t s) {
@@ -408,7 +411,8 @@ std::shared_ptr<Request> NcclCommunicator::allgather(const dtb_tensor_t& input, 
 
 std::shared_ptr<Request> NcclCommunicator::broadcast(const dtb_tensor_t& buffer, int root) {
   checkTensor(buffer, "broadcast buffer");
-  if (root < 0 || root >= world_) fail(DTB_STATUS_INVALID_ARGUMENT, "broadcast root " + std::to_string(root) + " is not a rank");
+  if (root < 0 || root >= world_)
+    fail(DTB_STATUS_INVALID_ARGUMENT, "broadcast root " + std::to_string(root) + " is not a rank");
   const uint64_t bytes = buffer.count * dtypeSize(buffer.dtype);
   return issue("broadcast", world_ > 1 ? bytes : 0, [=, this](cudaStream_t s) {
     return ncclBroadcast(buffer.data, buffer.data, buffer.count, *ncclTypeOf(buffer.dtype), root, comm_, s);

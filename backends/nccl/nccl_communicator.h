@@ -31,7 +31,7 @@ struct Launch {
 };
 
 struct Request {
-  std::string op;  // "allreduce #12 (4096 bytes)", for messages
+  std::string op;                  // "allreduce #12 (4096 bytes)", for messages
   std::shared_ptr<Launch> launch;  // null until launched
   bool complete = false;
   dtb_status_t status = DTB_STATUS_OK;
@@ -71,7 +71,7 @@ class NcclCommunicator {
  private:
   using Call = std::function<ncclResult_t(cudaStream_t)>;
   std::shared_ptr<Request> issue(std::string op, uint64_t busBytes, Call call);
-  void flush();  // launches what is queued
+  void flush();                   // launches what is queued
   void settle(const char* what);  // waits out ncclInProgress after a call, bounded
   void finish(Request& request);  // a completed request's busy time
   void abortBecause(const std::string& reason);

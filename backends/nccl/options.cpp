@@ -11,7 +11,8 @@ std::optional<std::string> lookup(const std::map<std::string, std::string>& name
                                   const char* what) {
   if (choice == "auto") return std::nullopt;
   const auto it = names.find(choice);
-  if (it == names.end()) throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("unknown ") + what + " \"" + choice + "\"");
+  if (it == names.end())
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string("unknown ") + what + " \"" + choice + "\"");
   return it->second;
 }
 

@@ -14,7 +14,7 @@ struct Options {
   // when the next test or wait comes (PyTorch's coalescing): one launch
   // instead of many for a strategy's small collectives.
   bool groupCalls = false;
-  int maxCtas = 0;              // ncclConfig_t.maxCTAs; 0: NCCL's own choice
+  int maxCtas = 0;                 // ncclConfig_t.maxCTAs; 0: NCCL's own choice
   std::string algorithm = "auto";  // NCCL_ALGO, e.g. "ring"
   std::string protocol = "auto";   // NCCL_PROTO, e.g. "ll128"
 };

@@ -43,14 +43,15 @@ dtb_status_t start(void* comm, dtb_request_t* out, Body&& body) {
 
 dtb_backend_plugin_v1_t makeDescriptor() {
   dtb_backend_plugin_v1_t d{};
-  d.header = {sizeof(dtb_backend_plugin_v1_t),
-              DTB_ABI_VERSION,
-              DTB_PLUGIN_BACKEND,
-              "nccl",
-              "0.1.0",
-              "NCCL collectives between GPUs (CUDA memory), one rank per GPU, rendezvous through the file store",
-              kParams,
-              sizeof(kParams) / sizeof(kParams[0])};
+  d.header = {
+      sizeof(dtb_backend_plugin_v1_t),
+      DTB_ABI_VERSION,
+      DTB_PLUGIN_BACKEND,
+      "nccl",
+      "0.1.0",
+      "NCCL collectives between GPUs (CUDA memory), one rank per GPU, rendezvous through the file store",
+      kParams,
+      sizeof(kParams) / sizeof(kParams[0])};
   d.capabilities = DTB_BACKEND_CAP_CUDA_MEMORY | DTB_BACKEND_CAP_ALLREDUCE | DTB_BACKEND_CAP_REDUCE_SCATTER |
                    DTB_BACKEND_CAP_ALLGATHER | DTB_BACKEND_CAP_BROADCAST | DTB_BACKEND_CAP_BARRIER |
                    DTB_BACKEND_CAP_REBUILD;

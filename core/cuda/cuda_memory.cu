@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <new>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "cuda/cuda_memory.h"
 
@@ -107,11 +107,13 @@ double gpuMemcpyGbps(int64_t bytes, int device, int repetitions) {
   const GpuBuffer source(static_cast<uint64_t>(bytes), device), target(static_cast<uint64_t>(bytes), device);
   GpuTimer timer(device);
   const auto stream = static_cast<cudaStream_t>(timer.stream());
-  checked(cudaMemcpyAsync(target.data(), source.data(), bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpy");
+  checked(cudaMemcpyAsync(target.data(), source.data(), bytes, cudaMemcpyDeviceToDevice, stream),
+          "cudaMemcpy");
   std::vector<double> rates;
   for (int r = 0; r < repetitions; ++r) {
     timer.start();
-    checked(cudaMemcpyAsync(target.data(), source.data(), bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpy");
+    checked(cudaMemcpyAsync(target.data(), source.data(), bytes, cudaMemcpyDeviceToDevice, stream),
+            "cudaMemcpy");
     timer.stop();
     rates.push_back(static_cast<double>(bytes) / std::max(timer.seconds(), 1e-9) / 1e9);
   }

@@ -11,7 +11,9 @@
 #include "dtbench/half.hpp"
 #include "dtbench/plugin.hpp"
 #include "run/blocking_collective.h"
+#include "sweep/gpu_check.h"
 #include "sweep/memory_bandwidth.h"
+#include "sweep/sweep_pattern.h"
 
 namespace dtb::core {
 namespace {
@@ -79,43 +81,10 @@ double asStored(dtb_dtype_t dtype, double expected) {
   return readAt(&slot, dtype, 0);
 }
 
-// Relative error allowed: averages are scaled by 1/world in the dtype.
-double tolerance(dtb_dtype_t dtype) {
-  switch (dtype) {
-    case DTB_DTYPE_F64:
-      return 1e-12;
-    case DTB_DTYPE_F32:
-      return 1e-6;
-    case DTB_DTYPE_F16:
-      return 2e-3;
-    case DTB_DTYPE_BF16:
-      return 1e-2;
-    default:
-      return 0;
-  }
-}
-
-// Rank r's i-th input: small integers every dtype holds exactly.
-double pattern(int rank, size_t i) { return (rank + 1) * static_cast<double>(i % 7 + 1); }
-
-double reduced(dtb_reduce_op_t op, int world, size_t i) {
-  const double k = static_cast<double>(i % 7 + 1);
-  switch (op) {
-    case DTB_REDUCE_MAX:
-      return k * world;
-    case DTB_REDUCE_MIN:
-      return k;
-    case DTB_REDUCE_AVG:
-      return k * (world + 1) / 2.0;
-    default:
-      return k * world * (world + 1) / 2.0;
-  }
-}
-
 // One collective at one size: its tensors over buffers big enough for the
 // sweep's largest size, S as nccl-tests counts it, and what each output
 // element must hold after the check. On a GPU backend the tensors are GPU
-// memory, filled and read back through the host copies `hostIn`/`hostOut`.
+// memory, filled from the host copy `hostIn` and checked where they lie.
 struct Call {
   std::string op;
   dtb_dtype_t dtype;
@@ -123,27 +92,34 @@ struct Call {
   int rank, world;
   dtb_tensor_t input{}, output{};  // all-reduce and broadcast work in place on `input`
   void* hostIn = nullptr;
-  void* hostOut = nullptr;
   int64_t bytes = 0;
 
   bool onGpu() const { return input.device.type == DTB_DEVICE_CUDA; }
   void fill(int forRank) {
-    for (size_t i = 0; i < input.count; ++i) writeAt(hostIn, dtype, i, pattern(forRank, i));
+    for (size_t i = 0; i < input.count; ++i) writeAt(hostIn, dtype, i, sweep::pattern(forRank, i));
     if (onGpu()) copyToGpu(input.data, hostIn, input.count * dtypeSize(dtype), input.device.index);
   }
-  double expectedAt(size_t i) const {
-    if (op == "allreduce") return reduced(reduceOp, world, i);
-    if (op == "reduce_scatter") return reduced(reduceOp, world, static_cast<size_t>(rank) * output.count + i);
-    if (op == "allgather") return pattern(static_cast<int>(i / input.count), i % input.count);
-    return pattern(0, i);  // broadcast from rank 0
+  sweep::Expectation expected() const {
+    const sweep::Collective c = op == "allreduce"        ? sweep::Collective::kAllreduce
+                                : op == "reduce_scatter" ? sweep::Collective::kReduceScatter
+                                : op == "allgather"      ? sweep::Collective::kAllgather
+                                                         : sweep::Collective::kBroadcast;
+    return {c, reduceOp, rank, world, input.count, output.count};
   }
   bool inPlace() const { return op == "allreduce" || op == "broadcast"; }
   const dtb_tensor_t& result() const { return inPlace() ? input : output; }
-  // The result in host memory (copied back from the GPU first).
-  const void* resultOnHost() const {
-    void* host = inPlace() ? hostIn : hostOut;
-    if (onGpu()) copyFromGpu(host, result().data, result().count * dtypeSize(dtype), result().device.index);
-    return host;
+  // Elements of the result that are wrong: counted on the GPU where the
+  // result lies there, else here.
+  int64_t wrongElements() const {
+    const sweep::Expectation want = expected();
+    if (onGpu()) return countWrongOnGpu(result(), want);
+    int64_t wrong = 0;
+    for (size_t i = 0; i < result().count; ++i) {
+      const double expectedValue = asStored(dtype, want.at(i));
+      const double value = readAt(result().data, dtype, i);
+      if (std::abs(value - expectedValue) > sweep::tolerance(dtype) * std::abs(expectedValue)) ++wrong;
+    }
+    return wrong;
   }
 
   dtb_status_t start(Communicator& comm, dtb_request_t* r, std::string* e) {
@@ -169,30 +145,35 @@ struct Call {
   }
 };
 
-// The memory a sweep's calls work in: host vectors, and for a GPU backend
-// GPU buffers as large, both grown to the largest call so far.
+// The memory a sweep's calls work in, grown to the largest call so far:
+// host vectors, or for a GPU backend GPU buffers and a host copy of the
+// input to fill them from.
 class SweepBuffers {
  public:
   explicit SweepBuffers(dtb_device_t device) : device_(device) {}
 
   void place(Call& call, size_t inCount, size_t outCount) {
     const size_t element = dtypeSize(call.dtype);
-    grow(in_, gpuIn_, inCount * element);
-    grow(out_, gpuOut_, outCount * element);
+    in_.resize(std::max(in_.size(), inCount * element));
     call.hostIn = in_.data();
-    call.hostOut = out_.data();
-    call.input = hostTensor(gpuIn_ ? gpuIn_->data() : in_.data(), inCount, call.dtype);
-    call.output = hostTensor(gpuOut_ ? gpuOut_->data() : out_.data(), outCount, call.dtype);
+    if (device_.type != DTB_DEVICE_CUDA) {
+      out_.resize(std::max(out_.size(), outCount * element));
+      call.input = hostTensor(in_.data(), inCount, call.dtype);
+      call.output = hostTensor(out_.data(), outCount, call.dtype);
+      return;
+    }
+    grow(gpuIn_, inCount * element);
+    grow(gpuOut_, outCount * element);
+    call.input = hostTensor(gpuIn_->data(), inCount, call.dtype);
+    call.output = hostTensor(gpuOut_->data(), outCount, call.dtype);
     call.input.device = call.output.device = device_;
   }
 
  private:
-  void grow(std::vector<uint8_t>& host, std::unique_ptr<GpuBuffer>& gpu, size_t bytes) {
-    host.resize(std::max(host.size(), bytes));
-    if (device_.type == DTB_DEVICE_CUDA && (!gpu || gpu->bytes() < host.size())) {
-      gpu.reset();  // free first: the old and the new may not both fit
-      gpu = std::make_unique<GpuBuffer>(host.size(), device_.index);
-    }
+  void grow(std::unique_ptr<GpuBuffer>& gpu, size_t bytes) {
+    if (gpu && gpu->bytes() >= bytes) return;
+    gpu.reset();  // freed first: the old and the new may not both fit
+    gpu = std::make_unique<GpuBuffer>(bytes, device_.index);
   }
 
   dtb_device_t device_;
@@ -272,13 +253,7 @@ void runCollectiveSweep(const SweepSpec& sweep, Communicator& comm, int rank, in
         if (sweep.check) {
           call.fill(rank);
           call.run(comm);
-          const dtb_tensor_t& result = call.result();
-          const void* got = call.resultOnHost();
-          for (size_t i = 0; i < result.count; ++i) {
-            const double expected = asStored(dtype, call.expectedAt(i));
-            const double value = readAt(got, dtype, i);
-            if (std::abs(value - expected) > tolerance(dtype) * std::abs(expected)) wrong[0] += 1;
-          }
+          wrong[0] = static_cast<double>(call.wrongElements());
           allreduceDoubles(comm, wrong, DTB_REDUCE_SUM);
         }
         if (rank == 0) {

@@ -9,9 +9,11 @@
 
 #include "backend_test_support.h"
 #include "cuda/cuda_probe.h"
+#include "dtbench/half.hpp"
 #include "host/communicator.h"
 #include "id_exchange.h"
 #include "options.h"
+#include "sweep/gpu_check.h"
 #include "watchdog.h"
 
 namespace dtb::testing {
@@ -68,7 +70,8 @@ struct FakeComm : backend::nccl::Watched {
   bool finished() override { return finishAfterPolls >= 0 && polls >= finishAfterPolls; }
   std::optional<std::string> failure() override {
     ++polls;
-    if (failAfterPolls >= 0 && polls > failAfterPolls) return "remote process exited or there was a network error";
+    if (failAfterPolls >= 0 && polls > failAfterPolls)
+      return "remote process exited or there was a network error";
     return std::nullopt;
   }
   void abort() override { ++aborts; }
@@ -131,7 +134,8 @@ TEST(NcclIdExchange, EveryRankGetsRankZerosBytes) {
   for (int r = 3; r >= 0; --r) {  // the readers start first
     ranks.emplace_back([&, r] {
       backend::nccl::FileIdStore store(dir.path());
-      got[r] = backend::nccl::shareUniqueId(store, "run7-nccl-id", r, [&] { return made; }, 10s);
+      got[r] = backend::nccl::shareUniqueId(
+          store, "run7-nccl-id", r, [&] { return made; }, 10s);
     });
   }
   for (auto& t : ranks) t.join();
@@ -142,7 +146,8 @@ TEST(NcclIdExchange, ARankWhoseRankZeroNeverComesTimesOutNamingTheStore) {
   TempDir dir;
   backend::nccl::FileIdStore store(dir.path());
   try {
-    backend::nccl::shareUniqueId(store, "run8-nccl-id", 2, [] { return std::string("never"); }, 30ms);
+    backend::nccl::shareUniqueId(
+        store, "run8-nccl-id", 2, [] { return std::string("never"); }, 30ms);
     FAIL() << "got an id nobody published";
   } catch (const Error& e) {
     EXPECT_EQ(e.status(), DTB_STATUS_TIMEOUT);
@@ -265,8 +270,7 @@ TEST_F(NcclOnGpu, ACollectiveIsOrderedWithTheStreamItWasGiven) {
       rank.instance().check("set_stream", rank.backend().set_stream(rank.comm(), timer.stream()));
       core::copyToGpuOn(buffer.data(), ones.data(), count * sizeof(float), timer.stream());
       dtb_request_t request = nullptr;
-      rank.instance().check("allreduce",
-                            rank.backend().allreduce(rank.comm(), &t, DTB_REDUCE_MAX, &request));
+      rank.instance().check("allreduce", rank.backend().allreduce(rank.comm(), &t, DTB_REDUCE_MAX, &request));
       core::copyOnGpu(copy.data(), buffer.data(), count * sizeof(float), timer.stream());
       rank.finish(request);
       core::copyFromGpu(back.data(), copy.data(), count * sizeof(float), 0);
@@ -287,6 +291,76 @@ TEST_F(NcclOnGpu, CountersTimeTheCollectivesOnTheGpu) {
     EXPECT_EQ(c.collectives, 1u);
     EXPECT_GT(c.busy_ns, 0u);  // 64 MiB moved: events tell more than nothing
   });
+}
+
+// A rank whose peer never starts: the non-blocking join is watched, and
+// aborted at the timeout with a message that says what did not happen.
+TEST_F(NcclOnGpu, AJoinWhosePeerNeverComesTimesOutAndIsAborted) {
+  TempDir store;
+  core::PluginLoader loader(core::SearchPath({DTBENCH_PLUGIN_DIR}));
+  const std::string path = store.path().string();
+  const dtb_rendezvous_t rdv = fileStoreRendezvous(0, 2, path.c_str(), "alone", 3000);  // rank 1 never comes
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    core::createBackend(ncclPlugin(loader), {}, rdv);
+    FAIL() << "joined a communicator whose peer does not exist";
+  } catch (const core::PluginCallError& e) {
+    EXPECT_EQ(e.status(), DTB_STATUS_TIMEOUT) << e.what();
+    EXPECT_NE(std::string(e.what()).find("joining the communicator"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("rank 0"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 60s);  // bounded, not hung
+}
+
+// The sweep's check where the result lies: every element right counts 0,
+// and each element spoiled counts once, in every dtype.
+TEST_F(NcclOnGpu, TheGpuCheckCountsExactlyTheWrongElements) {
+  const core::sweep::Expectation want{core::sweep::Collective::kAllreduce, DTB_REDUCE_SUM, 0, 3, 1000, 1000};
+  for (dtb_dtype_t dtype : {DTB_DTYPE_F32, DTB_DTYPE_F64, DTB_DTYPE_F16, DTB_DTYPE_BF16, DTB_DTYPE_I32,
+                            DTB_DTYPE_I64, DTB_DTYPE_I8, DTB_DTYPE_U8}) {
+    const size_t count = 1000, element = dtypeSize(dtype);
+    std::vector<double> values(count);
+    for (size_t i = 0; i < count; ++i) values[i] = want.at(i);
+    std::vector<uint8_t> host(count * element);
+    const auto store = [&](size_t i, double v) {  // as a backend would store it
+      void* at = host.data() + i * element;
+      switch (dtype) {
+        case DTB_DTYPE_F32:
+          *static_cast<float*>(at) = static_cast<float>(v);
+          break;
+        case DTB_DTYPE_F64:
+          *static_cast<double*>(at) = v;
+          break;
+        case DTB_DTYPE_F16:
+          *static_cast<uint16_t*>(at) = floatToHalf(static_cast<float>(v));
+          break;
+        case DTB_DTYPE_BF16:
+          *static_cast<uint16_t*>(at) = floatToBfloat16(static_cast<float>(v));
+          break;
+        case DTB_DTYPE_I32:
+          *static_cast<int32_t*>(at) = static_cast<int32_t>(v);
+          break;
+        case DTB_DTYPE_I64:
+          *static_cast<int64_t*>(at) = static_cast<int64_t>(v);
+          break;
+        case DTB_DTYPE_I8:
+          *static_cast<int8_t*>(at) = static_cast<int8_t>(static_cast<int64_t>(v));
+          break;
+        case DTB_DTYPE_U8:
+          *static_cast<uint8_t*>(at) = static_cast<uint8_t>(static_cast<int64_t>(v));
+          break;
+      }
+    };
+    for (size_t i = 0; i < count; ++i) store(i, values[i]);
+    core::GpuBuffer gpu(host.size(), 0);
+    dtb_tensor_t result = tensorOf(gpu.data(), count, dtype);
+    result.device = {DTB_DEVICE_CUDA, 0};
+    core::copyToGpu(gpu.data(), host.data(), host.size(), 0);
+    EXPECT_EQ(core::countWrongOnGpu(result, want), 0) << dtypeName(dtype);
+    for (size_t i : {size_t{0}, size_t{500}, count - 1}) store(i, values[i] + 2);
+    core::copyToGpu(gpu.data(), host.data(), host.size(), 0);
+    EXPECT_EQ(core::countWrongOnGpu(result, want), 3) << dtypeName(dtype);
+  }
 }
 
 }  // namespace

@@ -6,6 +6,9 @@
 #include "common/wiring.h"
 #include "dtbench/plugin.hpp"
 #include "id_exchange.h"
+#ifdef DTBENCH_HAVE_HIREDIS
+#include "redis_id_store.h"
+#endif
 #include "nccl_types.h"
 
 namespace dtb::backend::nccl {
@@ -56,6 +59,23 @@ std::string noBitwiseAnd(dtb_dtype_t dtype) {
          " data); Horovod-style response caches reduce their bits over a CPU backend";
 }
 
+// The run's rendezvous store: the shared directory, or the Redis server.
+std::unique_ptr<IdStore> openIdStore(const dtb_rendezvous_t& rdv, std::chrono::milliseconds timeout) {
+  if (rdv.store_path != nullptr) return std::make_unique<FileIdStore>(rdv.store_path);
+#ifdef DTBENCH_HAVE_HIREDIS
+  try {
+    return std::make_unique<RedisIdStore>(rdv.store_address ? rdv.store_address : "", timeout);
+  } catch (const std::runtime_error& e) {
+    throw Error(DTB_STATUS_COMM_FAILURE, e.what());
+  }
+#else
+  (void)timeout;
+  throw Error(DTB_STATUS_UNSUPPORTED,
+              "this build has no Redis support (install libhiredis-dev and rebuild); use a shared directory "
+              "for the file store");
+#endif
+}
+
 std::string resultText(ncclResult_t r, ncclComm_t comm) {
   std::string text = ncclGetErrorString(r);
   const char* last = ncclGetLastError(comm);
@@ -103,15 +123,10 @@ NcclCommunicator::NcclCommunicator(const dtb_host_t* host, const dtb_rendezvous_
       device_(chooseDevice(rdv)),
       options_(std::move(options)),
       timeout_(rdv.timeout_ms) {
-  if (rdv.store_path == nullptr) {
-    throw Error(DTB_STATUS_UNSUPPORTED,
-                "the NCCL id is exchanged through the file store only so far; leave rendezvous_store empty "
-                "(ranks on several hosts need a shared directory)");
-  }
   checkCuda(cudaSetDevice(device_), "cudaSetDevice");
-  FileIdStore store(rdv.store_path);
+  const std::unique_ptr<IdStore> store = openIdStore(rdv, timeout_);
   const std::string id = shareUniqueId(
-      store, std::string(rdv.prefix ? rdv.prefix : "") + "nccl-unique-id", rank_,
+      *store, std::string(rdv.prefix ? rdv.prefix : "") + "nccl-unique-id", rank_,
       [] {
         ncclUniqueId made{};
         const ncclResult_t r = ncclGetUniqueId(&made);

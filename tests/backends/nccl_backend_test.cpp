@@ -5,6 +5,7 @@
 // is and skips, saying why, where none is.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <thread>
 
 #include "backend_test_support.h"
@@ -13,6 +14,9 @@
 #include "host/communicator.h"
 #include "id_exchange.h"
 #include "options.h"
+#ifdef DTBENCH_HAVE_HIREDIS
+#include "redis_id_store.h"
+#endif
 #include "sweep/gpu_check.h"
 #include "watchdog.h"
 
@@ -166,6 +170,51 @@ TEST(NcclIdExchange, AKeyIsOneFileInTheStoreEvenWithSlashes) {
   EXPECT_EQ(store.tryGet("a/b"), "id");
   EXPECT_FALSE(store.tryGet("other").has_value());
 }
+
+#ifdef DTBENCH_HAVE_HIREDIS
+// Ranks on hosts without a shared directory meet through Redis: a real
+// redis-server on a random port, as the run-level test starts one.
+TEST(NcclIdExchange, ThroughARedisServerEveryRankGetsTheSameBytes) {
+  if (std::system("command -v redis-server >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no redis-server here (tools/install-deps.sh --tests installs it)";
+  TempDir dir;
+  const std::string pidFile = (dir / "redis.pid").string();
+  std::unique_ptr<backend::nccl::RedisIdStore> probe;
+  int port = 0;
+  for (int attempt = 0; attempt < 5 && !probe; ++attempt) {
+    port = 20000 + static_cast<int>(std::chrono::steady_clock::now().time_since_epoch().count() % 20000);
+    const std::string start = "redis-server --port " + std::to_string(port) +
+                              " --bind 127.0.0.1 --save '' --appendonly no --daemonize yes --pidfile " +
+                              pidFile + " --dir " + dir.path().string() + " >/dev/null 2>&1";
+    if (std::system(start.c_str()) != 0) continue;
+    for (int wait = 0; wait < 100 && !probe; ++wait) {
+      try {
+        probe = std::make_unique<backend::nccl::RedisIdStore>("127.0.0.1:" + std::to_string(port), 1s);
+      } catch (const std::exception&) {
+        std::this_thread::sleep_for(20ms);
+      }
+    }
+  }
+  ASSERT_TRUE(probe) << "redis-server did not start";
+  const std::string address = "127.0.0.1:" + std::to_string(port);
+  std::string made(128, '\0');
+  made[1] = 'i';
+  made[126] = 'd';
+  std::vector<std::string> got(3);
+  std::vector<std::thread> ranks;
+  for (int r = 2; r >= 0; --r) {
+    ranks.emplace_back([&, r] {
+      backend::nccl::RedisIdStore store(address, 5s);
+      got[r] = backend::nccl::shareUniqueId(
+          store, "redis-run-nccl-id", r, [&] { return made; }, 10s);
+    });
+  }
+  for (auto& t : ranks) t.join();
+  for (const std::string& g : got) EXPECT_EQ(g, made);
+  EXPECT_EQ(probe->where(), "the Redis server at " + address);
+  std::system(("kill $(cat " + pidFile + ")").c_str());
+}
+#endif
 
 // ---- Options ------------------------------------------------------------------------
 

@@ -585,7 +585,28 @@ class Planner {
     for (size_t i = 0; i < cells.size(); ++i) cells[i].index = static_cast<int>(i);
     checkFaultRanks(cells);
     checkRestartableStrategies(cells);
+    checkHostMemoryBackends(cells);
     plan.cells = std::move(cells);
+  }
+
+  // Training keeps its tensors in host memory (the models run on oneDNN on
+  // the CPU), so a backend that moves GPU memory only (nccl) cannot carry
+  // it: said at plan time, with where it does work.
+  void checkHostMemoryBackends(const std::vector<Cell>& cells) {
+    for (const Cell& cell : cells) {
+      const auto found = plugins_.find("backend/" + cell.text("backend"));
+      if (found == plugins_.end()) continue;
+      const uint32_t caps = found->second->descriptor<dtb_backend_plugin_v1_t>().capabilities;
+      if ((caps & DTB_BACKEND_CAP_HOST_MEMORY) || !(caps & DTB_BACKEND_CAP_CUDA_MEMORY)) continue;
+      const Column* backend = findColumn("backend");
+      fail(backend ? backend->where : SourceLocation{m_.path, 1, 1},
+           "backend '" + cell.text("backend") + "' (cell " + std::to_string(cell.index) +
+               ") moves GPU memory only, and training here runs on the CPU (the models are oneDNN's): use "
+               "gloo "
+               "or mpi for training, and `dtbench comm --backend " +
+               cell.text("backend") + "` to measure its collectives");
+      return;
+    }
   }
 
   // recovery = "restart" brings a run back from checkpoints, which need the

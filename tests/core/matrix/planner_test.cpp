@@ -57,6 +57,20 @@ TEST(Planner, FixedValuesMakeOneCellWithEveryDefault) {
   EXPECT_EQ(p.plugins.size(), 4u);
 }
 
+#ifdef DTBENCH_HAVE_NCCL
+// Training runs on the CPU: a backend that moves GPU memory only is refused
+// before anything runs, at the backend's line, with where it does work.
+TEST(Planner, AGpuOnlyBackendCannotCarryTraining) {
+  std::string text = kHeader;
+  text.replace(text.find("backend = \"single\""), 18, "backend = [\"single\", \"nccl\"]");
+  const std::vector<std::string> lines = problems(text);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_TRUE(contains(lines, "m.toml:9:11: error: backend 'nccl' (cell 1) moves GPU memory only"))
+      << lines[0];
+  EXPECT_TRUE(contains(lines, "dtbench comm --backend nccl")) << lines[0];
+}
+#endif
+
 TEST(Planner, ArraysAreAxesAndAxesAreCrossed) {
   Plan p = plan(kHeader + "world_size = [1, 2, 4]\noptimizer = [\"sgd\", \"adam\"]\n");
   ASSERT_EQ(p.cells.size(), 6u);

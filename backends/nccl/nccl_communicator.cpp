@@ -151,16 +151,14 @@ NcclCommunicator::NcclCommunicator(const dtb_host_t* host, const dtb_rendezvous_
     throw Error(DTB_STATUS_COMM_FAILURE, "ncclCommInitRankConfig: " + resultText(init, nullptr));
   }
   try {
-    settle("joining the communicator (are all ranks started, each on its own GPU?)");
+    settle(nullptr, "joining the communicator (are all ranks started, each on its own GPU?)");
     int priority = 0, greatest = 0;
     checkCuda(cudaDeviceGetStreamPriorityRange(&priority, &greatest), "cudaDeviceGetStreamPriorityRange");
     checkCuda(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest), "cudaStreamCreate");
-    checkCuda(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming), "cudaEventCreate");
     checkCuda(cudaMalloc(&barrierScratch_, sizeof(float)), "cudaMalloc");
   } catch (...) {
     if (!health_.aborted()) ncclCommAbort(comm_);
     if (stream_) cudaStreamDestroy(stream_);
-    if (ready_) cudaEventDestroy(ready_);
     throw;
   }
 }
@@ -185,7 +183,6 @@ NcclCommunicator::~NcclCommunicator() {
     }
   }
   if (barrierScratch_) cudaFree(barrierScratch_);
-  if (ready_) cudaEventDestroy(ready_);
   if (stream_) cudaStreamDestroy(stream_);
 }
 
@@ -207,22 +204,23 @@ void NcclCommunicator::abortBecause(const std::string& reason) {
 
 // After a non-blocking call returned ncclInProgress, NCCL finishes it in the
 // background; nothing else may be called until the state settles.
-void NcclCommunicator::settle(const char* what) {
+void NcclCommunicator::settle(const Request* request, const char* what) {
   const auto deadline = Clock::now() + timeout_;
   for (;;) {
     ncclResult_t state = ncclSuccess;
     const ncclResult_t asked = ncclCommGetAsyncError(comm_, &state);
     if (asked != ncclSuccess) state = asked;
     if (state == ncclSuccess) return;
+    const std::string doing = request ? request->name() : std::string(what);
     if (state != ncclInProgress) {
       const std::string why = resultText(state, comm_);
       abortBecause(why);
-      fail(DTB_STATUS_COMM_FAILURE, std::string(what) + ": " + why);
+      fail(DTB_STATUS_COMM_FAILURE, doing + ": " + why);
     }
     if (Clock::now() >= deadline) {
-      abortBecause(std::string(what) + " took longer than the timeout");
+      abortBecause(doing + " took longer than the timeout");
       fail(DTB_STATUS_TIMEOUT,
-           std::string(what) + ": not done after " + std::to_string(timeout_.count()) + " ms; aborted");
+           doing + ": not done after " + std::to_string(timeout_.count()) + " ms; aborted");
     }
     std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
@@ -243,37 +241,53 @@ void NcclCommunicator::checkTensor(const dtb_tensor_t& t, const char* what) cons
     fail(DTB_STATUS_UNSUPPORTED, std::string(what) + " has a dtype NCCL does not know");
 }
 
-std::shared_ptr<Request> NcclCommunicator::issue(std::string op, uint64_t busBytes, Call call) {
+std::shared_ptr<Request> NcclCommunicator::issue(const char* op, uint64_t busBytes, Call call) {
   checkUsable();
   auto request = std::make_shared<Request>();
-  request->op = std::move(op) + " #" + std::to_string(++issued_);
+  request->op = op;  // the message is made only if it fails: issuing stays cheap
+  request->sequence = ++issued_;
   busBytes_ += busBytes;
   ++collectives_;
   pending_.push_back({std::move(call), request});
-  if (!options_.groupCalls) flush();
+  // A stream's order is the order of launches: nothing waits for a group then.
+  if (!options_.groupCalls || userStream_) flush();
   return request;
+}
+
+// A launch's events, reused once no request holds them: creating two events
+// per collective would add microseconds to every small one.
+std::shared_ptr<Launch> NcclCommunicator::takeLaunch() {
+  for (const std::shared_ptr<Launch>& launch : launches_) {
+    if (launch.use_count() == 1) {
+      launch->counted = false;
+      return launch;
+    }
+  }
+  auto launch = std::make_shared<Launch>();
+  checkCuda(cudaEventCreate(&launch->start), "cudaEventCreate");
+  checkCuda(cudaEventCreate(&launch->end), "cudaEventCreate");
+  launches_.push_back(launch);
+  return launch;
 }
 
 void NcclCommunicator::flush() {
   if (pending_.empty()) return;
   std::vector<Pending> batch;
   batch.swap(pending_);
-  auto launch = std::make_shared<Launch>();
+  std::shared_ptr<Launch> launch;
   try {
     checkUsable();
     checkCuda(cudaSetDevice(device_), "cudaSetDevice");
-    checkCuda(cudaEventCreate(&launch->start), "cudaEventCreate");
-    checkCuda(cudaEventCreate(&launch->end), "cudaEventCreate");
-    if (userStream_) {
-      checkCuda(cudaEventRecord(ready_, userStream_), "cudaEventRecord");
-      checkCuda(cudaStreamWaitEvent(stream_, ready_, 0), "cudaStreamWaitEvent");
-    }
-    checkCuda(cudaEventRecord(launch->start, stream_), "cudaEventRecord");
+    launch = takeLaunch();
+    // On the caller's stream when it set one (NCCL's own model: the stream
+    // orders the collective with the kernels around it), else on ours.
+    const cudaStream_t stream = userStream_ ? userStream_ : stream_;
+    checkCuda(cudaEventRecord(launch->start, stream), "cudaEventRecord");
     const bool group = batch.size() > 1;
     if (group && ncclGroupStart() != ncclSuccess) fail(DTB_STATUS_INTERNAL, "ncclGroupStart failed");
     ncclResult_t result = ncclSuccess;
     for (const Pending& p : batch) {
-      result = p.call(stream_);
+      result = p.call(stream);
       if (result != ncclSuccess && result != ncclInProgress) break;
     }
     if (group) {
@@ -285,19 +299,18 @@ void NcclCommunicator::flush() {
       if (result != ncclInvalidArgument && result != ncclInvalidUsage) abortBecause(why);
       fail(result == ncclInvalidArgument || result == ncclInvalidUsage ? DTB_STATUS_INVALID_ARGUMENT
                                                                        : DTB_STATUS_COMM_FAILURE,
-           batch.front().request->op + ": " + why);
+           batch.front().request->name() + ": " + why);
     }
-    settle(batch.front().request->op.c_str());
-    checkCuda(cudaEventRecord(launch->end, stream_), "cudaEventRecord");
-    if (userStream_) checkCuda(cudaStreamWaitEvent(userStream_, launch->end, 0), "cudaStreamWaitEvent");
+    settle(batch.front().request.get(), nullptr);
+    checkCuda(cudaEventRecord(launch->end, stream), "cudaEventRecord");
   } catch (const Error& e) {
     for (Pending& p : batch) {
       p.request->complete = true;
       p.request->status = e.status();
       p.request->message = e.what();
     }
-    if (!options_.groupCalls) throw;  // issued alone: the issuing call fails
-    return;                           // grouped: each request's wait says it
+    if (!options_.groupCalls || userStream_) throw;  // issued alone: the issuing call fails
+    return;                                          // grouped: each request's wait says it
   }
   for (Pending& p : batch) p.request->launch = launch;
 }
@@ -318,7 +331,7 @@ bool NcclCommunicator::test(Request& request) {
   if (health_.aborted()) {
     request.complete = true;
     request.status = DTB_STATUS_COMM_FAILURE;
-    request.message = "nccl: rank " + std::to_string(rank_) + ": " + request.op +
+    request.message = "nccl: rank " + std::to_string(rank_) + ": " + request.name() +
                       ": the communicator was aborted (" + health_.reason() + ")";
     return true;
   }
@@ -328,7 +341,7 @@ bool NcclCommunicator::test(Request& request) {
     abortBecause(*failure);
     request.complete = true;
     request.status = DTB_STATUS_COMM_FAILURE;
-    request.message = "nccl: rank " + std::to_string(rank_) + ": " + request.op + ": " + *failure +
+    request.message = "nccl: rank " + std::to_string(rank_) + ": " + request.name() + ": " + *failure +
                       "; communicator aborted";
     return true;
   }
@@ -347,7 +360,7 @@ dtb_status_t NcclCommunicator::wait(Request& request, std::chrono::milliseconds 
     if (health_.aborted()) {
       request.complete = true;
       request.status = DTB_STATUS_COMM_FAILURE;
-      request.message = "nccl: rank " + std::to_string(rank_) + ": " + request.op +
+      request.message = "nccl: rank " + std::to_string(rank_) + ": " + request.name() +
                         ": the communicator was aborted (" + health_.reason() + ")";
     } else {
       WatchedRequest watched(comm_, *request.launch);
@@ -355,10 +368,10 @@ dtb_status_t NcclCommunicator::wait(Request& request, std::chrono::milliseconds 
       if (verdict.status == DTB_STATUS_OK) {
         finish(request);
       } else {
-        health_.abortedBecause(request.op + ": " + verdict.why);  // watch() aborted it
+        health_.abortedBecause(request.name() + ": " + verdict.why);  // watch() aborted it
         request.complete = true;
         request.status = verdict.status;
-        request.message = "nccl: rank " + std::to_string(rank_) + ": " + request.op + ": " + verdict.why +
+        request.message = "nccl: rank " + std::to_string(rank_) + ": " + request.name() + ": " + verdict.why +
                           (verdict.status == DTB_STATUS_TIMEOUT
                                ? "; communicator aborted (a peer is stuck or gone: its own "
                                  "log or exit status names it)"

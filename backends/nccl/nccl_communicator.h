@@ -1,9 +1,9 @@
 // An NCCL communicator: one per rank and GPU, made non-blocking so that
 // every wait can be bounded (ncclCommGetAsyncError polled, ncclCommAbort
 // when the timeout passes or a peer fails: PyTorch's NCCL watchdog, run in
-// the waiting thread). Collectives run on a dedicated high-priority stream;
-// each request completes by a CUDA event, which also times it for the busy
-// counter.
+// the waiting thread). Collectives run on a dedicated high-priority stream,
+// or on the caller's (set_stream); each request completes by a CUDA event,
+// which also times it for the busy counter.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -31,7 +31,9 @@ struct Launch {
 };
 
 struct Request {
-  std::string op;                  // "allreduce #12 (4096 bytes)", for messages
+  const char* op = "";    // "allreduce": with `sequence`, what messages name
+  uint64_t sequence = 0;  // the communicator's issue count: "allreduce #12"
+  std::string name() const { return std::string(op) + " #" + std::to_string(sequence); }
   std::shared_ptr<Launch> launch;  // null until launched
   bool complete = false;
   dtb_status_t status = DTB_STATUS_OK;
@@ -70,10 +72,11 @@ class NcclCommunicator {
 
  private:
   using Call = std::function<ncclResult_t(cudaStream_t)>;
-  std::shared_ptr<Request> issue(std::string op, uint64_t busBytes, Call call);
-  void flush();                   // launches what is queued
-  void settle(const char* what);  // waits out ncclInProgress after a call, bounded
-  void finish(Request& request);  // a completed request's busy time
+  std::shared_ptr<Request> issue(const char* op, uint64_t busBytes, Call call);
+  void flush();                                           // launches what is queued
+  std::shared_ptr<Launch> takeLaunch();                   // pooled events for the next launch
+  void settle(const Request* request, const char* what);  // waits out ncclInProgress, bounded
+  void finish(Request& request);                          // a completed request's busy time
   void abortBecause(const std::string& reason);
   void checkUsable() const;
   [[noreturn]] void fail(dtb_status_t status, const std::string& what) const;
@@ -86,10 +89,10 @@ class NcclCommunicator {
   Options options_;
   std::chrono::milliseconds timeout_;
   ncclComm_t comm_ = nullptr;
-  cudaStream_t stream_ = nullptr;      // where the collectives run
-  cudaStream_t userStream_ = nullptr;  // set_stream's: ordered with, never run on
-  cudaEvent_t ready_ = nullptr;        // the user stream's work before a launch
-  float* barrierScratch_ = nullptr;    // one float the barrier all-reduces
+  cudaStream_t stream_ = nullptr;                  // where the collectives run by default
+  cudaStream_t userStream_ = nullptr;              // set_stream's, where they run instead
+  std::vector<std::shared_ptr<Launch>> launches_;  // their events, reused
+  float* barrierScratch_ = nullptr;                // one float the barrier all-reduces
   Health health_;
   uint64_t issued_ = 0;
 

@@ -15,7 +15,7 @@ const dtb_param_spec_t kParams[] = {
     {sizeof(dtb_param_spec_t), "group_calls", DTB_PARAM_BOOL, "false",
      "Launch the collectives issued since the last test or wait together, in one ncclGroupStart/End "
      "(PyTorch's coalescing): one launch for many small collectives; every rank must then test or wait at "
-     "the same points",
+     "the same points. Not while a stream is set (set_stream): the stream's order is the launches' order",
      0, 0, 0, nullptr},
     {sizeof(dtb_param_spec_t), "max_ctas", DTB_PARAM_INT, "0",
      "Most CUDA thread blocks (channels) a collective may use, ncclConfig_t.maxCTAs; 0 leaves it to NCCL",

@@ -131,8 +131,8 @@ struct Call {
   void run(Communicator& comm) {
     runCollective(comm, [&](dtb_request_t* r, std::string* e) { return start(comm, r, e); });
   }
-  // One call timed on the GPU: events on `timer`'s stream, which the
-  // backend orders the collective with (set_stream), as nccl-tests times.
+  // One call timed on the GPU: events around it on `timer`'s stream, which
+  // the backend runs it on (set_stream), as nccl-tests times a call.
   double runTimedOnGpu(Communicator& comm, GpuTimer& timer) {
     dtb_request_t request = nullptr;
     std::string error;

@@ -114,16 +114,16 @@ typedef struct dtb_backend_plugin_v1_s {
   dtb_status_t (*counters)(void* comm, dtb_comm_counters_t* out);
 
   /* (optional, since 1.4: read it only when header.struct_size covers it)
-   * GPU backends: orders the collectives issued after this call with the
-   * work on `stream` (a cudaStream_t of the communicator's device), as
-   * PyTorch's ProcessGroupNCCL orders with the current stream. Each starts
-   * after the kernels enqueued on `stream` before it was issued, and kernels
-   * enqueued on `stream` after it was issued start after it ends, while it
-   * runs on the backend's own stream (so it can overlap compute enqueued
-   * elsewhere). wait() still blocks the calling thread until the collective
-   * ends, watched against its timeout. NULL: no ordering with any stream
-   * (the default: the caller orders with wait()). NULL member: the backend
-   * has no streams; the host refuses a non-NULL stream for it. */
+   * GPU backends: the collectives issued after this call run on `stream` (a
+   * cudaStream_t of the communicator's device), as NCCL's own calls take a
+   * stream: each starts after the kernels enqueued on `stream` before it was
+   * issued, and kernels enqueued there after it was issued start after it
+   * ends. A strategy that wants communication to overlap its compute gives
+   * a stream of its own for communication and orders the two with events.
+   * wait() still blocks the calling thread until the collective ends,
+   * watched against its timeout. NULL: the backend's own stream again,
+   * ordered with nothing (the caller orders with wait()). NULL member: the
+   * backend has no streams; the host refuses a non-NULL stream for it. */
   dtb_status_t (*set_stream)(void* comm, void* stream);
 } dtb_backend_plugin_v1_t;
 

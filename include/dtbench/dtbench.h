@@ -359,13 +359,13 @@ typedef struct dtb_host {
   dtb_status_t (*param_release)(dtb_host_ctx_t ctx, struct dtb_param* param, dtb_param_part_t part);
 
   /* GPU ordering (since 1.4: check with DTB_HAS_MEMBER) ------------------------
-   * Orders the communicator's later collectives with the work on `stream` (a
-   * cudaStream_t of the communicator's GPU), as the backend's set_stream
-   * (backend.h) says: each starts after the kernels enqueued there before it
-   * was issued, and kernels enqueued there after it was issued start after it
-   * ends. NULL: no ordering (the strategy orders with comm_wait). A backend
-   * without GPU streams (Gloo, MPI) gives DTB_STATUS_UNSUPPORTED for a
-   * non-NULL stream. Strategies only. */
+   * The communicator's later collectives run on `stream` (a cudaStream_t of
+   * the communicator's GPU), as the backend's set_stream (backend.h) says:
+   * each starts after the kernels enqueued there before it was issued, and
+   * kernels enqueued there after it was issued start after it ends. NULL:
+   * the backend's own stream, ordered with nothing (the strategy orders with
+   * comm_wait). A backend without GPU streams (Gloo, MPI) gives
+   * DTB_STATUS_UNSUPPORTED for a non-NULL stream. Strategies only. */
   dtb_status_t (*comm_set_stream)(dtb_host_ctx_t ctx, void* stream);
 } dtb_host_t;
 

@@ -304,26 +304,31 @@ TEST_F(NcclOnGpu, AHostTensorIsRefusedNamingTheWayOut) {
   });
 }
 
-// set_stream: the collective starts after the work already on the stream
-// (here a copy into its buffer) and the work enqueued after it (a copy out)
-// sees its result, with no wait on the host between.
-TEST_F(NcclOnGpu, ACollectiveIsOrderedWithTheStreamItWasGiven) {
+// set_stream: the collective runs on the caller's stream, after the work
+// already there and before the work enqueued after it, with no wait on the
+// host between. An all-gather of one rank copies its input to its output:
+// a slow copy into the input before it (pageable host memory, 256 MiB) and
+// a copy out of the output after it show whether the order held.
+TEST_F(NcclOnGpu, ACollectiveRunsInTheOrderOfTheStreamItWasGiven) {
   for (bool grouped : {false, true}) {
-    runRanks("nccl", 1, {{"group_calls", grouped}}, [](Rank& rank) {
+    runRanks("nccl", 1, {{"group_calls", grouped}}, [grouped](Rank& rank) {
       core::GpuTimer timer(0);  // a stream (its events are not used)
-      const size_t count = 1 << 22;
+      const size_t count = size_t{1} << 26;
+      const uint64_t bytes = count * sizeof(float);
       std::vector<float> ones(count, 1.0f), back(count, 0.0f);
-      core::GpuBuffer buffer(count * sizeof(float), 0), copy(count * sizeof(float), 0);
-      dtb_tensor_t t = tensorOf(buffer.data(), count, DTB_DTYPE_F32);
-      t.device = {DTB_DEVICE_CUDA, 0};
+      core::GpuBuffer in(bytes, 0), out(bytes, 0), copy(bytes, 0);
+      core::copyToGpu(out.data(), back.data(), bytes, 0);  // zeros, synchronously
+      dtb_tensor_t input = tensorOf(in.data(), count, DTB_DTYPE_F32);
+      dtb_tensor_t output = tensorOf(out.data(), count, DTB_DTYPE_F32);
+      input.device = output.device = {DTB_DEVICE_CUDA, 0};
       rank.instance().check("set_stream", rank.backend().set_stream(rank.comm(), timer.stream()));
-      core::copyToGpuOn(buffer.data(), ones.data(), count * sizeof(float), timer.stream());
+      core::copyToGpuOn(in.data(), ones.data(), bytes, timer.stream());
       dtb_request_t request = nullptr;
-      rank.instance().check("allreduce", rank.backend().allreduce(rank.comm(), &t, DTB_REDUCE_MAX, &request));
-      core::copyOnGpu(copy.data(), buffer.data(), count * sizeof(float), timer.stream());
+      rank.instance().check("allgather", rank.backend().allgather(rank.comm(), &input, &output, &request));
+      core::copyOnGpu(copy.data(), out.data(), bytes, timer.stream());
       rank.finish(request);
-      core::copyFromGpu(back.data(), copy.data(), count * sizeof(float), 0);
-      EXPECT_EQ(back, ones);
+      core::copyFromGpu(back.data(), copy.data(), bytes, 0);  // synchronous: after the stream's work
+      EXPECT_EQ(back, ones) << (grouped ? "grouped" : "alone");
       rank.instance().check("set_stream", rank.backend().set_stream(rank.comm(), nullptr));
     });
   }

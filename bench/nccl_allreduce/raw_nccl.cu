@@ -11,12 +11,12 @@
 #include <cstdlib>
 #include <string>
 
-#define CHECK(call)                                                   \
-  do {                                                                \
-    if ((call) != 0) {                                                \
+#define CHECK(call)                                                             \
+  do {                                                                          \
+    if ((call) != 0) {                                                          \
       std::fprintf(stderr, "raw_nccl: %s failed (line %d)\n", #call, __LINE__); \
-      std::exit(1);                                                   \
-    }                                                                 \
+      std::exit(1);                                                             \
+    }                                                                           \
   } while (0)
 
 int main(int argc, char** argv) {

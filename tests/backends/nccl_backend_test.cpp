@@ -348,8 +348,9 @@ TEST_F(NcclOnGpu, CountersTimeTheCollectivesOnTheGpu) {
 }
 
 // A rank whose peer never starts: the non-blocking join is watched, and
-// aborted at the timeout with a message that says what did not happen.
-TEST_F(NcclOnGpu, AJoinWhosePeerNeverComesTimesOutAndIsAborted) {
+// aborted at the timeout with a message that says what did not happen;
+// then a new communicator can be made in the same process (REBUILD).
+TEST_F(NcclOnGpu, AJoinWhosePeerNeverComesIsAbortedAtTheTimeoutAndANewOneWorks) {
   TempDir store;
   core::PluginLoader loader(core::SearchPath({DTBENCH_PLUGIN_DIR}));
   const std::string path = store.path().string();
@@ -364,6 +365,13 @@ TEST_F(NcclOnGpu, AJoinWhosePeerNeverComesTimesOutAndIsAborted) {
     EXPECT_NE(std::string(e.what()).find("rank 0"), std::string::npos) << e.what();
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, 60s);  // bounded, not hung
+  // REBUILD: after the abort, this process makes a fresh communicator, and it works.
+  runRanks("nccl", 1, {}, [](Rank& rank) {
+    std::vector<float> data(1024, 2.0f);
+    dtb_tensor_t t = rank.tensor(data.data(), data.size(), DTB_DTYPE_F32);
+    rank.run([&](dtb_request_t* r) { return rank.backend().allreduce(rank.comm(), &t, DTB_REDUCE_SUM, r); });
+    EXPECT_EQ(data, std::vector<float>(1024, 2.0f));
+  });
 }
 
 // The sweep's check where the result lies: every element right counts 0,

@@ -81,6 +81,14 @@ core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
     }
     s.world = static_cast<int>((*comm)["ranks"].value_or<int64_t>(s.world));
     s.launcher = (*comm)["launcher"].value_or(s.launcher);
+    // [backend.NAME]: that backend's parameters, as in a matrix.
+    if (const toml::table* backends = document["backend"].as_table()) {
+      for (const auto& [name, table] : *backends) {
+        if (!table.is_table())
+          throw std::invalid_argument(o.file + ": [backend] holds one table per backend, [backend.NAME]");
+        s.backendParams[std::string(name.str())] = *table.as_table();
+      }
+    }
   }
   auto given = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
   if (given("--backend")) s.backends = o.backends;

@@ -1,9 +1,11 @@
 #include "sweep/sweep_runner.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
 #include "cuda/cuda_probe.h"
+#include "host/plugin_config.h"
 #include "matrix/run_schema.h"
 #include "plugin/loader.h"
 #include "run/interrupt_guard.h"
@@ -21,7 +23,7 @@ namespace {
 // The run row of one backend's sweep: what a training cell would hold, with
 // "sweep" for strategy and no model or data; the sweep's settings become
 // run_param rows (sweep.*), so SQL can tell sweeps apart.
-Cell sweepCell(const SweepOptions& o, const std::string& backend, int index) {
+Cell sweepCell(const SweepOptions& o, const std::string& backend, const ParamValues& params, int index) {
   Cell cell;
   cell.index = index;
   for (const ParamSpec& spec : runSchema()) {
@@ -31,6 +33,7 @@ Cell sweepCell(const SweepOptions& o, const std::string& backend, int index) {
   cell.values["dataset"] = std::string("-");
   cell.values["strategy"] = std::string("sweep");
   cell.values["backend"] = backend;
+  for (const auto& [key, value] : params) cell.values["backend." + backend + "." + key] = value;
   cell.values["world_size"] = int64_t{o.world};
   cell.values["batch_size"] = int64_t{0};
   cell.values[kGlobalBatchKey] = int64_t{0};
@@ -56,9 +59,46 @@ std::string asToml(const SweepOptions& o) {
   comm.insert("backends", std::move(backends));
   comm.insert("ranks", o.world);
   comm.insert("launcher", o.launcher);
+  toml::table document{{"experiment", toml::table{{"name", o.name}}}, {"comm", std::move(comm)}};
+  if (!o.backendParams.empty()) {
+    toml::table tables;
+    for (const auto& [name, table] : o.backendParams) tables.insert(name, table);
+    document.insert("backend", std::move(tables));
+  }
   std::ostringstream text;
-  text << toml::table{{"experiment", toml::table{{"name", o.name}}}, {"comm", std::move(comm)}} << "\n";
+  text << document << "\n";
   return text.str();
+}
+
+// The parameters a backend's sweep runs with: its [backend.NAME] table,
+// checked against the plugin's declarations as a matrix's are, defaults
+// filled in. Throws std::invalid_argument naming the table and the key.
+ParamValues backendParams(const LoadedPlugin& backend, const SweepOptions& o) {
+  const std::string where = (o.source.empty() ? "" : o.source + ": ") + "[backend." + backend.name() + "]";
+  ParamValues given;
+  const auto table = o.backendParams.find(backend.name());
+  if (table != o.backendParams.end()) {
+    for (const auto& [key, node] : table->second) {
+      const std::string name(key.str());
+      const auto spec = std::find_if(backend.params().begin(), backend.params().end(),
+                                     [&](const ParamSpec& p) { return p.name == name; });
+      if (spec == backend.params().end()) {
+        given[name] = std::string();  // resolveConfig names it, with the closest declared name
+        continue;
+      }
+      const std::optional<ParamValue> value = paramValueFromToml(spec->type, node);
+      if (!value) {
+        throw std::invalid_argument(where + " " + name + ": expects " +
+                                    std::string(paramTypeName(spec->type)));
+      }
+      given[name] = *value;
+    }
+  }
+  try {
+    return resolveConfig(backend, given);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(where + ": " + e.what());
+  }
 }
 
 // A GPU-only backend (nccl) swept on this machine needs a GPU per rank:
@@ -89,9 +129,17 @@ int runSweeps(const SweepOptions& o) {
   PluginLoader plugins(SearchPath::fromEnvironmentAfter(o.pluginDirs),
                        PluginLoader::Isolation::kTryInChildFirst);
   std::vector<std::shared_ptr<const LoadedPlugin>> backends;
+  std::vector<ParamValues> params;
   for (const std::string& b : o.backends) {
     backends.push_back(plugins.load(PluginKind::kBackend, b));  // fail early
+    params.push_back(backendParams(*backends.back(), o));
     checkGpusFor(*backends.back(), o);
+  }
+  for (const auto& [name, table] : o.backendParams) {
+    if (std::find(o.backends.begin(), o.backends.end(), name) == o.backends.end())
+      throw std::invalid_argument((o.source.empty() ? "" : o.source + ": ") + "[backend." + name +
+                                  "]: no backend '" + name +
+                                  "' is swept (backends = [...] in [comm], or --backend)");
   }
 
   ResultStore store(o.database);
@@ -105,7 +153,7 @@ int runSweeps(const SweepOptions& o) {
                o.name.c_str(), static_cast<long long>(experiment), o.backends.size(),
                o.backends.size() == 1 ? "" : "s", o.world, o.world == 1 ? "" : "s", o.database.c_str());
   for (size_t i = 0; i < o.backends.size() && !stopped; ++i) {
-    const Cell cell = sweepCell(o, o.backends[i], static_cast<int>(i));
+    const Cell cell = sweepCell(o, o.backends[i], params[i], static_cast<int>(i));
     const int64_t runId = store.addRun(experiment, cell, 0);
     const LoadedPlugin& p = *backends[i];
     store.startRun(

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ struct SweepOptions {
   std::string launcherArgs;
   double timeoutS = 60;
   SweepSpec sweep;
+  // A backend's parameters, from the file's [backend.NAME] tables (checked
+  // against the plugin's declarations when it is loaded).
+  std::map<std::string, toml::table> backendParams;
 };
 
 // Returns 0 when every backend's sweep ran with no wrong element, 1 otherwise,

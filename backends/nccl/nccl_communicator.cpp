@@ -264,8 +264,12 @@ std::shared_ptr<Launch> NcclCommunicator::takeLaunch() {
     }
   }
   auto launch = std::make_shared<Launch>();
-  checkCuda(cudaEventCreate(&launch->start), "cudaEventCreate");
-  checkCuda(cudaEventCreate(&launch->end), "cudaEventCreate");
+  if (options_.busyTime) {
+    checkCuda(cudaEventCreate(&launch->start), "cudaEventCreate");
+    checkCuda(cudaEventCreate(&launch->end), "cudaEventCreate");
+  } else {
+    checkCuda(cudaEventCreateWithFlags(&launch->end, cudaEventDisableTiming), "cudaEventCreate");
+  }
   launches_.push_back(launch);
   return launch;
 }
@@ -282,7 +286,7 @@ void NcclCommunicator::flush() {
     // On the caller's stream when it set one (NCCL's own model: the stream
     // orders the collective with the kernels around it), else on ours.
     const cudaStream_t stream = userStream_ ? userStream_ : stream_;
-    checkCuda(cudaEventRecord(launch->start, stream), "cudaEventRecord");
+    if (launch->start) checkCuda(cudaEventRecord(launch->start, stream), "cudaEventRecord");
     const bool group = batch.size() > 1;
     if (group && ncclGroupStart() != ncclSuccess) fail(DTB_STATUS_INTERNAL, "ncclGroupStart failed");
     ncclResult_t result = ncclSuccess;
@@ -318,7 +322,7 @@ void NcclCommunicator::flush() {
 void NcclCommunicator::finish(Request& request) {
   request.complete = true;
   Launch& launch = *request.launch;
-  if (launch.counted) return;
+  if (launch.counted || !launch.start) return;
   launch.counted = true;
   float ms = 0;
   if (cudaEventElapsedTime(&ms, launch.start, launch.end) == cudaSuccess)

@@ -24,7 +24,7 @@ namespace dtb::backend::nccl {
 // One launch on the stream (a collective, or a group of them): the events
 // around it, shared by its requests.
 struct Launch {
-  cudaEvent_t start = nullptr;
+  cudaEvent_t start = nullptr;  // timing events when busy time is measured, else only `end`, untimed
   cudaEvent_t end = nullptr;
   bool counted = false;  // its time is in the busy counter
   ~Launch();
@@ -68,6 +68,7 @@ class NcclCommunicator {
   // The request's status; on failure `*why` says what happened.
   dtb_status_t wait(Request& request, std::chrono::milliseconds timeout, std::string* why);
   void setStream(void* stream);
+  bool timesLaunches() const { return options_.busyTime; }  // busy_ns is measured
   dtb_comm_counters_t counters();
 
  private:

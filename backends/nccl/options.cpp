@@ -20,15 +20,17 @@ std::optional<std::string> lookup(const std::map<std::string, std::string>& name
 
 Options readOptions(const dtb_host_t* host) {
   Options o;
-  int32_t group = 0;
+  int32_t group = 0, busy = 0;
   int64_t maxCtas = 0;
   const char* algorithm = nullptr;
   const char* protocol = nullptr;
   check(host->config_get_bool(host->ctx, "group_calls", &group), "group_calls");
   check(host->config_get_int(host->ctx, "max_ctas", &maxCtas), "max_ctas");
+  check(host->config_get_bool(host->ctx, "busy_time", &busy), "busy_time");
   check(host->config_get_string(host->ctx, "algorithm", &algorithm), "algorithm");
   check(host->config_get_string(host->ctx, "protocol", &protocol), "protocol");
   o.groupCalls = group != 0;
+  o.busyTime = busy != 0;
   o.maxCtas = static_cast<int>(maxCtas);
   o.algorithm = algorithm;
   o.protocol = protocol;

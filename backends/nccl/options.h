@@ -14,7 +14,11 @@ struct Options {
   // when the next test or wait comes (PyTorch's coalescing): one launch
   // instead of many for a strategy's small collectives.
   bool groupCalls = false;
-  int maxCtas = 0;                 // ncclConfig_t.maxCTAs; 0: NCCL's own choice
+  int maxCtas = 0;  // ncclConfig_t.maxCTAs; 0: NCCL's own choice
+  // Time each launch with CUDA timing events for the busy counter. Off by
+  // default: on an H100 the two events add ~3 us to every launch (untimed
+  // completion events cost ~0.2 us), more than a small collective takes.
+  bool busyTime = false;
   std::string algorithm = "auto";  // NCCL_ALGO, e.g. "ring"
   std::string protocol = "auto";   // NCCL_PROTO, e.g. "ll128"
 };

@@ -66,7 +66,9 @@ typedef struct dtb_comm_counters {
   /* Nanoseconds this rank's backend spent executing collectives (on the wire
    * or reducing), whether or not anyone was waiting for them: the total
    * communication time that overlap hides part of. Since 1.1: check with
-   * DTB_HAS_MEMBER. */
+   * DTB_HAS_MEMBER. A backend that does not measure it (since 1.4) sets
+   * struct_size to offsetof(dtb_comm_counters_t, busy_ns), and the host
+   * reports no busy time rather than none spent. */
   uint64_t busy_ns;
 } dtb_comm_counters_t;
 

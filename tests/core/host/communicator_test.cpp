@@ -128,5 +128,33 @@ TEST(Communicator, CallsFromSeveralThreadsReachTheBackendOneAtATime) {
   EXPECT_EQ(comm.collectives(), uint64_t{kThreads * kRounds});
 }
 
+// busy_ns is read only when the backend filled it: one that does not
+// measure it (NCCL without busy_time) shortens struct_size before busy_ns,
+// and the host reports no busy time rather than none spent.
+TEST(Communicator, BusyTimeIsReportedOnlyWhenTheBackendMeasuredIt) {
+  PluginLoader loader(SearchPath({kGood}));
+  auto real = loader.load(PluginKind::kBackend, "single");
+  auto library = std::make_shared<SharedLibrary>(real->path());
+  for (bool measured : {true, false}) {
+    dtb_backend_plugin_v1_t d = countingBackend(real->header());
+    d.counters = measured ? +[](void*, dtb_comm_counters_t* out) {
+      out->busy_ns = 2'500'000'000;
+      return DTB_STATUS_OK;
+    }
+                          : +[](void*, dtb_comm_counters_t* out) {
+                              out->struct_size = offsetof(dtb_comm_counters_t, busy_ns);
+                              return DTB_STATUS_OK;
+                            };
+    auto plugin =
+        std::make_shared<const LoadedPlugin>(library, PluginKind::kBackend, 1, d, std::vector<ParamSpec>{});
+    Communicator comm(createBackend(plugin, {}, oneRank()), 0, 1, std::chrono::milliseconds(1000));
+    if (measured) {
+      EXPECT_EQ(comm.busySeconds(), 2.5);
+    } else {
+      EXPECT_EQ(comm.busySeconds(), std::nullopt);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dtb::core

@@ -299,22 +299,39 @@ void NcclCommunicator::flush() {
       if (result == ncclSuccess || result == ncclInProgress) result = ended;
     }
     if (result != ncclSuccess && result != ncclInProgress) {
+      // A non-blocking communicator keeps a failed call's error and answers
+      // every later call with it: it is done for, whatever the error was.
       const std::string why = resultText(result, comm_);
-      if (result != ncclInvalidArgument && result != ncclInvalidUsage) abortBecause(why);
+      abortBecause(why);
       fail(result == ncclInvalidArgument || result == ncclInvalidUsage ? DTB_STATUS_INVALID_ARGUMENT
                                                                        : DTB_STATUS_COMM_FAILURE,
            batch.front().request->name() + ": " + why);
     }
     settle(batch.front().request.get(), nullptr);
     checkCuda(cudaEventRecord(launch->end, stream), "cudaEventRecord");
-  } catch (const Error& e) {
+  } catch (...) {
+    // Each request of the batch ends with the failure; issued alone, the
+    // issuing call fails with it too; grouped, each request's wait says it.
+    dtb_status_t status = DTB_STATUS_INTERNAL;
+    std::string message = "nccl: rank " + std::to_string(rank_) + ": launching failed";
+    try {
+      throw;
+    } catch (const Error& e) {
+      status = e.status();
+      message = e.what();
+    } catch (const std::bad_alloc&) {
+      status = DTB_STATUS_OUT_OF_MEMORY;
+      message += ": out of host memory";
+    } catch (const std::exception& e) {
+      message += std::string(": ") + e.what();
+    }
     for (Pending& p : batch) {
       p.request->complete = true;
-      p.request->status = e.status();
-      p.request->message = e.what();
+      p.request->status = status;
+      p.request->message = message;
     }
-    if (!options_.groupCalls || userStream_) throw;  // issued alone: the issuing call fails
-    return;                                          // grouped: each request's wait says it
+    if (!options_.groupCalls || userStream_) throw Error(status, message);
+    return;
   }
   for (Pending& p : batch) p.request->launch = launch;
 }

@@ -2,8 +2,8 @@
 // every wait can be bounded (ncclCommGetAsyncError polled, ncclCommAbort
 // when the timeout passes or a peer fails: PyTorch's NCCL watchdog, run in
 // the waiting thread). Collectives run on a dedicated high-priority stream,
-// or on the caller's (set_stream); each request completes by a CUDA event,
-// which also times it for the busy counter.
+// or on the caller's (set_stream); each request completes by a CUDA event
+// (untimed: timing events, for the busy counter, only with busy_time).
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -55,7 +55,7 @@ dtb_backend_plugin_v1_t makeDescriptor() {
       DTB_PLUGIN_BACKEND,
       "nccl",
       "0.1.0",
-      "NCCL collectives between GPUs (CUDA memory), one rank per GPU, rendezvous through the file store",
+      "NCCL collectives between GPUs (CUDA memory), one rank per GPU, the NCCL id through the run's store",
       kParams,
       sizeof(kParams) / sizeof(kParams[0])};
   d.capabilities = DTB_BACKEND_CAP_CUDA_MEMORY | DTB_BACKEND_CAP_ALLREDUCE | DTB_BACKEND_CAP_REDUCE_SCATTER |
@@ -66,8 +66,9 @@ dtb_backend_plugin_v1_t makeDescriptor() {
       try {
         *out = new NcclCommunicator(host, *rdv, readOptions(host));
       } catch (const Error& e) {
-        if (e.reported()) throw;
-        throw Error(e.status(), std::string("nccl: ") + e.what());
+        const std::string what = e.what();
+        if (e.reported() || what.starts_with("nccl: ")) throw;
+        throw Error(e.status(), "nccl: " + what);
       }
     });
   };
@@ -92,9 +93,13 @@ dtb_backend_plugin_v1_t makeDescriptor() {
     return guard(self(comm)->host(), [&] { *done = self(comm)->test(fromHandle(request)) ? 1 : 0; });
   };
   d.wait = [](void* comm, dtb_request_t request, int64_t timeoutMs) {
+    dtb_status_t status = DTB_STATUS_OK;
     std::string why;
-    const dtb_status_t status =
-        self(comm)->wait(fromHandle(request), std::chrono::milliseconds(timeoutMs < 0 ? 0 : timeoutMs), &why);
+    const dtb_status_t called = guard(self(comm)->host(), [&] {
+      status = self(comm)->wait(fromHandle(request), std::chrono::milliseconds(timeoutMs < 0 ? 0 : timeoutMs),
+                                &why);
+    });
+    if (called != DTB_STATUS_OK) return called;  // guard() reported it
     if (status != DTB_STATUS_OK) self(comm)->host()->set_error(self(comm)->host()->ctx, why.c_str());
     return status;
   };

@@ -46,9 +46,28 @@ void gpuFree(void* ptr, int device) {
   cudaFree(ptr);
 }
 
+void* pinnedAllocate(uint64_t bytes) {
+  if (bytes == 0) return nullptr;
+  void* ptr = nullptr;
+  const cudaError_t made = cudaMallocHost(&ptr, bytes);
+  if (made == cudaErrorMemoryAllocation) {
+    problem(made);
+    throw std::bad_alloc();
+  }
+  if (made != cudaSuccess) throw GpuUnavailable("cudaMallocHost: " + problem(made));
+  return ptr;
+}
+
+void pinnedFree(void* ptr) {
+  if (ptr) cudaFreeHost(ptr);
+}
+
 void copyToGpu(void* gpu, const void* host, uint64_t bytes, int device) {
   useDevice(device);
   checked(cudaMemcpy(gpu, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to the GPU");
+  // From pageable memory cudaMemcpy may return before the DMA has landed,
+  // and the collectives' streams do not wait for the legacy default stream.
+  checked(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize");
 }
 
 void copyFromGpu(void* host, const void* gpu, uint64_t bytes, int device) {

@@ -18,6 +18,11 @@ class GpuUnavailable : public std::runtime_error {
 // free memory, GpuUnavailable when there is no such GPU.
 void* gpuAllocate(uint64_t bytes, int device);
 void gpuFree(void* ptr, int device);
+// Pinned (page-locked) host memory, cudaMallocHost: staging whose copies to
+// and from a GPU run at full speed. Throws as gpuAllocate does.
+void* pinnedAllocate(uint64_t bytes);
+void pinnedFree(void* ptr);
+// Synchronous: the bytes are on the GPU when it returns, for every stream.
 void copyToGpu(void* gpu, const void* host, uint64_t bytes, int device);
 void copyFromGpu(void* host, const void* gpu, uint64_t bytes, int device);
 // Enqueued on `stream` (a cudaStream_t), not waited for: work ordered on a

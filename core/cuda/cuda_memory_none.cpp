@@ -15,6 +15,11 @@ void* gpuAllocate(uint64_t bytes, int /*device*/) {
   unavailable();
 }
 void gpuFree(void* /*ptr*/, int /*device*/) {}
+void* pinnedAllocate(uint64_t bytes) {
+  if (bytes == 0) return nullptr;
+  unavailable();
+}
+void pinnedFree(void* /*ptr*/) {}
 void copyToGpu(void*, const void*, uint64_t, int) { unavailable(); }
 void copyFromGpu(void*, const void*, uint64_t, int) { unavailable(); }
 

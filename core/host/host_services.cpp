@@ -201,7 +201,8 @@ dtb_status_t HostServices::allocThunk(dtb_host_ctx_t ctx, uint64_t bytes, dtb_de
     if (!given(ctx, "alloc", {out})) return DTB_STATUS_INVALID_ARGUMENT;
     HostServices& host = self(ctx);
     *out = nullptr;
-    if (device.type != DTB_DEVICE_HOST && device.type != DTB_DEVICE_CUDA) {
+    if (device.type != DTB_DEVICE_HOST && device.type != DTB_DEVICE_CUDA &&
+        device.type != DTB_DEVICE_CUDA_HOST) {
       setErrorThunk(ctx, "alloc: unknown device type");
       return DTB_STATUS_INVALID_ARGUMENT;
     }
@@ -209,7 +210,9 @@ dtb_status_t HostServices::allocThunk(dtb_host_ctx_t ctx, uint64_t bytes, dtb_de
       setErrorThunk(ctx, "alloc: unknown memory category");
       return DTB_STATUS_INVALID_ARGUMENT;
     }
-    const std::string where = device.type == DTB_DEVICE_CUDA ? " on GPU " + std::to_string(device.index) : "";
+    const std::string where = device.type == DTB_DEVICE_CUDA ? " on GPU " + std::to_string(device.index)
+                              : device.type == DTB_DEVICE_CUDA_HOST ? " of pinned host memory"
+                                                                    : "";
     try {
       *out = host.memory_.allocate(bytes, category, device);
       return DTB_STATUS_OK;

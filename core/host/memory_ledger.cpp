@@ -28,16 +28,23 @@ MemoryLedger::~MemoryLedger() {
 void MemoryLedger::free(void* ptr, const Block& block) {
   if (block.device.type == DTB_DEVICE_CUDA) {
     gpuFree(ptr, block.device.index);
+  } else if (block.device.type == DTB_DEVICE_CUDA_HOST) {
+    pinnedFree(ptr);
   } else {
     std::free(ptr);
   }
 }
+
+// Pinned host memory is host memory: it counts there.
+int MemoryLedger::counted(dtb_device_type_t type) { return type == DTB_DEVICE_CUDA ? 1 : 0; }
 
 void* MemoryLedger::allocate(uint64_t bytes, dtb_mem_category_t category, dtb_device_t device) {
   if (bytes == 0) return nullptr;
   void* ptr = nullptr;
   if (device.type == DTB_DEVICE_CUDA) {
     ptr = gpuAllocate(bytes, device.index);  // the driver refuses what the GPU cannot hold
+  } else if (device.type == DTB_DEVICE_CUDA_HOST) {
+    ptr = pinnedAllocate(bytes);
   } else {
     // Rounding up must not wrap (2^64 - 1 bytes would become 0, a "success").
     if (bytes > std::numeric_limits<size_t>::max() - kAlignment) throw std::bad_alloc();
@@ -51,9 +58,10 @@ void* MemoryLedger::allocate(uint64_t bytes, dtb_mem_category_t category, dtb_de
   }
   std::lock_guard lock(mutex_);
   blocks_[ptr] = Block{bytes, category, device};
-  uint64_t& now = current_[device.type][category];
+  const int where = counted(device.type);
+  uint64_t& now = current_[where][category];
   now += bytes;
-  if (now > peak_[device.type][category]) peak_[device.type][category] = now;
+  if (now > peak_[where][category]) peak_[where][category] = now;
   return ptr;
 }
 
@@ -65,7 +73,7 @@ bool MemoryLedger::release(void* ptr) {
     auto it = blocks_.find(ptr);
     if (it == blocks_.end()) return false;
     block = it->second;
-    current_[block.device.type][block.category] -= block.bytes;
+    current_[counted(block.device.type)][block.category] -= block.bytes;
     blocks_.erase(it);
   }
   free(ptr, block);
@@ -74,18 +82,18 @@ bool MemoryLedger::release(void* ptr) {
 
 uint64_t MemoryLedger::current(dtb_mem_category_t category, dtb_device_type_t where) const {
   std::lock_guard lock(mutex_);
-  return current_[where][category];
+  return current_[counted(where)][category];
 }
 
 uint64_t MemoryLedger::peak(dtb_mem_category_t category, dtb_device_type_t where) const {
   std::lock_guard lock(mutex_);
-  return peak_[where][category];
+  return peak_[counted(where)][category];
 }
 
 uint64_t MemoryLedger::currentTotal(dtb_device_type_t where) const {
   std::lock_guard lock(mutex_);
   uint64_t total = 0;
-  for (uint64_t bytes : current_[where]) total += bytes;
+  for (uint64_t bytes : current_[counted(where)]) total += bytes;
   return total;
 }
 

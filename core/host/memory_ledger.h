@@ -18,14 +18,16 @@ class MemoryLedger {
 
   ~MemoryLedger();  // frees what a plugin leaked, so the run does not
 
-  // 64-byte aligned host memory, or GPU memory (cudaMalloc) on a
-  // DTB_DEVICE_CUDA device; nullptr for 0 bytes. Throws std::bad_alloc, or
+  // 64-byte aligned host memory, GPU memory (cudaMalloc) on a
+  // DTB_DEVICE_CUDA device, or pinned host memory (cudaMallocHost) for
+  // DTB_DEVICE_CUDA_HOST, counted as host memory; nullptr for 0 bytes. Throws std::bad_alloc, or
   // GpuUnavailable (cuda/cuda_memory.h) for a GPU this process cannot use.
   void* allocate(uint64_t bytes, dtb_mem_category_t category, dtb_device_t device = {DTB_DEVICE_HOST, 0});
   // Returns false when `ptr` did not come from allocate().
   bool release(void* ptr);
 
-  // Host memory (DTB_DEVICE_HOST), or GPU memory of all GPUs together.
+  // Host memory (DTB_DEVICE_HOST, pinned included), or GPU memory of all
+  // GPUs together (DTB_DEVICE_CUDA).
   uint64_t current(dtb_mem_category_t category, dtb_device_type_t where = DTB_DEVICE_HOST) const;
   uint64_t peak(dtb_mem_category_t category, dtb_device_type_t where = DTB_DEVICE_HOST) const;
   uint64_t currentTotal(dtb_device_type_t where = DTB_DEVICE_HOST) const;
@@ -37,10 +39,11 @@ class MemoryLedger {
     dtb_device_t device;
   };
   using Counts = std::array<uint64_t, kCategories>;
+  static int counted(dtb_device_type_t type);  // the row of current_/peak_ a device's bytes go to
   void free(void* ptr, const Block& block);
   mutable std::mutex mutex_;
   std::unordered_map<void*, Block> blocks_;
-  std::array<Counts, 2> current_{};  // by dtb_device_type_t
+  std::array<Counts, 2> current_{};  // host, GPU
   std::array<Counts, 2> peak_{};
 };
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "cuda/cuda_memory.h"
@@ -181,6 +182,26 @@ class SweepBuffers {
   std::unique_ptr<GpuBuffer> gpuIn_, gpuOut_;
 };
 
+// The sweep's stream in the backend's hands (set_stream) for as long as the
+// sweep runs, taken back however it ends: the stream dies with its timer.
+class StreamLease {
+ public:
+  StreamLease(Communicator& comm, void* stream) : comm_(comm) {
+    std::string error;
+    if (const dtb_status_t set = comm_.setStream(stream, &error); set != DTB_STATUS_OK)
+      throw PluginCallError(error, set);
+  }
+  ~StreamLease() {
+    std::string ignored;  // a failed communicator has no stream to give back
+    comm_.setStream(nullptr, &ignored);
+  }
+  StreamLease(const StreamLease&) = delete;
+  StreamLease& operator=(const StreamLease&) = delete;
+
+ private:
+  Communicator& comm_;
+};
+
 // Sets up `call` for `size` bytes in `buffers`; false when the size holds
 // no element per rank.
 bool shape(Call& call, int64_t size, SweepBuffers& buffers) {
@@ -222,11 +243,10 @@ void runCollectiveSweep(const SweepSpec& sweep, Communicator& comm, int rank, in
   if (rank == 0) records.reference({0, gpu ? "gpu_memcpy" : "memcpy", referenceBytes, gbps[0]});
 
   std::unique_ptr<GpuTimer> timer;
+  std::optional<StreamLease> lease;  // after the timer: gives its stream back before it is destroyed
   if (gpu) {
     timer = std::make_unique<GpuTimer>(device.index);
-    std::string error;
-    if (const dtb_status_t set = comm.setStream(timer->stream(), &error); set != DTB_STATUS_OK)
-      throw PluginCallError(error, set);
+    lease.emplace(comm, timer->stream());
   }
   SweepBuffers buffers(device);
   for (const std::string& op : sweep.ops) {
@@ -274,10 +294,7 @@ void runCollectiveSweep(const SweepSpec& sweep, Communicator& comm, int rank, in
       }
     }
   }
-  if (timer) {
-    std::string error;
-    comm.setStream(nullptr, &error);  // the timer's stream goes with it
-  }
+  lease.reset();
   barrier(comm);
 }
 

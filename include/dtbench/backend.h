@@ -50,10 +50,12 @@ typedef struct dtb_rendezvous {
   /* Address or interface this rank's transport binds, e.g. "127.0.0.1". */
   const char* bind_address;
   int64_t timeout_ms; /* bound on rendezvous and on each collective */
-  /* Since 1.4: the GPU this rank works on, chosen by the host from the local
-   * rank (local_rank modulo the GPUs visible to the process), or
-   * DTB_DEVICE_HOST when no GPU is usable. Read it with DTB_HAS_MEMBER; a
-   * GPU backend given an older rendezvous uses GPU local_rank. */
+  /* Since 1.4: for a backend declaring DTB_BACKEND_CAP_CUDA_MEMORY, the GPU
+   * this rank works on, chosen by the host from the local rank (local_rank
+   * modulo the GPUs visible to the process), or DTB_DEVICE_HOST when no GPU
+   * is usable; DTB_DEVICE_HOST for every other backend (the host does not
+   * touch CUDA for them). Read it with DTB_HAS_MEMBER; a GPU backend given
+   * an older rendezvous uses GPU local_rank. */
   dtb_device_t device;
 } dtb_rendezvous_t;
 

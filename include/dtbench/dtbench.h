@@ -81,7 +81,16 @@ typedef enum dtb_dtype {
   DTB_DTYPE_I8 = 8
 } dtb_dtype_t;
 
-typedef enum dtb_device_type { DTB_DEVICE_HOST = 0, DTB_DEVICE_CUDA = 1 } dtb_device_type_t;
+/* DTB_DEVICE_CUDA_HOST (since 1.4) is for alloc() only: host memory pinned
+ * (page-locked) for GPU `index`, whose copies to and from the GPU run at full
+ * speed and asynchronously — the staging buffers of a strategy that moves GPU
+ * tensors through host memory. It is host memory: tensors over it say
+ * DTB_DEVICE_HOST, and it counts as host memory. */
+typedef enum dtb_device_type {
+  DTB_DEVICE_HOST = 0,
+  DTB_DEVICE_CUDA = 1,
+  DTB_DEVICE_CUDA_HOST = 2
+} dtb_device_type_t;
 
 /* Where memory lives. Frozen value type. `index` is the CUDA ordinal; 0 for host. */
 typedef struct dtb_device {
@@ -246,7 +255,9 @@ typedef struct dtb_host {
    * DTB_STATUS_INVALID_ARGUMENT (unknown category, NULL `out`). `*out` is set
    * to NULL for zero bytes and on failure. Since 1.4, DTB_DEVICE_CUDA gives
    * device memory on GPU `device.index` (cudaMalloc: 256-byte aligned), counted
-   * apart from host memory under the same categories. */
+   * apart from host memory under the same categories, and
+   * DTB_DEVICE_CUDA_HOST pinned host memory (cudaMallocHost), counted as host
+   * memory. */
   dtb_status_t (*alloc)(dtb_host_ctx_t ctx, uint64_t bytes, dtb_device_t device, dtb_mem_category_t category,
                         void** out);
   /* Frees memory from alloc(); NULL is ignored, and so (with an error in the

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #include "backend_test_support.h"
@@ -240,6 +241,11 @@ TEST(HostGpuMemory, WithoutAGpuAllocOnCudaIsUnsupportedWithTheReason) {
   const std::optional<std::string> error = services.takeError();
   ASSERT_TRUE(error.has_value());
   EXPECT_NE(error->find("no GPU memory"), std::string::npos) << *error;
+  // Pinned host memory needs the driver too.
+  EXPECT_EQ(host->alloc(host->ctx, 1024, {DTB_DEVICE_CUDA_HOST, 0}, DTB_MEM_BUFFERS, &out),
+            DTB_STATUS_UNSUPPORTED);
+  EXPECT_EQ(out, nullptr);
+  EXPECT_TRUE(services.takeError().has_value());
 }
 
 TEST(HostGpuMemory, ACpuBackendGivenAGpuTensorIsRefusedBeforeItRuns) {
@@ -291,6 +297,20 @@ TEST_F(NcclOnGpu, TheHostCountsGpuMemoryApart) {
   EXPECT_EQ(services.memory().peak(DTB_MEM_PARAMS, DTB_DEVICE_CUDA), uint64_t{1} << 20);
   EXPECT_EQ(host->alloc(host->ctx, uint64_t{1} << 50, {DTB_DEVICE_CUDA, 0}, DTB_MEM_PARAMS, &gpu),
             DTB_STATUS_OUT_OF_MEMORY);
+
+  // Pinned staging: host memory (counted there), copied to and from the GPU.
+  void* pinned = nullptr;
+  ASSERT_EQ(host->alloc(host->ctx, 4096, {DTB_DEVICE_CUDA_HOST, 0}, DTB_MEM_BUFFERS, &pinned), DTB_STATUS_OK);
+  EXPECT_EQ(services.memory().current(DTB_MEM_BUFFERS, DTB_DEVICE_HOST), 4096u);
+  EXPECT_EQ(services.memory().current(DTB_MEM_BUFFERS, DTB_DEVICE_CUDA), 0u);
+  std::memset(pinned, 7, 4096);
+  core::GpuBuffer there(4096, 0);
+  core::copyToGpu(there.data(), pinned, 4096, 0);
+  std::vector<uint8_t> back(4096);
+  core::copyFromGpu(back.data(), there.data(), 4096, 0);
+  EXPECT_EQ(back, std::vector<uint8_t>(4096, 7));
+  host->free(host->ctx, pinned);
+  EXPECT_EQ(services.memory().current(DTB_MEM_BUFFERS, DTB_DEVICE_HOST), 0u);
 }
 
 TEST_F(NcclOnGpu, AHostTensorIsRefusedNamingTheWayOut) {

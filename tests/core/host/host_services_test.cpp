@@ -85,8 +85,9 @@ TEST(HostServices, AllocationsAreCountedPerCategory) {
   EXPECT_EQ(services.memory().current(DTB_MEM_OPTIMIZER), 0u);
   EXPECT_EQ(services.memory().peak(DTB_MEM_OPTIMIZER), 1000u);
 
+  // A GPU no machine has (GPU 0 is usable where there is one: nccl_backend_test).
   void* gpu = reinterpret_cast<void*>(1);
-  EXPECT_EQ(host->alloc(host->ctx, 8, dtb_device_t{DTB_DEVICE_CUDA, 0}, DTB_MEM_PARAMS, &gpu),
+  EXPECT_EQ(host->alloc(host->ctx, 8, dtb_device_t{DTB_DEVICE_CUDA, 9999}, DTB_MEM_PARAMS, &gpu),
             DTB_STATUS_UNSUPPORTED);
   EXPECT_EQ(gpu, nullptr);
   EXPECT_TRUE(services.takeError().has_value());

@@ -69,10 +69,11 @@ class GpuTimer {
   double seconds();
 
  private:
-  int device_;
+  // (A build without CUDA has them but never reads them.)
+  [[maybe_unused]] int device_;
   void* stream_ = nullptr;
-  void* start_ = nullptr;
-  void* stop_ = nullptr;
+  [[maybe_unused]] void* start_ = nullptr;
+  [[maybe_unused]] void* stop_ = nullptr;
 };
 
 }  // namespace dtb::core

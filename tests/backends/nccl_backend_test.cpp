@@ -379,6 +379,34 @@ TEST_F(NcclOnGpu, CountersTimeTheCollectivesOnTheGpuWhenAsked) {
   }
 }
 
+// group_calls: collectives issued back to back launch together at the next
+// wait, in one ncclGroupStart/End, and every one of them completes with its
+// own result, waited for in any order.
+TEST_F(NcclOnGpu, GroupedCallsLaunchTogetherAndEachCompletes) {
+  runRanks("nccl", 1, {{"group_calls", true}, {"busy_time", true}}, [](Rank& rank) {
+    constexpr int kCalls = 8;
+    const size_t count = 1 << 20;
+    std::vector<std::vector<float>> inputs(kCalls), outputs(kCalls);
+    std::vector<dtb_tensor_t> in(kCalls), out(kCalls);
+    std::vector<dtb_request_t> requests(kCalls);
+    for (int k = 0; k < kCalls; ++k) {
+      inputs[k].assign(count, static_cast<float>(k + 1));
+      outputs[k].assign(count, 0.0f);
+      in[k] = rank.tensor(inputs[k].data(), count, DTB_DTYPE_F32);
+      out[k] = rank.tensor(outputs[k].data(), count, DTB_DTYPE_F32);
+      rank.instance().check("allgather",
+                            rank.backend().allgather(rank.comm(), &in[k], &out[k], &requests[k]));
+    }
+    for (int k = kCalls - 1; k >= 0; --k) rank.finish(requests[k]);  // the first wait launches the group
+    for (int k = 0; k < kCalls; ++k) EXPECT_EQ(outputs[k], inputs[k]) << "call " << k;
+    dtb_comm_counters_t c{};
+    c.struct_size = sizeof(c);
+    ASSERT_EQ(rank.backend().counters(rank.comm(), &c), DTB_STATUS_OK);
+    EXPECT_EQ(c.collectives, uint64_t{kCalls});
+    EXPECT_GT(c.busy_ns, 0u);  // the group's one launch, timed once
+  });
+}
+
 // A rank whose peer never starts: the non-blocking join is watched, and
 // aborted at the timeout with a message that says what did not happen;
 // then a new communicator can be made in the same process (REBUILD).

@@ -17,7 +17,7 @@ namespace {
 struct Options {
   std::string file;
   std::vector<std::string> backends, ops, dtypes;
-  std::string reduceOp, minBytes, maxBytes, launcher, hostfile, launcherArgs, name;
+  std::string reduceOp, minBytes, maxBytes, launcher, hostfile, launcherArgs, name, rendezvousStore;
   double factor = 0, timeoutS = 60;
   int64_t warmup = -1, iterations = -1, check = -1;
   int ranks = 0;
@@ -81,6 +81,7 @@ core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
     }
     s.world = static_cast<int>((*comm)["ranks"].value_or<int64_t>(s.world));
     s.launcher = (*comm)["launcher"].value_or(s.launcher);
+    s.rendezvousStore = (*comm)["rendezvous_store"].value_or(s.rendezvousStore);
     // [backend.NAME]: that backend's parameters, as in a matrix.
     if (const toml::table* backends = document["backend"].as_table()) {
       for (const auto& [name, table] : *backends) {
@@ -104,6 +105,12 @@ core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
   if (given("--ranks")) s.world = o.ranks;
   if (given("--launcher")) s.launcher = o.launcher;
   if (given("--name")) s.name = o.name;
+  if (given("--rendezvous-store")) s.rendezvousStore = o.rendezvousStore;
+  if (!s.rendezvousStore.empty() &&
+      (!s.rendezvousStore.starts_with("redis://") || s.rendezvousStore.size() == 8))
+    throw std::invalid_argument(
+        "--rendezvous-store / rendezvous_store: give \"redis://HOST:PORT\", or leave it out "
+        "for the file store");
   s.hostfile = o.hostfile;
   s.launcherArgs = o.launcherArgs;
   s.timeoutS = o.timeoutS;
@@ -147,6 +154,8 @@ void addCommCommand(CLI::App& app, GlobalOptions& global) {
       ->check(CLI::IsMember({"auto", "local", "mpirun", "srun"}));
   cmd->add_option("--hostfile", o->hostfile, "mpirun --hostfile");
   cmd->add_option("--launcher-args", o->launcherArgs, "Extra arguments for mpirun or srun");
+  cmd->add_option("--rendezvous-store", o->rendezvousStore,
+                  "redis://HOST:PORT: ranks meet through a Redis server (hosts without a shared directory)");
   cmd->add_option("--timeout", o->timeoutS,
                   "Seconds any collective may take before the sweep fails (default 60)");
   cmd->add_option("--name", o->name, "The experiment's name (default: the file's, or comm)");

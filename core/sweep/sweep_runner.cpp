@@ -40,6 +40,7 @@ Cell sweepCell(const SweepOptions& o, const std::string& backend, const ParamVal
   cell.values["launcher"] = o.launcher;
   cell.values["hostfile"] = o.hostfile;
   cell.values["launcher_args"] = o.launcherArgs;
+  cell.values["rendezvous_store"] = o.rendezvousStore;
   cell.values["collective_timeout_s"] = o.timeoutS;
   cell.values["threads_per_worker"] = int64_t{1};
   for (const auto& [key, node] : o.sweep.toToml()) {
@@ -59,6 +60,8 @@ std::string asToml(const SweepOptions& o) {
   comm.insert("backends", std::move(backends));
   comm.insert("ranks", o.world);
   comm.insert("launcher", o.launcher);
+  if (!o.rendezvousStore.empty())
+    comm.insert("rendezvous_store", o.rendezvousStore);  // the store redacts passwords
   toml::table document{{"experiment", toml::table{{"name", o.name}}}, {"comm", std::move(comm)}};
   if (!o.backendParams.empty()) {
     toml::table tables;

@@ -24,6 +24,9 @@ struct SweepOptions {
   std::string launcher = "auto";
   std::string hostfile;
   std::string launcherArgs;
+  // "redis://HOST:PORT" for ranks on hosts that share no directory, or ""
+  // for the file store (the matrix key rendezvous_store).
+  std::string rendezvousStore;
   double timeoutS = 60;
   SweepSpec sweep;
   // A backend's parameters, from the file's [backend.NAME] tables (checked

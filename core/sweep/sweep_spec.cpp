@@ -219,12 +219,13 @@ SweepSpec SweepSpec::fromToml(const toml::table& table) {
       s.iterations = integer(node, key);
     else if (key == "check")
       s.check = node.value_or<bool>(true);
-    else if (key == "backends" || key == "ranks" || key == "launcher")
+    else if (key == "backends" || key == "ranks" || key == "launcher" || key == "rendezvous_store")
       continue;  // the coordinator's
     else
-      throw std::invalid_argument("unknown key '" + key +
-                                  "' in [comm] (backends, ranks, launcher, ops, dtypes, reduce_op, "
-                                  "min_bytes, max_bytes, factor, warmup, iterations, check)");
+      throw std::invalid_argument(
+          "unknown key '" + key +
+          "' in [comm] (backends, ranks, launcher, rendezvous_store, ops, dtypes, reduce_op, "
+          "min_bytes, max_bytes, factor, warmup, iterations, check)");
   }
   return s;
 }

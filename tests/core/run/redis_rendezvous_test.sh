@@ -6,7 +6,7 @@
 # installed (tools/install-deps.sh --tests installs it). A server with a
 # password: the right one in the URL authenticates, a wrong one fails the
 # run with the server named, and the password is in no output and nowhere
-# in the store.
+# in the store. dtbench comm's ranks meet through the server the same way.
 #   redis_rendezvous_test.sh DTBENCH MATRIX_DIR
 set -euo pipefail
 dtbench=$1 matrices=$2
@@ -82,6 +82,17 @@ for leak in "$scratch/secret.txt" "$scratch/wrong.txt" "$scratch/dump.sql"; do
   ! grep -Eq "s3cretpw|wrongpw" "$leak" || { grep -E "s3cretpw|wrongpw" "$leak" | head -3; fail "the password leaked into $leak"; }
 done
 grep -q "redis://:\*\*\*@127.0.0.1:$secret_port" "$scratch/dump.sql" || fail "the stored matrix lost the URL's shape"
+
+echo "== dtbench comm: a sweep's ranks meet through the server too (--rendezvous-store), password kept out of the store"
+before=$(redis-cli -p "$secret_port" -a s3cretpw --no-auth-warning --scan | wc -l)
+"$dtbench" comm --backend gloo --ranks 2 --ops allreduce -b 1K -e 1K -w 0 -n 1 \
+  --rendezvous-store "redis://:s3cretpw@127.0.0.1:$secret_port" --db "$scratch/c.db" > "$scratch/comm.txt" 2>&1 \
+  || { cat "$scratch/comm.txt"; fail "a sweep through redis failed"; }
+after=$(redis-cli -p "$secret_port" -a s3cretpw --no-auth-warning --scan | wc -l)
+(( after > before )) || fail "the sweep put no rendezvous key on the server ($before -> $after)"
+python3 -c "import sqlite3, sys; print('\n'.join(sqlite3.connect(sys.argv[1]).iterdump()))" "$scratch/c.db" > "$scratch/cdump.sql"
+! grep -q s3cretpw "$scratch/comm.txt" "$scratch/cdump.sql" || fail "the password leaked from dtbench comm"
+grep -q "redis://:\*\*\*@127.0.0.1:$secret_port" "$scratch/cdump.sql" || fail "the sweep's stored settings lost the store"
 
 echo "== a user name without its password is refused, saying how to write it"
 sed "s|redis://:s3cretpw@|redis://admin@|" "$scratch/secret.toml" > "$scratch/user.toml"

@@ -67,13 +67,19 @@ class Request {
   std::string message_;
 };
 
-inline dtb_request_t toHandle(std::shared_ptr<Request> request) {
-  return reinterpret_cast<dtb_request_t>(new std::shared_ptr<Request>(std::move(request)));
+// Any backend's request type crosses the ABI this way (nccl's has its own).
+template <typename R>
+dtb_request_t toHandle(std::shared_ptr<R> request) {
+  return reinterpret_cast<dtb_request_t>(new std::shared_ptr<R>(std::move(request)));
 }
-inline const std::shared_ptr<Request>& fromHandle(dtb_request_t handle) {
-  return *reinterpret_cast<std::shared_ptr<Request>*>(handle);
+template <typename R = Request>
+const std::shared_ptr<R>& fromHandle(dtb_request_t handle) {
+  return *reinterpret_cast<std::shared_ptr<R>*>(handle);
 }
-inline void freeHandle(dtb_request_t handle) { delete reinterpret_cast<std::shared_ptr<Request>*>(handle); }
+template <typename R = Request>
+void freeHandle(dtb_request_t handle) {
+  delete reinterpret_cast<std::shared_ptr<R>*>(handle);
+}
 
 // The ABI's wait(): the request's own status, or TIMEOUT naming the backend
 // and rank when it did not finish in `timeoutMs`; errors go to host->set_error.

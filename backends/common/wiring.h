@@ -1,10 +1,15 @@
-// The C ABI entry points of a CPU backend, wired once for every backend whose
+// The C ABI entry points of a backend, wired once for every backend whose
 // communicator class offers the same calls: allreduce, reduceScatter,
-// allgather, broadcast and barrier returning std::shared_ptr<Request>, plus
-// host(), rank(), counters() and a static kName. A backend's plugin.cpp then
-// writes only its header, capabilities and create().
+// allgather, broadcast and barrier returning a std::shared_ptr to its request
+// type, plus host(), rank(), counters() and a static kName. wireIssue() wires
+// what does not depend on the request type (every backend); wireCollectives()
+// adds test, wait and request_free over common/request.h's Request (the CPU
+// backends). A backend's plugin.cpp then writes only its header,
+// capabilities and create().
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <memory>
 
 #include "common/request.h"
@@ -13,8 +18,21 @@
 
 namespace dtb::backend {
 
+// Copies a communicator's counters into the host's struct. A backend that
+// did not measure busy time shortens struct_size before busy_ns (backend.h).
+inline void copyCounters(const dtb_comm_counters_t& c, bool busyMeasured, dtb_comm_counters_t* out) {
+  out->bytes_sent = c.bytes_sent;
+  out->bytes_received = c.bytes_received;
+  out->collectives = c.collectives;
+  if (!busyMeasured) {
+    out->struct_size = std::min<uint32_t>(out->struct_size, offsetof(dtb_comm_counters_t, busy_ns));
+  } else if (DTB_HAS_MEMBER(out, dtb_comm_counters_t, busy_ns)) {
+    out->busy_ns = c.busy_ns;
+  }
+}
+
 template <typename Comm>
-void wireCollectives(dtb_backend_plugin_v1_t& d) {
+void wireIssue(dtb_backend_plugin_v1_t& d) {
   static const auto self = [](void* comm) { return static_cast<Comm*>(comm); };
   // Starts a collective: errors become the status and the host's message.
   static const auto start = [](void* comm, dtb_request_t* out, auto&& body) {
@@ -37,6 +55,18 @@ void wireCollectives(dtb_backend_plugin_v1_t& d) {
   d.barrier = [](void* comm, dtb_request_t* out) {
     return start(comm, out, [&](Comm& c) { return c.barrier(); });
   };
+  d.counters = [](void* comm, dtb_comm_counters_t* out) {
+    bool measured = true;  // unless the communicator can say otherwise
+    if constexpr (requires(Comm & c) { c.measuresBusyTime(); }) measured = self(comm)->measuresBusyTime();
+    copyCounters(self(comm)->counters(), measured, out);
+    return DTB_STATUS_OK;
+  };
+}
+
+template <typename Comm>
+void wireCollectives(dtb_backend_plugin_v1_t& d) {
+  static const auto self = [](void* comm) { return static_cast<Comm*>(comm); };
+  wireIssue<Comm>(d);
   d.test = [](void*, dtb_request_t request, int32_t* done) {
     *done = fromHandle(request)->done() ? 1 : 0;
     return DTB_STATUS_OK;
@@ -45,14 +75,6 @@ void wireCollectives(dtb_backend_plugin_v1_t& d) {
     return waitForRequest(self(comm)->host(), Comm::kName, self(comm)->rank(), request, timeoutMs);
   };
   d.request_free = [](void*, dtb_request_t request) { freeHandle(request); };
-  d.counters = [](void* comm, dtb_comm_counters_t* out) {
-    const dtb_comm_counters_t c = self(comm)->counters();
-    out->bytes_sent = c.bytes_sent;
-    out->bytes_received = c.bytes_received;
-    out->collectives = c.collectives;
-    if (DTB_HAS_MEMBER(out, dtb_comm_counters_t, busy_ns)) out->busy_ns = c.busy_ns;
-    return DTB_STATUS_OK;
-  };
 }
 
 // A tensor a CPU backend can take: in host memory, with data when it has
@@ -68,11 +90,10 @@ inline void checkHostTensor(const dtb_tensor_t& t, const char* what, const char*
     throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(backend) + ": " + what + " has an unknown dtype");
 }
 
-// reduce-scatter's input holds world x output.count elements of one dtype.
-inline void checkReduceScatterShapes(const dtb_tensor_t& input, const dtb_tensor_t& output, int world,
-                                     const char* backend) {
-  checkHostTensor(input, "reduce-scatter input", backend);
-  checkHostTensor(output, "reduce-scatter output", backend);
+// reduce-scatter's input holds world x output.count elements of one dtype,
+// wherever the memory is; checkReduceScatterShapes() also wants host memory.
+inline void requireReduceScatterShapes(const dtb_tensor_t& input, const dtb_tensor_t& output, int world,
+                                       const char* backend) {
   if (input.dtype != output.dtype || input.count != output.count * static_cast<uint64_t>(world)) {
     throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(backend) +
                                                  ": reduce-scatter input must hold world_size x output.count "
@@ -80,16 +101,29 @@ inline void checkReduceScatterShapes(const dtb_tensor_t& input, const dtb_tensor
   }
 }
 
-// all-gather's output holds world x input.count elements of one dtype.
-inline void checkAllgatherShapes(const dtb_tensor_t& input, const dtb_tensor_t& output, int world,
-                                 const char* backend) {
-  checkHostTensor(input, "all-gather input", backend);
-  checkHostTensor(output, "all-gather output", backend);
+inline void checkReduceScatterShapes(const dtb_tensor_t& input, const dtb_tensor_t& output, int world,
+                                     const char* backend) {
+  checkHostTensor(input, "reduce-scatter input", backend);
+  checkHostTensor(output, "reduce-scatter output", backend);
+  requireReduceScatterShapes(input, output, world, backend);
+}
+
+// all-gather's output holds world x input.count elements of one dtype,
+// wherever the memory is; checkAllgatherShapes() also wants host memory.
+inline void requireAllgatherShapes(const dtb_tensor_t& input, const dtb_tensor_t& output, int world,
+                                   const char* backend) {
   if (input.dtype != output.dtype || output.count != input.count * static_cast<uint64_t>(world)) {
     throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(backend) +
                                                  ": all-gather output must hold world_size x input.count "
                                                  "elements of the input's dtype");
   }
+}
+
+inline void checkAllgatherShapes(const dtb_tensor_t& input, const dtb_tensor_t& output, int world,
+                                 const char* backend) {
+  checkHostTensor(input, "all-gather input", backend);
+  checkHostTensor(output, "all-gather output", backend);
+  requireAllgatherShapes(input, output, world, backend);
 }
 
 // True when all-gather's input is this rank's own block of its output (in

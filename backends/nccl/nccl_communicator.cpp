@@ -346,24 +346,24 @@ void NcclCommunicator::finish(Request& request) {
     busyNs_ += static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
 }
 
+void NcclCommunicator::failRequest(Request& request, dtb_status_t status, const std::string& what) const {
+  request.complete = true;
+  request.status = status;
+  request.message = "nccl: rank " + std::to_string(rank_) + ": " + request.name() + ": " + what;
+}
+
 bool NcclCommunicator::test(Request& request) {
   flush();
   if (request.complete) return true;
   if (health_.aborted()) {
-    request.complete = true;
-    request.status = DTB_STATUS_COMM_FAILURE;
-    request.message = "nccl: rank " + std::to_string(rank_) + ": " + request.name() +
-                      ": the communicator was aborted (" + health_.reason() + ")";
+    failRequest(request, DTB_STATUS_COMM_FAILURE, "the communicator was aborted (" + health_.reason() + ")");
     return true;
   }
   cudaSetDevice(device_);
   WatchedRequest watched(comm_, *request.launch);
   if (std::optional<std::string> failure = watched.failure()) {
     abortBecause(*failure);
-    request.complete = true;
-    request.status = DTB_STATUS_COMM_FAILURE;
-    request.message = "nccl: rank " + std::to_string(rank_) + ": " + request.name() + ": " + *failure +
-                      "; communicator aborted";
+    failRequest(request, DTB_STATUS_COMM_FAILURE, *failure + "; communicator aborted");
     return true;
   }
   if (watched.finished()) finish(request);
@@ -379,10 +379,8 @@ dtb_status_t NcclCommunicator::wait(Request& request, std::chrono::milliseconds 
   if (!request.complete) {
     cudaSetDevice(device_);
     if (health_.aborted()) {
-      request.complete = true;
-      request.status = DTB_STATUS_COMM_FAILURE;
-      request.message = "nccl: rank " + std::to_string(rank_) + ": " + request.name() +
-                        ": the communicator was aborted (" + health_.reason() + ")";
+      failRequest(request, DTB_STATUS_COMM_FAILURE,
+                  "the communicator was aborted (" + health_.reason() + ")");
     } else {
       WatchedRequest watched(comm_, *request.launch);
       const Verdict verdict = watch(watched, timeout);
@@ -390,13 +388,12 @@ dtb_status_t NcclCommunicator::wait(Request& request, std::chrono::milliseconds 
         finish(request);
       } else {
         health_.abortedBecause(request.name() + ": " + verdict.why);  // watch() aborted it
-        request.complete = true;
-        request.status = verdict.status;
-        request.message = "nccl: rank " + std::to_string(rank_) + ": " + request.name() + ": " + verdict.why +
-                          (verdict.status == DTB_STATUS_TIMEOUT
-                               ? "; communicator aborted (a peer is stuck or gone: its own "
-                                 "log or exit status names it)"
-                               : "; communicator aborted");
+        failRequest(request, verdict.status,
+                    verdict.why +
+                        (verdict.status == DTB_STATUS_TIMEOUT
+                             ? "; communicator aborted (a peer is stuck or gone: its own log or exit status "
+                               "names it)"
+                             : "; communicator aborted"));
       }
     }
   }
@@ -432,10 +429,7 @@ std::shared_ptr<Request> NcclCommunicator::reduceScatter(const dtb_tensor_t& inp
                                                          const dtb_tensor_t& output, dtb_reduce_op_t op) {
   checkTensor(input, "reduce-scatter input");
   checkTensor(output, "reduce-scatter output");
-  if (input.dtype != output.dtype || input.count != output.count * static_cast<uint64_t>(world_))
-    fail(DTB_STATUS_INVALID_ARGUMENT,
-         "reduce-scatter input must hold world_size x output.count elements of "
-         "the output's dtype");
+  requireReduceScatterShapes(input, output, world_, kName);
   const std::optional<ncclRedOp_t> red = ncclOpOf(op);
   if (!red) fail(DTB_STATUS_UNSUPPORTED, noBitwiseAnd(input.dtype));
   const uint64_t bytes = input.count * dtypeSize(input.dtype);
@@ -447,11 +441,8 @@ std::shared_ptr<Request> NcclCommunicator::reduceScatter(const dtb_tensor_t& inp
 std::shared_ptr<Request> NcclCommunicator::allgather(const dtb_tensor_t& input, const dtb_tensor_t& output) {
   checkTensor(input, "all-gather input");
   checkTensor(output, "all-gather output");
-  if (input.dtype != output.dtype || output.count != input.count * static_cast<uint64_t>(world_))
-    fail(DTB_STATUS_INVALID_ARGUMENT,
-         "all-gather output must hold world_size x input.count elements of the "
-         "input's dtype");
-  allgatherInPlace(input, output, rank_, "nccl");  // throws for any overlap but NCCL's in-place one
+  requireAllgatherShapes(input, output, world_, kName);
+  allgatherInPlace(input, output, rank_, kName);  // throws for any overlap but NCCL's in-place one
   const uint64_t bytes = output.count * dtypeSize(output.dtype);
   return issue("allgather", bytes * (world_ - 1) / world_, [=, this](cudaStream_t s) {
     return ncclAllGather(input.data, output.data, input.count, *ncclTypeOf(input.dtype), comm_, s);

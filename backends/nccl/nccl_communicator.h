@@ -68,7 +68,7 @@ class NcclCommunicator {
   // The request's status; on failure `*why` says what happened.
   dtb_status_t wait(Request& request, std::chrono::milliseconds timeout, std::string* why);
   void setStream(void* stream);
-  bool timesLaunches() const { return options_.busyTime; }  // busy_ns is measured
+  bool measuresBusyTime() const { return options_.busyTime; }  // busy_ns is measured
   dtb_comm_counters_t counters();
 
  private:
@@ -78,6 +78,8 @@ class NcclCommunicator {
   std::shared_ptr<Launch> takeLaunch();                   // pooled events for the next launch
   void settle(const Request* request, const char* what);  // waits out ncclInProgress, bounded
   void finish(Request& request);                          // a completed request's busy time
+  // Ends `request` with a failure, naming the rank and the collective.
+  void failRequest(Request& request, dtb_status_t status, const std::string& what) const;
   void abortBecause(const std::string& reason);
   void checkUsable() const;
   [[noreturn]] void fail(dtb_status_t status, const std::string& what) const;

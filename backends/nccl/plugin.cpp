@@ -2,11 +2,10 @@
 // per GPU, rank 0's unique id shared through the run's rendezvous store.
 #include "dtbench/plugin.hpp"
 
-#include <algorithm>
-#include <cstddef>
 #include <memory>
 #include <string>
 
+#include "common/wiring.h"
 #include "dtbench/backend.h"
 #include "nccl_communicator.h"
 
@@ -36,16 +35,7 @@ const dtb_param_spec_t kParams[] = {
 
 NcclCommunicator* self(void* comm) { return static_cast<NcclCommunicator*>(comm); }
 
-// A request crosses the ABI as a heap-held shared_ptr, as the CPU backends' do.
-dtb_request_t toHandle(std::shared_ptr<Request> request) {
-  return reinterpret_cast<dtb_request_t>(new std::shared_ptr<Request>(std::move(request)));
-}
-Request& fromHandle(dtb_request_t handle) { return **reinterpret_cast<std::shared_ptr<Request>*>(handle); }
-
-template <typename Body>
-dtb_status_t start(void* comm, dtb_request_t* out, Body&& body) {
-  return guard(self(comm)->host(), [&] { *out = toHandle(body(*self(comm))); });
-}
+Request& requestOf(dtb_request_t handle) { return *fromHandle<Request>(handle); }
 
 dtb_backend_plugin_v1_t makeDescriptor() {
   dtb_backend_plugin_v1_t d{};
@@ -72,52 +62,22 @@ dtb_backend_plugin_v1_t makeDescriptor() {
       }
     });
   };
-  d.destroy = [](void* comm) { delete self(comm); };
-  d.allreduce = [](void* comm, dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out) {
-    return start(comm, out, [&](NcclCommunicator& c) { return c.allreduce(*buffer, op); });
-  };
-  d.reduce_scatter = [](void* comm, const dtb_tensor_t* in, dtb_tensor_t* outTensor, dtb_reduce_op_t op,
-                        dtb_request_t* out) {
-    return start(comm, out, [&](NcclCommunicator& c) { return c.reduceScatter(*in, *outTensor, op); });
-  };
-  d.allgather = [](void* comm, const dtb_tensor_t* in, dtb_tensor_t* outTensor, dtb_request_t* out) {
-    return start(comm, out, [&](NcclCommunicator& c) { return c.allgather(*in, *outTensor); });
-  };
-  d.broadcast = [](void* comm, dtb_tensor_t* buffer, int32_t root, dtb_request_t* out) {
-    return start(comm, out, [&](NcclCommunicator& c) { return c.broadcast(*buffer, root); });
-  };
-  d.barrier = [](void* comm, dtb_request_t* out) {
-    return start(comm, out, [&](NcclCommunicator& c) { return c.barrier(); });
-  };
+  wireIssue<NcclCommunicator>(d);
   d.test = [](void* comm, dtb_request_t request, int32_t* done) {
-    return guard(self(comm)->host(), [&] { *done = self(comm)->test(fromHandle(request)) ? 1 : 0; });
+    return guard(self(comm)->host(), [&] { *done = self(comm)->test(requestOf(request)) ? 1 : 0; });
   };
   d.wait = [](void* comm, dtb_request_t request, int64_t timeoutMs) {
     dtb_status_t status = DTB_STATUS_OK;
     std::string why;
     const dtb_status_t called = guard(self(comm)->host(), [&] {
-      status = self(comm)->wait(fromHandle(request), std::chrono::milliseconds(timeoutMs < 0 ? 0 : timeoutMs),
+      status = self(comm)->wait(requestOf(request), std::chrono::milliseconds(timeoutMs < 0 ? 0 : timeoutMs),
                                 &why);
     });
     if (called != DTB_STATUS_OK) return called;  // guard() reported it
     if (status != DTB_STATUS_OK) self(comm)->host()->set_error(self(comm)->host()->ctx, why.c_str());
     return status;
   };
-  d.request_free = [](void*, dtb_request_t request) {
-    delete reinterpret_cast<std::shared_ptr<Request>*>(request);
-  };
-  d.counters = [](void* comm, dtb_comm_counters_t* out) {
-    const dtb_comm_counters_t c = self(comm)->counters();
-    out->bytes_sent = c.bytes_sent;
-    out->bytes_received = c.bytes_received;
-    out->collectives = c.collectives;
-    if (!self(comm)->timesLaunches()) {
-      out->struct_size = std::min<uint32_t>(out->struct_size, offsetof(dtb_comm_counters_t, busy_ns));
-    } else if (DTB_HAS_MEMBER(out, dtb_comm_counters_t, busy_ns)) {
-      out->busy_ns = c.busy_ns;
-    }
-    return DTB_STATUS_OK;
-  };
+  d.request_free = [](void*, dtb_request_t request) { freeHandle<Request>(request); };
   d.set_stream = [](void* comm, void* stream) {
     return guard(self(comm)->host(), [&] { self(comm)->setStream(stream); });
   };

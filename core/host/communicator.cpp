@@ -2,6 +2,7 @@
 
 #include "dtbench/plugin.hpp"
 #include "host/status.h"
+#include "plugin/backend_memory.h"
 
 namespace dtb::core {
 
@@ -68,17 +69,13 @@ std::optional<double> Communicator::busySeconds() const {
 static uint64_t bytesOf(const dtb_tensor_t& t) { return t.count * dtypeSize(t.dtype); }
 
 dtb_device_type_t Communicator::memory() const {
-  const uint32_t caps = api().capabilities;
-  return (caps & DTB_BACKEND_CAP_CUDA_MEMORY) && !(caps & DTB_BACKEND_CAP_HOST_MEMORY) ? DTB_DEVICE_CUDA
-                                                                                       : DTB_DEVICE_HOST;
+  return movesGpuMemoryOnly(api()) ? DTB_DEVICE_CUDA : DTB_DEVICE_HOST;
 }
 
 bool Communicator::misplaced(const dtb_tensor_t& tensor, dtb_request_t* out, std::string* error) const {
-  // A backend that declares neither memory takes host memory, as every
-  // backend did before GPU memory (the test doubles among them).
-  uint32_t caps = api().capabilities;
-  if (!(caps & (DTB_BACKEND_CAP_HOST_MEMORY | DTB_BACKEND_CAP_CUDA_MEMORY)))
-    caps |= DTB_BACKEND_CAP_HOST_MEMORY;
+  // Every loaded backend names the memory it takes (the loader refuses one
+  // that names none).
+  const uint32_t caps = api().capabilities;
   const bool onGpu = tensor.device.type == DTB_DEVICE_CUDA;
   const uint32_t needed = onGpu ? DTB_BACKEND_CAP_CUDA_MEMORY : DTB_BACKEND_CAP_HOST_MEMORY;
   if (tensor.count == 0 || (caps & needed)) return false;
@@ -94,11 +91,10 @@ bool Communicator::misplaced(const dtb_tensor_t& tensor, dtb_request_t* out, std
 }
 
 dtb_status_t Communicator::setStream(void* stream, std::string* error) {
+  // An older backend's missing member reads as NULL: the loader copied its
+  // descriptor into a zeroed struct of this host's layout.
   const auto& d = api();
-  const bool has =
-      d.header.struct_size >= offsetof(dtb_backend_plugin_v1_t, set_stream) + sizeof(d.set_stream) &&
-      d.set_stream != nullptr;
-  if (!has) {
+  if (d.set_stream == nullptr) {
     if (stream == nullptr) return DTB_STATUS_OK;  // no ordering asked, none there
     if (error) *error = backend_->plugin().label() + " has no GPU streams to order with";
     return DTB_STATUS_UNSUPPORTED;

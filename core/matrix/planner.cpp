@@ -11,6 +11,7 @@
 #include "matrix/key_hints.h"
 #include "matrix/path_params.h"
 #include "matrix/run_schema.h"
+#include "plugin/backend_memory.h"
 #include "plugin/plugin_error.h"
 
 namespace dtb::core {
@@ -596,8 +597,7 @@ class Planner {
     for (const Cell& cell : cells) {
       const auto found = plugins_.find("backend/" + cell.text("backend"));
       if (found == plugins_.end()) continue;
-      const uint32_t caps = found->second->descriptor<dtb_backend_plugin_v1_t>().capabilities;
-      if ((caps & DTB_BACKEND_CAP_HOST_MEMORY) || !(caps & DTB_BACKEND_CAP_CUDA_MEMORY)) continue;
+      if (!movesGpuMemoryOnly(found->second->descriptor<dtb_backend_plugin_v1_t>())) continue;
       const Column* backend = findColumn("backend");
       fail(backend ? backend->where : SourceLocation{m_.path, 1, 1},
            "backend '" + cell.text("backend") + "' (cell " + std::to_string(cell.index) +

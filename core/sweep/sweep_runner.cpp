@@ -7,6 +7,7 @@
 #include "cuda/cuda_probe.h"
 #include "host/plugin_config.h"
 #include "matrix/run_schema.h"
+#include "plugin/backend_memory.h"
 #include "plugin/loader.h"
 #include "run/interrupt_guard.h"
 #include "run/launch.h"
@@ -107,8 +108,7 @@ ParamValues backendParams(const LoadedPlugin& backend, const SweepOptions& o) {
 // A GPU-only backend (nccl) swept on this machine needs a GPU per rank:
 // said before anything runs, rather than as every rank's failed create.
 void checkGpusFor(const LoadedPlugin& backend, const SweepOptions& o) {
-  const uint32_t caps = backend.descriptor<dtb_backend_plugin_v1_t>().capabilities;
-  if ((caps & DTB_BACKEND_CAP_HOST_MEMORY) || !(caps & DTB_BACKEND_CAP_CUDA_MEMORY)) return;
+  if (!movesGpuMemoryOnly(backend.descriptor<dtb_backend_plugin_v1_t>())) return;
   if (resolveLauncher(o.launcher, backend.name()) != "local") return;  // the ranks' hosts have the GPUs
   const CudaProbe gpus = probeCuda();
   if (gpus.devices.empty()) {

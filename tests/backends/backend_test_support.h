@@ -17,6 +17,7 @@
 #include "cuda/cuda_memory.h"
 #include "dtbench/plugin.hpp"
 #include "host/plugin_instance.h"
+#include "plugin/backend_memory.h"
 #include "plugin/loader.h"
 #include "temp_dir.h"
 
@@ -26,19 +27,16 @@ inline dtb_tensor_t tensorOf(void* data, uint64_t count, dtb_dtype_t dtype) {
   return dtb::hostTensor(data, count, dtype);
 }
 
-// True for a backend that moves GPU memory only (nccl).
-inline bool movesGpuMemory(const dtb_backend_plugin_v1_t& backend) {
-  return (backend.capabilities & DTB_BACKEND_CAP_CUDA_MEMORY) &&
-         !(backend.capabilities & DTB_BACKEND_CAP_HOST_MEMORY);
-}
-
 // One rank's communicator: the instance plus typed calls that wait.
 // For a GPU backend the tests' host vectors are mirrored in GPU memory:
 // tensor() copies them there, finish() copies the results back.
 class Rank {
  public:
   Rank(std::unique_ptr<core::PluginInstance> instance, int rank, int world)
-      : instance_(std::move(instance)), rank_(rank), world_(world), gpu_(movesGpuMemory(backend())) {}
+      : instance_(std::move(instance)),
+        rank_(rank),
+        world_(world),
+        gpu_(core::movesGpuMemoryOnly(backend())) {}
 
   // A tensor over `count` elements at `data` (host memory), in the memory
   // the backend takes. A range inside one already given (all-gather in

@@ -77,6 +77,7 @@ dtb_status_t enter() {
 dtb_backend_plugin_v1_t countingBackend(const dtb_plugin_header_t& header) {
   dtb_backend_plugin_v1_t d{};
   d.header = header;
+  d.capabilities = DTB_BACKEND_CAP_HOST_MEMORY;  // as the loader requires of every backend
   d.create = [](const dtb_host_t*, const dtb_rendezvous_t*, void** out) {
     *out = &overlaps;
     return DTB_STATUS_OK;

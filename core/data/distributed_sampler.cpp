@@ -11,15 +11,17 @@ DistributedSampler::DistributedSampler(SamplerConfig config) : config_(config) {
     throw std::invalid_argument("sampler: rank must be in [0, world)");
   }
   if (config_.scale < 1) throw std::invalid_argument("sampler: dataset_scale must be at least 1");
-  const uint64_t total = config_.datasetSize * config_.scale;
+  if (config_.offset > config_.datasetSize * config_.scale)
+    throw std::invalid_argument("sampler: offset is past the end of the epoch");
+  const uint64_t left = config_.datasetSize * config_.scale - config_.offset;
   const uint64_t world = static_cast<uint64_t>(config_.world);
   const uint64_t rank = static_cast<uint64_t>(config_.rank);
   if (config_.dropLast) {
-    perRank_ = total / world;
+    perRank_ = left / world;
   } else if (config_.pad) {
-    perRank_ = (total + world - 1) / world;
+    perRank_ = (left + world - 1) / world;
   } else {
-    perRank_ = total > rank ? (total - rank + world - 1) / world : 0;
+    perRank_ = left > rank ? (left - rank + world - 1) / world : 0;
   }
 }
 
@@ -37,13 +39,15 @@ std::vector<uint64_t> DistributedSampler::indices(uint64_t epoch) const {
     }
   }
   const uint64_t world = static_cast<uint64_t>(config_.world);
-  // Past `used` nothing is taken: the padded or cut length, or N unpadded.
-  const uint64_t used = config_.dropLast || config_.pad ? perRank_ * world : total;
+  // Past `used` nothing is taken: the padded or cut length, or N unpadded
+  // (all counted from the offset).
+  const uint64_t left = total - config_.offset;
+  const uint64_t used = config_.dropLast || config_.pad ? perRank_ * world : left;
   std::vector<uint64_t> mine;
   mine.reserve(perRank_);
   for (uint64_t k = static_cast<uint64_t>(config_.rank); k < used; k += world) {
-    // Padding repeats the head of the list (k >= total only without drop_last).
-    const uint64_t position = total == 0 ? 0 : k % total;
+    // Padding repeats the head of what is left (k >= left only without drop_last).
+    const uint64_t position = config_.offset + (left == 0 ? 0 : k % left);
     mine.push_back(order[position] % config_.datasetSize);
   }
   return mine;

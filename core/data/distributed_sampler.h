@@ -28,6 +28,12 @@ struct SamplerConfig {
   // samples, so ranks may differ by one and every sample counts exactly once
   // (evaluation). Ignored with dropLast.
   bool pad = true;
+  // Positions of each epoch's order already trained on (elastic training's
+  // new world goes on mid-epoch): only the rest, positions offset, offset +
+  // 1, ..., is shared out, as Horovod's ElasticSampler shares out the
+  // indices not yet processed. With a world that never changed, the first
+  // k batches of every rank are exactly positions [0, k x batch x world).
+  uint64_t offset = 0;
 };
 
 class DistributedSampler {

@@ -586,6 +586,7 @@ class Planner {
     for (size_t i = 0; i < cells.size(); ++i) cells[i].index = static_cast<int>(i);
     checkFaultRanks(cells);
     checkRestartableStrategies(cells);
+    checkElasticCells(cells);
     checkHostMemoryBackends(cells);
     plan.cells = std::move(cells);
   }
@@ -626,6 +627,64 @@ class Planner {
                " does not (allreduce, bucketed and fusion do): exclude the combination");
       return;
     }
+  }
+
+  // recovery = "elastic" (Horovod Elastic's way) needs what it rebuilds in
+  // the same processes: a backend that can make a new communicator after a
+  // peer failed (CAP_REBUILD: gloo; MPI cannot change its world), a strategy
+  // that saves its state (each commit), and workers this coordinator starts
+  // and watches (the local launcher). [fault] add is elastic's alone.
+  void checkElasticCells(const std::vector<Cell>& cells) {
+    for (const Cell& cell : cells) {
+      const std::string error = elasticProblem(cell);
+      if (error.empty()) continue;
+      const bool addFault = cell.text("fault.kind") == "add" && cell.text("recovery") != "elastic";
+      const Column* at = findColumn(addFault ? "fault.kind" : "recovery");
+      fail(at ? at->where : SourceLocation{m_.path, 1, 1}, error);
+      return;
+    }
+  }
+
+  std::string elasticProblem(const Cell& cell) const {
+    const std::string which = " (cell " + std::to_string(cell.index) + ")";
+    if (cell.text("recovery") != "elastic") {
+      if (cell.text("fault.kind") != "add") return "";
+      return "[fault] kind = \"add\" needs recovery = \"elastic\"" + which +
+             ": only an elastic run lets a worker join while it trains";
+    }
+    const std::string backend = cell.text("backend"), strategy = cell.text("strategy");
+    const auto b = plugins_.find("backend/" + backend);
+    if (b != plugins_.end() &&
+        !(b->second->descriptor<dtb_backend_plugin_v1_t>().capabilities & DTB_BACKEND_CAP_REBUILD)) {
+      return "recovery = \"elastic\" needs a backend that can make a new communicator in the same process "
+             "after a peer failed; backend '" +
+             backend + "'" + which +
+             " cannot (MPI cannot change its world): use gloo, or recovery = \"restart\"";
+    }
+    const auto st = plugins_.find("strategy/" + strategy);
+    if (st != plugins_.end() && !st->second->descriptor<dtb_strategy_plugin_v1_t>().state_save) {
+      return "recovery = \"elastic\" needs a strategy that saves its state (state_save) for its commits; "
+             "strategy '" +
+             strategy + "'" + which +
+             " does not (allreduce, bucketed and fusion do; ZeRO's shards are cut for one world size, "
+             "and re-cutting them for the next is not built): exclude the combination";
+    }
+    const std::string launcher = cell.text("launcher");
+    if (launcher != "auto" && launcher != "local" && !launcher.empty()) {
+      return "recovery = \"elastic\" runs with the local launcher, which starts, watches and replaces the "
+             "workers itself; launcher '" +
+             launcher + "'" + which + " cannot change its job's world";
+    }
+    const int64_t world = cell.integer("world_size"), minNp = cell.integer("min_np"),
+                  maxNp = cell.integer("max_np");
+    if (minNp > world) {
+      return "min_np = " + std::to_string(minNp) + " is above world_size = " + std::to_string(world) + which +
+             ": the run would stop at its first failure";
+    }
+    if (maxNp > 0 && maxNp < world) {
+      return "max_np = " + std::to_string(maxNp) + " is below world_size = " + std::to_string(world) + which;
+    }
+    return "";
   }
 
   // A fault must strike one of the cell's ranks.

@@ -69,17 +69,37 @@ std::vector<ParamSpec> makeSchema() {
            "Store every step of every rank (the step and step_metric tables); false keeps epochs only"),
       spec("recovery", DTB_PARAM_STRING, S("none"),
            "What a failed rank costs: none fails the run; restart stops every worker and starts them "
-           "again from the last checkpoint (torchrun's way), up to max_restarts times",
-           {}, {}, {"none", "restart"}),
+           "again from the last checkpoint (torchrun's way), up to max_restarts times; elastic lets the "
+           "survivors roll back to their last in-memory commit and go on in a smaller world without "
+           "restarting (Horovod Elastic's way), and lets workers join",
+           {}, {}, {"none", "restart", "elastic"}),
       spec("checkpoint_every", DTB_PARAM_INT, int64_t{10},
            "recovery = restart: optimizer steps between checkpoints", 1.0, 1e12),
       spec("max_restarts", DTB_PARAM_INT, int64_t{3}, "recovery = restart: restarts before the run fails",
            0.0, 1000.0),
+      spec("commit_every", DTB_PARAM_INT, int64_t{10},
+           "recovery = elastic: optimizer steps between in-memory commits of the state (Horovod's "
+           "state.commit(); also where joining workers are let in)",
+           1.0, 1e12),
+      spec("min_np", DTB_PARAM_INT, int64_t{0},
+           "recovery = elastic: fewest workers training goes on with; 0 means world_size (horovodrun's "
+           "default: --min-np is -np)",
+           0.0, 65536.0),
+      spec("max_np", DTB_PARAM_INT, int64_t{0}, "recovery = elastic: most workers; 0 sets no bound", 0.0,
+           65536.0),
+      spec("reset_limit", DTB_PARAM_INT, int64_t{0},
+           "recovery = elastic: resets (new worlds after a failure) before the run fails; 0 sets no limit",
+           0.0, 1e6),
+      spec("elastic_timeout_s", DTB_PARAM_FLOAT, 600.0,
+           "recovery = elastic: how long a world below min_np waits for workers before the run fails "
+           "(horovodrun's default, 600 s)",
+           0.0, 86400.0),
       // The [fault] table (run/fault_injector.h): keys of the run, so a fault is an axis like any other.
       spec("fault.kind", DTB_PARAM_STRING, S("none"),
            "[fault] kind: kill (SIGKILL) the rank, stop (SIGSTOP) it for `seconds`, or slow each of its "
-           "steps by `slow_ms`, from optimizer step `step` on",
-           {}, {}, {"none", "kill", "stop", "slow"}),
+           "steps by `slow_ms`, from optimizer step `step` on; add (recovery = elastic) starts one more "
+           "worker at step `step`, which joins at the next commit",
+           {}, {}, {"none", "kill", "stop", "slow", "add"}),
       spec("fault.rank", DTB_PARAM_INT, int64_t{0}, "[fault] the rank it happens to (below world_size)", 0.0,
            65535.0),
       spec("fault.step", DTB_PARAM_INT, int64_t{0},

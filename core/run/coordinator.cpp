@@ -4,6 +4,7 @@
 
 #include "matrix/config_label.h"
 #include "run/checkpoint.h"
+#include "run/elastic_launcher.h"
 #include "run/interrupt_guard.h"
 #include "run/launch.h"
 #include "run/machine_load.h"
@@ -154,6 +155,7 @@ LaunchOutcome launchWithRestarts(const Cell& cell, RunSpec spec, const std::file
     dropCheckpointsAfter(spec.checkpointDir, from);
     RecoveryRecord r{spec.runId, spec.attempt + 1, "restart", outcome.error, failedAtS};
     r.resumedStep = static_cast<int64_t>(from);
+    r.worldSize = spec.world;
     const int64_t stored = recorder.restartFrom(from);
     if (cell.flag("step_records")) r.lostSteps = stored;  // else unknown
     ++spec.attempt;
@@ -171,6 +173,61 @@ LaunchOutcome launchWithRestarts(const Cell& cell, RunSpec spec, const std::file
   }
 }
 
+// An elastic run (recovery = "elastic"): the elastic launcher keeps it
+// going through failures and joins; each new world it decides is stored —
+// a reset as a recovery (its cause, the commit it went back to, the steps
+// stored past it, which are dropped and run again) and as a world change,
+// a join as a world change — and shown.
+LaunchOutcome launchElasticRun(const Cell& cell, const RunSpec& spec, const LaunchOptions& options,
+                               RunRecorder& recorder, RunProgress& progress) {
+  ElasticOptions elastic;
+  elastic.storeDir = spec.storeDir;
+  elastic.minNp = cell.integer("min_np") > 0 ? static_cast<int>(cell.integer("min_np")) : spec.world;
+  elastic.maxNp = static_cast<int>(cell.integer("max_np"));
+  elastic.resetLimit = static_cast<int>(cell.integer("reset_limit"));
+  elastic.timeoutS = cell.real("elastic_timeout_s");
+  elastic.settleS = cell.real("collective_timeout_s") + 5;
+  // Seconds since the run began at `t`, on the coordinator's clock.
+  const auto atS = [&](std::chrono::system_clock::time_point t) {
+    return spec.runSeconds() - std::chrono::duration<double>(std::chrono::system_clock::now() - t).count();
+  };
+  int resets = 0;
+  const auto onChange = [&](const WorldChange& c) {
+    WorldChangeRecord w{0, c.generation, atS(c.decidedAt), c.failure ? "reset" : "join", c.after, {}, {}};
+    const std::string ranks = std::to_string(c.before) + " -> " + std::to_string(c.after) + " ranks";
+    if (!c.failure) {
+      recorder.worldChange(w);
+      const std::string joins = "a worker joins at the next commit: " + ranks;
+      recorder.coordinatorEvent(w.atS, "join", joins);
+      progress.note(joins);
+      return;
+    }
+    resets = c.reset;
+    RecoveryRecord r{spec.runId, c.reset, "elastic", c.cause, atS(c.failedAt)};
+    recorder.coordinatorEvent(r.failedAtS, "failure", c.cause);
+    r.resumedStep = c.resumedStep;
+    const int64_t stored = recorder.restartFrom(static_cast<uint64_t>(c.resumedStep));
+    if (cell.flag("step_records")) r.lostSteps = stored;  // else unknown
+    r.restartedAtS = w.atS;
+    r.worldSize = c.after;
+    recorder.recovery(r);
+    w.fromStep = c.resumedStep;
+    w.cause = c.cause;
+    recorder.worldChange(w);
+    const std::string reset = "reset " + std::to_string(c.reset) + ": " + ranks +
+                              ", back to the commit of step " + std::to_string(c.resumedStep);
+    recorder.coordinatorEvent(w.atS, "reset", reset);
+    progress.note(reset + ", after " + c.cause);
+  };
+  LaunchOutcome outcome = launchElastic(
+      options, elastic, [&](int, const Record& r) { recorder.add(r); }, onChange);
+  outcome.resets = resets;
+  if (outcome.status == LaunchOutcome::Status::kFailed)
+    recorder.coordinatorEvent(outcome.failedAt ? atS(*outcome.failedAt) : spec.runSeconds(), "failure",
+                              outcome.error);
+  return outcome;
+}
+
 // Starts the cell's workers and stores what they report as it comes (see
 // RunRecorder), and the machine's load while it ran.
 LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions& options,
@@ -181,9 +238,10 @@ LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions&
   const RunSpec spec = writeRunSpec(cell, runId, options, scratch);
   const LoadSampler load;
   RunRecorder recorder(runId, store, progress);
-  LaunchOutcome outcome = launchWithRestarts(cell, spec, scratch,
-                                             launchOptions(cell, launcher, spec, scratch, options, interrupt),
-                                             recorder, progress);
+  const LaunchOptions launching = launchOptions(cell, launcher, spec, scratch, options, interrupt);
+  LaunchOutcome outcome = cell.text("recovery") == "elastic"
+                              ? launchElasticRun(cell, spec, launching, recorder, progress)
+                              : launchWithRestarts(cell, spec, scratch, launching, recorder, progress);
   recorder.finish();
   // srun's ranks are not our children: their CPU time is not ours to subtract.
   store.recordLoad(runId, load.finish(launcher != "srun"));
@@ -203,10 +261,12 @@ void recordOutcome(int64_t runId, const LaunchOutcome& outcome, ResultStore& sto
   switch (outcome.status) {
     case LaunchOutcome::Status::kOk:
       store.finishRun(runId, RunStatus::kOk);
-      progress.endRun(outcome.restarts == 0 ? "ok"
-                                            : "ok after " + std::to_string(outcome.restarts) + " restart" +
-                                                  (outcome.restarts == 1 ? "" : "s"),
-                      outcome.restarts == 0);
+      progress.endRun(outcome.restarts > 0 ? "ok after " + std::to_string(outcome.restarts) + " restart" +
+                                                 (outcome.restarts == 1 ? "" : "s")
+                      : outcome.resets > 0 ? "ok after " + std::to_string(outcome.resets) + " reset" +
+                                                 (outcome.resets == 1 ? "" : "s")
+                                           : "ok",
+                      outcome.restarts == 0 && outcome.resets == 0);
       ++tally.ok;
       break;
     case LaunchOutcome::Status::kFailed:

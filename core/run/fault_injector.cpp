@@ -37,6 +37,7 @@ FaultPlan FaultPlan::of(const Cell& cell) {
 std::string FaultPlan::describe() const {
   const std::string where = "rank " + std::to_string(rank) + " at step " + std::to_string(step);
   if (kind == "kill") return "kill " + where;
+  if (kind == "add") return "add a worker at step " + std::to_string(step);
   if (kind == "stop") return "stop " + where + " for " + number(seconds) + " s";
   if (kind == "slow") {
     return "slow rank " + std::to_string(rank) + " by " + number(slowMs) + " ms per step from step " +
@@ -50,6 +51,10 @@ void FaultInjector::beforeStep(uint64_t step, const std::function<void(const std
   note(plan_.describe());
   if (plan_.kind == "kill") raise(SIGKILL);
   if (plan_.kind == "stop") stopFor(plan_.seconds);
+}
+
+bool FaultInjector::addsWorkerAt(uint64_t step) const {
+  return mine_ && plan_.kind == "add" && step == plan_.step;
 }
 
 double FaultInjector::delayAt(uint64_t step) const {

@@ -8,6 +8,8 @@
 //         `seconds` passes collective_timeout_s
 //   slow  each step from `step` on takes `slow_ms` longer on the rank: a
 //         straggler, its delay counted as forward (compute) time
+//   add   (recovery = "elastic") the rank asks the coordinator for one more
+//         worker before step `step`; it joins at the next commit
 // The host injects them, not a strategy, so every strategy can be faulted
 // the same way; each fault is an event of the run (kind 'fault').
 #pragma once
@@ -21,7 +23,7 @@
 namespace dtb::core {
 
 struct FaultPlan {
-  std::string kind = "none";  // none, kill, stop, slow
+  std::string kind = "none";  // none, kill, stop, slow, add
   int rank = 0;
   uint64_t step = 0;
   double seconds = 0;  // stop
@@ -40,6 +42,9 @@ class FaultInjector {
   // stops this rank when the plan says so, after `note` has recorded the
   // fault (kill: `note` must flush, nothing runs after it).
   void beforeStep(uint64_t step, const std::function<void(const std::string&)>& note) const;
+
+  // Whether this rank asks for a worker to join before step `step` (add).
+  bool addsWorkerAt(uint64_t step) const;
 
   // The seconds step `step` takes longer on this rank (slow), else 0.
   double delayAt(uint64_t step) const;

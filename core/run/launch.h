@@ -22,6 +22,7 @@ struct LaunchOutcome {
   enum class Status { kOk, kFailed, kInterrupted } status = Status::kOk;
   std::string error;  // for kFailed: which rank, and what happened to it
   int restarts = 0;   // recovery = "restart": how often the workers were started again
+  int resets = 0;     // recovery = "elastic": how often the survivors went on in a new world
   // kFailed: when the launcher first saw a rank fail (its exit, its error, the
   // job's end), before it stopped the others; unset when it cannot tell.
   std::optional<std::chrono::system_clock::time_point> failedAt;

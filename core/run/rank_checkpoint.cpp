@@ -52,6 +52,11 @@ Checkpoint captureCheckpoint(RankPlugins& plugins, uint64_t steps, int64_t epoch
 }
 
 void restoreCheckpoint(RankPlugins& plugins, const Checkpoint& c) {
+  restoreParameters(plugins, c);
+  restoreState(plugins, c);
+}
+
+void restoreParameters(RankPlugins& plugins, const Checkpoint& c) {
   if (c.params.size() != plugins.paramCount()) {
     throw std::runtime_error("the checkpoint holds " + std::to_string(c.params.size()) +
                              " parameters, the model " + std::to_string(plugins.paramCount()));
@@ -65,6 +70,9 @@ void restoreCheckpoint(RankPlugins& plugins, const Checkpoint& c) {
     }
     std::memcpy(p.value.data, c.params[i].data(), c.params[i].size());
   }
+}
+
+void restoreState(RankPlugins& plugins, const Checkpoint& c) {
   const dtb_strategy_plugin_v1_t& api = strategyApi(plugins);
   PluginInstance& strategy = plugins.strategy();
   strategy.check("state_load",

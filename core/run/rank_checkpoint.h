@@ -26,4 +26,10 @@ Checkpoint captureCheckpoint(RankPlugins& plugins, uint64_t steps, int64_t epoch
 // does not fit (another model, another optimizer).
 void restoreCheckpoint(RankPlugins& plugins, const Checkpoint& c);
 
+// Its two halves: the parameters, which need no strategy (elastic training
+// puts them back before the next world's strategy is made), and the
+// strategy's state with the optimizer's step count.
+void restoreParameters(RankPlugins& plugins, const Checkpoint& c);
+void restoreState(RankPlugins& plugins, const Checkpoint& c);
+
 }  // namespace dtb::core

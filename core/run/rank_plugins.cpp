@@ -27,6 +27,11 @@ void RankPlugins::createModel(PluginLoader& loader, const PluginChoice& model,
 
 void RankPlugins::connect(std::unique_ptr<Communicator> comm) { comm_ = std::move(comm); }
 
+void RankPlugins::leaveWorld() {
+  strategy_.reset();
+  comm_.reset();
+}
+
 void RankPlugins::createOptimizer(const OptimizerConfig& config) {
   optimizer_ = std::make_unique<Optimizer>(config);
 }

@@ -46,6 +46,10 @@ class RankPlugins {
   // a bad config), then the strategy over the model's parameters.
   void createOptimizer(const OptimizerConfig& config);
   void createStrategy(PluginLoader& loader, const PluginChoice& strategy, uint32_t accumulationSteps);
+  // Elastic training leaves a world: the strategy (which holds the world's
+  // size and its requests) and then the communicator go; connect() and
+  // createStrategy() make the next world's.
+  void leaveWorld();
 
   PluginInstance& dataset() { return *dataset_; }
   PluginInstance& model() { return *model_; }

@@ -119,6 +119,12 @@ void RecordWriter::reference(const BandwidthReferenceRecord& b) {
   line("reference " + b.name + " " + std::to_string(b.bytes) + " " + number(b.gbps));
 }
 
+void RecordWriter::reset(int generation, uint64_t commitStep, const std::string& message) {
+  line("reset " + std::to_string(generation) + " " + std::to_string(commitStep) + " " + oneLine(message));
+}
+
+void RecordWriter::grow(uint64_t step) { line("grow " + std::to_string(step)); }
+
 void RecordWriter::done(int rank) { line("done " + std::to_string(rank)); }
 
 std::optional<Record> parseRecord(const std::string& text) {
@@ -218,6 +224,13 @@ std::optional<Record> parseRecord(const std::string& text) {
       r.kind = Record::Kind::kReference;
       in >> r.referenceRecord.name >> r.referenceRecord.bytes;
       r.referenceRecord.gbps = optionalNumber(in).value_or(0);
+    } else if (kind == "reset") {
+      r.kind = Record::Kind::kReset;
+      in >> r.generation >> r.step;
+      std::getline(in >> std::ws, r.message);
+    } else if (kind == "grow") {
+      r.kind = Record::Kind::kGrow;
+      in >> r.step;
     } else if (kind == "done") {
       r.kind = Record::Kind::kDone;
       in >> r.rank;
@@ -227,7 +240,9 @@ std::optional<Record> parseRecord(const std::string& text) {
   } catch (const std::exception&) {
     return std::nullopt;
   }
-  if (in.fail() && r.kind != Record::Kind::kError && r.kind != Record::Kind::kEvent) return std::nullopt;
+  const bool textLast =
+      r.kind == Record::Kind::kError || r.kind == Record::Kind::kEvent || r.kind == Record::Kind::kReset;
+  if (in.fail() && !textLast) return std::nullopt;
   return r;
 }
 

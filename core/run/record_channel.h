@@ -16,6 +16,13 @@
 //   reference <name> <bytes> <gbps>       (dtbench comm: memcpy bandwidth)
 //   error <rank> <own|peer> <message...>   (peer: a collective failed or timed
 //                                          out: likely another rank's fault)
+//   reset <generation> <commit_step> <message...>
+//                                          (recovery = "elastic": a collective
+//                                          of that generation failed; the
+//                                          worker left it and waits for the
+//                                          next, its last commit at that step)
+//   grow <step>                            (recovery = "elastic": rank 0 asks
+//                                          for a worker to join, [fault] add)
 //   done <rank>
 //
 // Numbers in C locale; "nan" for an unknown value. The coordinator is the
@@ -53,6 +60,8 @@ class RecordWriter {
   void collective(const CollectiveRecord& c);
   void reference(const BandwidthReferenceRecord& b);
   void error(int rank, bool peerFailure, const std::string& message);
+  void reset(int generation, uint64_t commitStep, const std::string& message);
+  void grow(uint64_t step);
   void done(int rank);
 
  private:
@@ -73,6 +82,8 @@ struct Record {
     kCollective,
     kReference,
     kError,
+    kReset,
+    kGrow,
     kDone
   } kind;
   int epoch = 0;
@@ -86,6 +97,7 @@ struct Record {
   CollectiveRecord collectiveRecord;
   BandwidthReferenceRecord referenceRecord;
   int rank = 0;
+  int generation = 0;        // reset: the elastic world whose collective failed
   bool peerFailure = false;  // error: raised by a failed collective
   std::string message;
 };

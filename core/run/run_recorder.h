@@ -31,6 +31,10 @@ class RunRecorder {
   // many steps past `step` had been done (the work lost).
   int64_t restartFrom(uint64_t step);
   void recovery(const RecoveryRecord& r) { store_.addRecovery(r); }
+  void worldChange(WorldChangeRecord w) {
+    w.runId = runId_;
+    store_.addWorldChange(w);
+  }
 
  private:
   static constexpr size_t kStepBatch = 4096;  // steps and metrics written together

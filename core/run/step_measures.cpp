@@ -31,6 +31,7 @@ void addPhases(StepRecord& sum, const StepRecord& step) {
   auto add = [](std::optional<double>& total, const std::optional<double>& v) {
     total = total.value_or(0) + v.value_or(0);
   };
+  add(sum.dataS, step.dataS);
   add(sum.forwardS, step.forwardS);
   add(sum.backwardS, step.backwardS);
   add(sum.commExposedS, step.commExposedS);

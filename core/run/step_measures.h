@@ -37,7 +37,7 @@ void setPhases(StepRecord& record, const StepTiming& timing);
 // time over it, overlapped or not.
 void setCommSince(StepRecord& record, const CommCounters& before, const Communicator& comm);
 
-// Adds the step's phase times and bus bytes to an epoch's sums.
+// Adds the step's phase times (its data wait too) and bus bytes to an epoch's sums.
 void addPhases(StepRecord& sum, const StepRecord& step);
 
 // The phases of one training step in the trace, back to back from `begin`

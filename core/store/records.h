@@ -81,11 +81,23 @@ struct EventRecord {
 struct RecoveryRecord {
   int64_t runId = 0;
   int attempt = 0;
-  std::string mode;  // restart
+  std::string mode;  // restart | elastic
   std::string cause;
   double failedAtS = 0, restartedAtS = 0;
   int64_t resumedStep = 0;
   std::optional<int64_t> lostSteps;  // unknown with step_records = false
+  std::optional<int> worldSize;      // ranks it went on with
+};
+
+// A new world of an elastic run (the world_change table).
+struct WorldChangeRecord {
+  int64_t runId = 0;
+  int generation = 0;
+  double atS = 0;
+  std::string kind;  // reset | join
+  int worldSize = 0;
+  std::optional<int64_t> fromStep;
+  std::optional<std::string> cause;
 };
 
 struct MemoryRecord {

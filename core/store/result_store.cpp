@@ -312,7 +312,7 @@ int64_t ResultStore::forgetStepsFrom(int64_t runId, int64_t step) {
 void ResultStore::addRecovery(const RecoveryRecord& r) {
   db_.prepare(
          "INSERT INTO recovery (run_id, attempt, mode, cause, failed_at_s, restarted_at_s, resumed_step, "
-         "lost_steps) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+         "lost_steps, world_size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
       .bind(1, r.runId)
       .bind(2, int64_t{r.attempt})
       .bind(3, r.mode)
@@ -321,6 +321,21 @@ void ResultStore::addRecovery(const RecoveryRecord& r) {
       .bind(6, r.restartedAtS)
       .bind(7, r.resumedStep)
       .bind(8, r.lostSteps ? SqlValue(*r.lostSteps) : SqlValue())
+      .bind(9, r.worldSize ? SqlValue(int64_t{*r.worldSize}) : SqlValue())
+      .run();
+}
+
+void ResultStore::addWorldChange(const WorldChangeRecord& w) {
+  db_.prepare(
+         "INSERT INTO world_change (run_id, generation, at_s, kind, world_size, from_step, cause) "
+         "VALUES (?, ?, ?, ?, ?, ?, ?)")
+      .bind(1, w.runId)
+      .bind(2, int64_t{w.generation})
+      .bind(3, w.atS)
+      .bind(4, w.kind)
+      .bind(5, int64_t{w.worldSize})
+      .bind(6, w.fromStep ? SqlValue(*w.fromStep) : SqlValue())
+      .bind(7, w.cause ? SqlValue(*w.cause) : SqlValue())
       .run();
 }
 

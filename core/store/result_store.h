@@ -61,6 +61,7 @@ class ResultStore {
   // how many steps past `step` any rank had stored.
   int64_t forgetStepsFrom(int64_t runId, int64_t step);
   void addRecovery(const RecoveryRecord& r);
+  void addWorldChange(const WorldChangeRecord& w);
 
   Database& database() { return db_; }
 

@@ -97,5 +97,33 @@ TEST(DistributedSampler, EmptyAndInvalid) {
   EXPECT_THROW(DistributedSampler({10, 0, 2, 0, true, false, 0}), std::invalid_argument);
 }
 
+// Elastic training: 3 ranks train 2 batches of 4, then a world of 2 goes on
+// from there. The new world's ranks share out exactly the positions the old
+// one had not reached — none twice, none lost — as Horovod's ElasticSampler
+// shares out the indices not yet processed.
+TEST(DistributedSampler, AnOffsetSharesOutOnlyWhatIsLeftOfTheEpoch) {
+  const SamplerConfig three{48, 1, 3, 0, true, false, 9};
+  std::multiset<uint64_t> seen;
+  for (const auto& r : allRanks(three, 2)) seen.insert(r.begin(), r.begin() + 8);  // 2 batches of 4
+  SamplerConfig two = three;
+  two.world = 2;
+  two.offset = 8 * 3;
+  for (const auto& r : allRanks(two, 2)) {
+    EXPECT_EQ(r.size(), 12u);  // (48 - 24) / 2
+    seen.insert(r.begin(), r.end());
+  }
+  EXPECT_EQ(seen.size(), 48u);
+  EXPECT_EQ(std::set<uint64_t>(seen.begin(), seen.end()).size(), 48u);  // each sample once
+  // A world that never changed reads the same from an offset as it would
+  // have read after skipping its first batches.
+  SamplerConfig later = three;
+  later.offset = 8 * 3;
+  const auto whole = allRanks(three, 2), rest = allRanks(later, 2);
+  for (size_t r = 0; r < whole.size(); ++r)
+    EXPECT_EQ(std::vector<uint64_t>(whole[r].begin() + 8, whole[r].end()), rest[r]);
+  later.offset = 49;
+  EXPECT_THROW(DistributedSampler{later}, std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace dtb::core

@@ -1,0 +1,265 @@
+#include "run/elastic_launcher.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "run/elastic_world.h"
+#include "run/local_ranks.h"
+#include "run/rank_output.h"
+
+namespace dtb::core {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A run can grow by one worker per add fault; room for a few.
+constexpr int kSpareSlots = 4;
+
+// A failure being settled: who has left the broken world so far.
+struct Settling {
+  Clock::time_point deadline;
+  std::chrono::system_clock::time_point failedAt;
+  std::string exitCause;                 // a member that died, as the run's error would read
+  std::string reportedCause;             // the first member's failed collective
+  std::map<int, uint64_t> reported;      // slot -> the step of its last commit
+  std::set<int> gone;                    // slots dead, or stopped as hung
+  std::string hung;                      // what the coordinator stopped as hung
+  std::optional<Clock::time_point> belowMinSince;
+};
+
+class ElasticDriver {
+ public:
+  ElasticDriver(const LaunchOptions& options, const ElasticOptions& elastic, const RecordHandler& onRecord,
+                const WorldChangeHandler& onChange)
+      : options_(options),
+        elastic_(elastic),
+        onChange_(onChange),
+        ranks_(static_cast<size_t>(options.world + kSpareSlots)),
+        output_(options.world + kSpareSlots, [this, &onRecord](int slot, const Record& r) {
+          if (r.kind == Record::Kind::kReset) {
+            leftWorld(slot, r);
+          } else if (r.kind == Record::Kind::kGrow) {
+            growAsked_ = true;
+          } else {
+            onRecord(slot, r);
+          }
+        }) {
+    for (int s = 0; s < options.world; ++s) members_.push_back(s);
+  }
+
+  LaunchOutcome run() {
+    for (int s = 0; s < options_.world; ++s) {
+      if (std::string error = startRank(options_, s, parent_, group_, ranks_); !error.empty()) {
+        stopAll(ranks_, group_);
+        return {LaunchOutcome::Status::kFailed, error};
+      }
+    }
+    nextSlot_ = options_.world;
+    LaunchOutcome outcome = watch();
+    stopAll(ranks_, group_);
+    for (Rank& r : ranks_) {
+      if (r.fd >= 0) close(r.fd);
+    }
+    return outcome;
+  }
+
+ private:
+  LaunchOutcome watch() {
+    for (;;) {
+      readRanks(ranks_, output_);
+      reap();
+      if (growAsked_ && !settling_) grow();
+      if (settling_) {
+        if (std::optional<LaunchOutcome> end = settle()) return *end;
+      } else if (allMembersFinished()) {
+        return {};
+      }
+      if (options_.interrupted && options_.interrupted->load()) {
+        return {LaunchOutcome::Status::kInterrupted, "stopped by the user (Ctrl-C)"};
+      }
+      if (output_.secondsSilent() > options_.silenceLimitS && !(settling_ && settling_->belowMinSince)) {
+        return {LaunchOutcome::Status::kFailed, "no rank reported anything for " +
+                                                    std::to_string(static_cast<int>(output_.secondsSilent())) +
+                                                    " s (a hang?); every rank was stopped"};
+      }
+    }
+  }
+
+  int rankOf(int slot) const {
+    const auto at = std::find(members_.begin(), members_.end(), slot);
+    return at == members_.end() ? -1 : static_cast<int>(at - members_.begin());
+  }
+
+  bool isMember(int slot) const { return rankOf(slot) >= 0; }
+
+  Settling& settling() {
+    if (!settling_) {
+      settling_.emplace();
+      settling_->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                               std::chrono::duration<double>(elastic_.settleS));
+      settling_->failedAt = std::chrono::system_clock::now();
+    }
+    return *settling_;
+  }
+
+  // A member's collective failed: it has left its world and waits.
+  void leftWorld(int slot, const Record& r) {
+    Settling& s = settling();
+    s.reported[slot] = static_cast<uint64_t>(r.step);
+    if (s.reportedCause.empty()) s.reportedCause = "rank " + std::to_string(rankOf(slot)) + ": " + r.message;
+  }
+
+  // Ranks that ended: all well, or a member lost.
+  void reap() {
+    for (int slot = 0; slot < nextSlot_; ++slot) {
+      Rank& r = ranks_[slot];
+      if (r.exited || r.pid <= 0 || waitpid(r.pid, &r.status, WNOHANG) != r.pid) continue;
+      r.exited = true;
+      const bool failed = WIFSIGNALED(r.status) || WEXITSTATUS(r.status) != 0;
+      if (!failed || !isMember(slot)) continue;
+      Settling& s = settling();
+      s.gone.insert(slot);
+      s.reported.erase(slot);
+      if (s.exitCause.empty()) s.exitCause = describeExit(rankOf(slot), r, output_.errorOf(slot));
+    }
+  }
+
+  bool allMembersFinished() const {
+    return std::all_of(members_.begin(), members_.end(), [&](int slot) { return ranks_[slot].exited; });
+  }
+
+  // Every member has left the broken world, died, or is stopped; or the
+  // survivors' collectives have had their time.
+  bool settled() const {
+    const bool waitedEnough = Clock::now() > settling_->deadline;
+    return std::all_of(members_.begin(), members_.end(), [&](int slot) {
+      if (settling_->gone.contains(slot) || settling_->reported.contains(slot)) return true;
+      const char state = processState(ranks_[slot].pid);
+      return waitedEnough || state == 'T' || state == 't';
+    });
+  }
+
+  // Stops, as hung, every member that neither left the world nor died.
+  void stopHungMembers() {
+    for (const int slot : members_) {
+      if (settling_->gone.contains(slot) || settling_->reported.contains(slot)) continue;
+      kill(ranks_[slot].pid, SIGKILL);
+      settling_->gone.insert(slot);
+      settling_->hung += std::string(settling_->hung.empty() ? "" : "; ") + "rank " +
+                         std::to_string(rankOf(slot)) +
+                         " never joined the collective (stopped or hung): the coordinator stopped it";
+    }
+  }
+
+  std::string cause() const {
+    if (!settling_->exitCause.empty()) return settling_->exitCause;
+    if (!settling_->hung.empty()) return settling_->hung;
+    return settling_->reportedCause;
+  }
+
+  // Decides the next world once the failure has settled; the run's end when
+  // it cannot go on.
+  std::optional<LaunchOutcome> settle() {
+    if (!settled()) return std::nullopt;
+    stopHungMembers();
+    std::vector<int> survivors;
+    for (const int slot : members_) {
+      if (settling_->reported.contains(slot) && !ranks_[slot].exited) survivors.push_back(slot);
+    }
+    const int minNp = std::max(1, elastic_.minNp);
+    if (static_cast<int>(survivors.size()) < minNp) {
+      // Nothing joins a local run by itself: the wait is Horovod's, for
+      // hosts that discovery might still bring.
+      if (!settling_->belowMinSince) settling_->belowMinSince = Clock::now();
+      if (std::chrono::duration<double>(Clock::now() - *settling_->belowMinSince).count() < elastic_.timeoutS)
+        return std::nullopt;
+      return failed(std::to_string(survivors.size()) + " worker" + (survivors.size() == 1 ? "" : "s") +
+                    " left, below min_np = " + std::to_string(minNp) + ", and none joined within " +
+                    "elastic_timeout_s = " + number(elastic_.timeoutS) + " s, after " + cause());
+    }
+    ++resets_;
+    if (elastic_.resetLimit > 0 && resets_ > elastic_.resetLimit) {
+      return failed("reset_limit = " + std::to_string(elastic_.resetLimit) + " reached: " + cause());
+    }
+    WorldChange change;
+    change.failure = true;
+    change.reset = resets_;
+    change.cause = cause();
+    change.failedAt = settling_->failedAt;
+    change.resumedStep = static_cast<int64_t>(settling_->reported.at(survivors.front()));
+    settling_.reset();
+    enter(std::move(survivors), true, change);
+    return std::nullopt;
+  }
+
+  LaunchOutcome failed(const std::string& why) {
+    LaunchOutcome outcome{LaunchOutcome::Status::kFailed, "elastic: " + why};
+    outcome.failedAt = settling_->failedAt;
+    return outcome;
+  }
+
+  // [fault] add: one more worker, which the members let in at their next
+  // commit (no rollback).
+  void grow() {
+    growAsked_ = false;
+    if (elastic_.maxNp > 0 && static_cast<int>(members_.size()) >= elastic_.maxNp) return;
+    if (nextSlot_ >= static_cast<int>(ranks_.size())) return;
+    const int slot = nextSlot_++;
+    std::vector<int> slots = members_;
+    slots.push_back(slot);
+    WorldChange change;
+    change.failedAt = std::chrono::system_clock::now();
+    enter(std::move(slots), false, change);
+    // Started once its world is written: it reads it first thing.
+    if (std::string error = startRank(options_, slot, parent_, group_, ranks_); !error.empty()) {
+      settling().exitCause = "worker " + std::to_string(slot) + " could not join: " + error;
+      settling_->gone.insert(slot);
+    }
+  }
+
+  void enter(std::vector<int> slots, bool rollback, WorldChange& change) {
+    change.before = static_cast<int>(members_.size());
+    change.generation = ++generation_;
+    writeElasticWorld(elastic_.storeDir, {generation_, slots, rollback});
+    members_ = std::move(slots);
+    change.after = static_cast<int>(members_.size());
+    change.slots = members_;
+    change.decidedAt = std::chrono::system_clock::now();
+    onChange_(change);
+  }
+
+  static std::string number(double v) {
+    std::string text = std::to_string(v);
+    text.erase(text.find_last_not_of('0') + 1);
+    if (!text.empty() && text.back() == '.') text.pop_back();
+    return text;
+  }
+
+  const LaunchOptions& options_;
+  const ElasticOptions elastic_;
+  const WorldChangeHandler& onChange_;
+  std::vector<Rank> ranks_;  // by slot
+  RankOutput output_;
+  std::vector<int> members_;  // slots of the current world, in rank order
+  int generation_ = 0;
+  int nextSlot_ = 0;
+  int resets_ = 0;
+  bool growAsked_ = false;
+  std::optional<Settling> settling_;
+  pid_t group_ = 0;
+  const pid_t parent_ = getpid();
+};
+
+}  // namespace
+
+LaunchOutcome launchElastic(const LaunchOptions& options, const ElasticOptions& elastic,
+                            const RecordHandler& onRecord, const WorldChangeHandler& onChange) {
+  return ElasticDriver(options, elastic, onRecord, onChange).run();
+}
+
+}  // namespace dtb::core

@@ -24,11 +24,11 @@ constexpr int kSpareSlots = 4;
 struct Settling {
   Clock::time_point deadline;
   std::chrono::system_clock::time_point failedAt;
-  std::string exitCause;                 // a member that died, as the run's error would read
-  std::string reportedCause;             // the first member's failed collective
-  std::map<int, uint64_t> reported;      // slot -> the step of its last commit
-  std::set<int> gone;                    // slots dead, or stopped as hung
-  std::string hung;                      // what the coordinator stopped as hung
+  std::string exitCause;             // a member that died, as the run's error would read
+  std::string reportedCause;         // the first member's failed collective
+  std::map<int, uint64_t> reported;  // slot -> the step of its last commit
+  std::set<int> gone;                // slots dead, or stopped as hung
+  std::string hung;                  // what the coordinator stopped as hung
   std::optional<Clock::time_point> belowMinSince;
 };
 
@@ -73,7 +73,9 @@ class ElasticDriver {
     for (;;) {
       readRanks(ranks_, output_);
       reap();
-      if (growAsked_ && !settling_) grow();
+      if (growAsked_ && !settling_) {
+        if (std::optional<LaunchOutcome> end = grow()) return *end;
+      }
       if (settling_) {
         if (std::optional<LaunchOutcome> end = settle()) return *end;
       } else if (allMembersFinished()) {
@@ -83,9 +85,9 @@ class ElasticDriver {
         return {LaunchOutcome::Status::kInterrupted, "stopped by the user (Ctrl-C)"};
       }
       if (output_.secondsSilent() > options_.silenceLimitS && !(settling_ && settling_->belowMinSince)) {
-        return {LaunchOutcome::Status::kFailed, "no rank reported anything for " +
-                                                    std::to_string(static_cast<int>(output_.secondsSilent())) +
-                                                    " s (a hang?); every rank was stopped"};
+        return {LaunchOutcome::Status::kFailed,
+                "no rank reported anything for " + std::to_string(static_cast<int>(output_.secondsSilent())) +
+                    " s (a hang?); every rank was stopped"};
       }
     }
   }
@@ -121,7 +123,7 @@ class ElasticDriver {
       if (r.exited || r.pid <= 0 || waitpid(r.pid, &r.status, WNOHANG) != r.pid) continue;
       r.exited = true;
       const bool failed = WIFSIGNALED(r.status) || WEXITSTATUS(r.status) != 0;
-      if (!failed || !isMember(slot)) continue;
+      if (!failed || !isMember(slot) || (settling_ && settling_->gone.contains(slot))) continue;
       Settling& s = settling();
       s.gone.insert(slot);
       s.reported.erase(slot);
@@ -182,13 +184,10 @@ class ElasticDriver {
                     " left, below min_np = " + std::to_string(minNp) + ", and none joined within " +
                     "elastic_timeout_s = " + number(elastic_.timeoutS) + " s, after " + cause());
     }
-    ++resets_;
-    if (elastic_.resetLimit > 0 && resets_ > elastic_.resetLimit) {
-      return failed("reset_limit = " + std::to_string(elastic_.resetLimit) + " reached: " + cause());
-    }
+    if (std::optional<LaunchOutcome> end = pastResetLimit(cause())) return end;
     WorldChange change;
     change.failure = true;
-    change.reset = resets_;
+    change.reset = resets_;  // counted by pastResetLimit
     change.cause = cause();
     change.failedAt = settling_->failedAt;
     change.resumedStep = static_cast<int64_t>(settling_->reported.at(survivors.front()));
@@ -197,22 +196,32 @@ class ElasticDriver {
     return std::nullopt;
   }
 
+  // Counts one more reset — every new world, smaller or larger, as
+  // horovodrun's --reset-limit counts them — and ends the run past the limit.
+  std::optional<LaunchOutcome> pastResetLimit(const std::string& why) {
+    ++resets_;
+    if (elastic_.resetLimit == 0 || resets_ <= elastic_.resetLimit) return std::nullopt;
+    return failed("reset_limit = " + std::to_string(elastic_.resetLimit) + " reached, then " + why);
+  }
+
   LaunchOutcome failed(const std::string& why) {
     LaunchOutcome outcome{LaunchOutcome::Status::kFailed, "elastic: " + why};
-    outcome.failedAt = settling_->failedAt;
+    outcome.failedAt = settling_ ? settling_->failedAt : std::chrono::system_clock::now();
     return outcome;
   }
 
   // [fault] add: one more worker, which the members let in at their next
   // commit (no rollback).
-  void grow() {
+  std::optional<LaunchOutcome> grow() {
     growAsked_ = false;
-    if (elastic_.maxNp > 0 && static_cast<int>(members_.size()) >= elastic_.maxNp) return;
-    if (nextSlot_ >= static_cast<int>(ranks_.size())) return;
+    if (elastic_.maxNp > 0 && static_cast<int>(members_.size()) >= elastic_.maxNp) return std::nullopt;
+    if (nextSlot_ >= static_cast<int>(ranks_.size())) return std::nullopt;
+    if (std::optional<LaunchOutcome> end = pastResetLimit("a worker asked to join")) return end;
     const int slot = nextSlot_++;
     std::vector<int> slots = members_;
     slots.push_back(slot);
     WorldChange change;
+    change.reset = resets_;
     change.failedAt = std::chrono::system_clock::now();
     enter(std::move(slots), false, change);
     // Started once its world is written: it reads it first thing.
@@ -220,6 +229,7 @@ class ElasticDriver {
       settling().exitCause = "worker " + std::to_string(slot) + " could not join: " + error;
       settling_->gone.insert(slot);
     }
+    return std::nullopt;
   }
 
   void enter(std::vector<int> slots, bool rollback, WorldChange& change) {

@@ -7,7 +7,8 @@
 // back to their last commit and go on — without new processes. A worker
 // asked for ([fault] add) is started and joins at the members' next commit.
 // Bounds: min_np (below it the run waits elastic_timeout_s, then fails),
-// max_np, reset_limit. A failed worker's slot is never used again
+// max_np (no worker joins past it), reset_limit (new worlds, smaller or
+// larger, as horovodrun counts them). A failed worker's slot is never used again
 // (horovodrun's blacklist without a cool-down).
 #pragma once
 
@@ -39,7 +40,7 @@ struct WorldChange {
   int before = 0, after = 0;  // ranks
   std::vector<int> slots;     // the workers of the new world, in rank order
   bool failure = false;       // a reset after a failure (else a worker joined)
-  int reset = 0;              // failure: the run's resets so far, this one included
+  int reset = 0;              // the run's resets so far (every new world counts), this one included
   std::string cause;          // failure: what failed
   std::chrono::system_clock::time_point failedAt, decidedAt;
   int64_t resumedStep = 0;  // failure: the step of the commit the new world goes back to

@@ -14,7 +14,8 @@ void broadcast(Communicator& comm, dtb_tensor_t tensor) {
 
 }  // namespace
 
-SyncedProgress syncFromRankZero(RankPlugins& plugins, uint64_t steps, const EpochPosition& position) {
+SyncedProgress syncFromRankZero(RankPlugins& plugins, uint64_t steps, const EpochPosition& position,
+                                std::vector<double>& shared) {
   Communicator& comm = plugins.comm();
   Checkpoint mine = captureCheckpoint(plugins, steps, position.epoch, position.stepInEpoch);
   std::vector<double> counts = {static_cast<double>(steps),
@@ -24,6 +25,7 @@ SyncedProgress syncFromRankZero(RankPlugins& plugins, uint64_t steps, const Epoc
                                 static_cast<double>(mine.optimizerStep),
                                 static_cast<double>(mine.strategyState.size())};
   broadcast(comm, dtb::hostTensor(counts.data(), counts.size(), DTB_DTYPE_F64));
+  if (!shared.empty()) broadcast(comm, dtb::hostTensor(shared.data(), shared.size(), DTB_DTYPE_F64));
   std::vector<uint8_t> state = std::move(mine.strategyState);
   state.resize(static_cast<size_t>(counts[5]));
   if (!state.empty()) broadcast(comm, dtb::hostTensor(state.data(), state.size(), DTB_DTYPE_U8));

@@ -73,8 +73,9 @@ ElasticWorld waitForElasticWorld(const std::filesystem::path& storeDir, int from
   const int newest = newestElasticGeneration(storeDir);
   std::optional<ElasticWorld> world = readElasticWorld(storeDir, newest);
   if (!world || world->rankOf(slot) < 0)
-    throw std::runtime_error("worker " + std::to_string(slot) + " is not in the elastic world of generation " +
-                             std::to_string(newest) + ": the coordinator left it out");
+    throw std::runtime_error("worker " + std::to_string(slot) +
+                             " is not in the elastic world of generation " + std::to_string(newest) +
+                             ": the coordinator left it out");
   return *world;
 }
 

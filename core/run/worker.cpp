@@ -14,6 +14,7 @@
 #include "run/connect.h"
 #include "run/elastic_sync.h"
 #include "run/elastic_world.h"
+#include "run/epoch_sums.h"
 #include "run/evaluation.h"
 #include "run/fault_injector.h"
 #include "run/initial_weights.h"
@@ -66,19 +67,6 @@ LrScheduleConfig scheduleConfig(const Cell& cell, int world) {
   config.expGamma = cell.real("lr_exp_gamma");
   return config;
 }
-
-// What one epoch's steps add up to on this rank.
-struct EpochSums {
-  StepRecord phases;  // the epoch's phases, summed over its steps
-  double lossSum = 0, correct = 0, samples = 0;
-
-  void add(const StepRecord& step) {
-    lossSum += *step.loss * static_cast<double>(*step.samples);
-    correct += step.correct;
-    samples += static_cast<double>(*step.samples);
-    addPhases(phases, step);
-  }
-};
 
 // A collective failed or timed out: most likely a peer's doing (it died, or
 // hangs), which elastic training survives.
@@ -284,6 +272,7 @@ class Worker {
       trainEpoch();
       at_ = {at_.epoch + 1, 0, 0};
       sums_ = {};
+      epochSoFar_ = {};
       epochStepsRun_ = 0;
       epochStart_.reset();
       if (epochEndCheckpoint_) saveCheckpoint();
@@ -298,20 +287,18 @@ class Worker {
     startLoader();
     if (!epochStart_) epochStart_ = Clock::now();
     trainSteps();
-    const double seconds = since(*epochStart_);
+    std::vector<double> seconds = {since(*epochStart_)};
     records_.flush();  // every rank's steps leave at the end of each epoch
-    // Mean phase times over ranks; sums of loss and counts.
-    const StepRecord& sum = sums_.phases;
-    std::vector<double> phases = {seconds,           sum.dataS.value_or(0), *sum.forwardS,  *sum.backwardS,
-                                  *sum.commExposedS, *sum.optimizerS,       *sum.commTotalS};
-    allreduceDoubles(plugins_.comm(), phases, DTB_REDUCE_AVG);
-    std::vector<double> totals = {sums_.lossSum, sums_.correct, sums_.samples};
-    allreduceDoubles(plugins_.comm(), totals, DTB_REDUCE_SUM);
+    // Mean phase times over ranks; sums of loss and counts; with an elastic
+    // world that changed midway, what the earlier one committed too.
+    allreduceDoubles(plugins_.comm(), seconds, DTB_REDUCE_AVG);
+    EpochFigures figures = epochSoFar_;
+    figures += reduceEpochSums(plugins_.comm(), sums_);
     const int64_t epoch = at_.epoch;
     epochHook(&dtb_strategy_plugin_v1_t::before_evaluation, "before_evaluation", epoch);
     const Evaluation test = evaluateTestSplit(plugins_, train_->info(), batch_, rank_, world_, *step_);
     epochHook(&dtb_strategy_plugin_v1_t::end_epoch, "end_epoch", epoch);
-    if (rank_ == 0) records_.epoch(epochRecord(epoch, epochStepsRun_, phases, totals, sum, test));
+    if (rank_ == 0) records_.epoch(epochRecord(epoch, epochStepsRun_, seconds[0], figures, test));
     forwardPluginEvents();
   }
 
@@ -365,7 +352,7 @@ class Worker {
       }
       if (rank_ == 0 && since(lastProgress) > 1.0) {
         records_.progress(static_cast<int>(epoch + 1), at_.stepInEpoch, steps,
-                          sums_.samples * world_ / since(*epochStart_));
+                          (epochSoFar_.samples + sums_.samples * world_) / since(*epochStart_));
         lastProgress = Clock::now();
       }
       if (commitEvery_ > 0 && !lastOfEpoch && optimizerSteps_ % commitEvery_ == 0) commitAndCheckForWorkers();
@@ -391,22 +378,26 @@ class Worker {
   // Horovod's state.commit(): a copy of the state in memory, then a look for
   // workers the coordinator has let in — rank 0 looks, every rank learns, so
   // that all leave for the next world at the same step.
+  // The same collective adds the ranks' epoch sums to the epoch's figures
+  // so far: a world that changes later in the epoch loses none of them.
   void commitAndCheckForWorkers() {
+    double grows = rank_ == 0 && readElasticWorld(spec_.storeDir, generation_ + 1) ? 1.0 : 0.0;
+    epochSoFar_ += reduceEpochSums(plugins_.comm(), sums_, &grows);
+    sums_ = {};
     commit();
-    std::vector<double> grows = {rank_ == 0 && readElasticWorld(spec_.storeDir, generation_ + 1) ? 1.0 : 0.0};
-    allreduceDoubles(plugins_.comm(), grows, DTB_REDUCE_MAX);
-    if (grows[0] > 0) throw WorldGrows{};
+    if (grows > 0) throw WorldGrows{};
   }
 
   void commit() {
-    commit_ = Commit{captureCheckpoint(plugins_, optimizerSteps_, at_.epoch, at_.stepInEpoch), at_, sums_,
-                     epochStepsRun_};
+    commit_ = Commit{captureCheckpoint(plugins_, optimizerSteps_, at_.epoch, at_.stepInEpoch), at_,
+                     epochSoFar_, epochStepsRun_};
   }
 
   // A collective of this world failed: the strategy and the broken
   // communicator go, and the coordinator hears that this rank waits for the
   // next world, with the step of its last commit.
   void leaveWorld(const std::string& why) {
+    forwardPluginEvents();  // what the strategy reported goes with it
     step_.reset();
     plugins_.leaveWorld();
     records_.reset(generation_, commit_ ? commit_->state.steps : 0, why);
@@ -419,6 +410,7 @@ class Worker {
   // state.sync() do. Throws when this rank is not in it.
   void enterNextWorld(PluginLoader& loader, bool failed) {
     if (!failed) {
+      forwardPluginEvents();
       step_.reset();
       plugins_.leaveWorld();
     }
@@ -428,7 +420,8 @@ class Worker {
     // Everyone goes back to its last commit (after a join: the one just
     // made); rank 0's then becomes everyone's.
     at_ = commit_->position;
-    sums_ = commit_->sums;
+    sums_ = {};
+    epochSoFar_ = commit_->epochSoFar;
     epochStepsRun_ = commit_->stepsRun;
     optimizerSteps_ = commit_->state.steps;
     restoreParameters(plugins_, commit_->state);
@@ -443,10 +436,30 @@ class Worker {
                      std::to_string(world_) + " ranks): from step " + std::to_string(optimizerSteps_);
   }
 
+  // Also rank 0's epoch so far (a joining worker's first epoch record must
+  // count what was trained before it came).
   void syncWithRankZero() {
-    const SyncedProgress synced = syncFromRankZero(plugins_, optimizerSteps_, at_);
+    const EpochFigures& f = epochSoFar_;
+    std::vector<double> epoch = {epochStart_ ? since(*epochStart_) : 0.0,
+                                 static_cast<double>(epochStepsRun_),
+                                 f.dataS,
+                                 f.forwardS,
+                                 f.backwardS,
+                                 f.commExposedS,
+                                 f.optimizerS,
+                                 f.commTotalS,
+                                 f.busBytes,
+                                 f.lossSum,
+                                 f.correct,
+                                 f.samples};
+    const SyncedProgress synced = syncFromRankZero(plugins_, optimizerSteps_, at_, epoch);
     optimizerSteps_ = synced.steps;
     at_ = synced.position;
+    epochStart_ =
+        Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(epoch[0]));
+    epochStepsRun_ = static_cast<int64_t>(epoch[1]);
+    epochSoFar_ = {epoch[2], epoch[3], epoch[4], epoch[5],  epoch[6],
+                   epoch[7], epoch[8], epoch[9], epoch[10], epoch[11]};
   }
 
   void adopt(const ElasticWorld& world) {
@@ -474,27 +487,27 @@ class Worker {
     return text;
   }
 
-  EpochRecord epochRecord(int64_t epoch, int64_t steps, const std::vector<double>& phases,
-                          const std::vector<double>& totals, const StepRecord& sum, const Evaluation& test) {
+  EpochRecord epochRecord(int64_t epoch, int64_t steps, double seconds, const EpochFigures& f,
+                          const Evaluation& test) {
     Communicator& comm = plugins_.comm();
     EpochRecord e;
     e.epoch = static_cast<int>(epoch + 1);
     e.steps = steps;
-    e.samples = static_cast<int64_t>(totals[2]);
-    e.seconds = phases[0];
-    e.dataS = phases[1];
-    e.forwardS = phases[2];
-    e.backwardS = phases[3];
-    e.commExposedS = phases[4];
-    e.optimizerS = phases[5];
-    if (comm.busySeconds()) e.commTotalS = phases[6];
-    e.trainLoss = totals[0] / totals[2];
-    e.trainAccuracy = totals[1] / totals[2];
+    e.samples = static_cast<int64_t>(f.samples);
+    e.seconds = seconds;
+    e.dataS = f.dataS;
+    e.forwardS = f.forwardS;
+    e.backwardS = f.backwardS;
+    e.commExposedS = f.commExposedS;
+    e.optimizerS = f.optimizerS;
+    if (comm.busySeconds()) e.commTotalS = f.commTotalS;
+    e.trainLoss = f.lossSum / f.samples;
+    e.trainAccuracy = f.correct / f.samples;
     e.testLoss = test.loss;
     e.testAccuracy = test.accuracy;
     e.bytesSent = static_cast<int64_t>(comm.bytes());
     e.collectives = static_cast<int64_t>(comm.collectives());
-    e.stepBusBytes = *sum.busBytes / static_cast<double>(steps);
+    e.stepBusBytes = f.busBytes / static_cast<double>(steps);
     return e;
   }
 
@@ -594,7 +607,7 @@ class Worker {
   struct Commit {
     Checkpoint state;  // parameters, strategy state, optimizer step count
     EpochPosition position;
-    EpochSums sums;
+    EpochFigures epochSoFar;
     int64_t stepsRun = 0;
   };
 
@@ -619,7 +632,8 @@ class Worker {
   uint64_t furthestStep_ = 0;    // the most steps the run has reached (faults strike once)
   uint64_t epochSamples_ = 0;    // samples of its order an epoch trains on
   EpochPosition at_;             // where training stands
-  EpochSums sums_;               // the current epoch's, on this rank
+  EpochSums sums_;               // this rank's, of the current epoch since its last commit (elastic)
+  EpochFigures epochSoFar_;      // elastic: the current epoch's over all ranks, up to the last commit
   int64_t epochStepsRun_ = 0;    // steps of the current epoch this run did
   std::optional<Clock::time_point> epochStart_;
   int generation_ = 0;  // elastic: the world's generation

@@ -1,17 +1,30 @@
--- What each recovery from a failed rank cost (recovery = "restart"), one row
--- per restart, beside the fault that caused it when one was injected
--- ([fault]; the newest fault event before the failure):
---   time_to_detect_s   fault -> the coordinator sees the failure; NULL without an injected fault
---   time_to_recover_s  failure -> the first step done after the restart (rank 0)
---   lost_steps         steps stored past the checkpoint before the failure, run twice
---                      (NULL with step_records = false)
+-- What each recovery from a failed rank cost, one row per recovery — a
+-- restart (recovery = "restart": every worker started again from the last
+-- checkpoint) or a reset (recovery = "elastic": the survivors roll back to
+-- their last commit and go on in a new world) — beside the fault that
+-- caused it when one was injected ([fault]; the newest fault event before
+-- the failure):
+--   time_to_detect_s      fault -> the coordinator sees the failure; NULL without an injected fault
+--   time_to_recover_s     failure -> the first step done after the recovery (rank 0)
+--   lost_steps            steps stored past the checkpoint or commit before the failure, run twice
+--                         (NULL with step_records = false)
+--   world_size_after      ranks the run went on with (elastic: the survivors)
+--   samples_per_s_before  the run's throughput over the steps before the recovery's step
+--   samples_per_s_after   ... and from it on (each step: all ranks' samples over its slowest rank's
+--                         time; NULL with step_records = false)
 -- Times are seconds since the run began, on the coordinator's clock.
 CREATE VIEW recovery_cost AS
 SELECT x.name AS experiment, r.experiment_id, r.id AS run_id, r.cell, r.repeat,
        COALESCE(r.label, r.strategy) AS label, rm.model, r.strategy, r.backend, r.world_size,
-       t.mode, t.attempt, t.cause, t.resumed_step, t.lost_steps,
+       t.mode, t.attempt, t.cause, t.resumed_step, t.lost_steps, t.world_size AS world_size_after,
        t.fault_at_s, t.failed_at_s, t.failed_at_s - t.fault_at_s AS time_to_detect_s,
-       t.restarted_at_s, t.recovered_at_s, t.recovered_at_s - t.failed_at_s AS time_to_recover_s
+       t.restarted_at_s, t.recovered_at_s, t.recovered_at_s - t.failed_at_s AS time_to_recover_s,
+       (SELECT SUM(n) / SUM(s) FROM (SELECT SUM(st.samples) AS n, MAX(st.seconds) AS s FROM step st
+                                     WHERE st.run_id = t.run_id AND st.step < t.resumed_step
+                                     GROUP BY st.step)) AS samples_per_s_before,
+       (SELECT SUM(n) / SUM(s) FROM (SELECT SUM(st.samples) AS n, MAX(st.seconds) AS s FROM step st
+                                     WHERE st.run_id = t.run_id AND st.step >= t.resumed_step
+                                     GROUP BY st.step)) AS samples_per_s_after
 FROM (SELECT v.*,
              -- A fault strikes the first attempt only: later restarts have none of their own.
              CASE WHEN v.attempt = 1 THEN

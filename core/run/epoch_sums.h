@@ -1,0 +1,35 @@
+// What an epoch's steps add up to: on one rank (EpochSums, step by step),
+// and over every rank the epoch had (EpochFigures: what its record says).
+// An elastic run's epoch may change its world midway: its figures are then
+// those committed before the change plus the new world's since.
+#pragma once
+
+#include "host/communicator.h"
+#include "store/records.h"
+
+namespace dtb::core {
+
+// This rank's, over some of the epoch's steps.
+struct EpochSums {
+  StepRecord phases;  // phase times (and bus bytes) summed over the steps
+  double lossSum = 0, correct = 0, samples = 0;
+
+  void add(const StepRecord& step);
+};
+
+// Over the ranks: each phase the mean of the ranks' sums, loss, correct
+// answers and samples summed.
+struct EpochFigures {
+  double dataS = 0, forwardS = 0, backwardS = 0, commExposedS = 0, optimizerS = 0, commTotalS = 0;
+  double busBytes = 0;  // per rank
+  double lossSum = 0, correct = 0, samples = 0;
+
+  EpochFigures& operator+=(const EpochFigures& other);
+};
+
+// Every rank's `mine` put together over `comm` (one all-reduce). `flag`,
+// when given, is summed alongside (a word rank 0 gives every rank at the
+// same collective). Throws PluginCallError when the collective fails.
+EpochFigures reduceEpochSums(Communicator& comm, const EpochSums& mine, double* flag = nullptr);
+
+}  // namespace dtb::core

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# recovery = "elastic" (Horovod Elastic's way), against recovery = "restart"
+# (torchrun's) under the same fault:
+#   - matrices/elastic.toml: 3 ranks, rank 2 SIGKILLed before step 42 (mid
+#     epoch 2): the 2 survivors roll back to the commit of step 40 and finish
+#     in the same processes, ending with identical parameters and a test
+#     accuracy within 1 point of the clean run; restart starts all 3 again;
+#     the recovery tables and views say what each cost;
+#   - matrices/elastic_join.toml: a worker asked for at step 6 joins a 2-rank
+#     run at the commit of step 8 and gets rank 0's state (each inner
+#     strategy);
+#   - matrices/elastic_bounds.toml: a hung rank is stopped and the survivors
+#     go on; below min_np the run fails after elastic_timeout_s, naming why;
+#     reset_limit ends a run that keeps failing;
+#   - what elastic cannot run on is refused before anything runs;
+#   - nothing is left running after any of them.
+#   elastic_test.sh DTBENCH MATRIX_DIR DOCS_PAGE
+set -euo pipefail
+dtbench=$1 matrices=$2 page=$3
+scratch=$(mktemp -d)
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$scratch"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+db=$scratch/e.db
+q() { "$dtbench" query "$db" "$1" --format csv | tail -n +2 | tr -d '\r'; }
+expect() {  # expect SQL VALUE MESSAGE
+  local got
+  got=$(q "$1")
+  [[ $got == "$2" ]] || fail "$3 (got '$got', expected '$2')"
+}
+workers_left() { pgrep -f "dtbench worker --spec $scratch" | wc -l || true; }
+export TMPDIR=$scratch
+# The cells' runs, by recovery mode and fault.
+run_of() {  # run_of RECOVERY FAULT_KIND
+  q "SELECT r.id FROM run r JOIN run_param a ON a.run_id = r.id AND a.key = 'recovery' AND a.value = '\"$1\"'
+     JOIN run_param f ON f.run_id = r.id AND f.key = 'fault.kind' AND f.value = '\"$2\"'"
+}
+
+echo "== a killed rank: elastic goes on with the survivors, restart starts everyone again"
+"$dtbench" run "$matrices/elastic.toml" --db "$db" > "$scratch/out.txt" 2>&1 \
+  || { cat "$scratch/out.txt"; fail "run exited with $?"; }
+grep -q "4 ok, 0 failed" "$scratch/out.txt" || { cat "$scratch/out.txt"; fail "not every run succeeded"; }
+grep -q ": reset 1: 3 -> 2 ranks, back to the commit of step 40, after rank 2 was killed by signal 9 (SIGKILL)" \
+  "$scratch/out.txt" || { cat "$scratch/out.txt"; fail "the reset is not shown as it happens"; }
+grep -q ": ok after 1 reset (" "$scratch/out.txt" || fail "the outcome does not say it reset"
+grep -q ": restart 1 of 3: from the checkpoint of step 40" "$scratch/out.txt" || fail "no restart"
+elastic=$(run_of elastic kill) clean=$(run_of elastic none)
+[[ -n $elastic && -n $clean ]] || fail "runs not found"
+expect "SELECT mode || ':' || attempt || ':' || resumed_step || ':' || lost_steps || ':' || world_size
+        FROM recovery WHERE run_id = $elastic" "elastic:1:40:2:2" "the reset: from the commit of step 40, 2 steps lost, 2 ranks"
+expect "SELECT generation || ':' || kind || ':' || world_size || ':' || from_step FROM world_change
+        WHERE run_id = $elastic" "1:reset:2:40" "the world change"
+# The survivors went on without new processes: the ranks of the last steps,
+# and no restart of any kind.
+expect "SELECT group_concat(rank, ' ') FROM (SELECT DISTINCT rank FROM step WHERE run_id = $elastic AND step >= 40 ORDER BY rank)" \
+  "0 1" "the steps after the reset are the survivors'"
+expect "SELECT COUNT(*) FROM step WHERE run_id = $elastic AND rank = 2" 40 "the killed rank's steps before the commit are kept"
+expect "SELECT COUNT(*) FROM (SELECT step FROM step WHERE run_id = $elastic AND rank = 0 GROUP BY step HAVING COUNT(*) > 1)" 0 \
+  "a step stored twice"
+# Epoch 2 after the reset: 10 steps at 3 ranks, then the 480 samples of its
+# order left (1440 - 960) make 15 steps at 2 ranks; epoch 3: 1440 / 32 = 45.
+expect "SELECT group_concat(epoch || '=' || steps || '/' || samples, ' ') FROM (SELECT * FROM epoch WHERE run_id = $elastic ORDER BY epoch)" \
+  "1=30/1440 2=40/1440 3=45/1440" "the epochs' steps and samples"
+expect "SELECT COUNT(*) || ' ' || COUNT(DISTINCT detail) FROM event WHERE run_id = $elastic AND kind = 'parameters'" \
+  "2 1" "the survivors end with identical parameters"
+expect "SELECT COUNT(*) FROM epoch a JOIN epoch b ON a.epoch = b.epoch WHERE a.run_id = $elastic AND b.run_id = $clean
+        AND a.epoch = 3 AND ABS(a.test_accuracy - b.test_accuracy) <= 0.01" 1 \
+  "the elastic run's accuracy is more than 1 point from the clean run's"
+expect "SELECT group_concat(kind || ':' || COALESCE(rank, '-'), ' ') FROM
+          (SELECT kind, rank FROM event WHERE run_id = $elastic AND kind IN ('fault', 'failure', 'reset', 'recovered') ORDER BY at_s)" \
+  "fault:2 failure:- reset:- recovered:0" "the events of a reset, in time order"
+expect "SELECT group_concat(mode || ':' || recoveries || ':' || runs_ok || ':' || lost_steps || ':' || world_size_after, ' ')
+        FROM (SELECT * FROM recovery_by_mode ORDER BY mode)" "elastic:1:1:2.0:2.0 restart:1:1:2.0:3.0" \
+  "elastic against restart"
+expect "SELECT COUNT(*) FROM recovery_cost WHERE time_to_detect_s >= 0 AND time_to_recover_s > 0
+        AND samples_per_s_before > 0 AND samples_per_s_after > 0" 2 "detection, recovery and throughput figures"
+[[ $(workers_left) == 0 ]] || fail "workers left behind"
+
+echo "== the report shows both recoveries"
+"$dtbench" report "$db" --format markdown -o "$scratch/report.md" > /dev/null 2>&1 || fail "report failed"
+grep -q "elastic" "$scratch/report.md" && grep -qi "recovery" "$scratch/report.md" || fail "no recovery in the report"
+
+echo "== the SQL of $(basename "$page") runs on these results"
+awk '/^```sql$/ {inside=1; n++; next} /^```$/ {inside=0; next} inside {print > ("'"$scratch"'/recipe-" n ".sql")}' "$page"
+recipes=0
+for recipe in "$scratch"/recipe-*.sql; do
+  recipes=$((recipes + 1))
+  output=$("$dtbench" query "$db" "$(cat "$recipe")" --format csv) || fail "$(basename "$recipe") failed"
+  (( $(printf '%s\n' "$output" | wc -l) > 1 )) || fail "$(basename "$recipe") returned no rows"
+done
+(( recipes >= 2 )) || fail "only $recipes SQL blocks found in $page"
+
+echo "== a worker joins: 2 ranks become 3 at the next commit, with rank 0's state"
+db=$scratch/j.db
+"$dtbench" run "$matrices/elastic_join.toml" --db "$db" > "$scratch/j.txt" 2>&1 \
+  || { cat "$scratch/j.txt"; fail "join runs failed"; }
+grep -q "3 ok, 0 failed" "$scratch/j.txt" || { cat "$scratch/j.txt"; fail "not every join run succeeded"; }
+grep -q "a worker joins at the next commit: 2 -> 3 ranks" "$scratch/j.txt" || fail "the join is not shown"
+expect "SELECT COUNT(*) FROM world_change WHERE kind = 'join' AND world_size = 3 AND from_step IS NULL" 3 "the joins"
+expect "SELECT COUNT(*) FROM recovery" 0 "a join is no recovery"
+# Rank 2 trains from step 8 on, each step once; all three end alike.
+expect "SELECT group_concat(n, ' ') FROM (SELECT MIN(step) || '-' || MAX(step) || 'x' || COUNT(*) AS n FROM step
+        WHERE rank = 2 GROUP BY run_id ORDER BY run_id)" "8-41x34 8-41x34 8-41x34" "the new worker's steps"
+expect "SELECT COUNT(*) FROM (SELECT run_id FROM event WHERE kind = 'parameters' GROUP BY run_id
+        HAVING COUNT(*) = 3 AND COUNT(DISTINCT detail) = 1)" 3 "the three ranks end with identical parameters"
+# Epoch 1: 8 steps at 2 ranks (256 samples), then the 704 left make 14 steps at 3 (672).
+expect "SELECT DISTINCT steps || '/' || samples FROM epoch WHERE epoch = 1" "22/928" "the joined epoch"
+[[ $(workers_left) == 0 ]] || fail "workers left behind"
+
+echo "== a hung rank, min_np, reset_limit"
+db=$scratch/b.db
+started=$SECONDS
+if "$dtbench" run "$matrices/elastic_bounds.toml" --db "$db" > "$scratch/b.txt" 2>&1; then
+  cat "$scratch/b.txt"; fail "every bounded run passed"
+fi
+(( SECONDS - started < 60 )) || fail "the bounded runs took $((SECONDS - started)) s: a wait without its timeout"
+grep -q "1 ok, 2 failed" "$scratch/b.txt" || { cat "$scratch/b.txt"; fail "expected 1 ok, 2 failed"; }
+expect "SELECT status || ': ' || COALESCE(error, '') FROM run WHERE cell = 0" "ok: " "a hung rank is stopped and the survivors go on"
+expect "SELECT cause || ' -> ' || r.world_size FROM recovery r JOIN run u ON u.id = r.run_id WHERE u.cell = 0" \
+  "rank 1 never joined the collective (stopped or hung): the coordinator stopped it -> 2" "the hung rank's reset"
+expect "SELECT replace(error, ',', ';') FROM run WHERE cell = 1" \
+  "elastic: 2 workers left; below min_np = 3; and none joined within elastic_timeout_s = 1 s; after rank 1 never joined the collective (stopped or hung): the coordinator stopped it" \
+  "below min_np"
+expect "SELECT substr(error, 1, 32) FROM run WHERE cell = 2" "elastic: reset_limit = 2 reached" "reset_limit"
+expect "SELECT COUNT(*) FROM recovery r JOIN run u ON u.id = r.run_id WHERE u.cell = 2" 2 "resets before the limit"
+[[ $(workers_left) == 0 ]] || fail "workers left behind"
+
+echo "== what elastic cannot run on is refused at its line"
+refused() {  # refused SED_SCRIPT PATTERN NAME
+  sed "$1" "$matrices/elastic_join.toml" > "$scratch/refused.toml"
+  if "$dtbench" validate "$scratch/refused.toml" > "$scratch/r.txt" 2>&1; then fail "$3 accepted"; fi
+  grep -q "$2" "$scratch/r.txt" || { cat "$scratch/r.txt"; fail "no clear error for $3"; }
+}
+refused 's/^backend = "gloo"/backend = "mpi"/' \
+  'refused.toml:22:.*recovery = "elastic" needs a backend that can make a new communicator.*cannot (MPI cannot change its world)' mpi
+refused 's/^strategy = .*$/strategy = "zero"/' "refused.toml:22:.*strategy 'zero' (cell 0) does not" zero
+refused 's/^recovery = "elastic"/recovery = "elastic"\nlauncher = "mpirun"/' "launcher 'mpirun' (cell 0) cannot change" mpirun
+refused 's/^recovery = "elastic"/recovery = "none"/' 'refused.toml:27:.*\[fault\] kind = "add" needs recovery = "elastic"' add
+refused 's/^min_np = 2/min_np = 3/' "min_np = 3 is above world_size = 2" min_np
+echo "ok"

@@ -187,11 +187,12 @@ ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& 
     data.verdicts.push_back(std::move(v));
   });
   each("recovery", [&](const RowView& r) {
-    data.recoveries.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("config_key"),
-                               r.text("cause"), integer(r, "repeat"), integer(r, "attempt"),
-                               static_cast<int64_t>(r.numberOr("resumed_step", 0)),
-                               static_cast<int64_t>(r.numberOr("lost_steps", 0)),
-                               r.numberOr("time_to_detect_s", NAN), r.numberOr("time_to_recover_s", NAN)});
+    data.recoveries.push_back(
+        {static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("config_key"), r.text("cause"),
+         integer(r, "repeat"), integer(r, "attempt"), static_cast<int64_t>(r.numberOr("resumed_step", 0)),
+         static_cast<int64_t>(r.numberOr("lost_steps", 0)), r.numberOr("time_to_detect_s", NAN),
+         r.numberOr("time_to_recover_s", NAN), r.text("mode"), integer(r, "world_size_after"),
+         r.numberOr("samples_per_s_before", NAN), r.numberOr("samples_per_s_after", NAN)});
   });
   orderByConfig(data, data.scaling);
   orderByConfig(data, data.breakdown);

@@ -96,6 +96,9 @@ struct RecoveryRow {
   int repeat = 0, attempt = 0;
   int64_t resumedStep = 0, lostSteps = 0;
   double detectS = NAN, recoverS = NAN;  // detect: NAN without an injected fault
+  std::string mode;                      // restart | elastic
+  int worldAfter = 0;                    // ranks it went on with (0: unknown)
+  double samplesPerSBefore = NAN, samplesPerSAfter = NAN;
 };
 
 struct ReportData {

@@ -165,23 +165,28 @@ ReportTable bandwidthSummaryTable(const ReportData& data, int64_t experiment) {
 }
 
 const char* const kRecoveryNote =
-    "Runs with recovery = \"restart\": after a rank failed, every worker started again from the newest "
-    "checkpoint. Detect: from the injected fault to the failure seen; recover: from the failure to the "
-    "first step done again; the steps done past the checkpoint ran twice (the view recovery_cost).";
+    "Runs with recovery = \"restart\" (after a rank failed, every worker started again from the newest "
+    "checkpoint) or \"elastic\" (the survivors went back to their last commit and on in a new world, "
+    "in the same processes). Detect: from the injected fault to the failure seen; recover: from the "
+    "failure to the first step done again; the steps done past the checkpoint or commit ran twice; "
+    "samples/s over the steps before and after (the views recovery_cost and recovery_by_mode).";
 
 ReportTable recoveryTable(const ReportData& data, int64_t experiment) {
-  ReportTable t{{"configuration", "repeat", "restart", "after", "from step", "steps run twice", "detect (s)",
-                 "recover (s)"},
-                "lrrlrrrr",
+  ReportTable t{{"configuration", "repeat", "recovery", "after", "from step", "steps run twice",
+                 "ranks after", "detect (s)", "recover (s)", "samples/s before", "samples/s after"},
+                "lrllrrrrrrr",
                 {},
                 {},
                 {}};
   for (const RecoveryRow& r : data.recoveries) {
     if (r.experiment != experiment) continue;
     const ReportConfig* config = data.config(r.experiment, r.key);
-    t.rows.push_back({config ? config->label : r.key, std::to_string(r.repeat), std::to_string(r.attempt),
-                      r.cause, std::to_string(r.resumedStep), std::to_string(r.lostSteps),
-                      formatNumber(r.detectS, 3), formatNumber(r.recoverS, 3)});
+    t.rows.push_back({config ? config->label : r.key, std::to_string(r.repeat),
+                      (r.mode == "elastic" ? "reset " : "restart ") + std::to_string(r.attempt), r.cause,
+                      std::to_string(r.resumedStep), std::to_string(r.lostSteps),
+                      r.worldAfter > 0 ? std::to_string(r.worldAfter) : "", formatNumber(r.detectS, 3),
+                      formatNumber(r.recoverS, 3), formatNumber(r.samplesPerSBefore, 1),
+                      formatNumber(r.samplesPerSAfter, 1)});
   }
   return t;
 }

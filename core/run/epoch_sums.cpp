@@ -30,15 +30,22 @@ EpochFigures& EpochFigures::operator+=(const EpochFigures& o) {
 
 EpochFigures reduceEpochSums(Communicator& comm, const EpochSums& mine, double* flag) {
   const StepRecord& p = mine.phases;
-  std::vector<double> v = {p.dataS.value_or(0),        p.forwardS.value_or(0),   p.backwardS.value_or(0),
-                           p.commExposedS.value_or(0), p.optimizerS.value_or(0), p.commTotalS.value_or(0),
-                           p.busBytes.value_or(0),     mine.lossSum,             mine.correct,
-                           mine.samples,               flag ? *flag : 0};
+  std::vector<double> v = {p.dataS.value_or(0),
+                           p.forwardS.value_or(0),
+                           p.backwardS.value_or(0),
+                           p.commExposedS.value_or(0),
+                           p.optimizerS.value_or(0),
+                           p.commTotalS.value_or(0),
+                           p.busBytes.value_or(0),
+                           mine.lossSum,
+                           mine.correct,
+                           mine.samples,
+                           flag ? *flag : 0};
   allreduceDoubles(comm, v, DTB_REDUCE_SUM);
   const double ranks = comm.size();
   if (flag) *flag = v[10];
-  return {v[0] / ranks, v[1] / ranks, v[2] / ranks, v[3] / ranks, v[4] / ranks, v[5] / ranks,
-          v[6] / ranks, v[7],         v[8],         v[9]};
+  return {v[0] / ranks, v[1] / ranks, v[2] / ranks, v[3] / ranks, v[4] / ranks,
+          v[5] / ranks, v[6] / ranks, v[7],         v[8],         v[9]};
 }
 
 }  // namespace dtb::core

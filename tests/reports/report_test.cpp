@@ -305,14 +305,15 @@ TEST_F(ReportTest, ARestartedRunShowsWhatItsRecoveryCost) {
     Database& raw = store.database();
     raw.exec(
         "INSERT INTO event (run_id, rank, at_s, kind, detail) VALUES (1, 1, 2.0, 'fault', 'kill rank 1')");
-    store.addRecovery({1, 1, "restart", "rank 1 was killed by signal 9 (SIGKILL)", 2.25, 2.3, 20, 10});
+    store.addRecovery({1, 1, "restart", "rank 1 was killed by signal 9 (SIGKILL)", 2.25, 2.3, 20, 10, 2});
     raw.exec("INSERT INTO event (run_id, rank, at_s, kind, detail) VALUES (1, 0, 2.75, 'recovered', '')");
   }
   const ReportData data = loadReport(ReportQueries(db()), {1});
   const std::string md = renderMarkdown({"r.db", &data, std::nullopt, nullptr});
   EXPECT_NE(md.find("### Recovery from failed ranks"), std::string::npos) << md;
-  EXPECT_NE(md.find("| 0 | 1 | rank 1 was killed by signal 9 (SIGKILL) | 20 | 10 | 0.250 | 0.500 |"),
-            std::string::npos)
+  EXPECT_NE(
+      md.find("| 0 | restart 1 | rank 1 was killed by signal 9 (SIGKILL) | 20 | 10 | 2 | 0.250 | 0.500 |"),
+      std::string::npos)
       << md;
   const std::string html = renderHtml({"r.db", &data, std::nullopt, nullptr});
   EXPECT_NE(html.find("<h3>Recovery from failed ranks</h3>"), std::string::npos);

@@ -126,6 +126,12 @@ std::string renderHtml(const ReportInput& in) {
       out += "<h3>Recovery from failed ranks</h3>\n<p class=\"meta\">" + esc(kRecoveryNote) + "</p>\n" +
              table(recovery);
     }
+    if (const std::vector<LineChart> timelines = timelineCharts(data, x.id); !timelines.empty()) {
+      out += "<h3>Throughput over time, faults marked</h3>\n<p class=\"meta\">" + esc(kTimelineNote) +
+             "</p>\n<div class=\"charts\">\n";
+      for (const LineChart& c : timelines) out += renderLineChart(c);
+      out += "</div>\n";
+    }
     const std::vector<LineChart> bandwidth = bandwidthCharts(data, x.id);
     if (!bandwidth.empty()) {
       out += "<h3>Collective sweeps</h3>\n" + table(bandwidthSummaryTable(data, x.id)) +

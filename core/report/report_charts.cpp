@@ -221,4 +221,58 @@ std::vector<LineChart> bandwidthCharts(const ReportData& data, int64_t experimen
   return charts;
 }
 
+namespace {
+
+// What each mark on a timeline is called in its legend, and its colour.
+struct MarkStyle {
+  const char* name;
+  int color;
+};
+
+MarkStyle markStyle(const std::string& kind) {
+  if (kind == "fault") return {"fault injected", 3};
+  if (kind == "failure") return {"failure seen", 1};
+  if (kind == "recovered") return {"first step after recovery", 2};
+  if (kind == "join") return {"worker joins", 4};
+  return {"restart / reset", 5};  // restart, reset
+}
+
+}  // namespace
+
+std::vector<LineChart> timelineCharts(const ReportData& data, int64_t experiment) {
+  constexpr size_t kMaxCharts = 12;  // a matrix of many faulted runs: the first of them
+  std::vector<LineChart> charts;
+  std::map<int64_t, size_t> chartOf;  // run -> chart
+  std::map<int64_t, double> highest;  // run -> its highest throughput: how tall a mark is
+  for (const TimelinePoint& p : data.timeline) {
+    if (p.experiment != experiment || !std::isfinite(p.samplesPerS)) continue;
+    auto [c, fresh] = chartOf.try_emplace(p.run, charts.size());
+    if (fresh) {
+      if (charts.size() == kMaxCharts) {
+        chartOf.erase(p.run);
+        continue;
+      }
+      const ReportConfig* config = data.config(p.experiment, p.key);
+      charts.push_back({(config ? config->label : p.key) + ", repeat " + std::to_string(p.repeat) +
+                            ": throughput over time",
+                        {"s since the run began", 0, TickFormat::kNumber, true, false, "s"},
+                        {"samples/s (all ranks)", 0, TickFormat::kNumber, true, false, "samples/s"},
+                        {{"throughput", {}, 0, false, false, false}},
+                        ""});
+    }
+    charts[c->second].series[0].points.push_back({p.atS, p.samplesPerS});
+    highest[p.run] = std::max(highest[p.run], p.samplesPerS);
+  }
+  std::map<std::pair<int64_t, std::string>, bool> named;  // (run, kind) has its legend entry
+  for (const TimelineMark& m : data.marks) {
+    const auto c = chartOf.find(m.run);
+    if (m.experiment != experiment || c == chartOf.end()) continue;
+    const MarkStyle style = markStyle(m.kind);
+    const bool first = named.try_emplace({m.run, style.name}, true).second;
+    charts[c->second].series.push_back(
+        {style.name, {{m.atS, 0}, {m.atS, highest[m.run]}}, style.color, true, false, first});
+  }
+  return charts;
+}
+
 }  // namespace dtb::core

@@ -21,5 +21,9 @@ std::vector<LineChart> accuracyCharts(const ReportData& data, int64_t experiment
 std::vector<StackedBarChart> memoryCharts(const ReportData& data, int64_t experiment,
                                           const std::string& model);
 std::vector<LineChart> bandwidthCharts(const ReportData& data, int64_t experiment);
+// Throughput over time of each run of `experiment` that met a fault or
+// recovered, with its faults, failures, recoveries and joins marked as
+// vertical lines.
+std::vector<LineChart> timelineCharts(const ReportData& data, int64_t experiment);
 
 }  // namespace dtb::core

@@ -194,6 +194,16 @@ ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& 
          r.numberOr("time_to_recover_s", NAN), r.text("mode"), integer(r, "world_size_after"),
          r.numberOr("samples_per_s_before", NAN), r.numberOr("samples_per_s_after", NAN)});
   });
+  each("timeline", [&](const RowView& r) {
+    data.timeline.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)),
+                             static_cast<int64_t>(r.numberOr("run_id", 0)), r.text("config_key"),
+                             integer(r, "repeat"), r.numberOr("at_s", 0), r.numberOr("samples_per_s", NAN)});
+  });
+  each("timeline_marks", [&](const RowView& r) {
+    data.marks.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)),
+                          static_cast<int64_t>(r.numberOr("run_id", 0)), r.text("kind"), r.text("detail"),
+                          r.numberOr("at_s", 0)});
+  });
   orderByConfig(data, data.scaling);
   orderByConfig(data, data.breakdown);
   orderByConfig(data, data.accuracy);

@@ -101,6 +101,21 @@ struct RecoveryRow {
   double samplesPerSBefore = NAN, samplesPerSAfter = NAN;
 };
 
+// One step of a faulted or recovered run, on the run's clock (77_timeline.sql).
+struct TimelinePoint {
+  int64_t experiment = 0, run = 0;
+  std::string key;
+  int repeat = 0;
+  double atS = 0, samplesPerS = NAN;
+};
+
+// A fault, failure, restart, reset, join or recovery of such a run (78_timeline_marks.sql).
+struct TimelineMark {
+  int64_t experiment = 0, run = 0;
+  std::string kind, detail;
+  double atS = 0;
+};
+
 struct ReportData {
   std::vector<ReportExperiment> experiments;
   std::vector<ReportConfig> configs;
@@ -112,6 +127,8 @@ struct ReportData {
   std::vector<KeyFigureRow> keyFigures;
   std::vector<VerdictRow> verdicts;
   std::vector<RecoveryRow> recoveries;
+  std::vector<TimelinePoint> timeline;
+  std::vector<TimelineMark> marks;
 
   // (experiment, config_key) -> index in configs: a report of 1,000
   // experiments looks a configuration up for each of its 10,000 rows.

@@ -171,6 +171,12 @@ const char* const kRecoveryNote =
     "failure to the first step done again; the steps done past the checkpoint or commit ran twice; "
     "samples/s over the steps before and after (the views recovery_cost and recovery_by_mode).";
 
+const char* const kTimelineNote =
+    "Each run that met a fault or recovered from one: every step at the time it ended (s since the run "
+    "began), all ranks' samples over its slowest rank's time; vertical lines mark the fault, the failure "
+    "the coordinator saw, the restart or reset (or a worker joining) and the first step done after it. "
+    "A recovery's cost is the gap between two points (77_timeline.sql, 78_timeline_marks.sql).";
+
 ReportTable recoveryTable(const ReportData& data, int64_t experiment) {
   ReportTable t{{"configuration", "repeat", "recovery", "after", "from step", "steps run twice",
                  "ranks after", "detect (s)", "recover (s)", "samples/s before", "samples/s after"},

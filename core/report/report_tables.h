@@ -41,6 +41,7 @@ ReportTable bandwidthSummaryTable(const ReportData& data, int64_t experiment);
 ReportTable recoveryTable(const ReportData& data, int64_t experiment);
 // What the recovery table's columns mean, above it.
 extern const char* const kRecoveryNote;
+extern const char* const kTimelineNote;  // what the throughput-over-time charts show
 
 // B against A, with the verdict as the row's class.
 ReportTable comparisonTable(const std::vector<ComparisonRow>& rows);

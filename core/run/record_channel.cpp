@@ -78,7 +78,8 @@ void RecordWriter::step(const StepRecord& s) {
            " " + number(s.commExposedS) + " " + number(s.optimizerS) + " " + number(s.loss) + " " +
            std::to_string(s.bytesSent.value_or(0)) + " " + std::to_string(s.collectives.value_or(0)) + " " +
            std::to_string(s.samples.value_or(0)) + " " + number(s.commTotalS) + " " + number(s.busBytes) +
-           " " + number(s.forwardWaitS) + " " + number(s.backwardWaitS) + " " + number(s.optimizerWaitS),
+           " " + number(s.forwardWaitS) + " " + number(s.backwardWaitS) + " " + number(s.optimizerWaitS) +
+           " " + number(s.endedAtS),
        false);
 }
 
@@ -179,6 +180,7 @@ std::optional<Record> parseRecord(const std::string& text) {
       s.forwardWaitS = optionalNumber(in);
       s.backwardWaitS = optionalNumber(in);
       s.optimizerWaitS = optionalNumber(in);
+      if (!(in >> std::ws).eof()) s.endedAtS = optionalNumber(in);  // an older worker's line ends before it
     } else if (kind == "metric") {
       r.kind = Record::Kind::kMetric;
       MetricRecord& m = r.metricRecord;

@@ -7,6 +7,7 @@
 //   step <rank> <step> <epoch> <seconds> <data> <forward> <backward>
 //        <comm_exposed> <optimizer> <loss> <bytes> <collectives> <samples>
 //        <comm_total> <bus_bytes> <forward_wait> <backward_wait> <optimizer_wait>
+//        <ended_at_s>
 //   metric <rank> <step> <plugin kind> <name> <value>
 //   memory <rank> <params> <grads> <optimizer> <buffers> <peak_rss>
 //          <param_elements> <state_floats>

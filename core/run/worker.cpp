@@ -532,6 +532,7 @@ class Worker {
     r.samples = micro.samples;
     r.correct = micro.correct;
     setCommSince(r, commBefore, plugins_.comm());
+    r.endedAtS = runSeconds();
     return r;
   }
 

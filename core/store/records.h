@@ -36,7 +36,8 @@ struct StepRecord {
   std::optional<int64_t> samples;
   std::optional<double> commTotalS, busBytes;
   std::optional<double> forwardWaitS, backwardWaitS, optimizerWaitS;  // parts of commExposedS
-  int64_t correct = 0;  // not stored: summed into the epoch's train accuracy
+  std::optional<double> endedAtS;  // s since the run began (the coordinator's clock) when it ended
+  int64_t correct = 0;             // not stored: summed into the epoch's train accuracy
 };
 
 // What a plugin added with host->metric_add during one step, by name.

@@ -363,8 +363,8 @@ void ResultStore::write(const RecordBatch& batch) {
     Statement s = db_.prepare(
         "INSERT OR REPLACE INTO step (run_id, rank, step, epoch, seconds, data_s, forward_s, backward_s, "
         "comm_exposed_s, optimizer_s, loss, bytes_sent, collectives, samples, comm_total_s, bus_bytes, "
-        "forward_wait_s, backward_wait_s, optimizer_wait_s) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "forward_wait_s, backward_wait_s, optimizer_wait_s, ended_at_s) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const StepRecord& r : batch.steps) {
       s.bind(1, r.runId)
           .bind(2, int64_t{r.rank})
@@ -375,7 +375,9 @@ void ResultStore::write(const RecordBatch& batch) {
       s.bind(9, optional(r.commExposedS)).bind(10, optional(r.optimizerS)).bind(11, optional(r.loss));
       s.bind(12, optional(r.bytesSent)).bind(13, optional(r.collectives)).bind(14, optional(r.samples));
       s.bind(15, optional(r.commTotalS)).bind(16, optional(r.busBytes)).bind(17, optional(r.forwardWaitS));
-      s.bind(18, optional(r.backwardWaitS)).bind(19, optional(r.optimizerWaitS));
+      s.bind(18, optional(r.backwardWaitS))
+          .bind(19, optional(r.optimizerWaitS))
+          .bind(20, optional(r.endedAtS));
       s.run();
     }
   }

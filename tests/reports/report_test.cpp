@@ -307,6 +307,7 @@ TEST_F(ReportTest, ARestartedRunShowsWhatItsRecoveryCost) {
         "INSERT INTO event (run_id, rank, at_s, kind, detail) VALUES (1, 1, 2.0, 'fault', 'kill rank 1')");
     store.addRecovery({1, 1, "restart", "rank 1 was killed by signal 9 (SIGKILL)", 2.25, 2.3, 20, 10, 2});
     raw.exec("INSERT INTO event (run_id, rank, at_s, kind, detail) VALUES (1, 0, 2.75, 'recovered', '')");
+    raw.exec("UPDATE step SET ended_at_s = 0.1 * (step + 1) WHERE run_id = 1");
   }
   const ReportData data = loadReport(ReportQueries(db()), {1});
   const std::string md = renderMarkdown({"r.db", &data, std::nullopt, nullptr});
@@ -318,6 +319,18 @@ TEST_F(ReportTest, ARestartedRunShowsWhatItsRecoveryCost) {
   const std::string html = renderHtml({"r.db", &data, std::nullopt, nullptr});
   EXPECT_NE(html.find("<h3>Recovery from failed ranks</h3>"), std::string::npos);
   EXPECT_NE(html.find("rank 1 was killed by signal 9 (SIGKILL)"), std::string::npos);
+  // Its throughput over time, the fault and the recovery marked; only the
+  // faulted run has one.
+  const std::vector<LineChart> timelines = timelineCharts(data, 1);
+  ASSERT_EQ(timelines.size(), 1u);
+  EXPECT_NE(timelines[0].title.find("repeat 0: throughput over time"), std::string::npos)
+      << timelines[0].title;
+  ASSERT_EQ(timelines[0].series.size(), 3u);
+  EXPECT_FALSE(timelines[0].series[0].points.empty());
+  EXPECT_EQ(timelines[0].series[1].name, "fault injected");
+  EXPECT_EQ(timelines[0].series[1].points[0].x, 2.0);
+  EXPECT_EQ(timelines[0].series[2].name, "first step after recovery");
+  EXPECT_NE(html.find("<h3>Throughput over time, faults marked</h3>"), std::string::npos);
 }
 
 }  // namespace

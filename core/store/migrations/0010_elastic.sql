@@ -17,3 +17,7 @@ CREATE TABLE world_change (
 -- Ranks the run went on with after the recovery: every rank for restart,
 -- the survivors for elastic.
 ALTER TABLE recovery ADD COLUMN world_size INTEGER;
+
+-- When each step ended, on the run's clock: throughput over time, a
+-- recovery's gap included (the report draws it with the faults marked).
+ALTER TABLE step ADD COLUMN ended_at_s REAL;  -- s since the run began: the step ended on its rank

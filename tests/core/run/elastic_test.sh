@@ -75,9 +75,16 @@ expect "SELECT COUNT(*) FROM recovery_cost WHERE time_to_detect_s >= 0 AND time_
         AND samples_per_s_before > 0 AND samples_per_s_after > 0" 2 "detection, recovery and throughput figures"
 [[ $(workers_left) == 0 ]] || fail "workers left behind"
 
-echo "== the report shows both recoveries"
+echo "== the report shows both recoveries, and each faulted run's throughput over time"
 "$dtbench" report "$db" --format markdown -o "$scratch/report.md" > /dev/null 2>&1 || fail "report failed"
-grep -q "elastic" "$scratch/report.md" && grep -qi "recovery" "$scratch/report.md" || fail "no recovery in the report"
+grep -q "| reset 1 | rank 2 was killed by signal 9 (SIGKILL) | 40 | 2 | 2 |" "$scratch/report.md" \
+  || { cat "$scratch/report.md"; fail "no elastic reset in the report"; }
+grep -q "| restart 1 | rank 2 was killed by signal 9 (SIGKILL) | 40 | 2 | 3 |" "$scratch/report.md" \
+  || fail "no restart in the report"
+"$dtbench" report "$db" -o "$scratch/report.html" > /dev/null 2>&1 || fail "html report failed"
+[[ $(grep -o "repeat 0: throughput over time</text>" "$scratch/report.html" | wc -l) == 2 ]] \
+  || fail "not one timeline per faulted run"
+grep -q "first step after recovery" "$scratch/report.html" || fail "the timeline marks no recovery"
 
 echo "== the SQL of $(basename "$page") runs on these results"
 awk '/^```sql$/ {inside=1; n++; next} /^```$/ {inside=0; next} inside {print > ("'"$scratch"'/recipe-" n ".sql")}' "$page"

@@ -16,6 +16,52 @@ Communicator::Communicator(std::unique_ptr<PluginInstance> backend, int rank, in
 
 Communicator::~Communicator() {
   for (const auto& [request, inFlight] : outstanding_) api().request_free(backend_->context(), request);
+  for (dtb_request_t request : timedOut_) api().request_free(backend_->context(), request);
+}
+
+void Communicator::settle(std::vector<dtb_request_t>& requests, std::chrono::milliseconds within) {
+  const auto deadline = std::chrono::steady_clock::now() + within;
+  for (;;) {
+    for (auto it = requests.begin(); it != requests.end();) {
+      std::lock_guard lock(backendMutex_);
+      int32_t done = 0;
+      const dtb_status_t status = api().test(backend_->context(), *it, &done);
+      if (status == DTB_STATUS_OK && !done) {
+        ++it;
+        continue;
+      }
+      api().request_free(backend_->context(), *it);  // ended, well or not
+      it = requests.erase(it);
+    }
+    if (requests.empty() || std::chrono::steady_clock::now() > deadline) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+bool Communicator::settleTimedOut(std::chrono::milliseconds within) {
+  std::vector<dtb_request_t> requests;
+  {
+    std::lock_guard lock(mutex_);
+    requests.swap(timedOut_);
+  }
+  settle(requests, within);
+  std::lock_guard lock(mutex_);
+  timedOut_.insert(timedOut_.end(), requests.begin(), requests.end());
+  return timedOut_.empty();
+}
+
+bool Communicator::abandon(std::chrono::milliseconds within) {
+  std::vector<dtb_request_t> requests;
+  {
+    std::lock_guard lock(mutex_);
+    requests.swap(timedOut_);
+    for (const auto& [request, inFlight] : outstanding_) requests.push_back(request);
+    outstanding_.clear();
+  }
+  settle(requests, within);
+  std::lock_guard lock(mutex_);
+  timedOut_.insert(timedOut_.end(), requests.begin(), requests.end());
+  return timedOut_.empty();
 }
 
 dtb_status_t Communicator::failed(dtb_status_t status, std::string* error) {
@@ -194,8 +240,13 @@ dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::s
     endPolling();
   }
   if (status != DTB_STATUS_OK) failed(status, error);
-  api().request_free(backend_->context(), request);
+  const bool hold = status == DTB_STATUS_TIMEOUT && holdTimedOut_;
+  if (!hold) api().request_free(backend_->context(), request);
   backendLock.unlock();
+  if (hold) {
+    std::lock_guard lock(mutex_);
+    timedOut_.push_back(request);
+  }
   if (trace_) trace_->span(inFlight->op, "collective", inFlight->beginNs, TraceRecorder::nowNs());
   return status;
 }

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "host/plugin_instance.h"
 #include "host/trace_recorder.h"
@@ -62,6 +63,24 @@ class Communicator {
   // Waits (any negative timeout, DTB_TIMEOUT_DEFAULT: the run's timeout) and
   // releases the request, whatever the outcome.
   dtb_status_t wait(dtb_request_t request, int64_t timeoutMs, std::string* error);
+
+  // Elastic training leaves a broken world and goes on in the same process:
+  // it must not free a buffer that a backend operation still reads or
+  // writes. With hold set, a wait that times out keeps its request (the
+  // backend's operation may still run on the caller's buffer) instead of
+  // freeing it.
+  void holdTimedOut(bool hold) { holdTimedOut_ = hold; }
+  // Tests the requests whose wait timed out until the backend ends each
+  // (done, or failed), for at most `within`, and frees those; true when none
+  // is left running. A caller whose buffer an operation used calls it
+  // before the buffer goes.
+  bool settleTimedOut(std::chrono::milliseconds within);
+  // The same for every request not waited for yet too: afterwards no
+  // operation of this communicator runs (true), and a strategy that waits
+  // for one of them later is told it is unknown. False: some still run
+  // after `within`, and their buffers must outlive the process.
+  bool abandon(std::chrono::milliseconds within);
+  std::chrono::milliseconds defaultTimeout() const { return defaultTimeout_; }
 
   // Records every collective, from issue to the end of its wait, when set.
   void traceTo(TraceRecorder* trace) { trace_ = trace; }
@@ -114,6 +133,9 @@ class Communicator {
   bool misplaced(const dtb_tensor_t& tensor, dtb_request_t* out, std::string* error) const;
   dtb_status_t unknown(const char* function, std::string* error) const;
   bool isOutstanding(dtb_request_t request);
+  // Tests `requests` until each has ended or `within` passed, freeing those
+  // ended; leaves those still running in `requests`.
+  void settle(std::vector<dtb_request_t>& requests, std::chrono::milliseconds within);
 
   std::unique_ptr<PluginInstance> backend_;
   int rank_;
@@ -138,6 +160,8 @@ class Communicator {
     int64_t beginNs;
   };
   std::multimap<dtb_request_t, InFlight> outstanding_;
+  bool holdTimedOut_ = false;
+  std::vector<dtb_request_t> timedOut_;  // waited for, timed out, maybe still running (holdTimedOut)
   TraceRecorder* trace_ = nullptr;
 };
 

@@ -635,12 +635,33 @@ class Planner {
   // that saves its state (each commit), and workers this coordinator starts
   // and watches (the local launcher). [fault] add is elastic's alone.
   void checkElasticCells(const std::vector<Cell>& cells) {
+    warnLossWithoutRoom(cells);
     for (const Cell& cell : cells) {
       const std::string error = elasticProblem(cell);
       if (error.empty()) continue;
       const bool addFault = cell.text("fault.kind") == "add" && cell.text("recovery") != "elastic";
       const Column* at = findColumn(addFault ? "fault.kind" : "recovery");
       fail(at ? at->where : SourceLocation{m_.path, 1, 1}, error);
+      return;
+    }
+  }
+
+  // min_np defaults to world_size, as horovodrun's --min-np to -np: a cell
+  // that loses a worker then waits elastic_timeout_s for one that no local
+  // run brings, and fails. Allowed (it measures that), but said once.
+  void warnLossWithoutRoom(const std::vector<Cell>& cells) {
+    for (const Cell& cell : cells) {
+      const std::string fault = cell.text("fault.kind");
+      if (cell.text("recovery") != "elastic" || (fault != "kill" && fault != "stop")) continue;
+      const int64_t minNp = cell.integer("min_np") > 0 ? cell.integer("min_np") : cell.integer("world_size");
+      if (minNp < cell.integer("world_size")) continue;
+      const Column* recovery = findColumn("recovery");
+      warn(recovery ? recovery->where : SourceLocation{m_.path, 1, 1},
+           "cell " + std::to_string(cell.index) + " loses a worker ([fault] " + fault +
+               ") with min_np = world_size (min_np's default, as horovodrun's): it will wait "
+               "elastic_timeout_s = " +
+               formatParamValue(cell.values.at("elastic_timeout_s")) +
+               " s for a worker and fail; set min_np below world_size to let the survivors go on");
       return;
     }
   }

@@ -88,7 +88,8 @@ std::vector<ParamSpec> makeSchema() {
       spec("max_np", DTB_PARAM_INT, int64_t{0}, "recovery = elastic: most workers; 0 sets no bound", 0.0,
            65536.0),
       spec("reset_limit", DTB_PARAM_INT, int64_t{0},
-           "recovery = elastic: resets (new worlds after a failure) before the run fails; 0 sets no limit",
+           "recovery = elastic: resets (new worlds, after a failure or a join, as horovodrun counts them) "
+           "before the run fails; 0 sets no limit (three resets in a row back to one commit still end it)",
            0.0, 1e6),
       spec("elastic_timeout_s", DTB_PARAM_FLOAT, 600.0,
            "recovery = elastic: how long a world below min_np waits for workers before the run fails "

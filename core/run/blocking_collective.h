@@ -22,6 +22,9 @@ void runCollective(Communicator& comm, Start&& start) {
   std::string error;
   dtb_status_t status = start(&request, &error);
   if (status == DTB_STATUS_OK) status = comm.wait(request, DTB_TIMEOUT_DEFAULT, &error);
+  // A communicator that holds timed-out requests (elastic training) may
+  // still run this one on the caller's buffer: it ends before the buffer goes.
+  if (status == DTB_STATUS_TIMEOUT) comm.settleTimedOut(comm.defaultTimeout());
   if (status != DTB_STATUS_OK) throw PluginCallError(error, status);
 }
 

@@ -191,19 +191,24 @@ LaunchOutcome launchElasticRun(const Cell& cell, const RunSpec& spec, const Laun
   const auto atS = [&](std::chrono::system_clock::time_point t) {
     return spec.runSeconds() - std::chrono::duration<double>(std::chrono::system_clock::now() - t).count();
   };
-  int resets = 0;
+  int failures = 0;  // resets after a failure: the recovery rows' attempts
   const auto onChange = [&](const WorldChange& c) {
-    WorldChangeRecord w{0, c.generation, atS(c.decidedAt), c.failure ? "reset" : "join", c.after, {}, {}};
+    const bool joins = !c.failure && c.after > c.before;
+    WorldChangeRecord w{
+        0, c.generation, atS(c.decidedAt), c.failure ? "reset" : joins ? "join" : "join_lost", c.after, {},
+        {}};
     const std::string ranks = std::to_string(c.before) + " -> " + std::to_string(c.after) + " ranks";
     if (!c.failure) {
+      if (!joins) w.cause = c.cause;
       recorder.worldChange(w);
-      const std::string joins = "a worker joins at the next commit: " + ranks;
-      recorder.coordinatorEvent(w.atS, "join", joins);
-      progress.note(joins);
+      const std::string text =
+          joins ? "a worker joins at the next commit: " + ranks
+                : "the joining worker was lost before it got in (" + c.cause + "): " + ranks;
+      recorder.coordinatorEvent(w.atS, "join", text);
+      progress.note(text);
       return;
     }
-    resets = c.reset;
-    RecoveryRecord r{spec.runId, c.reset, "elastic", c.cause, atS(c.failedAt)};
+    RecoveryRecord r{spec.runId, ++failures, "elastic", c.cause, atS(c.failedAt)};
     recorder.coordinatorEvent(r.failedAtS, "failure", c.cause);
     r.resumedStep = c.resumedStep;
     const int64_t stored = recorder.restartFrom(static_cast<uint64_t>(c.resumedStep));
@@ -214,14 +219,14 @@ LaunchOutcome launchElasticRun(const Cell& cell, const RunSpec& spec, const Laun
     w.fromStep = c.resumedStep;
     w.cause = c.cause;
     recorder.worldChange(w);
-    const std::string reset = "reset " + std::to_string(c.reset) + ": " + ranks +
+    const std::string reset = "reset " + std::to_string(failures) + ": " + ranks +
                               ", back to the commit of step " + std::to_string(c.resumedStep);
     recorder.coordinatorEvent(w.atS, "reset", reset);
     progress.note(reset + ", after " + c.cause);
   };
   LaunchOutcome outcome = launchElastic(
       options, elastic, [&](int, const Record& r) { recorder.add(r); }, onChange);
-  outcome.resets = resets;
+  outcome.resets = failures;
   if (outcome.status == LaunchOutcome::Status::kFailed)
     recorder.coordinatorEvent(outcome.failedAt ? atS(*outcome.failedAt) : spec.runSeconds(), "failure",
                               outcome.error);

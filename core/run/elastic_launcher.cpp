@@ -19,6 +19,7 @@ using Clock = std::chrono::steady_clock;
 
 // A run can grow by one worker per add fault; room for a few.
 constexpr int kSpareSlots = 4;
+constexpr int kResetsWithoutProgress = 3;
 
 // A failure being settled: who has left the broken world so far.
 struct Settling {
@@ -46,6 +47,8 @@ class ElasticDriver {
           } else if (r.kind == Record::Kind::kGrow) {
             growAsked_ = true;
           } else {
+            // Rank 0's first step in a new world: it formed, whoever joined is in.
+            if (r.kind == Record::Kind::kEvent && r.eventRecord.kind == "recovered") joining_.clear();
             onRecord(slot, r);
           }
         }) {
@@ -109,8 +112,12 @@ class ElasticDriver {
     return *settling_;
   }
 
-  // A member's collective failed: it has left its world and waits.
+  // A member's collective failed: it has left its world and waits. A
+  // report from a world already replaced (the worker then tries the newest
+  // one, and reports again if that fails) or from a worker no longer a
+  // member (stopped as hung after it wrote) is no news.
   void leftWorld(int slot, const Record& r) {
+    if (!isMember(slot) || r.generation < generation_) return;
     Settling& s = settling();
     s.reported[slot] = static_cast<uint64_t>(r.step);
     if (s.reportedCause.empty()) s.reportedCause = "rank " + std::to_string(rankOf(slot)) + ": " + r.message;
@@ -124,6 +131,10 @@ class ElasticDriver {
       r.exited = true;
       const bool failed = WIFSIGNALED(r.status) || WEXITSTATUS(r.status) != 0;
       if (!failed || !isMember(slot) || (settling_ && settling_->gone.contains(slot))) continue;
+      if (joining_.contains(slot)) {
+        cancelJoin(slot, describeExit(rankOf(slot), r, output_.errorOf(slot)));
+        continue;
+      }
       Settling& s = settling();
       s.gone.insert(slot);
       s.reported.erase(slot);
@@ -131,8 +142,24 @@ class ElasticDriver {
     }
   }
 
+  // Every member that trains ended (a worker still joining does not count:
+  // the run ended before it got in).
   bool allMembersFinished() const {
-    return std::all_of(members_.begin(), members_.end(), [&](int slot) { return ranks_[slot].exited; });
+    return std::all_of(members_.begin(), members_.end(),
+                       [&](int slot) { return ranks_[slot].exited || joining_.contains(slot); });
+  }
+
+  // A worker that was to join died before it got in: the members, at their
+  // next commit or in their rendezvous with it, find a world without it.
+  void cancelJoin(int slot, const std::string& why) {
+    joining_.erase(slot);
+    std::vector<int> slots = members_;
+    slots.erase(std::find(slots.begin(), slots.end(), slot));
+    WorldChange change;
+    change.reset = resets_;
+    change.cause = why;
+    change.failedAt = std::chrono::system_clock::now();
+    enter(std::move(slots), false, change);
   }
 
   // Every member has left the broken world, died, or is stopped; or the
@@ -140,7 +167,8 @@ class ElasticDriver {
   bool settled() const {
     const bool waitedEnough = Clock::now() > settling_->deadline;
     return std::all_of(members_.begin(), members_.end(), [&](int slot) {
-      if (settling_->gone.contains(slot) || settling_->reported.contains(slot)) return true;
+      if (settling_->gone.contains(slot) || settling_->reported.contains(slot) || ranks_[slot].exited)
+        return true;
       const char state = processState(ranks_[slot].pid);
       return waitedEnough || state == 'T' || state == 't';
     });
@@ -149,7 +177,9 @@ class ElasticDriver {
   // Stops, as hung, every member that neither left the world nor died.
   void stopHungMembers() {
     for (const int slot : members_) {
-      if (settling_->gone.contains(slot) || settling_->reported.contains(slot)) continue;
+      // A reaped worker's pid may be another process's by now: never signalled.
+      if (settling_->gone.contains(slot) || settling_->reported.contains(slot) || ranks_[slot].exited)
+        continue;
       kill(ranks_[slot].pid, SIGKILL);
       settling_->gone.insert(slot);
       settling_->hung += std::string(settling_->hung.empty() ? "" : "; ") + "rank " +
@@ -185,12 +215,15 @@ class ElasticDriver {
                     "elastic_timeout_s = " + number(elastic_.timeoutS) + " s, after " + cause());
     }
     if (std::optional<LaunchOutcome> end = pastResetLimit(cause())) return end;
+    const uint64_t from = settling_->reported.at(survivors.front());
+    if (std::optional<LaunchOutcome> end = withoutProgress(from)) return end;
+    drainGone();
     WorldChange change;
     change.failure = true;
     change.reset = resets_;  // counted by pastResetLimit
     change.cause = cause();
     change.failedAt = settling_->failedAt;
-    change.resumedStep = static_cast<int64_t>(settling_->reported.at(survivors.front()));
+    change.resumedStep = static_cast<int64_t>(from);
     settling_.reset();
     enter(std::move(survivors), true, change);
     return std::nullopt;
@@ -202,6 +235,32 @@ class ElasticDriver {
     ++resets_;
     if (elastic_.resetLimit == 0 || resets_ <= elastic_.resetLimit) return std::nullopt;
     return failed("reset_limit = " + std::to_string(elastic_.resetLimit) + " reached, then " + why);
+  }
+
+  // Without a reset_limit, a world that fails again before its next commit,
+  // time after time (a rank slower than collective_timeout_s, which every
+  // new world keeps), would never end: the third reset in a row back to the
+  // same commit ends the run.
+  std::optional<LaunchOutcome> withoutProgress(uint64_t from) {
+    sameCommit_ = lastFrom_ == from ? sameCommit_ + 1 : 1;
+    lastFrom_ = from;
+    if (elastic_.resetLimit > 0 || sameCommit_ < kResetsWithoutProgress) return std::nullopt;
+    return failed(std::to_string(kResetsWithoutProgress) +
+                  " resets in a row went back to the commit of step " + std::to_string(from) +
+                  " and failed again before the next (a rank slower than collective_timeout_s? reset_limit "
+                  "bounds this): " +
+                  cause());
+  }
+
+  // What the departed wrote before they died is stored before the new
+  // world's rows replace the steps past the commit.
+  void drainGone() {
+    const auto until = Clock::now() + std::chrono::seconds(1);
+    auto open = [&] {
+      return std::any_of(settling_->gone.begin(), settling_->gone.end(),
+                         [&](int slot) { return ranks_[slot].fd >= 0; });
+    };
+    while (open() && Clock::now() < until) readRanks(ranks_, output_);
   }
 
   LaunchOutcome failed(const std::string& why) {
@@ -224,10 +283,11 @@ class ElasticDriver {
     change.reset = resets_;
     change.failedAt = std::chrono::system_clock::now();
     enter(std::move(slots), false, change);
+    joining_.insert(slot);
     // Started once its world is written: it reads it first thing.
     if (std::string error = startRank(options_, slot, parent_, group_, ranks_); !error.empty()) {
-      settling().exitCause = "worker " + std::to_string(slot) + " could not join: " + error;
-      settling_->gone.insert(slot);
+      ranks_[slot].exited = true;
+      cancelJoin(slot, "worker " + std::to_string(slot) + " could not start: " + error);
     }
     return std::nullopt;
   }
@@ -259,6 +319,9 @@ class ElasticDriver {
   int generation_ = 0;
   int nextSlot_ = 0;
   int resets_ = 0;
+  uint64_t lastFrom_ = UINT64_MAX;  // the commit the last reset went back to
+  int sameCommit_ = 0;              // resets in a row back to it
+  std::set<int> joining_;           // started to join, not yet in a world that trained
   bool growAsked_ = false;
   std::optional<Settling> settling_;
   pid_t group_ = 0;

@@ -39,9 +39,9 @@ struct WorldChange {
   int generation = 0;
   int before = 0, after = 0;  // ranks
   std::vector<int> slots;     // the workers of the new world, in rank order
-  bool failure = false;       // a reset after a failure (else a worker joined)
+  bool failure = false;       // a reset after a failure (else a worker joined, or was lost joining)
   int reset = 0;              // the run's resets so far (every new world counts), this one included
-  std::string cause;          // failure: what failed
+  std::string cause;          // failure, lost joiner: what failed
   std::chrono::system_clock::time_point failedAt, decidedAt;
   int64_t resumedStep = 0;  // failure: the step of the commit the new world goes back to
 };

@@ -50,6 +50,8 @@ class RankPlugins {
   // size and its requests) and then the communicator go; connect() and
   // createStrategy() make the next world's.
   void leaveWorld();
+  // Connected, and not left since.
+  bool inWorld() const { return comm_ != nullptr; }
 
   PluginInstance& dataset() { return *dataset_; }
   PluginInstance& model() { return *model_; }

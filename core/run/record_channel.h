@@ -22,8 +22,9 @@
 //                                          of that generation failed; the
 //                                          worker left it and waits for the
 //                                          next, its last commit at that step)
-//   grow <step>                            (recovery = "elastic": rank 0 asks
-//                                          for a worker to join, [fault] add)
+//   grow <step>                            (recovery = "elastic": the rank
+//                                          [fault] add names asks for a worker
+//                                          to join)
 //   done <rank>
 //
 // Numbers in C locale; "nan" for an unknown value. The coordinator is the

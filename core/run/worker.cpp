@@ -164,7 +164,9 @@ class Worker {
     RunSpec world = spec_;
     world.world = world_;
     world.prefix = elasticPrefix(spec_.prefix, generation_);
-    return connectRank(world, rank_, loader);
+    std::unique_ptr<Communicator> comm = connectRank(world, rank_, loader);
+    comm->holdTimedOut(elastic_);  // see leaveWorld()
+    return comm;
   }
 
   // This rank's share of the training split from `offset` on (positions of
@@ -177,7 +179,7 @@ class Worker {
                         true,
                         false,
                         static_cast<uint64_t>(cell_.integer("seed"))};
-    share.offset = offset;
+    share.offset = std::min(offset, share.datasetSize * share.scale);
     train_.reset();  // its prefetch threads end before the next one's start
     train_ = std::make_unique<DataLoader>(
         plugins_.dataset(), LoaderConfig{0, batch_, static_cast<int>(cell_.integer("loader_threads")), false},
@@ -189,13 +191,16 @@ class Worker {
 
   // Starts the loader at `at_`: the same loader from the batch reached when
   // the world never changed this epoch, else one over what is left of it.
-  void startLoader() {
+  // Returns the optimizer steps it can still give this epoch.
+  int64_t startLoader() {
     const uint64_t perStep = samplesPerStep();
     const bool same = loaderWorld_ == world_ && loaderRank_ == rank_ && loaderOffset_ == 0 &&
                       at_.samplePositions == static_cast<uint64_t>(at_.stepInEpoch) * perStep;
     if (!same) openTrainingData(at_.samplePositions);
     const uint64_t firstBatch = same ? static_cast<uint64_t>(at_.stepInEpoch) * accumulation_ : 0;
     train_->startEpoch(static_cast<uint64_t>(at_.epoch), firstBatch);
+    const uint64_t batches = train_->batchesPerEpoch();
+    return static_cast<int64_t>((batches - std::min(batches, firstBatch)) / accumulation_);
   }
 
   ModelOptions modelOptions() const {
@@ -276,7 +281,7 @@ class Worker {
       epochStepsRun_ = 0;
       epochStart_.reset();
       if (epochEndCheckpoint_) saveCheckpoint();
-      if (elastic_) commitAndCheckForWorkers();
+      if (elastic_) commitAndCheckForWorkers(true);
     }
   }
 
@@ -284,9 +289,11 @@ class Worker {
   // with the phases averaged and the counts summed over the ranks).
   void trainEpoch() {
     plugins_.modelApi().set_mode(plugins_.model().context(), DTB_MODE_TRAIN);
-    startLoader();
+    const int64_t loadable = startLoader();
     if (!epochStart_) epochStart_ = Clock::now();
-    trainSteps();
+    // An epoch that changed its world midway may have fewer full batches
+    // left on a rank than its samples make steps (padding, a partial last batch).
+    trainSteps(std::min(epochLength(), at_.stepInEpoch + loadable));
     std::vector<double> seconds = {since(*epochStart_)};
     records_.flush();  // every rank's steps leave at the end of each epoch
     // Mean phase times over ranks; sums of loss and counts; with an elastic
@@ -317,9 +324,9 @@ class Worker {
     plugins_.comm().endPolling();  // a poll loop in the hook ends with it
   }
 
-  void trainSteps() {
+  // Steps up to step `steps` of the current epoch.
+  void trainSteps(int64_t steps) {
     auto lastProgress = Clock::now();
-    const int64_t steps = epochLength();
     const int64_t epoch = at_.epoch;
     while (at_.stepInEpoch < steps) {
       plugins_.optimizer().setLearningRate(schedule_->at(epoch, at_.stepInEpoch, steps));
@@ -334,7 +341,6 @@ class Worker {
       ++at_.stepInEpoch;
       at_.samplePositions += samplesPerStep();
       ++epochStepsRun_;
-      furthestStep_ = std::max(furthestStep_, optimizerSteps_);
       if (recoveredNote_ && rank_ == 0) {
         records_.event(rank_, runSeconds(), "recovered",
                        *recoveredNote_ + ", step " + std::to_string(record.step) + " done with " +
@@ -355,7 +361,8 @@ class Worker {
                           (epochSoFar_.samples + sums_.samples * world_) / since(*epochStart_));
         lastProgress = Clock::now();
       }
-      if (commitEvery_ > 0 && !lastOfEpoch && optimizerSteps_ % commitEvery_ == 0) commitAndCheckForWorkers();
+      if (commitEvery_ > 0 && !lastOfEpoch && optimizerSteps_ % commitEvery_ == 0)
+        commitAndCheckForWorkers(false);
     }
   }
 
@@ -363,6 +370,8 @@ class Worker {
   // it (an elastic rollback runs steps again, not their faults).
   void injectFaults() {
     if (optimizerSteps_ < furthestStep_) return;
+    furthestStep_ =
+        optimizerSteps_ + 1;  // before it strikes: a failure within this step must not bring it back
     faults_.beforeStep(optimizerSteps_, [&](const std::string& fault) {
       records_.event(rank_, runSeconds(), "fault", fault);
       records_.flush();  // a killed rank's last words
@@ -378,30 +387,52 @@ class Worker {
   // Horovod's state.commit(): a copy of the state in memory, then a look for
   // workers the coordinator has let in — rank 0 looks, every rank learns, so
   // that all leave for the next world at the same step.
-  // The same collective adds the ranks' epoch sums to the epoch's figures
-  // so far: a world that changes later in the epoch loses none of them.
-  void commitAndCheckForWorkers() {
+  // Mid-epoch, the same collective adds the ranks' epoch sums to the
+  // epoch's figures so far (a world that changes later in the epoch loses
+  // none of them), and the commit follows it. At an epoch's end, once it is
+  // recorded, the commit comes first: a failure of the collective then goes
+  // back to the next epoch's start, and no finished epoch runs its end again.
+  void commitAndCheckForWorkers(bool epochEnd) {
     double grows = rank_ == 0 && readElasticWorld(spec_.storeDir, generation_ + 1) ? 1.0 : 0.0;
-    epochSoFar_ += reduceEpochSums(plugins_.comm(), sums_, &grows);
-    sums_ = {};
-    commit();
+    if (epochEnd) {
+      commit();
+      std::vector<double> flag = {grows};
+      allreduceDoubles(plugins_.comm(), flag, DTB_REDUCE_MAX);
+      grows = flag[0];
+    } else {
+      epochSoFar_ += reduceEpochSums(plugins_.comm(), sums_, &grows);
+      sums_ = {};
+      commit();
+    }
     if (grows > 0) throw WorldGrows{};
   }
 
   void commit() {
     commit_ = Commit{captureCheckpoint(plugins_, optimizerSteps_, at_.epoch, at_.stepInEpoch), at_,
-                     epochSoFar_, epochStepsRun_};
+                     epochSoFar_, epochStepsRun_, epochStart_};
   }
 
   // A collective of this world failed: the strategy and the broken
   // communicator go, and the coordinator hears that this rank waits for the
   // next world, with the step of its last commit.
+  // Before anything goes, every operation of the broken communicator ends
+  // (those the strategy never waited for, and those whose wait timed out):
+  // none may then write into a buffer freed with the strategy. One that
+  // outlives the timeout makes going on unsafe: the worker ends instead.
+  // Safe to call again when entering the next world failed halfway.
   void leaveWorld(const std::string& why) {
-    forwardPluginEvents();  // what the strategy reported goes with it
-    step_.reset();
-    plugins_.leaveWorld();
     records_.reset(generation_, commit_ ? commit_->state.steps : 0, why);
     records_.flush();
+    if (!plugins_.inWorld()) return;
+    forwardPluginEvents();  // what the strategy reported goes with it
+    Communicator& comm = plugins_.comm();
+    if (!comm.abandon(comm.defaultTimeout()))
+      throw std::runtime_error("rank " + std::to_string(rank_) +
+                               " cannot leave its broken world: a collective still "
+                               "runs " +
+                               std::to_string(comm.defaultTimeout().count()) + " ms after " + why);
+    step_.reset();
+    plugins_.leaveWorld();
   }
 
   // Waits for the coordinator's next world (after a failure: the survivors;
@@ -409,7 +440,7 @@ class Worker {
   // meets the new world and takes rank 0's state, as Horovod's reset() and
   // state.sync() do. Throws when this rank is not in it.
   void enterNextWorld(PluginLoader& loader, bool failed) {
-    if (!failed) {
+    if (!failed) {  // at a commit: nothing is in flight
       forwardPluginEvents();
       step_.reset();
       plugins_.leaveWorld();
@@ -423,6 +454,7 @@ class Worker {
     sums_ = {};
     epochSoFar_ = commit_->epochSoFar;
     epochStepsRun_ = commit_->stepsRun;
+    epochStart_ = commit_->epochStart;
     optimizerSteps_ = commit_->state.steps;
     restoreParameters(plugins_, commit_->state);
     plugins_.connect(connectToWorld(loader));
@@ -610,6 +642,7 @@ class Worker {
     EpochPosition position;
     EpochFigures epochSoFar;
     int64_t stepsRun = 0;
+    std::optional<Clock::time_point> epochStart;  // the recovery's time counts in the epoch's
   };
 
   const RunSpec& spec_;

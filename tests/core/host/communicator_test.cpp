@@ -157,5 +157,97 @@ TEST(Communicator, BusyTimeIsReportedOnlyWhenTheBackendMeasuredIt) {
   }
 }
 
+// A backend whose operations end when the test says so: a wait before
+// that times out, and each request records whether it had ended when the
+// host freed it (freeing one still running would let the operation write
+// into a buffer its caller already let go).
+struct Lagging {
+  std::atomic<bool> ended{false};
+  std::atomic<int> freed{0}, freedRunning{0};
+};
+Lagging lagging;
+
+dtb_backend_plugin_v1_t laggingBackend(const dtb_plugin_header_t& header) {
+  dtb_backend_plugin_v1_t d{};
+  d.header = header;
+  d.capabilities = DTB_BACKEND_CAP_HOST_MEMORY;
+  d.create = [](const dtb_host_t*, const dtb_rendezvous_t*, void** out) {
+    *out = &lagging;
+    return DTB_STATUS_OK;
+  };
+  d.destroy = [](void*) {};
+  d.allreduce = [](void*, dtb_tensor_t*, dtb_reduce_op_t, dtb_request_t* request) {
+    *request = reinterpret_cast<dtb_request_t>(new int);
+    return DTB_STATUS_OK;
+  };
+  d.test = [](void*, dtb_request_t, int32_t* done) {
+    *done = lagging.ended ? 1 : 0;
+    return DTB_STATUS_OK;
+  };
+  d.wait = [](void*, dtb_request_t, int64_t) { return lagging.ended ? DTB_STATUS_OK : DTB_STATUS_TIMEOUT; };
+  d.request_free = [](void*, dtb_request_t request) {
+    ++lagging.freed;
+    if (!lagging.ended) ++lagging.freedRunning;
+    delete reinterpret_cast<int*>(request);
+  };
+  return d;
+}
+
+std::unique_ptr<Communicator> laggingComm() {
+  PluginLoader loader(SearchPath({kGood}));
+  auto real = loader.load(PluginKind::kBackend, "single");
+  auto library = std::make_shared<SharedLibrary>(real->path());
+  auto plugin = std::make_shared<const LoadedPlugin>(
+      library, PluginKind::kBackend, 1, laggingBackend(real->header()), std::vector<ParamSpec>{});
+  lagging.ended = false;
+  lagging.freed = 0;
+  lagging.freedRunning = 0;
+  return std::make_unique<Communicator>(createBackend(plugin, {}, oneRank()), 0, 1,
+                                        std::chrono::milliseconds(10));
+}
+
+// Elastic training leaves a broken world in the same process: with
+// holdTimedOut, no request is freed while its operation may still run — a
+// timed-out wait keeps it, settleTimedOut and abandon watch it until it
+// ends — and a strategy's later wait for an abandoned request is refused.
+TEST(Communicator, ARankLeavingABrokenWorldFreesNoOperationStillRunning) {
+  auto comm = laggingComm();
+  comm->holdTimedOut(true);
+  float value = 1;
+  dtb_tensor_t buffer = dtb::hostTensor(&value, 1, DTB_DTYPE_F32);
+  std::string error;
+  dtb_request_t waited = nullptr, pending = nullptr;
+  ASSERT_EQ(comm->allreduce(&buffer, DTB_REDUCE_SUM, &waited, &error), DTB_STATUS_OK);
+  ASSERT_EQ(comm->allreduce(&buffer, DTB_REDUCE_SUM, &pending, &error), DTB_STATUS_OK);
+  EXPECT_EQ(comm->wait(waited, DTB_TIMEOUT_DEFAULT, &error), DTB_STATUS_TIMEOUT);
+  EXPECT_EQ(lagging.freed, 0) << "a timed-out request was freed while it may still run";
+  EXPECT_FALSE(comm->settleTimedOut(std::chrono::milliseconds(20)));
+  EXPECT_FALSE(comm->abandon(std::chrono::milliseconds(20)));
+  EXPECT_EQ(lagging.freed, 0);
+  std::thread ends([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    lagging.ended = true;
+  });
+  EXPECT_TRUE(comm->abandon(std::chrono::seconds(5)));
+  ends.join();
+  EXPECT_EQ(lagging.freed, 2);
+  EXPECT_EQ(lagging.freedRunning, 0);
+  EXPECT_EQ(comm->wait(pending, DTB_TIMEOUT_DEFAULT, &error), DTB_STATUS_INVALID_ARGUMENT);
+}
+
+// Without it (every run but an elastic one) a timed-out wait frees its
+// request at once, as it always did: the process is about to end.
+TEST(Communicator, ATimedOutWaitFreesItsRequestWhenNothingGoesOn) {
+  auto comm = laggingComm();
+  float value = 1;
+  dtb_tensor_t buffer = dtb::hostTensor(&value, 1, DTB_DTYPE_F32);
+  std::string error;
+  dtb_request_t request = nullptr;
+  ASSERT_EQ(comm->allreduce(&buffer, DTB_REDUCE_SUM, &request, &error), DTB_STATUS_OK);
+  EXPECT_EQ(comm->wait(request, DTB_TIMEOUT_DEFAULT, &error), DTB_STATUS_TIMEOUT);
+  EXPECT_EQ(lagging.freed, 1);
+  EXPECT_TRUE(comm->settleTimedOut(std::chrono::milliseconds(1)));
+}
+
 }  // namespace
 }  // namespace dtb::core

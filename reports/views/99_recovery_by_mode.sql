@@ -6,6 +6,9 @@
 -- recovery_cost, beside how the runs ended.
 --   recoveries            recoveries of this mode (restarts or resets)
 --   runs, runs_ok         runs of the mode with at least one recovery, and those that ended well
+--   test_accuracy         their final test accuracy (the last epoch's), mean over those runs
+--   clean_test_accuracy   the same of the experiment's runs of this configuration and mode without
+--                         a fault ([fault] kind = "none"), that ended well: what the fault cost
 CREATE VIEW recovery_by_mode AS
 SELECT c.experiment, c.experiment_id, c.model, c.strategy, c.backend, c.world_size, c.mode,
        COUNT(*) AS recoveries, COUNT(DISTINCT c.run_id) AS runs,
@@ -13,7 +16,21 @@ SELECT c.experiment, c.experiment_id, c.model, c.strategy, c.backend, c.world_si
        AVG(c.time_to_detect_s) AS time_to_detect_s, AVG(c.time_to_recover_s) AS time_to_recover_s,
        MAX(c.time_to_recover_s) AS max_time_to_recover_s, AVG(c.lost_steps) AS lost_steps,
        AVG(c.world_size_after) AS world_size_after,
-       AVG(c.samples_per_s_before) AS samples_per_s_before, AVG(c.samples_per_s_after) AS samples_per_s_after
+       AVG(c.samples_per_s_before) AS samples_per_s_before, AVG(c.samples_per_s_after) AS samples_per_s_after,
+       (SELECT AVG(e.test_accuracy) FROM epoch e
+        WHERE e.run_id IN (SELECT v.run_id FROM recovery v JOIN run x ON x.id = v.run_id
+                           JOIN run_model m ON m.run_id = x.id
+                           WHERE v.mode = c.mode AND x.experiment_id = c.experiment_id AND m.model = c.model
+                             AND x.strategy = c.strategy AND x.backend = c.backend
+                             AND x.world_size = c.world_size)
+          AND e.epoch = (SELECT MAX(l.epoch) FROM epoch l WHERE l.run_id = e.run_id)) AS test_accuracy,
+       (SELECT AVG(e.test_accuracy) FROM run x
+        JOIN run_model m ON m.run_id = x.id
+        JOIN run_param pr ON pr.run_id = x.id AND pr.key = 'recovery' AND pr.value = '"' || c.mode || '"'
+        JOIN run_param pf ON pf.run_id = x.id AND pf.key = 'fault.kind' AND pf.value = '"none"'
+        JOIN epoch e ON e.run_id = x.id AND e.epoch = (SELECT MAX(l.epoch) FROM epoch l WHERE l.run_id = x.id)
+        WHERE x.experiment_id = c.experiment_id AND m.model = c.model AND x.strategy = c.strategy
+          AND x.backend = c.backend AND x.world_size = c.world_size AND x.status = 'ok') AS clean_test_accuracy
 FROM recovery_cost c
 JOIN run r ON r.id = c.run_id
 GROUP BY c.experiment_id, c.model, c.strategy, c.backend, c.world_size, c.mode;

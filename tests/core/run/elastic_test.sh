@@ -71,6 +71,8 @@ expect "SELECT group_concat(kind || ':' || COALESCE(rank, '-'), ' ') FROM
 expect "SELECT group_concat(mode || ':' || recoveries || ':' || runs_ok || ':' || lost_steps || ':' || world_size_after, ' ')
         FROM (SELECT * FROM recovery_by_mode ORDER BY mode)" "elastic:1:1:2.0:2.0 restart:1:1:2.0:3.0" \
   "elastic against restart"
+expect "SELECT COUNT(*) FROM recovery_by_mode WHERE mode = 'elastic' AND ABS(test_accuracy - clean_test_accuracy) <= 0.01" 1 \
+  "the view's accuracy against the clean run"
 expect "SELECT COUNT(*) FROM recovery_cost WHERE time_to_detect_s >= 0 AND time_to_recover_s > 0
         AND samples_per_s_before > 0 AND samples_per_s_after > 0" 2 "detection, recovery and throughput figures"
 [[ $(workers_left) == 0 ]] || fail "workers left behind"

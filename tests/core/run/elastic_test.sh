@@ -19,15 +19,9 @@ set -euo pipefail
 dtbench=$1 matrices=$2 page=$3
 scratch=$(mktemp -d)
 trap '[[ -n ${KEEP:-} ]] || rm -rf "$scratch"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 db=$scratch/e.db
-q() { "$dtbench" query "$db" "$1" --format csv | tail -n +2 | tr -d '\r'; }
-expect() {  # expect SQL VALUE MESSAGE
-  local got
-  got=$(q "$1")
-  [[ $got == "$2" ]] || fail "$3 (got '$got', expected '$2')"
-}
-workers_left() { pgrep -f "dtbench worker --spec $scratch" | wc -l || true; }
+# shellcheck source=../../support/run_test_lib.sh
+source "$(dirname "$0")/../../support/run_test_lib.sh"
 export TMPDIR=$scratch
 # The cells' runs, by recovery mode and fault.
 run_of() {  # run_of RECOVERY FAULT_KIND

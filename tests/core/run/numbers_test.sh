@@ -13,14 +13,9 @@ scratch=$(mktemp -d)
 busy=()
 cleanup() { for p in "${busy[@]+"${busy[@]}"}"; do kill "$p" 2>/dev/null || true; done; [[ -n ${KEEP:-} ]] || rm -rf "$scratch"; }
 trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 db=$scratch/e.db
-q() { "$dtbench" query "$db" "$1" --format csv | tail -n +2 | tr -d '\r'; }
-expect() {  # expect SQL VALUE MESSAGE
-  local got
-  got=$(q "$1")
-  [[ $got == "$2" ]] || fail "$3 (got '$got', expected '$2')"
-}
+# shellcheck source=../../support/run_test_lib.sh
+source "$(dirname "$0")/../../support/run_test_lib.sh"
 export TMPDIR=$scratch
 
 "$dtbench" --plugin-path "$plugins" run "$matrices/exposure.toml" --db "$db" > "$scratch/out.txt" 2>&1 \

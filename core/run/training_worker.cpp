@@ -175,8 +175,7 @@ uint64_t TrainingWorker::samplesPerEpoch() {
     throw std::runtime_error(
         "an epoch has no full step: the dataset is too small for batch_size x accumulation_steps x "
         "world_size");
-  return static_cast<uint64_t>(steps) * uint64_t{accumulation_} * batch_ *
-         static_cast<uint64_t>(spec_.world);
+  return static_cast<uint64_t>(steps) * uint64_t{accumulation_} * batch_ * static_cast<uint64_t>(spec_.world);
 }
 
 int64_t TrainingWorker::epochLength() const {
@@ -304,7 +303,7 @@ void TrainingWorker::injectFaults() {
 }
 
 EpochRecord TrainingWorker::epochRecord(int64_t epoch, int64_t steps, double seconds, const EpochFigures& f,
-                        const Evaluation& test) {
+                                        const Evaluation& test) {
   Communicator& comm = plugins_.comm();
   EpochRecord e;
   e.epoch = static_cast<int>(epoch + 1);

@@ -27,8 +27,8 @@ void TrainingWorker::commitAndCheckForWorkers(bool epochEnd) {
 }
 
 void TrainingWorker::commit() {
-  commit_ = Commit{captureCheckpoint(plugins_, optimizerSteps_, at_.epoch, at_.stepInEpoch), at_,
-                   epochSoFar_, epochStepsRun_, epochStart_};
+  commit_ = Commit{captureCheckpoint(plugins_, optimizerSteps_, at_.epoch, at_.stepInEpoch), at_, epochSoFar_,
+                   epochStepsRun_, epochStart_};
 }
 
 void TrainingWorker::leaveWorld(const std::string& why) {

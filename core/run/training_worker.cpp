@@ -103,6 +103,7 @@ void TrainingWorker::setUp(PluginLoader& loader) {
 
 void TrainingWorker::createStrategy(PluginLoader& loader) {
   schedule_.emplace(scheduleConfig(cell_, world_));
+  peakLr_ = scaledLr(cell_, world_);
   plugins_.createStrategy(loader, chosen(cell_, "strategy"), accumulation_);
   step_.emplace(plugins_.model(), plugins_.strategy(), plugins_.optimizer(), &plugins_.comm());
   if (!spec_.traceDir.empty()) {

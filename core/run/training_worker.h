@@ -246,6 +246,7 @@ class TrainingWorker {
   int loaderWorld_ = 0, loaderRank_ = 0;  // what train_ was made for
   uint64_t loaderOffset_ = 0;
   std::optional<LrSchedule> schedule_;
+  double peakLr_ = 0;  // the schedule's peak for this world (lr_scaling applied to its size)
   // Destroyed in reverse: the training data before the dataset it reads,
   // the training step before the plugins it drives, the plugins, then the
   // trace they all record into.

@@ -70,9 +70,12 @@ void TrainingWorker::enterNextWorld(PluginLoader& loader, bool failed) {
   restoreState(plugins_, commit_->state);
   syncWithRankZero();
   commit();
+  char lr[32];
+  std::snprintf(lr, sizeof(lr), "%g", peakLr_);  // lr_scaling applied again to the new size
   recoveredNote_ = std::string(next.rollback ? "reset" : "join") + " to generation " +
                    std::to_string(generation_) + " (" + std::to_string(before) + " -> " +
-                   std::to_string(world_) + " ranks): from step " + std::to_string(optimizerSteps_);
+                   std::to_string(world_) + " ranks): from step " + std::to_string(optimizerSteps_) +
+                   ", lr " + lr;
 }
 
 void TrainingWorker::syncWithRankZero() {

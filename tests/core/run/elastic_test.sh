@@ -107,6 +107,9 @@ expect "SELECT COUNT(*) FROM (SELECT run_id FROM event WHERE kind = 'parameters'
         HAVING COUNT(*) = 3 AND COUNT(DISTINCT detail) = 1)" 3 "the three ranks end with identical parameters"
 # Epoch 1: 8 steps at 2 ranks (256 samples), then the 704 left make 14 steps at 3 (672).
 expect "SELECT DISTINCT steps || '/' || samples FROM epoch WHERE epoch = 1" "22/928" "the joined epoch"
+expect "SELECT DISTINCT replace(detail, ',', ';') FROM event WHERE kind = 'recovered'" \
+  "join to generation 1 (2 -> 3 ranks): from step 8; lr 0.003; step 8 done with 3 ranks" \
+  "the learning rate scaled again for 3 ranks (lr_scaling = linear)"
 [[ $(workers_left) == 0 ]] || fail "workers left behind"
 
 echo "== a hung rank, min_np, reset_limit"
@@ -136,9 +139,9 @@ refused() {  # refused SED_SCRIPT PATTERN NAME
   grep -q "$2" "$scratch/r.txt" || { cat "$scratch/r.txt"; fail "no clear error for $3"; }
 }
 refused 's/^backend = "gloo"/backend = "mpi"/' \
-  'refused.toml:22:.*recovery = "elastic" needs a backend that can make a new communicator.*cannot (MPI cannot change its world)' mpi
-refused 's/^strategy = .*$/strategy = "zero"/' "refused.toml:22:.*strategy 'zero' (cell 0) does not" zero
+  'refused.toml:23:.*recovery = "elastic" needs a backend that can make a new communicator.*cannot (MPI cannot change its world)' mpi
+refused 's/^strategy = .*$/strategy = "zero"/' "refused.toml:23:.*strategy 'zero' (cell 0) does not" zero
 refused 's/^recovery = "elastic"/recovery = "elastic"\nlauncher = "mpirun"/' "launcher 'mpirun' (cell 0) cannot change" mpirun
-refused 's/^recovery = "elastic"/recovery = "none"/' 'refused.toml:27:.*\[fault\] kind = "add" needs recovery = "elastic"' add
+refused 's/^recovery = "elastic"/recovery = "none"/' 'refused.toml:28:.*\[fault\] kind = "add" needs recovery = "elastic"' add
 refused 's/^min_np = 2/min_np = 3/' "min_np = 3 is above world_size = 2" min_np
 echo "ok"

@@ -99,13 +99,18 @@ std::string startRank(const LaunchOptions& options, int r, pid_t parent, pid_t& 
 
 void readRanks(std::vector<Rank>& ranks, RankOutput& output) {
   std::vector<pollfd> polls;
+  // A rank whose pipe ended is exiting: the kernel closes its files before
+  // it can be reaped, so look again soon rather than after a quiet 200 ms
+  // (a killed rank is then seen within milliseconds, not up to 0.2 s late).
+  bool exiting = false;
   for (const Rank& r : ranks) {
     if (r.fd >= 0) polls.push_back({r.fd, POLLIN, 0});
+    exiting = exiting || (r.fd < 0 && r.pid > 0 && !r.exited);
   }
   if (polls.empty()) {
     usleep(10000);  // every pipe closed; the workers are exiting
   } else {
-    poll(polls.data(), polls.size(), 200);
+    poll(polls.data(), polls.size(), exiting ? 5 : 200);
   }
   for (size_t i = 0; i < ranks.size(); ++i) {
     Rank& r = ranks[i];

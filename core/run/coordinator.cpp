@@ -134,11 +134,7 @@ LaunchOutcome launchWithRestarts(const Cell& cell, RunSpec spec, const std::file
     if (outcome.status != LaunchOutcome::Status::kFailed) return outcome;
     // When the launcher saw it, for every failed run: after an injected
     // fault, the time to detect it (the others' teardown not included).
-    const double failedAtS =
-        outcome.failedAt
-            ? spec.runSeconds() -
-                  std::chrono::duration<double>(std::chrono::system_clock::now() - *outcome.failedAt).count()
-            : spec.runSeconds();
+    const double failedAtS = outcome.failedAt ? spec.secondsAt(*outcome.failedAt) : spec.runSeconds();
     recorder.coordinatorEvent(failedAtS, "failure", outcome.error);
     if (spec.checkpointDir.empty()) return outcome;
     if (options.interrupted && options.interrupted->load()) {  // Ctrl-C as it failed: no restart
@@ -187,16 +183,16 @@ LaunchOutcome launchElasticRun(const Cell& cell, const RunSpec& spec, const Laun
   elastic.resetLimit = static_cast<int>(cell.integer("reset_limit"));
   elastic.timeoutS = cell.real("elastic_timeout_s");
   elastic.settleS = cell.real("collective_timeout_s") + 5;
-  // Seconds since the run began at `t`, on the coordinator's clock.
-  const auto atS = [&](std::chrono::system_clock::time_point t) {
-    return spec.runSeconds() - std::chrono::duration<double>(std::chrono::system_clock::now() - t).count();
-  };
   int failures = 0;  // resets after a failure: the recovery rows' attempts
   const auto onChange = [&](const WorldChange& c) {
     const bool joins = !c.failure && c.after > c.before;
-    WorldChangeRecord w{
-        0, c.generation, atS(c.decidedAt), c.failure ? "reset" : joins ? "join" : "join_lost", c.after, {},
-        {}};
+    WorldChangeRecord w{0,
+                        c.generation,
+                        spec.secondsAt(c.decidedAt),
+                        c.failure ? "reset" : joins ? "join" : "join_lost",
+                        c.after,
+                        {},
+                        {}};
     const std::string ranks = std::to_string(c.before) + " -> " + std::to_string(c.after) + " ranks";
     if (!c.failure) {
       if (!joins) w.cause = c.cause;
@@ -208,7 +204,7 @@ LaunchOutcome launchElasticRun(const Cell& cell, const RunSpec& spec, const Laun
       progress.note(text);
       return;
     }
-    RecoveryRecord r{spec.runId, ++failures, "elastic", c.cause, atS(c.failedAt)};
+    RecoveryRecord r{spec.runId, ++failures, "elastic", c.cause, spec.secondsAt(c.failedAt)};
     recorder.coordinatorEvent(r.failedAtS, "failure", c.cause);
     r.resumedStep = c.resumedStep;
     const int64_t stored = recorder.restartFrom(static_cast<uint64_t>(c.resumedStep));
@@ -228,8 +224,8 @@ LaunchOutcome launchElasticRun(const Cell& cell, const RunSpec& spec, const Laun
       options, elastic, [&](int, const Record& r) { recorder.add(r); }, onChange);
   outcome.resets = failures;
   if (outcome.status == LaunchOutcome::Status::kFailed)
-    recorder.coordinatorEvent(outcome.failedAt ? atS(*outcome.failedAt) : spec.runSeconds(), "failure",
-                              outcome.error);
+    recorder.coordinatorEvent(outcome.failedAt ? spec.secondsAt(*outcome.failedAt) : spec.runSeconds(),
+                              "failure", outcome.error);
   return outcome;
 }
 

@@ -8,14 +8,21 @@
 
 namespace dtb::core {
 
-void syncInitialWeights(Communicator& comm, dtb_param_t* const* params, uint32_t count) {
+double weightChecksum(const dtb_param_t* const* params, uint32_t count) {
   double checksum = 0;
   for (uint32_t i = 0; i < count; ++i) {
-    runCollective(
-        comm, [&](dtb_request_t* r, std::string* e) { return comm.broadcast(&params[i]->value, 0, r, e); });
     const auto* v = static_cast<const float*>(params[i]->value.data);
     for (uint64_t k = 0; k < params[i]->value.count; ++k) checksum += v[k] * double(k % 7 + 1);
   }
+  return checksum;
+}
+
+void syncInitialWeights(Communicator& comm, dtb_param_t* const* params, uint32_t count) {
+  for (uint32_t i = 0; i < count; ++i) {
+    runCollective(
+        comm, [&](dtb_request_t* r, std::string* e) { return comm.broadcast(&params[i]->value, 0, r, e); });
+  }
+  const double checksum = weightChecksum(params, count);
   std::vector<double> low = {checksum}, high = {checksum};
   allreduceDoubles(comm, low, DTB_REDUCE_MIN);
   allreduceDoubles(comm, high, DTB_REDUCE_MAX);

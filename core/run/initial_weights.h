@@ -15,4 +15,8 @@ namespace dtb::core {
 // when they differ, PluginCallError when a collective fails.
 void syncInitialWeights(Communicator& comm, dtb_param_t* const* params, uint32_t count);
 
+// A checksum of the parameters' values (each weighted by its position, so
+// that swapped values count): equal on ranks that hold the same weights.
+double weightChecksum(const dtb_param_t* const* params, uint32_t count);
+
 }  // namespace dtb::core

@@ -77,6 +77,13 @@ double RunSpec::runSeconds() const {
          1e9;
 }
 
+double RunSpec::secondsAt(std::chrono::system_clock::time_point at) const {
+  return static_cast<double>(
+             std::chrono::duration_cast<std::chrono::nanoseconds>(at.time_since_epoch()).count() -
+             startedUnixNs) /
+         1e9;
+}
+
 RunSpec RunSpec::read(const std::filesystem::path& file) {
   try {
     toml::table root = toml::parse_file(file.string());

@@ -3,6 +3,7 @@
 // started by hand, or by mpirun/srun later, from the same file).
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -38,6 +39,8 @@ struct RunSpec {
   // Seconds since startedUnixNs, on this machine's wall clock: when events
   // of the coordinator and of every attempt's workers happened in the run.
   double runSeconds() const;
+  // The same for a moment `at` that has passed (a failure the launcher saw).
+  double secondsAt(std::chrono::system_clock::time_point at) const;
 };
 
 }  // namespace dtb::core

@@ -102,8 +102,9 @@ void TrainingWorker::setUp(PluginLoader& loader) {
 }
 
 void TrainingWorker::createStrategy(PluginLoader& loader) {
-  schedule_.emplace(scheduleConfig(cell_, world_));
-  peakLr_ = scaledLr(cell_, world_);
+  const LrScheduleConfig schedule = scheduleConfig(cell_, world_);
+  schedule_.emplace(schedule);
+  peakLr_ = schedule.peak;
   plugins_.createStrategy(loader, chosen(cell_, "strategy"), accumulation_);
   step_.emplace(plugins_.model(), plugins_.strategy(), plugins_.optimizer(), &plugins_.comm());
   if (!spec_.traceDir.empty()) {

@@ -39,8 +39,7 @@ void TrainingWorker::leaveWorld(const std::string& why) {
   Communicator& comm = plugins_.comm();
   if (!comm.abandon(comm.defaultTimeout()))
     throw std::runtime_error("rank " + std::to_string(rank_) +
-                             " cannot leave its broken world: a collective still "
-                             "runs " +
+                             " cannot leave its broken world: a collective still runs " +
                              std::to_string(comm.defaultTimeout().count()) + " ms after " + why);
   step_.reset();
   plugins_.leaveWorld();
@@ -113,13 +112,9 @@ double TrainingWorker::worldWaitSeconds() const {
 }
 
 std::string TrainingWorker::parameterChecksum() const {
-  double sum = 0;
-  for (uint32_t i = 0; i < plugins_.paramCount(); ++i) {
-    const auto* v = static_cast<const float*>(plugins_.params()[i]->value.data);
-    for (uint64_t k = 0; k < plugins_.params()[i]->value.count; ++k) sum += v[k] * double(k % 7 + 1);
-  }
   char text[64];
-  std::snprintf(text, sizeof(text), "checksum %.17g", sum);
+  std::snprintf(text, sizeof(text), "checksum %.17g",
+                weightChecksum(plugins_.params(), plugins_.paramCount()));
   return text;
 }
 

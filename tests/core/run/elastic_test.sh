@@ -83,14 +83,7 @@ grep -q "| restart 1 | rank 2 was killed by signal 9 (SIGKILL) | 40 | 2 | 3 |" "
 grep -q "first step after recovery" "$scratch/report.html" || fail "the timeline marks no recovery"
 
 echo "== the SQL of $(basename "$page") runs on these results"
-awk '/^```sql$/ {inside=1; n++; next} /^```$/ {inside=0; next} inside {print > ("'"$scratch"'/recipe-" n ".sql")}' "$page"
-recipes=0
-for recipe in "$scratch"/recipe-*.sql; do
-  recipes=$((recipes + 1))
-  output=$("$dtbench" query "$db" "$(cat "$recipe")" --format csv) || fail "$(basename "$recipe") failed"
-  (( $(printf '%s\n' "$output" | wc -l) > 1 )) || fail "$(basename "$recipe") returned no rows"
-done
-(( recipes >= 2 )) || fail "only $recipes SQL blocks found in $page"
+docs_sql_runs "$page" 2
 
 echo "== a worker joins: 2 ranks become 3 at the next commit, with rank 0's state"
 db=$scratch/j.db

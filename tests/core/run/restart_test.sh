@@ -67,14 +67,7 @@ expect "SELECT COUNT(*) FROM (SELECT s.run_id, s.rank, COUNT(*) AS n, COUNT(DIST
 [[ -z $(find "$scratch" -name '*.ckpt*') ]] || fail "checkpoints left on disk"
 
 echo "== the SQL of $(basename "$page") runs on these results"
-awk '/^```sql$/ {inside=1; n++; next} /^```$/ {inside=0; next} inside {print > ("'"$scratch"'/recipe-" n ".sql")}' "$page"
-recipes=0
-for recipe in "$scratch"/recipe-*.sql; do
-  recipes=$((recipes + 1))
-  output=$("$dtbench" query "$db" "$(cat "$recipe")" --format csv) || fail "$(basename "$recipe") failed"
-  (( $(printf '%s\n' "$output" | wc -l) > 1 )) || fail "$(basename "$recipe") returned no rows"
-done
-(( recipes >= 3 )) || fail "only $recipes SQL blocks found in $page"
+docs_sql_runs "$page" 3
 
 echo "== the same under mpirun, over MPI: a new job from the checkpoint"
 sed 's/^backend = "gloo"/backend = "mpi"/; s/^optimizer = .*$/optimizer = "sgd"/' "$matrices/restart.toml" \

@@ -298,7 +298,6 @@ class ElasticDriver {
     writeElasticWorld(elastic_.storeDir, {generation_, slots, rollback});
     members_ = std::move(slots);
     change.after = static_cast<int>(members_.size());
-    change.slots = members_;
     change.decidedAt = std::chrono::system_clock::now();
     onChange_(change);
   }

@@ -17,7 +17,6 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "run/launch.h"
 
@@ -38,7 +37,6 @@ struct ElasticOptions {
 struct WorldChange {
   int generation = 0;
   int before = 0, after = 0;  // ranks
-  std::vector<int> slots;     // the workers of the new world, in rank order
   bool failure = false;       // a reset after a failure (else a worker joined, or was lost joining)
   int reset = 0;              // the run's resets so far (every new world counts), this one included
   std::string cause;          // failure, lost joiner: what failed

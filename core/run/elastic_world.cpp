@@ -16,6 +16,13 @@ std::filesystem::path fileOf(const std::filesystem::path& storeDir, int generati
   return directoryOf(storeDir) / ("world-" + std::to_string(generation));
 }
 
+// The newest generation written so far (0 when none).
+int newestElasticGeneration(const std::filesystem::path& storeDir) {
+  int newest = 0;
+  while (std::filesystem::exists(fileOf(storeDir, newest + 1))) ++newest;
+  return newest;
+}
+
 }  // namespace
 
 int ElasticWorld::rankOf(int slot) const {
@@ -77,12 +84,6 @@ ElasticWorld waitForElasticWorld(const std::filesystem::path& storeDir, int from
                              " is not in the elastic world of generation " + std::to_string(newest) +
                              ": the coordinator left it out");
   return *world;
-}
-
-int newestElasticGeneration(const std::filesystem::path& storeDir) {
-  int newest = 0;
-  while (std::filesystem::exists(fileOf(storeDir, newest + 1))) ++newest;
-  return newest;
 }
 
 std::string elasticPrefix(const std::string& runPrefix, int generation) {

@@ -43,9 +43,6 @@ std::optional<ElasticWorld> readElasticWorld(const std::filesystem::path& storeD
 // not in that world (the coordinator left it out).
 ElasticWorld waitForElasticWorld(const std::filesystem::path& storeDir, int from, double timeoutS, int slot);
 
-// The newest generation written so far (0 when none).
-int newestElasticGeneration(const std::filesystem::path& storeDir);
-
 // The rendezvous key prefix of generation `generation` of a run whose own is
 // `runPrefix`.
 std::string elasticPrefix(const std::string& runPrefix, int generation);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstddef>
 #include <cstring>
 
 #include "common/reductions.h"
@@ -30,7 +31,13 @@ MpiCommunicator::MpiCommunicator(const dtb_host_t* host, const dtb_rendezvous_t&
     : host_(host),
       rank_(rdv.rank),
       size_(rdv.world_size),
-      timeout_(rdv.timeout_ms > 0 ? rdv.timeout_ms : 60000) {
+      timeout_(rdv.timeout_ms > 0 ? rdv.timeout_ms : 60000),
+      callerRuns_(rdv.struct_size >= offsetof(dtb_rendezvous_t, wait_guard_ms) + sizeof(int64_t) &&
+                  rdv.wait_guard_ms > 0),  // ABI 1.5
+      // With callers running their collectives the thread must not spin after
+      // one: it would catch the next caller's too, each then handed off.
+      queue_(callerRuns_ ? std::chrono::microseconds{0} : kSpin,
+             callerRuns_ ? kCycle : std::chrono::microseconds{0}) {
   ensureInitialized(size_);
   int mpiRank = 0, mpiSize = 0;
   MPI_Request joining = MPI_REQUEST_NULL;
@@ -123,32 +130,55 @@ std::shared_ptr<Request> MpiCommunicator::enqueue(Run run, Finish finish, uint64
 }
 
 void MpiCommunicator::serve() {
-  while (std::optional<Job> next = queue_.pop()) {
-    Job& job = *next;
-    if (broken_ || closing_) {
-      job.request->finish(DTB_STATUS_COMM_FAILURE,
-                          "mpi: rank " + std::to_string(rank_) + ": not started: " +
-                              (closing_ ? "the communicator was closed" : "an earlier collective failed"));
-      continue;
+  for (bool ran = false; queue_.awaitWork(ran);) {
+    // A caller running collectives itself holds the lock: what it leaves is
+    // ours at the next cycle. Not waited for here: the caller would wake
+    // this thread on every unlock, and find it holding the lock when it
+    // comes back for its next collective.
+    std::unique_lock run(runLock_, std::try_to_lock);
+    ran = false;
+    if (!run.owns_lock()) continue;
+    while (std::optional<Job> job = queue_.tryPop()) {
+      execute(*job, false);
+      ran = true;
     }
-    int rc = MPI_SUCCESS;
-    if (job.run) {
-      const auto start = Clock::now();
-      runningSinceNs_ =
-          std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count();
-      rc = job.run();
-      runningSinceNs_ = 0;
-      busyNs_ += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-    }
-    if (rc != MPI_SUCCESS) {
-      broken_ = true;  // the ranks' call sequences no longer match
-      job.request->finish(DTB_STATUS_COMM_FAILURE, errorText(rc));
-      continue;
-    }
-    if (job.finish) job.finish();
-    job.request->finish(DTB_STATUS_OK, "");
   }
   serving_ = false;
+}
+
+void MpiCommunicator::execute(Job& job, bool caller) {
+  if (broken_ || closing_) {
+    job.request->finish(DTB_STATUS_COMM_FAILURE,
+                        "mpi: rank " + std::to_string(rank_) + ": not started: " +
+                            (closing_ ? "the communicator was closed" : "an earlier collective failed"));
+    return;
+  }
+  int rc = MPI_SUCCESS;
+  if (job.run) {
+    yieldWhileWaiting(!caller);
+    const auto start = Clock::now();
+    runningSinceNs_ = std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count();
+    rc = job.run();
+    runningSinceNs_ = 0;
+    busyNs_ += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+  }
+  if (rc != MPI_SUCCESS) {
+    broken_ = true;  // the ranks' call sequences no longer match
+    job.request->finish(DTB_STATUS_COMM_FAILURE, errorText(rc));
+    return;
+  }
+  if (job.finish) job.finish();
+  job.request->finish(DTB_STATUS_OK, "");
+}
+
+void MpiCommunicator::runUpTo(const Request& request) {
+  std::unique_lock run(runLock_, std::try_to_lock);
+  if (!run.owns_lock()) return;  // the thread is at it: wait for it as without the guard
+  while (!request.done()) {
+    std::optional<Job> job = queue_.tryPop();
+    if (!job) return;  // taken by the thread just before the lock was
+    execute(*job, true);
+  }
 }
 
 bool MpiCommunicator::collectiveOverdue() const {
@@ -164,6 +194,9 @@ void MpiCommunicator::abandon() {
 
 dtb_status_t MpiCommunicator::wait(dtb_request_t handle, int64_t timeoutMs) {
   const std::shared_ptr<Request>& r = fromHandle(handle);
+  // Only a wait as long as a collective may take runs it here: a shorter
+  // one (a poll) must return by its own timeout.
+  if (callerRuns_ && timeoutMs >= timeout_.count()) runUpTo(*r);
   if (r->spinFor(kSpin)) {
     if (r->status() != DTB_STATUS_OK) host_->set_error(host_->ctx, r->message().c_str());
     return r->status();

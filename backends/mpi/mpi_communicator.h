@@ -10,15 +10,21 @@
 // every later call fails at once, the thread is left inside MPI (detached,
 // not joined, when the communicator goes), and MPI is not finalised at exit.
 //
-// The caller never runs a collective itself, though below 1 MiB the two
-// hand-offs to the thread and back are most of the cost (issue 14): inside a
-// blocking MPI call it could not keep its timeout, and a non-blocking call
-// cannot stand in for the blocking one on one rank only — they never match
-// each other (MPI-3.1, 5.12; tried: the ranks deadlock), and Open MPI's are
-// slower anyway (2.3x at 4 KiB, 1.8x at 64 KiB here). Measured 2026-11-25,
-// with the caller running the blocking call and the thread never woken,
-// the targets were met (4 KiB 1.7x MPI's time, 64 KiB 0.93x its bandwidth):
-// what that needs is a guard on a wait stuck in MPI (docs/benchmarks.md).
+// Below 1 MiB the two hand-offs to the thread and back cost more than the
+// collective (issue 14). So where the host guards its waits (ABI 1.5:
+// dtb_rendezvous_t.wait_guard_ms — the host ends the rank if a wait stays
+// in the backend past its timeout), a caller that waits for a collective
+// the thread has not started runs it, and every one queued before it,
+// itself, with the same blocking call: MPI matches blocking calls across
+// ranks whichever thread makes them, and one run lock keeps them in issue
+// order. The thread is then not woken per issue: it looks every cycle
+// (1 ms, Horovod's default) for collectives nobody waits for yet, which
+// keeps the overlap with compute. Without the guard, callers never run a
+// collective (a caller inside a blocking MPI call cannot keep its
+// timeout), and a non-blocking call cannot stand in for the blocking one on
+// one rank only — they never match each other (MPI-3.1, 5.12; tried: the
+// ranks deadlock), and Open MPI's are slower anyway (2.3x at 4 KiB, 1.8x at
+// 64 KiB here). Figures: docs/benchmarks.md.
 #pragma once
 
 #include <mpi.h>
@@ -27,6 +33,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -85,6 +92,12 @@ class MpiCommunicator {
 
   std::shared_ptr<Request> enqueue(Run run, Finish finish, uint64_t bytesSent);
   void serve();  // the thread: runs the queue in order
+  // Runs one job in the calling thread (the run lock held): `caller`, the
+  // thread waiting for it, or the communicator's own.
+  void execute(Job& job, bool caller);
+  // The caller runs what is queued up to and including `request`, unless
+  // another thread is running collectives now.
+  void runUpTo(const Request& request);
   // The collective in MPI now, if any, has been there longer than the timeout.
   bool collectiveOverdue() const;
   // A collective stayed in MPI past the timeout: nothing can stop it.
@@ -98,9 +111,13 @@ class MpiCommunicator {
   MPI_Comm comm_ = MPI_COMM_NULL;
 
   // How long the thread looks for the next collective, and a waiter for the
-  // end of its own, before sleeping (job_queue.h).
+  // end of its own, before sleeping (job_queue.h); how often the thread
+  // looks when callers run collectives themselves.
   static constexpr std::chrono::microseconds kSpin{50};
-  JobQueue<Job> queue_{kSpin};
+  static constexpr std::chrono::microseconds kCycle{1000};
+  const bool callerRuns_;  // the host guards waits: callers may block in MPI
+  JobQueue<Job> queue_;
+  std::mutex runLock_;                      // held by whichever thread runs collectives
   std::atomic<bool> broken_{false};         // a collective failed or was abandoned
   std::atomic<bool> closing_{false};        // close() began: queued collectives fail
   std::atomic<bool> serving_{true};         // the thread has not left serve()

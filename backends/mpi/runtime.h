@@ -17,6 +17,14 @@ void ensureInitialized(int world);
 // MPI_THREAD_SERIALIZED, whatever level it provides.
 std::mutex& mpiLock();
 
+// How a blocking collective waits inside Open MPI: hard polling (Open MPI's
+// default, the lowest latency) for a collective the waiting caller runs
+// itself — it has nothing else to do — and yielding the core for one the
+// communicator's thread runs while the caller computes. Process-wide; the
+// run lock orders its callers. No effect when the user set
+// OMPI_MCA_mpi_yield_when_idle, or for another MPI.
+void yieldWhileWaiting(bool yield);
+
 // A collective was abandoned after a timeout: skip MPI_Finalize at exit.
 void markAbandoned();
 

@@ -22,6 +22,6 @@ for round in 1 2 3; do
   build/bin/dtbench comm --backend gloo --ranks 2 --ops allreduce -d float -b 4K -e 64M -f 4 -w 5 -n 20 \
     --name "round$round" --db "$scratch/comm.db" >/dev/null 2>&1
 done
-build/bin/dtbench query "$scratch/comm.db" "SELECT bytes, time_us FROM collective_bandwidth WHERE op = 'allreduce'" \
+build/bin/dtbench query "$scratch/comm.db" "SELECT replace(experiment, 'round', ''), bytes, time_us FROM collective_bandwidth WHERE op = 'allreduce'" \
   --format csv | tail -n +2 | tr -d '\r' >"$scratch/dtbench.txt"
 python3 bench/common/size_ratios.py Gloo "$scratch/raw.txt" "$scratch/dtbench.txt"

@@ -20,7 +20,7 @@ for op in allreduce allgather; do
     build/bin/dtbench comm --backend nccl --ranks 1 --ops "$op" -d float -b 4K -e 1G -f 4 -w 5 -n 20 -c 0 \
       --name "$op$round" --db "$scratch/comm.db" >/dev/null 2>&1
   done
-  build/bin/dtbench query "$scratch/comm.db" "SELECT bytes, time_us FROM collective_bandwidth WHERE op = '$op'" \
+  build/bin/dtbench query "$scratch/comm.db" "SELECT replace(experiment, '$op', ''), bytes, time_us FROM collective_bandwidth WHERE op = '$op'" \
     --format csv | tail -n +2 | tr -d '\r' >"$scratch/dtbench_$op.txt"
   echo "# $op, 1 rank (the busbw columns are S / time here: one rank has no bus)"
   python3 bench/common/size_ratios.py NCCL "$scratch/raw_$op.txt" "$scratch/dtbench_$op.txt"

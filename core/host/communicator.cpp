@@ -1,5 +1,7 @@
 #include "host/communicator.h"
 
+#include <algorithm>
+
 #include "dtbench/plugin.hpp"
 #include "host/status.h"
 #include "plugin/backend_memory.h"
@@ -15,8 +17,16 @@ Communicator::Communicator(std::unique_ptr<PluginInstance> backend, int rank, in
       device_(device) {}
 
 Communicator::~Communicator() {
+  if (guard_) guard_->remove(watch_.get());
   for (const auto& [request, inFlight] : outstanding_) api().request_free(backend_->context(), request);
   for (dtb_request_t request : timedOut_) api().request_free(backend_->context(), request);
+}
+
+void Communicator::guardWaits(WaitGuard& guard) {
+  guard_ = &guard;
+  watch_ =
+      std::make_unique<WaitGuard::Watch>(backend_->plugin().label() + " on rank " + std::to_string(rank_));
+  guard.add(watch_.get());
 }
 
 void Communicator::settle(std::vector<dtb_request_t>& requests, std::chrono::milliseconds within) {
@@ -231,7 +241,9 @@ dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::s
   // From before the lock: time spent behind another thread's wait is waiting too.
   const auto start = std::chrono::steady_clock::now();
   std::unique_lock backendLock(backendMutex_);
+  if (watch_) watch_->begin(inFlight->op, std::max(std::chrono::milliseconds(timeout), defaultTimeout_));
   const dtb_status_t status = api().wait(backend_->context(), request, timeout);
+  if (watch_) watch_->end();
   const int64_t waited =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
   waitNanos_ += waited;

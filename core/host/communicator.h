@@ -17,6 +17,7 @@
 
 #include "host/plugin_instance.h"
 #include "host/trace_recorder.h"
+#include "host/wait_guard.h"
 
 namespace dtb::core {
 
@@ -81,6 +82,12 @@ class Communicator {
   // after `within`, and their buffers must outlive the process.
   bool abandon(std::chrono::milliseconds within);
   std::chrono::milliseconds defaultTimeout() const { return defaultTimeout_; }
+
+  // Every wait from now on is watched by `guard` (dtb_rendezvous_t's
+  // wait_guard_ms: the backend was told it may block in a wait): a wait
+  // still in the backend `guard.grace()` after the later of its own timeout
+  // and the run's ends the process. Once, before the first collective.
+  void guardWaits(WaitGuard& guard);
 
   // Records every collective, from issue to the end of its wait, when set.
   void traceTo(TraceRecorder* trace) { trace_ = trace; }
@@ -163,6 +170,8 @@ class Communicator {
   bool holdTimedOut_ = false;
   std::vector<dtb_request_t> timedOut_;  // waited for, timed out, maybe still running (holdTimedOut)
   TraceRecorder* trace_ = nullptr;
+  WaitGuard* guard_ = nullptr;
+  std::unique_ptr<WaitGuard::Watch> watch_;
 };
 
 }  // namespace dtb::core

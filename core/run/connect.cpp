@@ -52,8 +52,13 @@ std::unique_ptr<Communicator> connectBackend(PluginLoader& loader, const PluginC
   // initialised in a process that runs on the CPU.
   if (plugin->descriptor<dtb_backend_plugin_v1_t>().capabilities & DTB_BACKEND_CAP_CUDA_MEMORY)
     withDevice.device = gpuForLocalRank(rdv.local_rank);
-  return std::make_unique<Communicator>(createBackend(plugin, backend.params, withDevice), rdv.rank,
-                                        rdv.world_size, timeout, withDevice.device);
+  // Where the process guards its waits, the backend is told it may block in one.
+  WaitGuard* guard = WaitGuard::process();
+  if (guard) withDevice.wait_guard_ms = guard->grace().count();
+  auto comm = std::make_unique<Communicator>(createBackend(plugin, backend.params, withDevice), rdv.rank,
+                                             rdv.world_size, timeout, withDevice.device);
+  if (guard) comm->guardWaits(*guard);
+  return comm;
 }
 
 }  // namespace dtb::core

@@ -49,9 +49,12 @@ RecordWriter::~RecordWriter() {
 
 void RecordWriter::line(const std::string& text, bool flush) {
   if (!out_) return;
+  // Whole lines even when another thread writes one (a wait guard's error).
+  flockfile(out_);
   std::fputs(text.c_str(), out_);
   std::fputc('\n', out_);
   if (flush || everyLine_) std::fflush(out_);  // the coordinator wants it now
+  funlockfile(out_);
 }
 
 void RecordWriter::flush() {

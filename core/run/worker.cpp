@@ -1,5 +1,10 @@
 #include "run/worker.h"
 
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+
+#include "host/wait_guard.h"
 #include "log/log.h"
 #include "run/connect.h"
 #include "run/training_worker.h"
@@ -7,7 +12,34 @@
 
 namespace dtb::core {
 
+namespace {
+
+// How long a wait may stay in a backend past its timeout before the rank
+// ends, and how often the guard looks: a backend that keeps its timeouts
+// returns at the deadline; one blocked in MPI never would.
+constexpr std::chrono::milliseconds kWaitGrace{2000};
+constexpr std::chrono::milliseconds kGuardPeriod{100};
+
+// For the rank's lifetime: a backend may block in a wait (wait_guard.h).
+class RankWaitGuard {
+ public:
+  RankWaitGuard(int rank, RecordWriter& records) {
+    WaitGuard::installForProcess(
+        std::make_unique<WaitGuard>(kWaitGrace, kGuardPeriod, [rank, &records](const std::string& message) {
+          records.error(rank, true, message);  // a stuck collective is most likely a peer's doing
+          log(DTB_LOG_ERROR, "worker " + std::to_string(rank), message);
+          std::_Exit(1);  // the thread inside the backend cannot be stopped
+        }));
+  }
+  ~RankWaitGuard() { WaitGuard::installForProcess(nullptr); }
+  RankWaitGuard(const RankWaitGuard&) = delete;
+  RankWaitGuard& operator=(const RankWaitGuard&) = delete;
+};
+
+}  // namespace
+
 int runWorker(const RunSpec& spec, int rank, RecordWriter& records) {
+  const RankWaitGuard guard(rank, records);
   try {
     if (spec.sweep) {
       PluginLoader loader = workerLoader(spec);

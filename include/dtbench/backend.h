@@ -57,6 +57,14 @@ typedef struct dtb_rendezvous {
    * touch CUDA for them). Read it with DTB_HAS_MEMBER; a GPU backend given
    * an older rendezvous uses GPU local_rank. */
   dtb_device_t device;
+  /* Since 1.5 (read it with DTB_HAS_MEMBER; absent means 0): nonzero when
+   * the host guards every wait(): a wait() still inside the backend this
+   * many milliseconds after the later of its own timeout and timeout_ms
+   * ends the process, with an error naming the rank and the backend. A
+   * backend may then run a collective in the waiting thread inside a call
+   * it cannot interrupt (a blocking MPI collective) when the wait's timeout
+   * is at least timeout_ms. 0: every wait() returns by its timeout. */
+  int64_t wait_guard_ms;
 } dtb_rendezvous_t;
 
 /* Traffic this rank has put on the wire since create. */
@@ -109,7 +117,8 @@ typedef struct dtb_backend_plugin_v1_s {
    * then returns its status at once). */
   dtb_status_t (*test)(void* comm, dtb_request_t request, int32_t* out_done);
   /* Blocks until done or timeout_ms elapsed (DTB_STATUS_TIMEOUT); a failed
-   * peer gives DTB_STATUS_COMM_FAILURE. Never blocks forever. */
+   * peer gives DTB_STATUS_COMM_FAILURE. Never blocks forever: past its
+   * timeout only where the rendezvous' wait_guard_ms allows it (1.5). */
   dtb_status_t (*wait)(void* comm, dtb_request_t request, int64_t timeout_ms);
   void (*request_free)(void* comm, dtb_request_t request);
 

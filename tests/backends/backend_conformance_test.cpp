@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <numeric>
+#include <thread>
 
 #include "backend_test_support.h"
 #include "cuda/cuda_probe.h"
@@ -60,15 +62,23 @@ struct Case {
   const char* backend;
   const char* algorithm;  // "" for backends without one
   int world;
+  // The rendezvous' wait_guard_ms: nonzero tells the backend the host
+  // guards its waits (MPI then runs a waited-for collective in the caller).
+  int64_t waitGuardMs = 0;
 };
 
+const char* variant(const Case& c) {
+  if (*c.algorithm) return c.algorithm;
+  return c.waitGuardMs > 0 ? "guarded" : "default";
+}
+
 void PrintTo(const Case& c, std::ostream* out) {
-  *out << c.backend << " " << (*c.algorithm ? c.algorithm : "default") << " world " << c.world;
+  *out << c.backend << " " << variant(c) << " world " << c.world;
 }
 
 std::string caseName(const ::testing::TestParamInfo<Case>& info) {
-  return std::string(info.param.backend) + "_" + (*info.param.algorithm ? info.param.algorithm : "default") +
-         "_world" + std::to_string(info.param.world);
+  return std::string(info.param.backend) + "_" + variant(info.param) + "_world" +
+         std::to_string(info.param.world);
 }
 
 class BackendConformance : public ::testing::TestWithParam<Case> {
@@ -93,7 +103,7 @@ class BackendConformance : public ::testing::TestWithParam<Case> {
     return {{"algorithm", std::string(GetParam().algorithm)}};
   }
   void run(const std::function<void(Rank&)>& body) {
-    runRanks(GetParam().backend, GetParam().world, params(), body);
+    runRanks(GetParam().backend, GetParam().world, params(), body, 20000, GetParam().waitGuardMs);
   }
 };
 
@@ -262,6 +272,28 @@ TEST_P(BackendConformance, ManyRequestsInFlightCompleteInOrder) {
   });
 }
 
+// Overlap: a collective nobody waits for yet still runs, while the caller
+// goes on with other work (here: sleeping and testing now and then).
+TEST_P(BackendConformance, ARequestNobodyWaitsForEndsOnItsOwn) {
+  run([&](Rank& rank) {
+    std::vector<float> data(4099);
+    for (size_t i = 0; i < data.size(); ++i) data[i] = valueAt<float>(rank.rank(), i);
+    dtb_tensor_t t = rank.tensor(data.data(), data.size(), DTB_DTYPE_F32);
+    dtb_request_t request = nullptr;
+    rank.instance().check("allreduce", rank.backend().allreduce(rank.comm(), &t, DTB_REDUCE_SUM, &request));
+    int32_t done = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!done && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      rank.instance().check("test", rank.backend().test(rank.comm(), request, &done));
+    }
+    EXPECT_EQ(done, 1) << "not done 10 s after it was issued, with nobody waiting for it";
+    rank.finish(request);
+    for (size_t i = 0; i < data.size(); ++i)
+      ASSERT_EQ(data[i], reference<float>(DTB_REDUCE_SUM, rank.world(), i));
+  });
+}
+
 TEST_P(BackendConformance, CountersCountCollectives) {
   run([&](Rank& rank) {
     if (!rank.backend().counters) return;  // optional: the host counts for such backends
@@ -303,8 +335,13 @@ std::vector<Case> cases() {
       out.push_back({"gloo", algorithm, world});
     }
   }
-  // MPI: the one world this process's mpirun job has (none outside mpirun).
-  if (mpiWorld() > 0) out.push_back({"mpi", "", mpiWorld()});
+  // MPI: the one world this process's mpirun job has (none outside mpirun),
+  // with waits unguarded (collectives run on the backend's thread) and
+  // guarded (a waited-for one runs in the caller).
+  if (mpiWorld() > 0) {
+    out.push_back({"mpi", "", mpiWorld()});
+    out.push_back({"mpi", "", mpiWorld(), 2000});
+  }
   out.push_back({"single", "", 1});
 #ifdef DTBENCH_HAVE_NCCL
   for (int world : {1, 2, 4}) out.push_back({"nccl", "", world});  // skipped without a GPU per rank

@@ -141,9 +141,12 @@ inline dtb_rendezvous_t fileStoreRendezvous(int rank, int world, const char* sto
 
 // Runs body(rank) on `world` threads, each with a connected communicator of
 // backend `name` (parameters `params`). Failures inside threads are
-// reported through GoogleTest's thread-safe assertions.
+// reported through GoogleTest's thread-safe assertions. `waitGuardMs`: the
+// rendezvous' wait_guard_ms (nonzero: a backend may block in a wait, as in
+// a worker, whose guard is not installed here: nothing may hang).
 inline void runRanks(const std::string& name, int world, const core::ParamValues& params,
-                     const std::function<void(Rank&)>& body, int64_t timeoutMs = 20000) {
+                     const std::function<void(Rank&)>& body, int64_t timeoutMs = 20000,
+                     int64_t waitGuardMs = 0) {
   TempDir store;
   core::PluginLoader loader(core::SearchPath({DTBENCH_PLUGIN_DIR, DTBENCH_TEST_PLUGIN_DIR}));
   auto plugin = loader.load(core::PluginKind::kBackend, name);
@@ -154,7 +157,8 @@ inline void runRanks(const std::string& name, int world, const core::ParamValues
   std::barrier allDone(ranksAreProcesses(name) ? 1 : world);
   auto runRank = [&](int r) {
     const std::string path = store.path().string();
-    const dtb_rendezvous_t rdv = fileStoreRendezvous(r, world, path.c_str(), prefix.c_str(), timeoutMs);
+    dtb_rendezvous_t rdv = fileStoreRendezvous(r, world, path.c_str(), prefix.c_str(), timeoutMs);
+    rdv.wait_guard_ms = waitGuardMs;
     std::unique_ptr<Rank> rank;
     try {
       rank = std::make_unique<Rank>(core::createBackend(plugin, params, rdv), r, world);

@@ -147,7 +147,8 @@ static const dtb_layout_row kRows[] = {
     DTB_MEMBER(dtb_rendezvous_t, prefix),
     DTB_MEMBER(dtb_rendezvous_t, bind_address),
     DTB_MEMBER(dtb_rendezvous_t, timeout_ms),
-    DTB_MEMBER(dtb_rendezvous_t, device), /* since 1.4 */
+    DTB_MEMBER(dtb_rendezvous_t, device),        /* since 1.4 */
+    DTB_MEMBER(dtb_rendezvous_t, wait_guard_ms), /* since 1.5 */
     DTB_STRUCT(dtb_comm_counters_t),
     DTB_MEMBER(dtb_comm_counters_t, struct_size),
     DTB_MEMBER(dtb_comm_counters_t, bytes_sent),

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -193,17 +195,23 @@ dtb_backend_plugin_v1_t laggingBackend(const dtb_plugin_header_t& header) {
   return d;
 }
 
-std::unique_ptr<Communicator> laggingComm() {
+// A communicator over the descriptor `make` builds from the "single" test
+// plugin's header, as if that plugin's library held it.
+std::unique_ptr<Communicator> commOver(dtb_backend_plugin_v1_t (*make)(const dtb_plugin_header_t&)) {
   PluginLoader loader(SearchPath({kGood}));
   auto real = loader.load(PluginKind::kBackend, "single");
   auto library = std::make_shared<SharedLibrary>(real->path());
-  auto plugin = std::make_shared<const LoadedPlugin>(
-      library, PluginKind::kBackend, 1, laggingBackend(real->header()), std::vector<ParamSpec>{});
+  auto plugin = std::make_shared<const LoadedPlugin>(library, PluginKind::kBackend, 1, make(real->header()),
+                                                     std::vector<ParamSpec>{});
+  return std::make_unique<Communicator>(createBackend(plugin, {}, oneRank()), 0, 1,
+                                        std::chrono::milliseconds(10));
+}
+
+std::unique_ptr<Communicator> laggingComm() {
   lagging.ended = false;
   lagging.freed = 0;
   lagging.freedRunning = 0;
-  return std::make_unique<Communicator>(createBackend(plugin, {}, oneRank()), 0, 1,
-                                        std::chrono::milliseconds(10));
+  return commOver(laggingBackend);
 }
 
 // Elastic training leaves a broken world in the same process: with
@@ -247,6 +255,68 @@ TEST(Communicator, ATimedOutWaitFreesItsRequestWhenNothingGoesOn) {
   EXPECT_EQ(comm->wait(request, DTB_TIMEOUT_DEFAULT, &error), DTB_STATUS_TIMEOUT);
   EXPECT_EQ(lagging.freed, 1);
   EXPECT_TRUE(comm->settleTimedOut(std::chrono::milliseconds(1)));
+}
+
+// The host's wait guard (wait_guard.h): a backend told it may block in a
+// wait (MPI running the collective in the caller) and stuck there past the
+// wait's timeout and the grace is reported once, naming backend, rank,
+// collective and timeout; a wait that returns in time never is.
+std::atomic<bool> stuckReleased{false};
+
+dtb_backend_plugin_v1_t stuckBackend(const dtb_plugin_header_t& header) {
+  dtb_backend_plugin_v1_t d = laggingBackend(header);
+  d.wait = [](void*, dtb_request_t, int64_t) {
+    while (!stuckReleased) std::this_thread::sleep_for(std::chrono::milliseconds(1));  // ignores its timeout
+    return DTB_STATUS_OK;
+  };
+  return d;
+}
+
+TEST(WaitGuard, AWaitStuckInTheBackendPastItsTimeoutIsReportedOnce) {
+  stuckReleased = false;
+  std::vector<std::string> reports;
+  std::mutex reportsMutex;
+  WaitGuard guard(std::chrono::milliseconds(50), std::chrono::milliseconds(5), [&](const std::string& m) {
+    std::lock_guard lock(reportsMutex);
+    reports.push_back(m);
+    stuckReleased = true;  // a worker's handler ends the process instead
+  });
+  auto comm = commOver(stuckBackend);
+  comm->guardWaits(guard);
+  float value = 1;
+  dtb_tensor_t buffer = dtb::hostTensor(&value, 1, DTB_DTYPE_F32);
+  std::string error;
+  dtb_request_t request = nullptr;
+  ASSERT_EQ(comm->allreduce(&buffer, DTB_REDUCE_SUM, &request, &error), DTB_STATUS_OK);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(comm->wait(request, DTB_TIMEOUT_DEFAULT, &error), DTB_STATUS_OK);  // released by the report
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(60));  // timeout + grace
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  std::lock_guard lock(reportsMutex);
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_NE(reports[0].find("on rank 0: a wait for allreduce is still inside the backend"), std::string::npos)
+      << reports[0];
+  EXPECT_NE(reports[0].find("after its 10 ms timeout"), std::string::npos) << reports[0];
+}
+
+TEST(WaitGuard, AWaitThatReturnsByItsTimeoutIsNeverReported) {
+  std::atomic<int> reports{0};
+  WaitGuard guard(std::chrono::milliseconds(20), std::chrono::milliseconds(2),
+                  [&](const std::string&) { ++reports; });
+  auto comm = laggingComm();  // its waits time out at once
+  comm->guardWaits(guard);
+  float value = 1;
+  dtb_tensor_t buffer = dtb::hostTensor(&value, 1, DTB_DTYPE_F32);
+  std::string error;
+  for (int i = 0; i < 3; ++i) {
+    dtb_request_t request = nullptr;
+    ASSERT_EQ(comm->allreduce(&buffer, DTB_REDUCE_SUM, &request, &error), DTB_STATUS_OK);
+    EXPECT_EQ(comm->wait(request, DTB_TIMEOUT_DEFAULT, &error), DTB_STATUS_TIMEOUT);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // five times the grace
+  EXPECT_EQ(reports, 0);
+  comm.reset();  // leaves the guard: it must not look at a freed watch
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 # timeout delays rank 0's step 3 by the stop and the run ends well, a longer
 # one fails naming the stopped rank; a slow rank's steps take slow_ms longer
 # as forward time and its peer waits for it; every fault is an event of its
-# run, and its settings are stored with the run; nothing is left running. A
-# fault that names no rank of the run is refused before anything runs.
+# run, and its settings are stored with the run; nothing is left running.
+# Over MPI, a peer stuck in a wait that runs the collective itself is ended
+# by the worker's wait guard. A fault that names no rank of the run is
+# refused before anything runs.
 #   fault_injection_test.sh DTBENCH MATRIX_DIR
 set -euo pipefail
 dtbench=$1 matrices=$2
@@ -75,6 +77,30 @@ sed 's/^slow_ms = 40$/slow = 40/' "$matrices/injected_faults.toml" > "$scratch/b
 if "$dtbench" validate "$scratch/bad_key.toml" > "$scratch/bad.txt" 2>&1; then fail "unknown key accepted"; fi
 grep -q "bad_key.toml:27:.*unknown key 'slow' in \[fault\]" "$scratch/bad.txt" \
   || { cat "$scratch/bad.txt"; fail "no clear error for the key"; }
+echo "== MPI: rank 1 stopped past the timeout while rank 0 runs the collective in its own wait"
+# bucketed over MPI: one bucket, issued and waited at once, so rank 0's wait
+# runs MPI_Allreduce itself and cannot return; the worker's wait guard ends
+# rank 0 at the timeout (3 s) plus its grace (2 s), naming what is stuck,
+# and mpirun takes the job down. Nothing hangs or is left running.
+sed -e 's/^backend = "gloo"/backend = "mpi"/' -e 's/^strategy = "allreduce"/strategy = "bucketed"/' \
+    -e 's/^kind = .*/kind = "stop"/' -e 's/^seconds = .*/seconds = 60.0/' -e '/^\[matrix\]/,/^zip/d' \
+    "$matrices/injected_faults.toml" > "$scratch/mpi_stop.toml"
+db=$scratch/mpi_stop.db
+start=$(date +%s)
+if ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" "$dtbench" run "$scratch/mpi_stop.toml" --db "$db" \
+    > "$scratch/mpi_stop.txt" 2>&1; then
+  cat "$scratch/mpi_stop.txt"
+  fail "an MPI run with a rank stopped for 60 s passed"
+fi
+elapsed=$(( $(date +%s) - start ))
+q "SELECT error FROM run"
+q "SELECT error FROM run" | grep -q "rank 0: backend 'mpi' on rank 0: a wait for allreduce is still inside the backend [0-9]* ms after its 3000 ms timeout" \
+  || { cat "$scratch/mpi_stop.txt"; fail "the stuck wait is not named"; }
+(( elapsed < 40 )) || fail "the stuck wait took $elapsed s to end the run"
+[[ $(workers_left) == 0 ]] || fail "MPI workers left behind"
+[[ $(pgrep -f "mpirun.*$scratch" | wc -l) == 0 ]] || fail "mpirun left behind"
+db=$scratch/f.db
+
 echo "== fault keys from the command line: --set and --only"
 "$dtbench" validate "$scratch/bad_rank.toml" --set fault.rank=0 --only fault.kind=stop > "$scratch/set.txt" 2>&1 \
   || { cat "$scratch/set.txt"; fail "--set fault.rank did not replace the bad rank"; }

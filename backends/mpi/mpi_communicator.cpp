@@ -137,7 +137,10 @@ void MpiCommunicator::serve() {
     // comes back for its next collective.
     std::unique_lock run(runLock_, std::try_to_lock);
     ran = false;
-    if (!run.owns_lock()) continue;
+    if (!run.owns_lock()) {
+      std::this_thread::sleep_for(kCycle);  // the queue is not empty: awaitWork would not sleep
+      continue;
+    }
     while (std::optional<Job> job = queue_.tryPop()) {
       execute(*job, false);
       ran = true;
@@ -155,7 +158,7 @@ void MpiCommunicator::execute(Job& job, bool caller) {
   }
   int rc = MPI_SUCCESS;
   if (job.run) {
-    yieldWhileWaiting(!caller);
+    yieldWhileWaiting(!caller || std::this_thread::get_id() != trainingThread_);
     const auto start = Clock::now();
     runningSinceNs_ = std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count();
     rc = job.run();

@@ -17,9 +17,12 @@
 // the thread has not started runs it, and every one queued before it,
 // itself, with the same blocking call: MPI matches blocking calls across
 // ranks whichever thread makes them, and one run lock keeps them in issue
-// order. The thread is then not woken per issue: it looks every cycle
-// (1 ms, Horovod's default) for collectives nobody waits for yet, which
-// keeps the overlap with compute. Without the guard, callers never run a
+// order. The thread is then not woken by an issue into an empty queue: it
+// looks every cycle (1 ms, Horovod's default) for collectives nobody waits
+// for yet, which keeps the overlap with compute, and an issue behind one
+// still queued wakes it. The training thread's own wait polls MPI hard (the
+// rank has nothing else to do); every other waits yielding the core
+// (runtime.h). Without the guard, callers never run a
 // collective (a caller inside a blocking MPI call cannot keep its
 // timeout), and a non-blocking call cannot stand in for the blocking one on
 // one rank only — they never match each other (MPI-3.1, 5.12; tried: the
@@ -93,7 +96,10 @@ class MpiCommunicator {
   std::shared_ptr<Request> enqueue(Run run, Finish finish, uint64_t bytesSent);
   void serve();  // the thread: runs the queue in order
   // Runs one job in the calling thread (the run lock held): `caller`, the
-  // thread waiting for it, or the communicator's own.
+  // thread waiting for it, or the communicator's own. MPI polls hard only
+  // for the training thread's own wait: a strategy's thread that waits
+  // (fusion's cycle) does so while the training thread computes, and the
+  // communicator's thread runs what nobody waits for: those yield the core.
   void execute(Job& job, bool caller);
   // The caller runs what is queued up to and including `request`, unless
   // another thread is running collectives now.
@@ -116,6 +122,9 @@ class MpiCommunicator {
   static constexpr std::chrono::microseconds kSpin{50};
   static constexpr std::chrono::microseconds kCycle{1000};
   const bool callerRuns_;  // the host guards waits: callers may block in MPI
+  // The thread that created the communicator: the rank's training thread
+  // (as the host's Communicator counts exposed waits).
+  const std::thread::id trainingThread_ = std::this_thread::get_id();
   JobQueue<Job> queue_;
   std::mutex runLock_;                      // held by whichever thread runs collectives
   std::atomic<bool> broken_{false};         // a collective failed or was abandoned

@@ -1,5 +1,6 @@
 // The Open MPI backend plugin: dtbench's C ABI over MPI's blocking
-// collectives, run on the communicator's own thread, on a duplicate of
+// collectives, run by the caller that waits for one (where the host guards
+// waits) or by the communicator's own thread, on a duplicate of
 // MPI_COMM_WORLD.
 #include "dtbench/plugin.hpp"
 
@@ -20,7 +21,8 @@ dtb_backend_plugin_v1_t makeDescriptor() {
       DTB_PLUGIN_BACKEND,
       "mpi",
       "0.1.0",
-      "MPI collectives on a thread of their own (CPU memory) between processes started by mpirun or srun",
+      "MPI's blocking collectives, run by the waiting caller or the communicator's thread (CPU memory), "
+      "between processes started by mpirun or srun",
       nullptr,
       0};
   // No REBUILD: an MPI job cannot lose a rank and go on (no ULFM here).
@@ -36,7 +38,8 @@ dtb_backend_plugin_v1_t makeDescriptor() {
     auto* c = static_cast<MpiCommunicator*>(comm);
     if (c->close()) delete c;
   };
-  // Its own wait: a blocking collective stuck in MPI is timed out by the waiter.
+  // Its own wait: it may run the collective itself, or time out one stuck
+  // in MPI on the thread.
   d.wait = [](void* comm, dtb_request_t request, int64_t timeoutMs) {
     return static_cast<MpiCommunicator*>(comm)->wait(request, timeoutMs);
   };

@@ -17,7 +17,8 @@ namespace {
 struct Options {
   std::string file;
   std::vector<std::string> backends, ops, dtypes;
-  std::string reduceOp, minBytes, maxBytes, launcher, hostfile, launcherArgs, name, rendezvousStore;
+  std::string reduceOp, minBytes, maxBytes, launcher, hostfile, launcherArgs, interface, name,
+      rendezvousStore;
   double factor = 0, timeoutS = 60;
   int64_t warmup = -1, iterations = -1, check = -1;
   int ranks = 0;
@@ -113,6 +114,7 @@ core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
         "for the file store");
   s.hostfile = o.hostfile;
   s.launcherArgs = o.launcherArgs;
+  s.interface = o.interface;
   s.timeoutS = o.timeoutS;
   if (s.world < 1) throw std::invalid_argument("--ranks must be 1 or more");
   if (s.backends.empty()) throw std::invalid_argument("no backend to sweep");
@@ -154,6 +156,8 @@ void addCommCommand(CLI::App& app, GlobalOptions& global) {
       ->check(CLI::IsMember({"auto", "local", "mpirun", "srun"}));
   cmd->add_option("--hostfile", o->hostfile, "mpirun --hostfile");
   cmd->add_option("--launcher-args", o->launcherArgs, "Extra arguments for mpirun or srun");
+  cmd->add_option("--interface", o->interface,
+                  "Network interface the ranks talk over, e.g. eth0 (the matrix key interface)");
   cmd->add_option("--rendezvous-store", o->rendezvousStore,
                   "redis://HOST:PORT: ranks meet through a Redis server (hosts without a shared directory)");
   cmd->add_option("--timeout", o->timeoutS,

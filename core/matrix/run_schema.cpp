@@ -23,6 +23,10 @@ std::vector<ParamSpec> makeSchema() {
       spec("hostfile", DTB_PARAM_STRING, S(""), "mpirun --hostfile: the hosts to start ranks on"),
       spec("launcher_args", DTB_PARAM_STRING, S(""),
            "Extra arguments for mpirun or srun, split at spaces (e.g. \"--mca btl tcp,self\")"),
+      spec("interface", DTB_PARAM_STRING, S(""),
+           "Network interface the ranks talk over, e.g. \"eth0\" (as GLOO_SOCKET_IFNAME, "
+           "NCCL_SOCKET_IFNAME): Gloo binds its address on each host, mpirun's TCP transports keep to it; "
+           "\"\" is loopback for local runs, the host's name for mpirun and srun"),
       spec("rendezvous_dir", DTB_PARAM_STRING, S(""),
            "Directory shared by every host, for the run's spec and the backends' file store; "
            "\"\" is a temporary directory (local) or .dtbench-rendezvous beside the database "

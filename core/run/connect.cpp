@@ -1,10 +1,12 @@
 #include "run/connect.h"
 
 #include <chrono>
+#include <cstdlib>
 
 #include "cuda/cuda_probe.h"
 #include "run/launch.h"
 #include "run/rank_environment.h"
+#include "store/environment.h"
 
 namespace dtb::core {
 
@@ -12,19 +14,29 @@ PluginLoader workerLoader(const RunSpec& spec) {
   return PluginLoader(SearchPath::fromEnvironmentAfter(spec.pluginDirs));
 }
 
+RankPlace placeRank(const RunSpec& spec, int rank) {
+  const Cell& cell = spec.cell;
+  const std::string launcher = resolveLauncher(cell.text("launcher"), cell.text("backend"));
+  const auto launched = launcher == "local" ? std::nullopt : rankFromEnvironment();
+  return {hostName(), launched ? launched->localRank : rank, launched ? launched->localSize : spec.world,
+          bindAddress(launcher, cell.text("interface"))};
+}
+
 std::unique_ptr<Communicator> connectRank(const RunSpec& spec, int rank, PluginLoader& loader) {
   const Cell& cell = spec.cell;
   const auto timeout =
       std::chrono::milliseconds(static_cast<int64_t>(cell.real("collective_timeout_s") * 1000));
-  const std::string launcher = resolveLauncher(cell.text("launcher"), cell.text("backend"));
-  const auto launched = launcher == "local" ? std::nullopt : rankFromEnvironment();
-  const std::string bind = bindAddress(launcher);
+  const RankPlace place = placeRank(spec, rank);
+  const std::string& bind = place.address;
+  // NCCL finds its own sockets: the same interface, unless the user chose one.
+  if (const std::string interface = cell.text("interface"); !interface.empty())
+    setenv("NCCL_SOCKET_IFNAME", interface.c_str(), 0);
   dtb_rendezvous_t rdv{};
   rdv.struct_size = sizeof(rdv);
   rdv.rank = rank;
   rdv.world_size = spec.world;
-  rdv.local_rank = launched ? launched->localRank : rank;
-  rdv.local_size = launched ? launched->localSize : spec.world;
+  rdv.local_rank = place.localRank;
+  rdv.local_size = place.localSize;
   // A Redis server when the cell names one, else the run directory's file store.
   const std::string store = cell.text("rendezvous_store");
   std::string address;

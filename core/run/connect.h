@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
 
 #include "host/communicator.h"
 #include "plugin/loader.h"
@@ -12,6 +13,16 @@
 #include "run/run_spec.h"
 
 namespace dtb::core {
+
+// Where a rank of the run lives: its host, its rank among that host's
+// ranks, and the address its transport binds (the cell's interface).
+struct RankPlace {
+  std::string host;
+  int localRank = 0;
+  int localSize = 1;
+  std::string address;
+};
+RankPlace placeRank(const RunSpec& spec, int rank);
 
 std::unique_ptr<Communicator> connectRank(const RunSpec& spec, int rank, PluginLoader& loader);
 

@@ -114,7 +114,8 @@ LaunchOptions launchOptions(const Cell& cell, const std::string& launcher, const
           interrupt.flag(),
           launcher,
           cell.text("hostfile"),
-          splitWords(cell.text("launcher_args"))};
+          splitWords(cell.text("launcher_args")),
+          cell.text("interface")};
 }
 
 // Launches the run, and with recovery = "restart" launches it again after a

@@ -91,7 +91,13 @@ std::vector<std::string> jobCommand(const LaunchOptions& options, bool runningAs
     if (oneHost && !userSays("btl") && !userSays("pml") && !userSays("mtl")) {
       command.insert(command.end(), {"--mca", "pml", "ob1", "--mca", "btl", "self,vader"});
     }
-    if (oneHost && !userSays("if_include") && !userSays("if_exclude")) {
+    // The interface the cell names carries MPI's TCP traffic and its
+    // out-of-band channel, as NCCL_SOCKET_IFNAME does NCCL's.
+    const bool userPicksInterfaces = userSays("if_include") || userSays("if_exclude");
+    if (!options.interface.empty() && !userPicksInterfaces) {
+      command.insert(command.end(), {"--mca", "btl_tcp_if_include", options.interface, "--mca",
+                                     "oob_tcp_if_include", options.interface});
+    } else if (oneHost && !userPicksInterfaces) {
       command.insert(command.end(), {"--mca", "oob_tcp_if_include", "lo"});
     }
   }

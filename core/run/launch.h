@@ -38,6 +38,7 @@ struct LaunchOptions {
   std::string launcher = "local";         // local | mpirun | srun
   std::string hostfile;                   // mpirun --hostfile, when given
   std::vector<std::string> launcherArgs;  // passed to mpirun/srun before the program
+  std::string interface;                  // the network interface ranks talk over ("" none named)
 };
 
 using RecordHandler = std::function<void(int rank, const Record&)>;

@@ -1,8 +1,15 @@
 #include "run/rank_environment.h"
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <set>
+#include <stdexcept>
+
+#include "store/environment.h"
 
 namespace dtb::core {
 namespace {
@@ -14,6 +21,33 @@ std::optional<int> integer(const char* name) {
   const long value = std::strtol(text, &end, 10);
   if (*end != '\0' || value < 0) return std::nullopt;
   return static_cast<int>(value);
+}
+
+// The IPv4 address of `name` on this host.
+std::string interfaceAddress(const std::string& name) {
+  ifaddrs* all = nullptr;
+  if (getifaddrs(&all) != 0)
+    throw std::runtime_error("interface = \"" + name + "\": cannot list this host's interfaces");
+  std::set<std::string> names;
+  std::string address;
+  bool present = false;
+  for (const ifaddrs* i = all; i; i = i->ifa_next) {
+    names.insert(i->ifa_name);
+    if (name != i->ifa_name) continue;
+    present = true;
+    if (address.empty() && i->ifa_addr && i->ifa_addr->sa_family == AF_INET) {
+      char text[INET_ADDRSTRLEN] = {};
+      inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(i->ifa_addr)->sin_addr, text, sizeof(text));
+      address = text;
+    }
+  }
+  freeifaddrs(all);
+  if (!address.empty()) return address;
+  std::string known;
+  for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+  throw std::runtime_error("interface = \"" + name +
+                           "\": " + (present ? "has no IPv4 address" : "no such interface") + " on host " +
+                           hostName() + " (it has " + known + ")");
 }
 
 }  // namespace
@@ -44,12 +78,12 @@ std::optional<RankEnvironment> rankFromEnvironment() {
   return std::nullopt;
 }
 
-std::string bindAddress(const std::string& launcher) {
+std::string bindAddress(const std::string& launcher, const std::string& interface) {
+  if (!interface.empty()) return interfaceAddress(interface);
   if (launcher == "local") return "127.0.0.1";
   if (const char* given = std::getenv("DTBENCH_BIND_ADDRESS"); given && *given) return given;
-  char host[256] = {};
-  if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0') return "127.0.0.1";
-  return host;
+  const std::string host = hostName();
+  return host == "unknown" || host.empty() ? "127.0.0.1" : host;
 }
 
 }  // namespace dtb::core

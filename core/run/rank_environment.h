@@ -21,8 +21,11 @@ struct RankEnvironment {
 // torchrun (RANK, WORLD_SIZE, LOCAL_RANK). nullopt when none is.
 std::optional<RankEnvironment> rankFromEnvironment();
 
-// The address a rank's transport binds: loopback for local runs; otherwise
-// DTBENCH_BIND_ADDRESS, or this host's name (which its peers can resolve).
-std::string bindAddress(const std::string& launcher);
+// The address a rank's transport binds: the IPv4 address `interface` has
+// on this host when one is named (as GLOO_SOCKET_IFNAME picks one);
+// otherwise loopback for local runs, else DTBENCH_BIND_ADDRESS, or this
+// host's name (which its peers can resolve). Throws std::runtime_error
+// naming the interface, the host and the interfaces it has.
+std::string bindAddress(const std::string& launcher, const std::string& interface);
 
 }  // namespace dtb::core

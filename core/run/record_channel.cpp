@@ -37,6 +37,14 @@ std::string oneLine(std::string text) {
   return text;
 }
 
+// A field read with >>: no blanks inside, never empty.
+std::string oneWord(std::string text) {
+  for (char& c : text) {
+    if (std::isspace(static_cast<unsigned char>(c))) c = '_';
+  }
+  return text.empty() ? "-" : text;
+}
+
 }  // namespace
 
 RecordWriter::RecordWriter(int fd) : everyLine_(fd == STDOUT_FILENO) {
@@ -107,6 +115,11 @@ void RecordWriter::memory(const MemoryRecord& m) {
 
 void RecordWriter::event(int rank, double atS, const std::string& kind, const std::string& detail) {
   line("event " + std::to_string(rank) + " " + number(atS) + " " + kind + " " + oneLine(detail));
+}
+
+void RecordWriter::host(const RankHostRecord& h) {
+  line("host " + std::to_string(h.rank) + " " + std::to_string(h.localRank) + " " + oneWord(h.address) + " " +
+       oneWord(h.host));
 }
 
 void RecordWriter::error(int rank, bool peerFailure, const std::string& message) {
@@ -203,6 +216,10 @@ std::optional<Record> parseRecord(const std::string& text) {
         r.memoryRecord.paramElements = elements;
         r.memoryRecord.stateFloats = stateFloats;
       }
+    } else if (kind == "host") {
+      r.kind = Record::Kind::kHost;
+      in >> r.hostRecord.rank >> r.hostRecord.localRank >> r.hostRecord.address >> r.hostRecord.host;
+      r.rank = r.hostRecord.rank;
     } else if (kind == "event") {
       r.kind = Record::Kind::kEvent;
       int rank = 0;

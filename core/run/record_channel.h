@@ -25,6 +25,9 @@
 //   grow <step>                            (recovery = "elastic": the rank
 //                                          [fault] add names asks for a worker
 //                                          to join)
+//   host <rank> <local_rank> <address> <hostname>
+//                                          (where the rank runs, once, when
+//                                          it has joined its peers)
 //   done <rank>
 //
 // Numbers in C locale; "nan" for an unknown value. The coordinator is the
@@ -58,6 +61,7 @@ class RecordWriter {
   void metric(const MetricRecord& m);  // non-finite values are no measurement: dropped
   void flush();
   void memory(const MemoryRecord& m);
+  void host(const RankHostRecord& h);
   void event(int rank, double atS, const std::string& kind, const std::string& detail);
   void collective(const CollectiveRecord& c);
   void reference(const BandwidthReferenceRecord& b);
@@ -80,6 +84,7 @@ struct Record {
     kStep,
     kMetric,
     kMemory,
+    kHost,
     kEvent,
     kCollective,
     kReference,
@@ -95,6 +100,7 @@ struct Record {
   StepRecord stepRecord;
   MetricRecord metricRecord;
   MemoryRecord memoryRecord;
+  RankHostRecord hostRecord;
   EventRecord eventRecord;
   CollectiveRecord collectiveRecord;
   BandwidthReferenceRecord referenceRecord;

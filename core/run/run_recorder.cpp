@@ -21,6 +21,9 @@ void RunRecorder::add(const Record& r) {
     case Record::Kind::kMemory:
       stamp(endOfRun_.memory, r.memoryRecord);
       break;
+    case Record::Kind::kHost:
+      stamp(endOfRun_.hosts, r.hostRecord);
+      break;
     case Record::Kind::kEvent:
       stamp(endOfRun_.events, r.eventRecord);
       break;

@@ -108,6 +108,16 @@ struct MemoryRecord {
   std::optional<int64_t> paramElements, stateFloats;
 };
 
+// Where one rank of a run lived: its host, its rank among that host's
+// ranks, and the address its transport bound.
+struct RankHostRecord {
+  int64_t runId = 0;
+  int rank = 0;
+  int localRank = 0;
+  std::string host;
+  std::string address;
+};
+
 // The machine while one run ran, as the coordinator saw it in /proc.
 struct MachineLoadRecord {
   int cpus = 0;
@@ -131,10 +141,11 @@ struct RecordBatch {
   std::vector<BandwidthReferenceRecord> references;
   std::vector<EventRecord> events;
   std::vector<MemoryRecord> memory;
+  std::vector<RankHostRecord> hosts;
 
   bool empty() const {
     return epochs.empty() && steps.empty() && metrics.empty() && collectives.empty() && references.empty() &&
-           events.empty() && memory.empty();
+           events.empty() && memory.empty() && hosts.empty();
   }
 };
 

@@ -41,6 +41,7 @@ Cell sweepCell(const SweepOptions& o, const std::string& backend, const ParamVal
   cell.values["launcher"] = o.launcher;
   cell.values["hostfile"] = o.hostfile;
   cell.values["launcher_args"] = o.launcherArgs;
+  cell.values["interface"] = o.interface;
   cell.values["rendezvous_store"] = o.rendezvousStore;
   cell.values["collective_timeout_s"] = o.timeoutS;
   cell.values["threads_per_worker"] = int64_t{1};
@@ -190,7 +191,8 @@ int runSweeps(const SweepOptions& o) {
                       interrupt.flag(),
                       launcher,
                       o.hostfile,
-                      splitWords(o.launcherArgs)};
+                      splitWords(o.launcherArgs),
+                      o.interface};
     const LaunchOutcome outcome = launch(how, [&](int, const Record& r) {
       RecordBatch batch;  // each row in its own transaction: a crash loses at most one
       if (r.kind == Record::Kind::kReference) {
@@ -204,6 +206,9 @@ int runSweeps(const SweepOptions& o) {
         wrong += r.collectiveRecord.wrong;
         printSweepRow(stdout, r.collectiveRecord, o.world, memcpy);
         averages.add(r.collectiveRecord, o.world);
+      } else if (r.kind == Record::Kind::kHost) {
+        batch.hosts.push_back(r.hostRecord);
+        batch.hosts.back().runId = runId;
       }
       if (!batch.empty()) store.write(batch);
     });

@@ -24,6 +24,7 @@ struct SweepOptions {
   std::string launcher = "auto";
   std::string hostfile;
   std::string launcherArgs;
+  std::string interface;  // the network interface ranks talk over (the run key)
   // "redis://HOST:PORT" for ranks on hosts that share no directory, or ""
   // for the file store (the matrix key rendezvous_store).
   std::string rendezvousStore;

@@ -59,6 +59,21 @@ TEST(JobCommand, MpirunOnOneHostKeepsOffTheNetwork) {
   EXPECT_EQ(joined(jobCommand(own, false)).find("if_include lo"), std::string::npos);
 }
 
+// interface = "eth0": MPI's TCP transport and out-of-band channel keep to
+// it, on one host or several; a user's own if_include still decides.
+TEST(JobCommand, MpirunKeepsToTheInterfaceTheCellNames) {
+  LaunchOptions o = options("mpirun");
+  o.hostfile = "/shared/hosts";
+  o.interface = "eth0";
+  EXPECT_NE(joined(jobCommand(o, false)).find("--mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0"),
+            std::string::npos);
+  o.hostfile.clear();
+  EXPECT_NE(joined(jobCommand(o, false)).find("oob_tcp_if_include eth0"), std::string::npos);
+  EXPECT_EQ(joined(jobCommand(o, false)).find("if_include lo"), std::string::npos);
+  o.launcherArgs = {"--mca", "btl_tcp_if_include", "ib0"};
+  EXPECT_EQ(joined(jobCommand(o, false)).find("eth0"), std::string::npos);
+}
+
 TEST(JobCommand, SrunLabelsOutputAndKillsTheStepWhenARankFails) {
   EXPECT_EQ(joined(jobCommand(options("srun"), true)),
             "srun --ntasks=4 --label --kill-on-bad-exit=1 --export=ALL,OMP_NUM_THREADS=2 "
@@ -115,11 +130,27 @@ TEST_F(RankEnvironmentTest, ReadsOpenMpiThenSlurm) {
 }
 
 TEST(BindAddress, LoopbackForLocalRunsTheGivenOrHostNameOtherwise) {
-  EXPECT_EQ(bindAddress("local"), "127.0.0.1");
+  EXPECT_EQ(bindAddress("local", ""), "127.0.0.1");
   setenv("DTBENCH_BIND_ADDRESS", "10.0.0.7", 1);
-  EXPECT_EQ(bindAddress("mpirun"), "10.0.0.7");
+  EXPECT_EQ(bindAddress("mpirun", ""), "10.0.0.7");
   unsetenv("DTBENCH_BIND_ADDRESS");
-  EXPECT_FALSE(bindAddress("srun").empty());
+  EXPECT_FALSE(bindAddress("srun", "").empty());
+}
+
+// A named interface wins, for every launcher; one the host lacks is an
+// error naming it, the host and the interfaces it has.
+TEST(BindAddress, TheNamedInterfacesAddressOrAnErrorSayingWhatThereIs) {
+  EXPECT_EQ(bindAddress("local", "lo"), "127.0.0.1");
+  EXPECT_EQ(bindAddress("mpirun", "lo"), "127.0.0.1");
+  try {
+    bindAddress("mpirun", "eth99");
+    FAIL() << "no such interface, yet an address";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("interface = \"eth99\": no such interface on host "), std::string::npos) << what;
+    EXPECT_NE(what.find("(it has "), std::string::npos) << what;
+    EXPECT_NE(what.find("lo"), std::string::npos) << what;
+  }
 }
 
 }  // namespace

@@ -312,8 +312,10 @@ LaunchOutcome watchJob(const LaunchOptions& options, const std::string& program,
                                                   std::to_string(static_cast<int>(silent)) +
                                                   " s (a hang?); " + program + " and its ranks were stopped"};
     }
-    if (exited && (job.fds[0] < 0 || job.fds[1] < 0) && silent > 5)
-      return {};  // a rank holding a pipe open after mpirun left
+    // The launcher left, yet something holds its pipes: a rank, or the agent
+    // (ssh) of a daemon on a host that is no longer reachable, which lives
+    // on in its own process group. The ranks have said what they will.
+    if (exited && silent > 5) return {};
   }
 }
 
@@ -336,7 +338,13 @@ std::string jobFailure(const std::string& program, int status, const JobStreams&
     return death;
   }
   if (!output.firstOwnError().empty()) return output.firstOwnError();
-  if (!output.firstPeerError().empty()) return output.firstPeerError();
+  if (!output.firstPeerError().empty()) {
+    // Ranks on another host are not our children: those that said nothing
+    // are named by host, as the local launcher names a hung rank.
+    const std::string silent = output.silentRanks();
+    if (silent.empty()) return output.firstPeerError();
+    return silent + " reported nothing (hung or unreachable); " + output.firstPeerError();
+  }
   std::string error = program + " " + exitText(status);
   const std::string said = lastMessage(streams.launcherErrors());
   if (!said.empty()) error += ": " + said;

@@ -8,10 +8,24 @@
 
 #include "run/job_launcher.h"
 #include "run/local_launcher.h"
+#include "run/rank_environment.h"
 
 namespace dtb::core {
 
 LaunchOutcome launch(const LaunchOptions& options, const RecordHandler& onRecord) {
+  // Local ranks, and mpirun's own out-of-band channel, use the interface on
+  // this host: one it lacks is said here, before anything starts (mpirun
+  // would only say "no available network for out-of-band messaging").
+  if (!options.interface.empty() && options.launcher != "srun") {
+    try {
+      bindAddress(options.launcher, options.interface);
+    } catch (const std::runtime_error& e) {
+      return {
+          LaunchOutcome::Status::kFailed,
+          std::string(e.what()) +
+              (options.launcher == "local" ? "" : "; mpirun talks to its ranks over it from this host too")};
+    }
+  }
   if (options.launcher == "local") return launchLocal(options, onRecord);
   return launchJob(options, onRecord);
 }

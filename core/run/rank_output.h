@@ -32,11 +32,18 @@ class RankOutput {
   const std::string& firstOwnError() const { return firstOwnError_; }
   const std::string& firstPeerError() const { return firstPeerError_; }
   double secondsSilent() const;
+  // The ranks that reported neither an error nor their end, by the host
+  // each said it runs on: "ranks 2, 3 on h1", or "" when every rank spoke.
+  // After a failed collective these are the ones the others waited for —
+  // hung, or on a host the coordinator can no longer hear.
+  std::string silentRanks() const;
 
  private:
   OnRecord onRecord_;
   std::vector<std::string> pending_;  // partial lines
   std::vector<std::string> errors_;
+  std::vector<std::string> hosts_;  // from each rank's host record
+  std::vector<bool> done_;
   std::string firstOwnError_, firstPeerError_;
   std::chrono::steady_clock::time_point lastRecord_;
 };

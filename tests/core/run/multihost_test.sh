@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Runs over several hosts, as on a cluster: tools/cluster.sh makes two hosts
+# (network namespaces h0 and h1 on a bridge, eth0 each), the coordinator
+# runs on h0, and mpirun starts two ranks on each host through the
+# cluster's agent (as it would through ssh), every transport on eth0
+# (interface = "eth0"). Checks: a 2 hosts x 2 ranks matrix completes over
+# Gloo (file store on the shared path) and over MPI, and over Gloo meeting
+# through a Redis server on h0; each rank's host, local rank and address are
+# stored; an interface a host lacks is an error naming the host; a host
+# whose link goes down mid-run is named with its ranks within the timeout,
+# over both backends, and no rank is left running. Skips (77) where network
+# namespaces cannot be made (not root, no iproute2).
+#   multihost_test.sh DTBENCH REPO_ROOT
+set -euo pipefail
+dtbench=$1 root=$2
+scratch=$(mktemp -d)
+cluster=$scratch/cluster
+db=$scratch/hosts.db
+# shellcheck source=../../support/run_test_lib.sh
+source "$root/tests/support/run_test_lib.sh"
+export TMPDIR=$scratch
+# Open MPI's own allocations at exit are not ours to report (as for run_test.sh's MPI cases).
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+cleanup() {
+  "$root/tools/cluster.sh" down "$cluster" >/dev/null 2>&1 || true
+  [[ -n ${KEEP:-} ]] || rm -rf "$scratch"
+}
+trap cleanup EXIT
+
+if [[ $(id -u) -ne 0 ]] || ! command -v ip >/dev/null || ! command -v unshare >/dev/null; then
+  echo "SKIP: making network namespaces needs root, iproute2 and unshare"
+  exit 77
+fi
+if ! "$root/tools/cluster.sh" up "$cluster" 2 > "$scratch/up.txt" 2>&1; then
+  cat "$scratch/up.txt"
+  echo "SKIP: this machine cannot make network namespaces (see above)"
+  exit 77
+fi
+on_h0() { "$root/tools/cluster.sh" on "$cluster" h0 "$@"; }
+hosts=(--set "hostfile=$cluster/hostfile" --set "launcher_args=--mca plm_rsh_agent $cluster/agent")
+ranks_left() {  # dtbench workers still running on any host of the cluster
+  local ns count=0
+  for ns in $(ip netns list | awk '{print $1}' | grep "^dtb$(cat "$cluster/id")-"); do
+    count=$((count + $(ip netns pids "$ns" | xargs -r ps -o args= -p | grep -c "dtbench worker" || true)))
+  done
+  echo "$count"
+}
+
+echo "== 2 hosts x 2 ranks over Gloo and over MPI, started by mpirun through the agent, on eth0"
+on_h0 "$dtbench" run "$root/tests/core/run/matrices/two_hosts.toml" --db "$db" "${hosts[@]}" \
+  > "$scratch/run.txt" 2>&1 || { cat "$scratch/run.txt"; fail "the two-host matrix failed"; }
+expect "SELECT group_concat(backend || ':' || status, ' ') FROM (SELECT backend, status FROM run ORDER BY id)" \
+  "gloo:ok mpi:ok" "both runs ok"
+expect "SELECT group_concat(h.rank || '@' || h.host || '/' || h.local_rank || '/' || h.address, ' ')
+        FROM rank_host h JOIN run r ON r.id = h.run_id WHERE r.backend = 'gloo' ORDER BY h.rank" \
+  "0@h0/0/10.77.0.1 1@h0/1/10.77.0.1 2@h1/0/10.77.0.2 3@h1/1/10.77.0.2" "Gloo ranks' hosts"
+expect "SELECT COUNT(*) FROM rank_host h JOIN run r ON r.id = h.run_id WHERE r.backend = 'mpi'
+        AND h.host = 'h' || (h.rank / 2) AND h.local_rank = h.rank % 2" 4 "MPI ranks' hosts"
+expect "SELECT COUNT(*) FROM run_param WHERE key = 'interface' AND value = '\"eth0\"'" 2 "interface stored"
+expect "SELECT COUNT(*) FROM epoch e JOIN run r ON r.id = e.run_id WHERE e.steps = 16 AND e.samples = 2048" 2 "every epoch ran (2048 samples, 16 steps of 4 x 32)"
+
+if command -v redis-server >/dev/null; then
+  echo "== Gloo's ranks meet through a Redis server on h0 (no shared directory needed)"
+  # Reached from other hosts, Redis wants a password (or it stays in protected mode).
+  port=$((20000 + RANDOM % 20000))
+  redis=(redis-cli --no-auth-warning -h 10.77.0.1 -p "$port" -a multihost)
+  on_h0 redis-server --port "$port" --bind 10.77.0.1 --requirepass multihost --save "" --appendonly no \
+    --dir "$scratch" > "$scratch/redis.txt" 2>&1 &
+  for _ in $(seq 50); do on_h0 "${redis[@]}" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
+  on_h0 "$dtbench" run "$root/tests/core/run/matrices/two_hosts.toml" --db "$db" "${hosts[@]}" \
+    --only backend=gloo --set "rendezvous_store=redis://:multihost@10.77.0.1:$port" > "$scratch/redis_run.txt" 2>&1 \
+    || { cat "$scratch/redis_run.txt"; fail "the Redis run failed"; }
+  [[ $(on_h0 "${redis[@]}" dbsize) -gt 0 ]] || fail "the ranks did not meet in Redis"
+  on_h0 "${redis[@]}" shutdown nosave >/dev/null 2>&1 || true
+else
+  echo "(no redis-server here: the Redis case is not run; tools/install-deps.sh --tests installs it)"
+fi
+
+echo "== an interface a host lacks: the run fails naming it, the host and what the host has"
+if on_h0 "$dtbench" run "$root/tests/core/run/matrices/two_hosts.toml" --db "$db" "${hosts[@]}" \
+  --only backend=gloo --set interface=eth9 > "$scratch/bad.txt" 2>&1; then
+  fail "a run on interface eth9 passed"
+fi
+q "SELECT error FROM run ORDER BY id DESC LIMIT 1" | grep -q 'interface = ""eth9"": no such interface on host h[01] (it has eth0, lo)' \
+  || { q "SELECT error FROM run ORDER BY id DESC LIMIT 1"; fail "the missing interface is not named"; }
+
+echo "== h1's link goes down mid-run: its ranks are named, the run ends within the timeout, no rank is left"
+sed -e 's/^max_steps_per_epoch = .*/max_steps_per_epoch = 0/' -e 's/^epochs = .*/epochs = 5000/' \
+    -e 's/^collective_timeout_s = .*/collective_timeout_s = 4/' \
+    "$root/tests/core/run/matrices/two_hosts.toml" > "$scratch/long.toml"
+for backend in gloo mpi; do
+  on_h0 "$dtbench" run "$scratch/long.toml" --db "$db" "${hosts[@]}" --only "backend=$backend" \
+    > "$scratch/cut_$backend.txt" 2>&1 &
+  coordinator=$!
+  # Cut the link once h1's ranks are training.
+  for _ in $(seq 300); do
+    ip netns pids "dtb$(cat "$cluster/id")-h1" | xargs -r ps -o args= -p | grep -q "dtbench worker" && break
+    sleep 0.1
+  done
+  sleep 1
+  "$root/tools/cluster.sh" link "$cluster" h1 down
+  cut=$(date +%s)
+  wait "$coordinator" && fail "$backend: the run went on without h1"
+  elapsed=$(( $(date +%s) - cut ))
+  error=$(q "SELECT error FROM run ORDER BY id DESC LIMIT 1")
+  echo "$backend, ended $elapsed s after the cut: $error"
+  grep -q "ranks 2, 3 on h1 reported nothing (hung or unreachable); rank [01]: " <<<"$error" \
+    || fail "$backend: h1 and its ranks are not named"
+  (( elapsed < 40 )) || fail "$backend: the lost host took $elapsed s to end the run"
+  for _ in $(seq 100); do [[ $(ranks_left) == 0 ]] && break; sleep 0.1; done
+  [[ $(ranks_left) == 0 ]] || fail "$backend: ranks left running"
+  "$root/tools/cluster.sh" link "$cluster" h1 up
+  # What mpirun started on the lost host (its daemon) is beyond its reach; the test's host goes with it.
+  for pid in $(ip netns pids "dtb$(cat "$cluster/id")-h1"); do kill -9 "$pid" 2>/dev/null || true; done
+done
+echo "ok"

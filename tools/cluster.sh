@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# A test cluster on this machine: N hosts as Linux network namespaces on one
+# bridge, each with its own interface (eth0), address (10.77.0.1, .2, ...)
+# and host name (h0, h1, ...), so that dtbench's multi-host paths — mpirun
+# with a hostfile, Gloo's rendezvous across hosts, a transport bound to an
+# interface — run as they would on a cluster. Needs root (iproute2's
+# `ip netns`, util-linux's `unshare`). Traffic stays among the namespaces:
+# the bridge lives in a namespace of its own, and nothing is routed out.
+#
+#   tools/cluster.sh up DIR N          make N hosts; DIR gets hostfile, hosts, agent
+#   tools/cluster.sh on DIR HOST CMD…  run CMD on HOST (h0, h1, … or its address)
+#   tools/cluster.sh link DIR HOST up|down   take HOST's link down or bring it back
+#   tools/cluster.sh down DIR          remove the cluster (every namespace it made)
+#
+# DIR/hostfile is an mpirun hostfile (each host's address, slots=2); DIR/agent
+# is what mpirun uses instead of ssh to start its daemon on a host
+# (`--mca plm_rsh_agent DIR/agent`); DIR/hosts lists "name address" lines.
+set -euo pipefail
+
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ $# -ge 2 ]] || usage
+action=$1 dir=$2
+shift 2
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+
+# Namespace names carry the cluster's id, so two clusters (two tests at
+# once) never meet.
+ns() { echo "dtb$(cat "$dir/id")-$1"; }
+host_index() {
+  local host=$1 name address i=0
+  while read -r name address; do
+    [[ $host == "$name" || $host == "$address" ]] && { echo "$i"; return; }
+    i=$((i + 1))
+  done <"$dir/hosts"
+  echo "cluster.sh: no host '$host' in $dir/hosts" >&2
+  exit 1
+}
+
+case $action in
+  up)
+    [[ $# -eq 1 && $1 =~ ^[1-9][0-9]?$ ]] || usage
+    count=$1
+    mkdir -p "$dir"
+    echo $((RANDOM % 90000 + 10000)) >"$dir/id"
+    : >"$dir/hosts"
+    : >"$dir/hostfile"
+    # Whatever fails half-way is taken down again.
+    trap '"$self" down "$dir" >/dev/null 2>&1 || true' ERR
+    ip netns add "$(ns sw)"
+    ip -n "$(ns sw)" link add br0 type bridge
+    ip -n "$(ns sw)" link set br0 up
+    for ((i = 0; i < count; ++i)); do
+      host=$(ns "h$i") address=10.77.0.$((i + 1))
+      ip netns add "$host"
+      ip link add "dtb$(cat "$dir/id")p$i" type veth peer name eth0 netns "$host"
+      ip link set "dtb$(cat "$dir/id")p$i" netns "$(ns sw)"
+      ip -n "$(ns sw)" link set "dtb$(cat "$dir/id")p$i" master br0 up
+      ip -n "$host" addr add "$address/24" dev eth0
+      ip -n "$host" link set eth0 up
+      ip -n "$host" link set lo up
+      echo "h$i $address" >>"$dir/hosts"
+      echo "$address slots=2" >>"$dir/hostfile"
+    done
+    trap - ERR
+    # mpirun calls its agent as ssh: [options] HOST COMMAND (one string).
+    cat >"$dir/agent" <<EOF
+#!/usr/bin/env bash
+while [[ \$1 == -* ]]; do shift; done
+host=\$1
+shift
+exec "$self" on "$dir" "\$host" sh -c "\$*"
+EOF
+    chmod +x "$dir/agent"
+    ;;
+  on)
+    [[ $# -ge 2 ]] || usage
+    i=$(host_index "$1")
+    shift
+    # Its own UTS namespace: the host's name is h<i> for whatever runs there.
+    exec ip netns exec "$(ns "h$i")" unshare --uts sh -c 'hostname "$0"; exec "$@"' "h$i" "$@"
+    ;;
+  link)
+    [[ $# -eq 2 && ( $2 == up || $2 == down ) ]] || usage
+    ip -n "$(ns "h$(host_index "$1")")" link set eth0 "$2"
+    ;;
+  down)
+    [[ -f $dir/id ]] || exit 0
+    for name in $(ip netns list | awk '{print $1}' | grep "^dtb$(cat "$dir/id")-" || true); do
+      # Whatever still runs in a host goes with it.
+      for pid in $(ip netns pids "$name" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
+      ip netns delete "$name"
+    done
+    rm -f "$dir/id"
+    ;;
+  *) usage ;;
+esac

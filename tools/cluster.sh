@@ -77,7 +77,7 @@ EOF
     i=$(host_index "$1")
     shift
     # Its own UTS namespace: the host's name is h<i> for whatever runs there.
-    exec ip netns exec "$(ns "h$i")" unshare --uts sh -c 'hostname "$0"; exec "$@"' "h$i" "$@"
+    exec nsenter --net="/run/netns/$(ns "h$i")" unshare --uts sh -c 'hostname "$0"; exec "$@"' "h$i" "$@"
     ;;
   link)
     [[ $# -eq 2 && ( $2 == up || $2 == down ) ]] || usage

@@ -113,4 +113,6 @@ for backend in gloo mpi; do
   # What mpirun started on the lost host (its daemon) is beyond its reach; the test's host goes with it.
   for pid in $(ip netns pids "dtb$(cat "$cluster/id")-h1"); do kill -9 "$pid" 2>/dev/null || true; done
 done
+echo "== every SQL block of docs/cluster.md runs on this store and returns rows"
+docs_sql_runs "$root/docs/cluster.md" 2
 echo "ok"

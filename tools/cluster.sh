@@ -10,11 +10,15 @@
 #   tools/cluster.sh up DIR N          make N hosts; DIR gets hostfile, hosts, agent
 #   tools/cluster.sh on DIR HOST CMD…  run CMD on HOST (h0, h1, … or its address)
 #   tools/cluster.sh link DIR HOST up|down   take HOST's link down or bring it back
-#   tools/cluster.sh down DIR          remove the cluster (every namespace it made)
+#   tools/cluster.sh slurm DIR         start Slurm on it: slurmctld on h0, slurmd on every host
+#   tools/cluster.sh down DIR          remove the cluster (every namespace it made, Slurm too)
 #
 # DIR/hostfile is an mpirun hostfile (each host's address, slots=2); DIR/agent
 # is what mpirun uses instead of ssh to start its daemon on a host
 # (`--mca plm_rsh_agent DIR/agent`); DIR/hosts lists "name address" lines.
+# With Slurm, DIR/slurm/slurm.conf is the cluster's configuration (munge on a
+# socket of its own in DIR/munge); `on` sets SLURM_CONF to it, so srun,
+# sbatch and squeue run on any host reach this cluster.
 set -euo pipefail
 
 usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -76,8 +80,63 @@ EOF
     [[ $# -ge 2 ]] || usage
     i=$(host_index "$1")
     shift
+    [[ -f $dir/slurm/slurm.conf ]] && export SLURM_CONF=$dir/slurm/slurm.conf
     # Its own UTS namespace: the host's name is h<i> for whatever runs there.
     exec nsenter --net="/run/netns/$(ns "h$i")" unshare --uts sh -c 'hostname "$0"; exec "$@"' "h$i" "$@"
+    ;;
+  slurm)
+    for tool in munged slurmctld slurmd srun sinfo; do
+      command -v "$tool" >/dev/null || { echo "cluster.sh: no $tool (apt-get install slurmctld slurmd slurm-client munge)" >&2; exit 1; }
+    done
+    mkdir -p "$dir/munge" "$dir/slurm/state"
+    chmod 700 "$dir/munge"
+    head -c 1024 /dev/urandom >"$dir/munge/key"
+    chmod 600 "$dir/munge/key"
+    munged --force --socket="$dir/munge/socket" --key-file="$dir/munge/key" --pid-file="$dir/munge/pid" \
+      --log-file="$dir/munge/log" --seed-file="$dir/munge/seed"
+    {
+      echo "ClusterName=dtb$(cat "$dir/id")"
+      echo "SlurmctldHost=h0($(awk 'NR == 1 {print $2}' "$dir/hosts"))"
+      # Root daemons, no cgroups, no accounting: the least a test cluster needs.
+      echo "SlurmUser=root"
+      echo "SlurmdUser=root"
+      echo "AuthType=auth/munge"
+      echo "AuthInfo=socket=$dir/munge/socket"
+      echo "CredType=cred/munge"
+      echo "StateSaveLocation=$dir/slurm/state"
+      # One file system for every host: each node's files apart (%n: the node).
+      echo "SlurmdSpoolDir=$dir/slurm/spool-%n"
+      echo "TmpFS=$dir/slurm/tmp-%n"
+      echo "SlurmctldPidFile=$dir/slurm/slurmctld.pid"
+      echo "SlurmdPidFile=$dir/slurm/slurmd-%n.pid"
+      echo "SlurmctldLogFile=$dir/slurm/slurmctld.log"
+      echo "SlurmdLogFile=$dir/slurm/slurmd-%n.log"
+      echo "ProctrackType=proctrack/linuxproc"
+      echo "TaskPlugin=task/none"
+      # Open MPI's ranks find each other through PMIx, as most clusters set it.
+      echo "MpiDefault=pmix"
+      echo "ReturnToService=2"
+      echo "SchedulerType=sched/builtin"
+      echo "SelectType=select/cons_tres"
+      echo "SelectTypeParameters=CR_Core"
+      echo "JobAcctGatherType=jobacct_gather/none"
+      echo "AccountingStorageType=accounting_storage/none"
+      while read -r name address; do
+        mkdir -p "$dir/slurm/spool-$name" "$dir/slurm/tmp-$name"
+        echo "NodeName=$name NodeAddr=$address CPUs=2 State=UNKNOWN"
+      done <"$dir/hosts"
+      echo "PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4"
+    } >"$dir/slurm/slurm.conf"
+    "$self" on "$dir" h0 slurmctld
+    while read -r name _; do "$self" on "$dir" "$name" slurmd -N "$name"; done <"$dir/hosts"
+    # Ready when every node is idle.
+    for _ in $(seq 300); do
+      states=$("$self" on "$dir" h0 sinfo -h -N -o %T 2>/dev/null | sort -u | tr '\n' ' ')
+      [[ $states == "idle " ]] && exit 0
+      sleep 0.1
+    done
+    echo "cluster.sh: Slurm's nodes are not idle after 30 s (states: $states; logs in $dir/slurm)" >&2
+    exit 1
     ;;
   link)
     [[ $# -eq 2 && ( $2 == up || $2 == down ) ]] || usage
@@ -85,6 +144,7 @@ EOF
     ;;
   down)
     [[ -f $dir/id ]] || exit 0
+    [[ -f $dir/munge/pid ]] && kill "$(cat "$dir/munge/pid")" 2>/dev/null || true
     for name in $(ip netns list | awk '{print $1}' | grep "^dtb$(cat "$dir/id")-" || true); do
       # Whatever still runs in a host goes with it.
       for pid in $(ip netns pids "$name" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done

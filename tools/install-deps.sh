@@ -24,10 +24,11 @@ packages=(
   clang-format clang-tidy                                # the format and tidy checks (tools/check-format.sh, tidy.sh)
 )
 # Wanted, not required: the tests that need them skip (with a message) when
-# they cannot be installed — the report's browser test (Chromium) and the
-# Redis rendezvous test (redis-server).
+# they cannot be installed — the report's browser test (Chromium), the
+# Redis rendezvous test (redis-server), and the Slurm test (a controller, a
+# node daemon, the client commands and munge, run on tools/cluster.sh's hosts).
 optional=()
-(( with_tests )) && optional=(chromium redis-server)
+(( with_tests )) && optional=(chromium redis-server slurmctld slurmd slurm-client munge)
 
 missing=()
 for p in "${packages[@]}"; do

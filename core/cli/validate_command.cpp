@@ -1,10 +1,14 @@
 #include "cli/validate_command.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <memory>
 
 #include "cli/plan_table.h"
+#include "cli/sbatch_script.h"
 #include "matrix/cell_filter.h"
 #include "matrix/matrix_file.h"
 #include "matrix/planner.h"
@@ -21,6 +25,8 @@ struct Options {
   std::string db = "results.db";
   std::vector<std::string> sets;  // --set KEY=VALUE
   std::vector<std::string> only;  // --only EXPR
+  std::string sbatch;             // --sbatch FILE: write a batch script instead of running
+  int64_t nodes = 0;              // --nodes N for that script
 };
 
 // "--set epochs=1 --only strategy=bucketed", or "" without either.
@@ -43,11 +49,57 @@ void recordChanges(const Options& options, core::MatrixFile& matrix, core::Plan&
   matrix.text += "# dtbench run " + changes + "\n";
 }
 
+// The --set arguments the matrix is read with: the user's, and for a
+// batch script launcher = srun (planned now, so that a cell srun cannot
+// run is refused here, not on the cluster).
+std::vector<std::string> effectiveSets(const Options& options) {
+  std::vector<std::string> sets = options.sets;
+  if (!options.sbatch.empty()) sets.emplace_back("launcher=srun");
+  return sets;
+}
+
+// Writes the batch script that runs this matrix inside a Slurm job.
+int writeSbatch(const GlobalOptions& global, const Options& options, const core::Plan& plan) {
+  namespace fs = std::filesystem;
+  SbatchRequest request;
+  request.jobName = plan.name;
+  for (const core::Cell& cell : plan.cells)
+    request.ntasks = std::max(request.ntasks, cell.integer("world_size"));
+  request.nodes = options.nodes;
+  const fs::path script = fs::absolute(options.sbatch);
+  request.output = (script.parent_path() / (plan.name.empty() ? "dtbench" : plan.name)).string() + "-%j.out";
+  request.workDir = fs::current_path().string();
+  request.command.push_back(fs::read_symlink("/proc/self/exe").string());
+  for (const std::string& dir : global.pluginDirs) {
+    request.command.insert(request.command.end(), {"--plugin-path", fs::absolute(dir).string()});
+  }
+  request.command.insert(request.command.end(), {"run", fs::absolute(options.file).string(), "--db",
+                                                 fs::absolute(options.db).string()});
+  for (const std::string& set : effectiveSets(options))
+    request.command.insert(request.command.end(), {"--set", set});
+  for (const std::string& only : options.only)
+    request.command.insert(request.command.end(), {"--only", only});
+  std::FILE* out = std::fopen(script.c_str(), "w");
+  const std::string text = sbatchScript(request);
+  if (!out || std::fwrite(text.data(), 1, text.size(), out) != text.size() || std::fclose(out) != 0) {
+    std::fprintf(stderr, "dtbench run: cannot write %s: %s\n", script.c_str(), std::strerror(errno));
+    return 1;
+  }
+  fs::permissions(script, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
+  std::printf(
+      "dtbench run: wrote %s (%zu cell%s x %lld repeat%s, %lld tasks for the largest); submit it with:\n"
+      "  sbatch %s\n",
+      script.c_str(), plan.cells.size(), plan.cells.size() == 1 ? "" : "s",
+      static_cast<long long>(plan.repeats), plan.repeats == 1 ? "" : "s",
+      static_cast<long long>(request.ntasks), script.c_str());
+  return 0;
+}
+
 int run(const GlobalOptions& global, const Options& options, bool execute) {
   core::Plan plan;
   core::MatrixFile matrix;
   try {
-    matrix = core::readMatrixFile(options.file, options.sets);
+    matrix = core::readMatrixFile(options.file, effectiveSets(options));
     plan = core::planMatrix(matrix, makeLoader(global));
     core::filterCells(plan, options.only);
   } catch (const core::MatrixError& e) {
@@ -63,6 +115,7 @@ int run(const GlobalOptions& global, const Options& options, bool execute) {
     return 1;
   }
   for (const core::Problem& p : plan.warnings) std::fprintf(stderr, "%s\n", p.format().c_str());
+  if (!options.sbatch.empty()) return writeSbatch(global, options, plan);
   if (execute) {
     recordChanges(options, matrix, plan);
     core::CoordinatorOptions run;
@@ -119,6 +172,11 @@ void addRunCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_flag("--dry-run", options->dryRun,
                 "Validate, list cells and the plugins that would load; run nothing");
   cmd->add_option("--db", options->db, "The result store (SQLite file; created if missing)");
+  cmd->add_option("--sbatch", options->sbatch,
+                  "Write a Slurm batch script that runs this matrix with launcher = srun (submit it with "
+                  "sbatch FILE); run nothing now");
+  cmd->add_option("--nodes", options->nodes, "With --sbatch: the nodes to ask for (default: Slurm decides)")
+      ->check(CLI::Range(int64_t{1}, int64_t{100000}));
   cmd->allow_extras(false);
   cmd->callback([&global, options] { global.exitCode = run(global, *options, !options->dryRun); });
 }

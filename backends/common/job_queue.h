@@ -87,6 +87,18 @@ class JobQueue {
     return job;
   }
 
+  // The front job if `take(front, queued)` says so (queued: jobs in the
+  // queue, the front one included), without waiting.
+  template <typename Take>
+  std::optional<Job> tryPopIf(Take&& take) {
+    std::lock_guard lock(mutex_);
+    if (jobs_.empty() || !take(jobs_.front(), jobs_.size())) return std::nullopt;
+    Job job = std::move(jobs_.front());
+    jobs_.pop_front();
+    popped_.fetch_add(1, std::memory_order_release);
+    return job;
+  }
+
   // pop() returns what is left, then nullopt.
   void stop() {
     {

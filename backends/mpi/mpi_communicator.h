@@ -91,6 +91,7 @@ class MpiCommunicator {
     Run run;
     Finish finish;
     std::shared_ptr<Request> request;
+    std::chrono::steady_clock::time_point queuedAt;
   };
 
   std::shared_ptr<Request> enqueue(Run run, Finish finish, uint64_t bytesSent);

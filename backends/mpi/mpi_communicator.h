@@ -20,7 +20,8 @@
 // order. The thread is then not woken by an issue into an empty queue: it
 // looks every cycle (1 ms, Horovod's default) for collectives nobody waits
 // for yet, which keeps the overlap with compute, and an issue behind one
-// still queued wakes it. The training thread's own wait polls MPI hard (the
+// still queued wakes it (a lone one queued less than half a cycle ago is
+// left to its caller). The training thread's own wait polls MPI hard (the
 // rank has nothing else to do); every other waits yielding the core
 // (runtime.h). Without the guard, callers never run a
 // collective (a caller inside a blocking MPI call cannot keep its

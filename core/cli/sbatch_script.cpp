@@ -5,8 +5,9 @@ namespace {
 
 // One shell word: plain when it is safe as it is, else in single quotes.
 std::string quoted(const std::string& word) {
-  const bool plain = !word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                             "0123456789_-./=:,+@%") == std::string::npos;
+  const bool plain = !word.empty() && word.find_first_not_of(
+                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789_-./=:,+@%") == std::string::npos;
   if (plain) return word;
   std::string text = "'";
   for (char c : word) text += c == '\'' ? std::string("'\\''") : std::string(1, c);

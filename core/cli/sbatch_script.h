@@ -10,12 +10,12 @@
 namespace dtb::cli {
 
 struct SbatchRequest {
-  std::string jobName;                   // the experiment's name
-  int64_t ntasks = 1;                    // the largest world_size of the matrix
-  int64_t nodes = 0;                     // --nodes; 0 lets Slurm decide
-  std::string output;                    // #SBATCH --output pattern (absolute)
-  std::string workDir;                   // where dtbench run starts (the caller's directory)
-  std::vector<std::string> command;      // dtbench run ..., every path absolute
+  std::string jobName;               // the experiment's name
+  int64_t ntasks = 1;                // the largest world_size of the matrix
+  int64_t nodes = 0;                 // --nodes; 0 lets Slurm decide
+  std::string output;                // #SBATCH --output pattern (absolute)
+  std::string workDir;               // where dtbench run starts (the caller's directory)
+  std::vector<std::string> command;  // dtbench run ..., every path absolute
 };
 
 // The script's text: #SBATCH lines, then the command, each argument quoted

@@ -13,8 +13,8 @@ SbatchRequest request() {
   r.ntasks = 8;
   r.output = "/shared/jobs/resnet scaling-%j.out";
   r.workDir = "/shared/work";
-  r.command = {"/opt/dtbench/bin/dtbench", "run", "/shared/m.toml", "--db", "/shared/r.db",
-               "--set", "launcher=srun"};
+  r.command = {
+      "/opt/dtbench/bin/dtbench", "run", "/shared/m.toml", "--db", "/shared/r.db", "--set", "launcher=srun"};
   return r;
 }
 
@@ -34,8 +34,8 @@ TEST(SbatchScript, QuotesWhatTheShellWouldSplitOrExpand) {
   SbatchRequest r = request();
   r.nodes = 2;
   r.workDir = "/shared/my work";
-  r.command = {"/opt/dtbench", "run", "/m.toml", "--only", "strategy=bucketed model=resnet",
-               "--set", "name='it''s'", "--set", "x=$HOME"};
+  r.command = {"/opt/dtbench", "run",          "/m.toml", "--only", "strategy=bucketed model=resnet",
+               "--set",        "name='it''s'", "--set",   "x=$HOME"};
   const std::string text = sbatchScript(r);
   EXPECT_NE(text.find("\n#SBATCH --nodes=2\n"), std::string::npos) << text;
   EXPECT_NE(text.find("\ncd '/shared/my work'\n"), std::string::npos) << text;

@@ -44,6 +44,7 @@ case $action in
   up)
     [[ $# -eq 1 && $1 =~ ^[1-9][0-9]?$ ]] || usage
     count=$1
+    [[ ! -f $dir/id ]] || { echo "cluster.sh: $dir holds a cluster already; take it down first" >&2; exit 1; }
     mkdir -p "$dir"
     echo $((RANDOM % 90000 + 10000)) >"$dir/id"
     : >"$dir/hosts"
@@ -146,8 +147,13 @@ EOF
     [[ -f $dir/id ]] || exit 0
     [[ -f $dir/munge/pid ]] && kill "$(cat "$dir/munge/pid")" 2>/dev/null || true
     for name in $(ip netns list | awk '{print $1}' | grep "^dtb$(cat "$dir/id")-" || true); do
-      # Whatever still runs in a host goes with it.
-      for pid in $(ip netns pids "$name" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
+      # Whatever still runs in a host goes with it, children forked meanwhile too.
+      for _ in 1 2 3 4 5 6 7 8 9 10; do
+        pids=$(ip netns pids "$name" 2>/dev/null || true)
+        [[ -z $pids ]] && break
+        kill -9 $pids 2>/dev/null || true
+        sleep 0.1
+      done
       ip netns delete "$name"
     done
     rm -f "$dir/id"

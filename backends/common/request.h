@@ -49,6 +49,11 @@ class Request {
     return finished_.wait_for(lock, timeout, [this] { return done_; });
   }
 
+  // Someone waits for it: a backend whose callers run their own collectives
+  // does not leave this one to a caller that may never come.
+  void markWaited() { waited_.store(true, std::memory_order_release); }
+  bool waited() const { return waited_.load(std::memory_order_acquire); }
+
   dtb_status_t status() const {
     std::lock_guard lock(mutex_);
     return status_;
@@ -63,6 +68,7 @@ class Request {
   mutable std::condition_variable finished_;
   bool done_ = false;
   std::atomic<bool> spinDone_{false};  // done_, readable without the mutex
+  std::atomic<bool> waited_{false};
   dtb_status_t status_ = DTB_STATUS_OK;
   std::string message_;
 };

@@ -146,7 +146,8 @@ void MpiCommunicator::serve() {
     // another is queued behind it or it has waited half a cycle.
     bool left = false;
     const auto ours = [this, &left](const Job& front, size_t queued) {
-      left = callerRuns_ && queued == 1 && Clock::now() - front.queuedAt < kCycle / 2;
+      left = callerRuns_ && queued == 1 && !front.request->waited() &&
+             Clock::now() - front.queuedAt < kCycle / 2;
       return !left;
     };
     while (std::optional<Job> job = queue_.tryPopIf(ours)) {
@@ -207,9 +208,12 @@ void MpiCommunicator::abandon() {
 
 dtb_status_t MpiCommunicator::wait(dtb_request_t handle, int64_t timeoutMs) {
   const std::shared_ptr<Request>& r = fromHandle(handle);
-  // Only a wait as long as a collective may take runs it here: a shorter
-  // one (a poll) must return by its own timeout.
-  if (callerRuns_ && timeoutMs >= timeout_.count()) runUpTo(*r);
+  // Only a wait of the run's own timeout (every default wait) runs it
+  // here: a shorter one (a poll) must return by its timeout, and a longer
+  // one would hold a stuck collective past the run's. The thread never
+  // leaves a waited-for collective to its caller.
+  r->markWaited();
+  if (callerRuns_ && timeoutMs == timeout_.count()) runUpTo(*r);
   if (r->spinFor(kSpin)) {
     if (r->status() != DTB_STATUS_OK) host_->set_error(host_->ctx, r->message().c_str());
     return r->status();

@@ -283,12 +283,14 @@ class JobStreams {
 LaunchOutcome watchJob(const LaunchOptions& options, const std::string& program, Job& job,
                        JobStreams& streams, int& status, std::chrono::system_clock::time_point& endedAt) {
   bool exited = false;
+  Clock::time_point exitedAt;
   std::optional<Clock::time_point> settleUntil;  // after a rank's error, until the launcher ends the job
   for (;;) {
     streams.read(job);
     const RankOutput& output = streams.output();
     if (!exited && waitpid(job.pid, &status, WNOHANG) == job.pid) {
       exited = true;
+      exitedAt = Clock::now();
       if (!settleUntil) endedAt = std::chrono::system_clock::now();
     }
     const bool failedRank = !output.firstOwnError().empty() || !output.firstPeerError().empty();
@@ -300,6 +302,7 @@ LaunchOutcome watchJob(const LaunchOptions& options, const std::string& program,
     if (!exited && settleUntil && Clock::now() > *settleUntil) {
       stopJob(job.pid, status);  // a rank failed and the launcher did not end the job
       exited = true;
+      exitedAt = Clock::now();
     }
     if (options.interrupted && options.interrupted->load()) {
       if (!exited) stopJob(job.pid, status);
@@ -314,8 +317,9 @@ LaunchOutcome watchJob(const LaunchOptions& options, const std::string& program,
     }
     // The launcher left, yet something holds its pipes: a rank, or the agent
     // (ssh) of a daemon on a host that is no longer reachable, which lives
-    // on in its own process group. The ranks have said what they will.
-    if (exited && silent > 5) return {};
+    // on in its own process group. What the launcher wrote before it left is
+    // read for 5 s more; then the ranks have said what they will.
+    if (exited && silent > 5 && Clock::now() - exitedAt > std::chrono::seconds(5)) return {};
   }
 }
 
@@ -343,7 +347,7 @@ std::string jobFailure(const std::string& program, int status, const JobStreams&
     // are named by host, as the local launcher names a hung rank.
     const std::string silent = output.silentRanks();
     if (silent.empty()) return output.firstPeerError();
-    return silent + " reported nothing (hung or unreachable); " + output.firstPeerError();
+    return silent + " said nothing before the job ended (hung, or unreachable?); " + output.firstPeerError();
   }
   std::string error = program + " " + exitText(status);
   const std::string said = lastMessage(streams.launcherErrors());

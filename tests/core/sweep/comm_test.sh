@@ -32,6 +32,12 @@ grep -q "memcpy reference: .* GB/s per rank" "$scratch/out.txt" || fail "no memc
   || fail "all-reduce bus factor"
 [[ $(q "$scratch/c.db" "SELECT COUNT(*) FROM collective_bandwidth WHERE op = 'allgather' AND ABS(busbw_gbps - algbw_gbps / 2) > 1e-9") == 0 ]] \
   || fail "all-gather bus factor"
+# The latency-bandwidth fit: one per collective and backend, printed and in the store, the two the same.
+[[ $(q "$scratch/c.db" "SELECT COUNT(*) FROM collective_fit WHERE sizes = 8 AND latency_us IS NOT NULL AND bus_gbps > 0") == 8 ]] \
+  || fail "collective_fit incomplete"
+printed=$(grep "^# Fit t = a + bus bytes / B: .*(mpi allreduce, 8 sizes)" "$scratch/out.txt" | sed -E 's/.*B = ([0-9.]+) GB.*/\1/')
+stored=$(q "$scratch/c.db" "SELECT printf('%.3f', bus_gbps) FROM collective_fit WHERE backend = 'mpi' AND op = 'allreduce'")
+[[ -n $printed && $printed == "$stored" ]] || fail "printed fit ($printed GB/s) is not the stored one ($stored)"
 
 echo "== dtbench report draws one bus-bandwidth chart per collective"
 "$dtbench" report "$scratch/c.db" -o "$scratch/c.html" 2>/dev/null || fail "report of the sweep failed"

@@ -11,6 +11,7 @@
 
 #include "plugin/loader.h"
 #include "sweep/collective_sweep.h"
+#include "sweep/latency_bandwidth_fit.h"
 #include "sweep/sweep_spec.h"
 #include "sweep/sweep_table.h"
 #include "temp_dir.h"
@@ -156,6 +157,32 @@ TEST(SweepTable, AverageBusBandwidthPerCollective) {
             "# Avg bus bandwidth    : 1.500 GB/s (mpi allreduce, the mean of 2 rows)\n"
             "# Avg bus bandwidth    : 0.500 GB/s (mpi allgather, the mean of 1 row)\n");
   EXPECT_EQ(printed([](std::FILE* out) { BusBandwidthAverages().print(out, "mpi"); }), "");
+}
+
+// t = a + bus bytes / B recovered exactly from points on that line, and
+// nothing claimed from too few points or times that do not grow.
+TEST(LatencyBandwidthFit, RecoversTheLineItWasGiven) {
+  std::vector<std::pair<double, double>> points;
+  for (double bytes : {4096.0, 65536.0, 1048576.0, 16777216.0})
+    points.emplace_back(bytes, 10e-6 + bytes / 5e9);
+  const auto fit = fitLatencyBandwidth(points);
+  ASSERT_TRUE(fit);
+  EXPECT_NEAR(fit->latencyS, 10e-6, 1e-12);
+  EXPECT_NEAR(fit->busGbps, 5.0, 1e-9);
+  EXPECT_EQ(fit->sizes, 4);
+  EXPECT_FALSE(fitLatencyBandwidth({points[0], points[1]}));
+  EXPECT_FALSE(fitLatencyBandwidth({{1, 1e-3}, {2, 1e-3}, {3, 1e-3}}));  // flat: no bandwidth
+  EXPECT_FALSE(fitLatencyBandwidth({{0, 1e-3}, {0, 2e-3}, {0, 3e-3}}));  // one rank: no bus bytes
+}
+
+TEST(LatencyBandwidthFit, OneLinePerCollectiveAfterTheTable) {
+  LatencyBandwidthFits fits;
+  // All-reduce at 2 ranks: bus bytes = S; 10 us + S / 2 GB/s.
+  for (int64_t bytes : {4096, 65536, 1048576})
+    fits.add(row("allreduce", "f32", bytes, 10e-6 + bytes / 2e9), 2);
+  fits.add(row("allgather", "f32", 4096, 1e-5), 2);  // one size: no fit, no line
+  EXPECT_EQ(printed([&](std::FILE* out) { fits.print(out, "mpi"); }),
+            "# Fit t = a + bus bytes / B: a = 10.0 us, B = 2.000 GB/s (mpi allreduce, 3 sizes)\n");
 }
 
 TEST(SweepSpec, BusFactorsAreNcclTests) {

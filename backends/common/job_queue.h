@@ -79,12 +79,7 @@ class JobQueue {
   // The front job if there is one, without waiting. Any thread may take
   // jobs; whoever runs them keeps their order (the backend's run lock).
   std::optional<Job> tryPop() {
-    std::lock_guard lock(mutex_);
-    if (jobs_.empty()) return std::nullopt;
-    Job job = std::move(jobs_.front());
-    jobs_.pop_front();
-    popped_.fetch_add(1, std::memory_order_release);
-    return job;
+    return tryPopIf([](const Job&, size_t) { return true; });
   }
 
   // The front job if `take(front, queued)` says so (queued: jobs in the

@@ -1,7 +1,5 @@
 #include "sweep/latency_bandwidth_fit.h"
 
-#include "sweep/sweep_spec.h"
-
 namespace dtb::core {
 
 std::optional<LatencyBandwidth> fitLatencyBandwidth(const std::vector<std::pair<double, double>>& points) {
@@ -22,26 +20,6 @@ std::optional<LatencyBandwidth> fitLatencyBandwidth(const std::vector<std::pair<
   const double secondsPerByte = (w * xy - x * y) / spread;
   if (!(secondsPerByte > 0)) return std::nullopt;
   return LatencyBandwidth{(y - secondsPerByte * x) / w, 1e-9 / secondsPerByte, used};
-}
-
-void LatencyBandwidthFits::add(const CollectiveRecord& row, int world) {
-  auto it = ops_.begin();
-  while (it != ops_.end() && it->op != row.op) ++it;
-  if (it == ops_.end()) {
-    it = ops_.insert(it, Points{});
-    it->op = row.op;
-  }
-  it->busBytesAndSeconds.emplace_back(static_cast<double>(row.bytes) * busFactor(row.op, world), row.timeS);
-}
-
-void LatencyBandwidthFits::print(std::FILE* out, const std::string& backend) const {
-  for (const Points& p : ops_) {
-    const std::optional<LatencyBandwidth> fit = fitLatencyBandwidth(p.busBytesAndSeconds);
-    if (!fit) continue;
-    std::fprintf(out, "# Fit t = a + bus bytes / B: a = %.1f us, B = %.3f GB/s (%s %s, %d sizes)\n",
-                 1e6 * fit->latencyS, fit->busGbps, backend.c_str(), p.op.c_str(), fit->sizes);
-  }
-  std::fflush(out);
 }
 
 }  // namespace dtb::core

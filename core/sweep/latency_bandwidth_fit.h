@@ -7,12 +7,9 @@
 // numbers; the collective_fit view computes the same from the store.
 #pragma once
 
-#include <cstdio>
 #include <optional>
-#include <string>
+#include <utility>
 #include <vector>
-
-#include "store/records.h"
 
 namespace dtb::core {
 
@@ -25,19 +22,5 @@ struct LatencyBandwidth {
 // The fit of (bus bytes, seconds) points; nullopt with fewer than 3 points,
 // or when they do not rise with size (no bandwidth to speak of).
 std::optional<LatencyBandwidth> fitLatencyBandwidth(const std::vector<std::pair<double, double>>& points);
-
-// One fit per collective of a sweep, printed after nccl-tests' averages.
-class LatencyBandwidthFits {
- public:
-  void add(const CollectiveRecord& row, int world);
-  void print(std::FILE* out, const std::string& backend) const;
-
- private:
-  struct Points {
-    std::string op;
-    std::vector<std::pair<double, double>> busBytesAndSeconds;
-  };
-  std::vector<Points> ops_;  // in the order the collectives came
-};
 
 }  // namespace dtb::core

@@ -16,7 +16,6 @@
 #include "run/scratch_reaper.h"
 #include "store/environment.h"
 #include "store/result_store.h"
-#include "sweep/latency_bandwidth_fit.h"
 #include "sweep/sweep_table.h"
 
 namespace dtb::core {
@@ -183,8 +182,7 @@ int runSweeps(const SweepOptions& o) {
                      o.sweep.iterations);
     double memcpy = 0;
     int64_t wrong = 0;
-    BusBandwidthAverages averages;
-    LatencyBandwidthFits fits;
+    SweepFooter footer;
     LaunchOptions how{o.executable,
                       scratch / "spec.toml",
                       o.world,
@@ -207,8 +205,7 @@ int runSweeps(const SweepOptions& o) {
         batch.collectives.back().runId = runId;
         wrong += r.collectiveRecord.wrong;
         printSweepRow(stdout, r.collectiveRecord, o.world, memcpy);
-        averages.add(r.collectiveRecord, o.world);
-        fits.add(r.collectiveRecord, o.world);
+        footer.add(r.collectiveRecord, o.world);
       } else if (r.kind == Record::Kind::kHost) {
         batch.hosts.push_back(r.hostRecord);
         batch.hosts.back().runId = runId;
@@ -216,8 +213,8 @@ int runSweeps(const SweepOptions& o) {
       if (!batch.empty()) store.write(batch);
     });
     removeRunDirectory(scratch);
-    averages.print(stdout, o.backends[i]);  // of the rows that came, even from a sweep that failed
-    fits.print(stdout, o.backends[i]);
+    footer.printAverages(stdout, o.backends[i]);  // of the rows that came, even from a sweep that failed
+    footer.printFits(stdout, o.backends[i]);
     if (outcome.status == LaunchOutcome::Status::kOk) {
       store.finishRun(runId, wrong == 0 ? RunStatus::kOk : RunStatus::kFailed,
                       wrong == 0

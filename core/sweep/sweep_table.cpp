@@ -1,6 +1,9 @@
 #include "sweep/sweep_table.h"
 
+#include <optional>
+
 #include "dtbench/plugin.hpp"
+#include "sweep/latency_bandwidth_fit.h"
 #include "sweep/sweep_spec.h"
 
 namespace dtb::core {
@@ -52,21 +55,32 @@ void printSweepRow(std::FILE* out, const CollectiveRecord& row, int world, doubl
   std::fflush(out);
 }
 
-void BusBandwidthAverages::add(const CollectiveRecord& row, int world) {
-  auto it = means_.begin();
-  while (it != means_.end() && it->op != row.op) ++it;
-  if (it == means_.end()) {
-    it = means_.insert(it, Mean{});
+void SweepFooter::add(const CollectiveRecord& row, int world) {
+  auto it = collectives_.begin();
+  while (it != collectives_.end() && it->op != row.op) ++it;
+  if (it == collectives_.end()) {
+    it = collectives_.insert(it, Collective{});
     it->op = row.op;
   }
   it->sumGbps += busBandwidthGbps(row, world);
-  ++it->rows;
+  it->busBytesAndSeconds.emplace_back(static_cast<double>(row.bytes) * busFactor(row.op, world), row.timeS);
 }
 
-void BusBandwidthAverages::print(std::FILE* out, const std::string& backend) const {
-  for (const Mean& mean : means_) {
-    std::fprintf(out, "# Avg bus bandwidth    : %.3f GB/s (%s %s, the mean of %s)\n",
-                 mean.sumGbps / mean.rows, backend.c_str(), mean.op.c_str(), count(mean.rows, "row").c_str());
+void SweepFooter::printAverages(std::FILE* out, const std::string& backend) const {
+  for (const Collective& c : collectives_) {
+    const int rows = static_cast<int>(c.busBytesAndSeconds.size());
+    std::fprintf(out, "# Avg bus bandwidth    : %.3f GB/s (%s %s, the mean of %s)\n", c.sumGbps / rows,
+                 backend.c_str(), c.op.c_str(), count(rows, "row").c_str());
+  }
+  std::fflush(out);
+}
+
+void SweepFooter::printFits(std::FILE* out, const std::string& backend) const {
+  for (const Collective& c : collectives_) {
+    const std::optional<LatencyBandwidth> fit = fitLatencyBandwidth(c.busBytesAndSeconds);
+    if (!fit) continue;
+    std::fprintf(out, "# Fit t = a + bus bytes / B: a = %.1f us, B = %.3f GB/s (%s %s, %d sizes)\n",
+                 1e6 * fit->latencyS, fit->busGbps, backend.c_str(), c.op.c_str(), fit->sizes);
   }
   std::fflush(out);
 }

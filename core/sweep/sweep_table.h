@@ -1,11 +1,12 @@
 // `dtbench comm`'s printed table, laid out as nccl-tests lays out its own:
 // size, count, type, then time, algbw, busbw and #wrong, with p50/p95 and
 // busbw as a share of the memcpy reference; each backend's table ends with
-// nccl-tests' "Avg bus bandwidth" line.
+// nccl-tests' "Avg bus bandwidth" line and a latency-bandwidth fit.
 #pragma once
 
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "store/records.h"
@@ -21,22 +22,24 @@ void printSweepRow(std::FILE* out, const CollectiveRecord& row, int world, doubl
 // busbw of one row in GB/s: algbw times the collective's bus factor.
 double busBandwidthGbps(const CollectiveRecord& row, int world);
 
-// nccl-tests ends its table with "# Avg bus bandwidth : X", the mean busbw
-// of its rows (scripts read the number after the colon). One sweep here
-// covers several collectives, whose means say little together, so there
-// is one such line per collective.
-class BusBandwidthAverages {
+// What ends each backend's table, one line per collective: nccl-tests'
+// "# Avg bus bandwidth : X", the mean busbw of its rows (scripts read the
+// number after the colon; one sweep here covers several collectives, whose
+// means say little together), then the latency-bandwidth fit of its sizes
+// (latency_bandwidth_fit.h).
+class SweepFooter {
  public:
   void add(const CollectiveRecord& row, int world);
-  void print(std::FILE* out, const std::string& backend) const;
+  void printAverages(std::FILE* out, const std::string& backend) const;
+  void printFits(std::FILE* out, const std::string& backend) const;
 
  private:
-  struct Mean {
+  struct Collective {
     std::string op;
     double sumGbps = 0;
-    int rows = 0;
+    std::vector<std::pair<double, double>> busBytesAndSeconds;  // a row each
   };
-  std::vector<Mean> means_;  // in the order the collectives came
+  std::vector<Collective> collectives_;  // in the order they came
 };
 
 }  // namespace dtb::core

@@ -14,28 +14,14 @@
 set -euo pipefail
 dtbench=$1 root=$2
 scratch=$(mktemp -d)
-cluster=$scratch/cluster
 db=$scratch/hosts.db
 # shellcheck source=../../support/run_test_lib.sh
 source "$root/tests/support/run_test_lib.sh"
 export TMPDIR=$scratch
-# Open MPI's own allocations at exit are not ours to report (as for run_test.sh's MPI cases).
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
-# Whether this machine can make a network namespace at all: only then is a
-# failing tools/cluster.sh a failure rather than a skip.
-can_make_namespaces() {
-  [[ $(id -u) -eq 0 ]] && command -v ip >/dev/null && command -v nsenter >/dev/null &&
-    ip netns add "dtbprobe$$" 2>/dev/null && ip netns delete "dtbprobe$$"
-}
-cleanup() {
-  "$root/tools/cluster.sh" down "$cluster" >/dev/null 2>&1 || true
-  [[ -n ${KEEP:-} ]] || rm -rf "$scratch"
-}
-trap cleanup EXIT
+# shellcheck source=../../support/cluster_test_lib.sh
+source "$root/tests/support/cluster_test_lib.sh"
 
-can_make_namespaces || { echo "SKIP: this machine cannot make network namespaces (root and iproute2 needed)"; exit 77; }
-"$root/tools/cluster.sh" up "$cluster" 2 || fail "tools/cluster.sh could not make the hosts"
-on_h0() { "$root/tools/cluster.sh" on "$cluster" h0 "$@"; }
+start_cluster 2
 hosts=(--set "hostfile=$cluster/hostfile" --set "launcher_args=--mca plm_rsh_agent $cluster/agent")
 ranks_left() {  # dtbench workers still running on any host of the cluster
   local ns count=0

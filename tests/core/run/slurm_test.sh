@@ -10,23 +10,12 @@
 set -euo pipefail
 dtbench=$1 root=$2
 scratch=$(mktemp -d)
-cluster=$scratch/cluster
 db=$scratch/slurm.db
 # shellcheck source=../../support/run_test_lib.sh
 source "$root/tests/support/run_test_lib.sh"
 export TMPDIR=$scratch
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"  # Open MPI's allocations at exit are not ours
-# Whether this machine can make a network namespace at all: only then is a
-# failing tools/cluster.sh a failure rather than a skip.
-can_make_namespaces() {
-  [[ $(id -u) -eq 0 ]] && command -v ip >/dev/null && command -v nsenter >/dev/null &&
-    ip netns add "dtbprobe$$" 2>/dev/null && ip netns delete "dtbprobe$$"
-}
-cleanup() {
-  "$root/tools/cluster.sh" down "$cluster" >/dev/null 2>&1 || true
-  [[ -n ${KEEP:-} ]] || rm -rf "$scratch"
-}
-trap cleanup EXIT
+# shellcheck source=../../support/cluster_test_lib.sh
+source "$root/tests/support/cluster_test_lib.sh"
 
 for tool in slurmctld slurmd srun sbatch squeue munged; do
   command -v "$tool" >/dev/null || {
@@ -34,10 +23,8 @@ for tool in slurmctld slurmd srun sbatch squeue munged; do
     exit 77
   }
 done
-can_make_namespaces || { echo "SKIP: this machine cannot make network namespaces (root and iproute2 needed)"; exit 77; }
-"$root/tools/cluster.sh" up "$cluster" 2 || fail "tools/cluster.sh could not make the hosts"
+start_cluster 2
 "$root/tools/cluster.sh" slurm "$cluster" || { tail -20 "$cluster"/slurm/*.log; fail "Slurm did not start"; }
-on_h0() { "$root/tools/cluster.sh" on "$cluster" h0 "$@"; }
 
 echo "== launcher = \"srun\": 2 nodes x 2 tasks over Gloo and over MPI"
 on_h0 "$dtbench" run "$root/tests/core/run/matrices/two_hosts.toml" --db "$db" --set launcher=srun \

@@ -147,16 +147,16 @@ TEST(SweepTable, HeaderCountsInTheSingular) {
 
 // nccl-tests' footer, one line per collective: the mean busbw of its rows.
 TEST(SweepTable, AverageBusBandwidthPerCollective) {
-  BusBandwidthAverages averages;
+  SweepFooter averages;
   // 1e9 bytes in 1 s at 2 ranks: all-reduce busbw 1 x 2(n-1)/n = 1 GB/s; in 0.5 s, 2 GB/s.
   averages.add(row("allreduce", "f32", 1000000000, 1.0), 2);
   averages.add(row("allreduce", "f32", 1000000000, 0.5), 2);
   averages.add(row("allgather", "f32", 1000000000, 1.0), 2);  // busbw (n-1)/n = 0.5
-  const std::string text = printed([&](std::FILE* out) { averages.print(out, "mpi"); });
+  const std::string text = printed([&](std::FILE* out) { averages.printAverages(out, "mpi"); });
   EXPECT_EQ(text,
             "# Avg bus bandwidth    : 1.500 GB/s (mpi allreduce, the mean of 2 rows)\n"
             "# Avg bus bandwidth    : 0.500 GB/s (mpi allgather, the mean of 1 row)\n");
-  EXPECT_EQ(printed([](std::FILE* out) { BusBandwidthAverages().print(out, "mpi"); }), "");
+  EXPECT_EQ(printed([](std::FILE* out) { SweepFooter().printAverages(out, "mpi"); }), "");
 }
 
 // t = a + bus bytes / B recovered exactly from points on that line, and
@@ -176,12 +176,12 @@ TEST(LatencyBandwidthFit, RecoversTheLineItWasGiven) {
 }
 
 TEST(LatencyBandwidthFit, OneLinePerCollectiveAfterTheTable) {
-  LatencyBandwidthFits fits;
+  SweepFooter fits;
   // All-reduce at 2 ranks: bus bytes = S; 10 us + S / 2 GB/s.
   for (int64_t bytes : {4096, 65536, 1048576})
     fits.add(row("allreduce", "f32", bytes, 10e-6 + bytes / 2e9), 2);
   fits.add(row("allgather", "f32", 4096, 1e-5), 2);  // one size: no fit, no line
-  EXPECT_EQ(printed([&](std::FILE* out) { fits.print(out, "mpi"); }),
+  EXPECT_EQ(printed([&](std::FILE* out) { fits.printFits(out, "mpi"); }),
             "# Fit t = a + bus bytes / B: a = 10.0 us, B = 2.000 GB/s (mpi allreduce, 3 sizes)\n");
 }
 

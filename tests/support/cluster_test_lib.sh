@@ -1,0 +1,26 @@
+# What the tests on tools/cluster.sh's hosts share, sourced after they set
+# `root` (the repository) and `scratch` (their temporary folder):
+#   start_cluster N   N hosts in $scratch/cluster ($cluster); skips the test
+#                     (77) where this machine cannot make a network
+#                     namespace at all, fails it when it can and
+#                     tools/cluster.sh still does not
+# Sourcing it arranges that the cluster is taken down, and $scratch removed
+# unless KEEP is set, when the test exits.
+#   on_h0 COMMAND...  runs COMMAND on host h0
+cluster=$scratch/cluster
+# Open MPI's own allocations at exit are not ours to report (as for run_test.sh's MPI cases).
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+can_make_namespaces() {
+  [[ $(id -u) -eq 0 ]] && command -v ip >/dev/null && command -v nsenter >/dev/null &&
+    ip netns add "dtbprobe$$" 2>/dev/null && ip netns delete "dtbprobe$$"
+}
+cleanup_cluster() {
+  "$root/tools/cluster.sh" down "$cluster" >/dev/null 2>&1 || true
+  [[ -n ${KEEP:-} ]] || rm -rf "$scratch"
+}
+trap cleanup_cluster EXIT
+start_cluster() {
+  can_make_namespaces || { echo "SKIP: this machine cannot make network namespaces (root and iproute2 needed)"; exit 77; }
+  "$root/tools/cluster.sh" up "$cluster" "$1" || fail "tools/cluster.sh could not make the hosts"
+}
+on_h0() { "$root/tools/cluster.sh" on "$cluster" h0 "$@"; }

@@ -26,6 +26,9 @@ usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 action=$1 dir=$2
 shift 2
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+# The switch: DTBENCH_SWITCH, else the one built beside this checkout, else PATH's.
+switch=${DTBENCH_SWITCH:-$(dirname "$self")/../build/bin/dtbench-switch}
+[[ -x $switch ]] || switch=$(command -v dtbench-switch || echo "$switch")
 
 # Namespace names carry the cluster's id, so two clusters (two tests at
 # once) never meet.
@@ -51,18 +54,29 @@ case $action in
     : >"$dir/hostfile"
     # Whatever fails half-way is taken down again.
     trap '"$self" down "$dir" >/dev/null 2>&1 || true' ERR
+    # The network is dtbench-switch (tools/network_switch): one TAP device
+    # per host, made and served by the switch in a namespace of its own,
+    # then moved into its host as eth0. Unshaped until dtbench shapes it
+    # (the cell's `network`) through DIR/switch.sock.
     ip netns add "$(ns sw)"
-    ip -n "$(ns sw)" link add br0 type bridge
-    ip -n "$(ns sw)" link set br0 up
+    taps=()
+    for ((i = 0; i < count; ++i)); do taps+=("dtb$(cat "$dir/id")t$i"); done
+    nsenter --net="/run/netns/$(ns sw)" setsid "$switch" --control "$dir/switch.sock" "${taps[@]}" \
+      </dev/null >"$dir/switch.log" 2>&1 &
+    echo $! >"$dir/switch.pid"
+    for _ in $(seq 100); do [[ -S $dir/switch.sock ]] && break; sleep 0.05; done
+    [[ -S $dir/switch.sock ]] || { echo "cluster.sh: the switch did not start: $(cat "$dir/switch.log")" >&2; false; }
     for ((i = 0; i < count; ++i)); do
       host=$(ns "h$i") address=10.77.0.$((i + 1))
       ip netns add "$host"
-      ip link add "dtb$(cat "$dir/id")p$i" type veth peer name eth0 netns "$host"
-      ip link set "dtb$(cat "$dir/id")p$i" netns "$(ns sw)"
-      ip -n "$(ns sw)" link set "dtb$(cat "$dir/id")p$i" master br0 up
+      ip -n "$(ns sw)" link set "${taps[i]}" netns "$host"
+      ip -n "$host" link set "${taps[i]}" name eth0
       ip -n "$host" addr add "$address/24" dev eth0
       ip -n "$host" link set eth0 up
       ip -n "$host" link set lo up
+      # A connection idle for a while keeps its window, as HPC hosts are
+      # tuned: a sweep's first call of a size would otherwise start slowly.
+      nsenter --net="/run/netns/$host" sysctl -q -w net.ipv4.tcp_slow_start_after_idle=0
       echo "h$i $address" >>"$dir/hosts"
       echo "$address slots=2" >>"$dir/hostfile"
     done
@@ -82,6 +96,8 @@ EOF
     i=$(host_index "$1")
     shift
     [[ -f $dir/slurm/slurm.conf ]] && export SLURM_CONF=$dir/slurm/slurm.conf
+    # dtbench shapes the network through the switch (the cell's `network`).
+    export DTBENCH_NETWORK_CONTROL=$dir/switch.sock
     # Its own UTS namespace: the host's name is h<i> for whatever runs there.
     exec nsenter --net="/run/netns/$(ns "h$i")" unshare --uts sh -c 'hostname "$0"; exec "$@"' "h$i" "$@"
     ;;
@@ -145,6 +161,7 @@ EOF
     ;;
   down)
     [[ -f $dir/id ]] || exit 0
+    [[ -f $dir/switch.pid ]] && kill "$(cat "$dir/switch.pid")" 2>/dev/null || true
     [[ -f $dir/munge/pid ]] && kill "$(cat "$dir/munge/pid")" 2>/dev/null || true
     for name in $(ip netns list | awk '{print $1}' | grep "^dtb$(cat "$dir/id")-" || true); do
       # Whatever still runs in a host goes with it, children forked meanwhile too.

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "matrix/toml_depth.h"
+#include "network/network_profile.h"
 #include "sweep/sweep_runner.h"
 
 namespace dtb::cli {
@@ -17,7 +18,7 @@ namespace {
 struct Options {
   std::string file;
   std::vector<std::string> backends, ops, dtypes;
-  std::string reduceOp, minBytes, maxBytes, launcher, hostfile, launcherArgs, interface, name,
+  std::string reduceOp, minBytes, maxBytes, launcher, hostfile, launcherArgs, interface, network, name,
       rendezvousStore;
   double factor = 0, timeoutS = 60;
   int64_t warmup = -1, iterations = -1, check = -1;
@@ -83,6 +84,7 @@ core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
     s.world = static_cast<int>((*comm)["ranks"].value_or<int64_t>(s.world));
     s.launcher = (*comm)["launcher"].value_or(s.launcher);
     s.rendezvousStore = (*comm)["rendezvous_store"].value_or(s.rendezvousStore);
+    s.network = (*comm)["network"].value_or(s.network);
     // [backend.NAME]: that backend's parameters, as in a matrix.
     if (const toml::table* backends = document["backend"].as_table()) {
       for (const auto& [name, table] : *backends) {
@@ -107,6 +109,10 @@ core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
   if (given("--launcher")) s.launcher = o.launcher;
   if (given("--name")) s.name = o.name;
   if (given("--rendezvous-store")) s.rendezvousStore = o.rendezvousStore;
+  if (given("--network")) s.network = o.network;
+  if (!s.network.empty() && core::findNetworkProfile(s.network) == nullptr)
+    throw std::invalid_argument("--network / network: no profile '" + s.network + "' (" +
+                                core::networkProfileNames() + ")");
   if (!s.rendezvousStore.empty() &&
       (!s.rendezvousStore.starts_with("redis://") || s.rendezvousStore.size() == 8))
     throw std::invalid_argument(
@@ -158,6 +164,9 @@ void addCommCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--launcher-args", o->launcherArgs, "Extra arguments for mpirun or srun");
   cmd->add_option("--interface", o->interface,
                   "Network interface the ranks talk over, e.g. eth0 (the matrix key interface)");
+  cmd->add_option("--network", o->network,
+                  "Emulated network profile on tools/cluster.sh's hosts: none, 10gbe, 25gbe, 100gbe, ib-hdr "
+                  "(the matrix key network; docs/cluster.md)");
   cmd->add_option("--rendezvous-store", o->rendezvousStore,
                   "redis://HOST:PORT: ranks meet through a Redis server (hosts without a shared directory)");
   cmd->add_option("--timeout", o->timeoutS,

@@ -1,5 +1,7 @@
 #include "matrix/run_schema.h"
 
+#include "network/network_profile.h"
+
 namespace dtb::core {
 namespace {
 
@@ -7,6 +9,13 @@ ParamSpec spec(const char* name, dtb_param_type_t type, std::optional<ParamValue
                std::optional<double> min = {}, std::optional<double> max = {},
                std::vector<std::string> choices = {}) {
   return ParamSpec{name, type, std::move(value), doc, min, max, std::move(choices)};
+}
+
+// The values `network` takes: "" (the hosts' own) or a profile's name.
+std::vector<std::string> networkChoices() {
+  std::vector<std::string> choices{""};
+  for (const NetworkProfile& profile : networkProfiles()) choices.push_back(profile.name);
+  return choices;
 }
 
 std::vector<ParamSpec> makeSchema() {
@@ -27,6 +36,11 @@ std::vector<ParamSpec> makeSchema() {
            "Network interface the ranks talk over, e.g. \"eth0\" (as GLOO_SOCKET_IFNAME, "
            "NCCL_SOCKET_IFNAME): Gloo binds its address on each host, mpirun's TCP transports keep to it; "
            "\"\" is loopback for local runs, the host's name for mpirun and srun"),
+      spec("network", DTB_PARAM_STRING, S(""),
+           "Emulated network profile, on tools/cluster.sh's hosts only: none, 10gbe, 25gbe, 100gbe or ib-hdr "
+           "(published latency and bandwidth, slowed down 100 times; docs/cluster.md); \"\" is the hosts' "
+           "own network",
+           {}, {}, networkChoices()),
       spec("rendezvous_dir", DTB_PARAM_STRING, S(""),
            "Directory shared by every host, for the run's spec and the backends' file store; "
            "\"\" is a temporary directory (local) or .dtbench-rendezvous beside the database "

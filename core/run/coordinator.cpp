@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "matrix/config_label.h"
+#include "network/network_emulator.h"
 #include "run/checkpoint.h"
 #include "run/elastic_launcher.h"
 #include "run/interrupt_guard.h"
@@ -241,6 +242,13 @@ LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions&
   const LoadSampler load;
   RunRecorder recorder(runId, store, progress);
   const LaunchOptions launching = launchOptions(cell, launcher, spec, scratch, options, interrupt);
+  try {
+    if (const std::optional<NetworkProfile> network = shapeNetworkFor(cell.text("network")))
+      store.recordNetwork(networkRecord(runId, *network));
+  } catch (const std::runtime_error& e) {  // the cluster's switch is gone: this run cannot be had
+    recorder.finish();
+    return {LaunchOutcome::Status::kFailed, std::string("network: ") + e.what(), 0, 0, std::nullopt};
+  }
   LaunchOutcome outcome = cell.text("recovery") == "elastic"
                               ? launchElasticRun(cell, spec, launching, recorder, progress)
                               : launchWithRestarts(cell, spec, scratch, launching, recorder, progress);
@@ -327,6 +335,8 @@ void runRepeat(MatrixRun& matrix, const Cell& cell, const std::string& label, in
 }  // namespace
 
 int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptions& options) {
+  // A cell that names a network fails before anything runs where none is emulated.
+  for (const Cell& cell : plan.cells) requireEmulatedNetworkFor(cell.text("network"));
   ResultStore store(options.database);
   const int64_t experiment = store.addExperiment({plan.name, plan.description, matrix.path, matrix.text});
   const InterruptGuard interrupt;

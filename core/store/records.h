@@ -118,6 +118,18 @@ struct RankHostRecord {
   std::string address;
 };
 
+// The emulated network a run had (core/network/network_profile.h): the
+// profile, its published figures and what every link applied.
+struct RunNetworkRecord {
+  int64_t runId = 0;
+  std::string profile;
+  double latencyUs = 0;      // as applied, one way
+  double gigabytesPerS = 0;  // as applied, per link and direction; 0 unlimited
+  double publishedLatencyUs = 0;
+  double publishedGigabytesPerS = 0;
+  double timeScale = 1;
+};
+
 // The machine while one run ran, as the coordinator saw it in /proc.
 struct MachineLoadRecord {
   int cpus = 0;

@@ -442,4 +442,16 @@ void ResultStore::write(const RecordBatch& batch) {
   tx.commit();
 }
 
+void ResultStore::recordNetwork(const RunNetworkRecord& n) {
+  Statement s = db_.prepare(
+      "INSERT OR REPLACE INTO run_network (run_id, profile, latency_us, link_gbps, published_latency_us, "
+      "published_gbps, time_scale) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  s.bind(1, n.runId).bind(2, n.profile).bind(3, n.latencyUs);
+  // An unlimited link has no rate: NULL.
+  s.bind(4, n.gigabytesPerS > 0 ? SqlValue(n.gigabytesPerS) : SqlValue());
+  s.bind(5, n.publishedLatencyUs);
+  s.bind(6, n.publishedGigabytesPerS > 0 ? SqlValue(n.publishedGigabytesPerS) : SqlValue());
+  s.bind(7, n.timeScale).run();
+}
+
 }  // namespace dtb::core

@@ -62,6 +62,7 @@ class ResultStore {
   int64_t forgetStepsFrom(int64_t runId, int64_t step);
   void addRecovery(const RecoveryRecord& r);
   void addWorldChange(const WorldChangeRecord& w);
+  void recordNetwork(const RunNetworkRecord& n);
 
   Database& database() { return db_; }
 

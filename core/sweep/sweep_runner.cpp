@@ -7,6 +7,7 @@
 #include "cuda/cuda_probe.h"
 #include "host/plugin_config.h"
 #include "matrix/run_schema.h"
+#include "network/network_emulator.h"
 #include "plugin/backend_memory.h"
 #include "plugin/loader.h"
 #include "run/interrupt_guard.h"
@@ -42,6 +43,7 @@ Cell sweepCell(const SweepOptions& o, const std::string& backend, const ParamVal
   cell.values["hostfile"] = o.hostfile;
   cell.values["launcher_args"] = o.launcherArgs;
   cell.values["interface"] = o.interface;
+  cell.values["network"] = o.network;
   cell.values["rendezvous_store"] = o.rendezvousStore;
   cell.values["collective_timeout_s"] = o.timeoutS;
   cell.values["threads_per_worker"] = int64_t{1};
@@ -62,6 +64,7 @@ std::string asToml(const SweepOptions& o) {
   comm.insert("backends", std::move(backends));
   comm.insert("ranks", o.world);
   comm.insert("launcher", o.launcher);
+  if (!o.network.empty()) comm.insert("network", o.network);
   if (!o.rendezvousStore.empty())
     comm.insert("rendezvous_store", o.rendezvousStore);  // the store redacts passwords
   toml::table document{{"experiment", toml::table{{"name", o.name}}}, {"comm", std::move(comm)}};
@@ -146,6 +149,7 @@ int runSweeps(const SweepOptions& o) {
                                   "' is swept (backends = [...] in [comm], or --backend)");
   }
 
+  requireEmulatedNetworkFor(o.network);  // before anything is stored
   ResultStore store(o.database);
   const int64_t experiment = store.addExperiment(
       {o.name, "collective sweep", o.source.empty() ? "(dtbench comm)" : o.source, asToml(o)});
@@ -180,6 +184,20 @@ int runSweeps(const SweepOptions& o) {
 
     printSweepHeader(stdout, o.backends[i], o.world, launcher, o.sweep.reduceOp, o.sweep.warmup,
                      o.sweep.iterations);
+    // The emulated network, shaped for this sweep and shown: its fit below is read against it.
+    std::optional<NetworkProfile> network;
+    try {
+      network = shapeNetworkFor(o.network);
+    } catch (const std::runtime_error& e) {
+      store.finishRun(runId, RunStatus::kFailed, std::string("network: ") + e.what());
+      std::fprintf(stderr, "dtbench comm: %s sweep FAILED: network: %s\n", o.backends[i].c_str(), e.what());
+      ++failures;
+      continue;
+    }
+    if (network) {
+      store.recordNetwork(networkRecord(runId, *network));
+      printNetwork(stdout, *network);
+    }
     double memcpy = 0;
     int64_t wrong = 0;
     SweepFooter footer;

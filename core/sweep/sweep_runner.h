@@ -25,6 +25,7 @@ struct SweepOptions {
   std::string hostfile;
   std::string launcherArgs;
   std::string interface;  // the network interface ranks talk over (the run key)
+  std::string network;    // the emulated network's profile (the run key), "" for the hosts' own
   // "redis://HOST:PORT" for ranks on hosts that share no directory, or ""
   // for the file store (the matrix key rendezvous_store).
   std::string rendezvousStore;

@@ -28,6 +28,19 @@ void printSweepHeader(std::FILE* out, const std::string& backend, int world, con
   std::fflush(out);
 }
 
+void printNetwork(std::FILE* out, const NetworkProfile& network) {
+  if (network.gigabytesPerS <= 0) {
+    std::fprintf(out, "# Network %s: %s\n", network.name.c_str(), network.what.c_str());
+  } else {
+    std::fprintf(out,
+                 "# Network %s (%s), emulated %gx slower: %.0f us one way, %.4g GB/s per link "
+                 "(published: %g us, %g GB/s)\n",
+                 network.name.c_str(), network.what.c_str(), kNetworkTimeScale, network.emulatedLatencyUs(),
+                 network.emulatedGigabytesPerS(), network.latencyUs, network.gigabytesPerS);
+  }
+  std::fflush(out);
+}
+
 void printReference(std::FILE* out, const BandwidthReferenceRecord& reference) {
   std::fprintf(out, "# %s reference: %.2f GB/s per rank (%s, every rank copying at once)\n",
                reference.name.c_str(), reference.gbps, formatSize(reference.bytes).c_str());

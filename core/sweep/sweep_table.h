@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "network/network_profile.h"
 #include "store/records.h"
 
 namespace dtb::core {
@@ -16,6 +17,9 @@ namespace dtb::core {
 void printSweepHeader(std::FILE* out, const std::string& backend, int world, const std::string& launcher,
                       const std::string& reduceOp, int64_t warmup, int64_t iterations);
 void printReference(std::FILE* out, const BandwidthReferenceRecord& reference);
+// The emulated network the sweep ran on: what every link applied, and the
+// published figures it stands for.
+void printNetwork(std::FILE* out, const NetworkProfile& network);
 // `memcpyGbps` <= 0: no reference yet.
 void printSweepRow(std::FILE* out, const CollectiveRecord& row, int world, double memcpyGbps);
 

@@ -1,5 +1,6 @@
 # What the tests on tools/cluster.sh's hosts share, sourced after they set
-# `root` (the repository) and `scratch` (their temporary folder):
+# `dtbench` (the one under test), `root` (the repository) and `scratch`
+# (their temporary folder):
 #   start_cluster N   N hosts in $scratch/cluster ($cluster); skips the test
 #                     (77) where this machine cannot make a network
 #                     namespace at all, fails it when it can and
@@ -8,6 +9,8 @@
 # unless KEEP is set, when the test exits.
 #   on_h0 COMMAND...  runs COMMAND on host h0
 cluster=$scratch/cluster
+# The cluster's network is the switch built with the dtbench under test.
+export DTBENCH_SWITCH=${DTBENCH_SWITCH:-$(dirname "$dtbench")/dtbench-switch}
 # Open MPI's own allocations at exit are not ours to report (as for run_test.sh's MPI cases).
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 can_make_namespaces() {

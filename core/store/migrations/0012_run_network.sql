@@ -1,0 +1,15 @@
+-- The emulated network a run had (issue 19: tools/cluster.sh's hosts, the
+-- cell's `network`, run_param 'network'): the profile, what its switch
+-- applied to every link (one-way latency, rate per direction) and the
+-- published figures it stands for, slowed down time_scale times. 'none':
+-- the emulated network unshaped. No row: the hosts' own network, which
+-- dtbench neither shapes nor measures.
+CREATE TABLE run_network (
+  run_id               INTEGER PRIMARY KEY REFERENCES run(id),
+  profile              TEXT NOT NULL,
+  latency_us           REAL NOT NULL,  -- as applied, one way, per link
+  link_gbps            REAL,           -- as applied, 1e9 bytes/s per direction; NULL: unlimited
+  published_latency_us REAL NOT NULL,
+  published_gbps       REAL,
+  time_scale           REAL NOT NULL
+);

@@ -1,0 +1,210 @@
+// dtbench-switch: the network of tools/cluster.sh's hosts. One TAP device
+// per host (moved into the host's namespace as its eth0), frames forwarded
+// as a learning Ethernet switch forwards them, each port shaped as the
+// control socket says: a one-way delay and a rate (tc's netem and tbf, done
+// in user space because kernels without netem are common in containers and
+// CI machines). Unshaped, it forwards at once.
+//
+//   dtbench-switch --control SOCKET [--mtu BYTES] [--queue BYTES] TAP...
+//
+// It listens on SOCKET once every TAP exists (tools/cluster.sh waits for
+// that), and runs until SIGTERM.
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "control_command.h"
+#include "mac_table.h"
+#include "shaped_port.h"
+#include "tap_device.h"
+
+namespace dtb::netswitch {
+namespace {
+
+volatile std::sig_atomic_t stopRequested = 0;
+
+int64_t monotonicNs() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
+
+// A frame this much past its time counts as late: the machine did not keep up.
+constexpr int64_t kLateNs = 1'000'000;
+// Frames read from one TAP before the others get their turn.
+constexpr int kFramesPerTurn = 64;
+
+struct Options {
+  std::string control;
+  int mtu = 9000;
+  size_t queueBytes = 64u << 20;
+  std::vector<std::string> taps;
+};
+
+Options parse(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool hasValue = i + 1 < argc;
+    if (arg == "--control" && hasValue) {
+      options.control = argv[++i];
+    } else if (arg == "--mtu" && hasValue) {
+      options.mtu = std::stoi(argv[++i]);
+    } else if (arg == "--queue" && hasValue) {
+      options.queueBytes = std::stoull(argv[++i]);
+    } else if (!arg.empty() && arg[0] == '-') {
+      throw std::runtime_error("unknown option '" + arg + "'");
+    } else {
+      options.taps.push_back(arg);
+    }
+  }
+  if (options.control.empty() || options.taps.size() < 2)
+    throw std::runtime_error("usage: dtbench-switch --control SOCKET [--mtu BYTES] [--queue BYTES] TAP TAP...");
+  return options;
+}
+
+int listenOn(const std::string& path) {
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(address.sun_path)) throw std::runtime_error("control socket path too long: " + path);
+  std::strncpy(address.sun_path, path.c_str(), sizeof(address.sun_path) - 1);
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  unlink(path.c_str());
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 || listen(fd, 8) != 0)
+    throw std::runtime_error("cannot listen on " + path + ": " + std::strerror(errno));
+  return fd;
+}
+
+// One command a connection; a client that says nothing for a second is dropped.
+void serveControl(int listener, LinkShape& shape, PortCounters& counters, std::vector<ShapedPort>& ports) {
+  const int client = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+  if (client < 0) return;
+  timeval patience{1, 0};
+  setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof(patience));
+  std::string line;
+  char c = 0;
+  while (line.size() < 256 && read(client, &c, 1) == 1 && c != '\n') line += c;
+  const std::string reply = runControlCommand(line, shape, counters) + "\n";
+  for (ShapedPort& port : ports) port.setShape(shape);
+  [[maybe_unused]] const ssize_t written = write(client, reply.data(), reply.size());
+  close(client);
+}
+
+void armTimer(int timer, int64_t dueNs) {
+  itimerspec when{};  // zero disarms
+  if (dueNs != std::numeric_limits<int64_t>::max()) {
+    when.it_value.tv_sec = dueNs / 1'000'000'000;
+    when.it_value.tv_nsec = dueNs % 1'000'000'000;
+  }
+  timerfd_settime(timer, TFD_TIMER_ABSTIME, &when, nullptr);
+}
+
+int run(const Options& options) {
+  std::vector<std::unique_ptr<TapDevice>> taps;
+  for (const std::string& name : options.taps) taps.push_back(std::make_unique<TapDevice>(name, options.mtu));
+  std::vector<ShapedPort> ports(taps.size(), ShapedPort(options.queueBytes));
+  std::vector<bool> alive(taps.size(), true);
+  MacTable macs(taps.size());
+  LinkShape shape;
+  PortCounters counters;
+
+  // Wake-ups as precise as the kernel gives them: the delays are
+  // microseconds to milliseconds, the default slack 50 us.
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  const int timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  const int listener = listenOn(options.control);
+  const int poll = epoll_create1(EPOLL_CLOEXEC);
+  auto watch = [&](int fd, uint64_t tag) {
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.u64 = tag;
+    epoll_ctl(poll, EPOLL_CTL_ADD, fd, &event);
+  };
+  const uint64_t timerTag = taps.size(), listenerTag = taps.size() + 1;
+  for (size_t i = 0; i < taps.size(); ++i) watch(taps[i]->fd(), i);
+  watch(timer, timerTag);
+  watch(listener, listenerTag);
+
+  auto writeTo = [&](size_t port, const Frame& frame) {
+    // A host whose link is down refuses frames (EIO): they are lost, as on a cut cable.
+    if (alive[port]) [[maybe_unused]] const ssize_t written = write(taps[port]->fd(), frame.data(), frame.size());
+  };
+  std::vector<unsigned char> buffer(static_cast<size_t>(options.mtu) + 64);
+  epoll_event events[16];
+  while (!stopRequested) {
+    const int ready = epoll_wait(poll, events, 16, -1);
+    if (ready < 0 && errno != EINTR) throw std::runtime_error(std::string("epoll_wait: ") + std::strerror(errno));
+    for (int e = 0; e < ready; ++e) {
+      const uint64_t tag = events[e].data.u64;
+      if (tag == listenerTag) {
+        serveControl(listener, shape, counters, ports);
+      } else if (tag == timerTag) {
+        uint64_t expirations = 0;
+        [[maybe_unused]] const ssize_t got = read(timer, &expirations, sizeof(expirations));
+      } else {
+        const size_t ingress = tag;
+        for (int n = 0; n < kFramesPerTurn; ++n) {
+          const ssize_t length = read(taps[ingress]->fd(), buffer.data(), buffer.size());
+          if (length < 0 && (errno == EAGAIN || errno == EINTR)) break;
+          if (length <= 0) {  // the device went away with its host
+            std::cerr << "dtbench-switch: port " << taps[ingress]->name() << " closed: " << std::strerror(errno) << "\n";
+            epoll_ctl(poll, EPOLL_CTL_DEL, taps[ingress]->fd(), nullptr);
+            alive[ingress] = false;
+            break;
+          }
+          const int64_t now = monotonicNs();
+          for (const size_t port : macs.route(ingress, buffer.data(), static_cast<size_t>(length))) {
+            ++counters.frames;
+            Frame frame(buffer.begin(), buffer.begin() + length);
+            const bool unshaped = shape.latencyNs == 0 && shape.bytesPerSecond == 0;
+            if (unshaped && ports[port].queuedBytes() == 0) {
+              writeTo(port, frame);
+            } else if (!ports[port].enqueue(std::move(frame), now)) {
+              ++counters.dropped;
+            }
+          }
+        }
+      }
+    }
+    const int64_t now = monotonicNs();
+    int64_t nextDue = std::numeric_limits<int64_t>::max();
+    for (size_t port = 0; port < ports.size(); ++port) {
+      counters.late += ports[port].deliverDue(now, kLateNs, [&](const Frame& frame) { writeTo(port, frame); });
+      nextDue = std::min(nextDue, ports[port].nextDueNs());
+    }
+    armTimer(timer, nextDue);
+  }
+  unlink(options.control.c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace dtb::netswitch
+
+int main(int argc, char** argv) {
+  struct sigaction stop{};
+  stop.sa_handler = [](int) { dtb::netswitch::stopRequested = 1; };
+  sigaction(SIGTERM, &stop, nullptr);
+  sigaction(SIGINT, &stop, nullptr);
+  try {
+    return dtb::netswitch::run(dtb::netswitch::parse(argc, argv));
+  } catch (const std::exception& error) {
+    std::cerr << "dtbench-switch: " << error.what() << "\n";
+    return 1;
+  }
+}

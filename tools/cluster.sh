@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # A test cluster on this machine: N hosts as Linux network namespaces on one
-# bridge, each with its own interface (eth0), address (10.77.0.1, .2, ...)
+# switch, each with its own interface (eth0), address (10.77.0.1, .2, ...)
 # and host name (h0, h1, ...), so that dtbench's multi-host paths — mpirun
 # with a hostfile, Gloo's rendezvous across hosts, a transport bound to an
 # interface — run as they would on a cluster. Needs root (iproute2's
-# `ip netns`, util-linux's `unshare`). Traffic stays among the namespaces:
-# the bridge lives in a namespace of its own, and nothing is routed out.
+# `ip netns`, util-linux's `unshare`) and dtbench-switch (built with
+# dtbench; DTBENCH_SWITCH names another), whose links dtbench shapes to a
+# network profile (the run key `network`, docs/networks.md). Traffic stays
+# among the namespaces: the switch lives in a namespace of its own, and
+# nothing is routed out.
 #
 #   tools/cluster.sh up DIR N          make N hosts; DIR gets hostfile, hosts, agent
 #   tools/cluster.sh on DIR HOST CMD…  run CMD on HOST (h0, h1, … or its address)
@@ -18,10 +21,11 @@
 # (`--mca plm_rsh_agent DIR/agent`); DIR/hosts lists "name address" lines.
 # With Slurm, DIR/slurm/slurm.conf is the cluster's configuration (munge on a
 # socket of its own in DIR/munge); `on` sets SLURM_CONF to it, so srun,
-# sbatch and squeue run on any host reach this cluster.
+# sbatch and squeue run on any host reach this cluster. DIR/switch.sock is
+# the switch's control socket; `on` sets DTBENCH_NETWORK_CONTROL to it.
 set -euo pipefail
 
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 action=$1 dir=$2
 shift 2

@@ -61,7 +61,8 @@ std::string NetworkEmulator::show() const { return ask("show"); }
 void requireEmulatedNetworkFor(const std::string& network) {
   if (network.empty() || NetworkEmulator::fromEnvironment()) return;
   throw std::invalid_argument(
-      "network = \"" + network + "\" needs the emulated network of tools/cluster.sh's hosts: run dtbench on one " +
+      "network = \"" + network +
+      "\" needs the emulated network of tools/cluster.sh's hosts: run dtbench on one " +
       "of them (tools/cluster.sh on DIR h0 dtbench ...), which sets " + kNetworkControlVariable +
       "; on other hosts leave network unset (docs/cluster.md, \"Emulated networks\")");
 }
@@ -82,7 +83,8 @@ std::optional<NetworkProfile> shapeNetworkFor(const std::string& network) {
   if (!emulator) return std::nullopt;
   const NetworkProfile* profile = findNetworkProfile(network.empty() ? "none" : network);
   if (profile == nullptr)
-    throw std::invalid_argument("network = \"" + network + "\": no such profile (" + networkProfileNames() + ")");
+    throw std::invalid_argument("network = \"" + network + "\": no such profile (" + networkProfileNames() +
+                                ")");
   emulator->shape(*profile);
   return *profile;
 }

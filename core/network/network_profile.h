@@ -22,9 +22,9 @@ inline constexpr double kNetworkTimeScale = 100;
 
 struct NetworkProfile {
   std::string name;
-  std::string what;           // the interconnect it stands for
-  double latencyUs = 0;       // published, one way, per message
-  double gigabytesPerS = 0;   // published, per link and direction (1e9 bytes/s); 0 unlimited
+  std::string what;          // the interconnect it stands for
+  double latencyUs = 0;      // published, one way, per message
+  double gigabytesPerS = 0;  // published, per link and direction (1e9 bytes/s); 0 unlimited
 
   // As the emulated network applies it.
   double emulatedLatencyUs() const { return latencyUs * kNetworkTimeScale; }

@@ -15,14 +15,16 @@ bool ShapedPort::enqueue(Frame frame, int64_t nowNs) {
   // the order when a new shape shortens the delay.
   int64_t dueNs = std::max(nowNs + shape_.latencyNs, lastDueNs_);
   if (shape_.bytesPerSecond > 0)
-    dueNs += std::llround(static_cast<double>(frame.size() + kWireOverheadBytes) * 1e9 / shape_.bytesPerSecond);
+    dueNs +=
+        std::llround(static_cast<double>(frame.size() + kWireOverheadBytes) * 1e9 / shape_.bytesPerSecond);
   lastDueNs_ = dueNs;
   queuedBytes_ += frame.size();
   queue_.push_back({dueNs, std::move(frame)});
   return true;
 }
 
-size_t ShapedPort::deliverDue(int64_t nowNs, int64_t lateNs, const std::function<void(const Frame&)>& deliver) {
+size_t ShapedPort::deliverDue(int64_t nowNs, int64_t lateNs,
+                              const std::function<void(const Frame&)>& deliver) {
   size_t late = 0;
   while (!queue_.empty() && queue_.front().dueNs <= nowNs) {
     if (nowNs - queue_.front().dueNs > lateNs) ++late;

@@ -32,7 +32,9 @@ class ShapedPort {
   // Schedules the frame; false when the queue is full and it was dropped.
   bool enqueue(Frame frame, int64_t nowNs);
   // When the first queued frame is due; max() when none is queued.
-  int64_t nextDueNs() const { return queue_.empty() ? std::numeric_limits<int64_t>::max() : queue_.front().dueNs; }
+  int64_t nextDueNs() const {
+    return queue_.empty() ? std::numeric_limits<int64_t>::max() : queue_.front().dueNs;
+  }
   // Hands every frame due by nowNs to deliver, in order; returns how many
   // of them left more than lateNs after they were due (a switch that cannot
   // keep up with its profile).

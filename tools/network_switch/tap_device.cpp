@@ -21,7 +21,8 @@ namespace {
 }  // namespace
 
 TapDevice::TapDevice(const std::string& name, int mtu) : name_(name) {
-  if (name.size() >= IFNAMSIZ) throw std::runtime_error("TAP device '" + name + "': name longer than 15 characters");
+  if (name.size() >= IFNAMSIZ)
+    throw std::runtime_error("TAP device '" + name + "': name longer than 15 characters");
   fd_ = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
   if (fd_ < 0) fail(name, "cannot open /dev/net/tun");
   ifreq request{};

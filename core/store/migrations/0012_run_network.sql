@@ -6,10 +6,10 @@
 -- dtbench neither shapes nor measures.
 CREATE TABLE run_network (
   run_id               INTEGER PRIMARY KEY REFERENCES run(id),
-  profile              TEXT NOT NULL,
+  profile              TEXT NOT NULL,  -- none, 10gbe, 25gbe, 100gbe, ib-hdr ('none': unshaped)
   latency_us           REAL NOT NULL,  -- as applied, one way, per link
   link_gbps            REAL,           -- as applied, 1e9 bytes/s per direction; NULL: unlimited
-  published_latency_us REAL NOT NULL,
+  published_latency_us REAL NOT NULL,  -- the interconnect's own figures
   published_gbps       REAL,
-  time_scale           REAL NOT NULL
+  time_scale           REAL NOT NULL   -- how many times slower the emulation runs
 );

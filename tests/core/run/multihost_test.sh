@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs over several hosts, as on a cluster: tools/cluster.sh makes two hosts
-# (network namespaces h0 and h1 on a bridge, eth0 each), the coordinator
+# (network namespaces h0 and h1 on dtbench-switch, eth0 each), the coordinator
 # runs on h0, and mpirun starts two ranks on each host through the
 # cluster's agent (as it would through ssh), every transport on eth0
 # (interface = "eth0"). Checks: a 2 hosts x 2 ranks matrix completes over

@@ -10,7 +10,7 @@
 # among the namespaces: the switch lives in a namespace of its own, and
 # nothing is routed out.
 #
-#   tools/cluster.sh up DIR N          make N hosts; DIR gets hostfile, hosts, agent
+#   tools/cluster.sh up DIR N          make N hosts; DIR gets hostfile, hosts, agent, ssh
 #   tools/cluster.sh on DIR HOST CMD…  run CMD on HOST (h0, h1, … or its address)
 #   tools/cluster.sh link DIR HOST up|down   take HOST's link down or bring it back
 #   tools/cluster.sh slurm DIR         start Slurm on it: slurmctld on h0, slurmd on every host
@@ -18,14 +18,16 @@
 #
 # DIR/hostfile is an mpirun hostfile (each host's address, slots=2); DIR/agent
 # is what mpirun uses instead of ssh to start its daemon on a host
-# (`--mca plm_rsh_agent DIR/agent`); DIR/hosts lists "name address" lines.
+# (`--mca plm_rsh_agent DIR/agent`); DIR/ssh is an ssh for dtbench's ssh
+# launcher (launcher_args = "DIR/ssh"), whose output crosses the network;
+# DIR/hosts lists "name address" lines.
 # With Slurm, DIR/slurm/slurm.conf is the cluster's configuration (munge on a
 # socket of its own in DIR/munge); `on` sets SLURM_CONF to it, so srun,
 # sbatch and squeue run on any host reach this cluster. DIR/switch.sock is
 # the switch's control socket; `on` sets DTBENCH_NETWORK_CONTROL to it.
 set -euo pipefail
 
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [[ $# -ge 2 ]] || usage
 action=$1 dir=$2
 shift 2
@@ -94,6 +96,43 @@ shift
 exec "$self" on "$dir" "\$host" sh -c "\$*"
 EOF
     chmod +x "$dir/agent"
+    # dtbench's ssh launcher gets an ssh stand-in whose output crosses the
+    # cluster's network as ssh's does (the agent above hands it over on this
+    # machine, which mpirun's daemons never notice: they talk over TCP): a
+    # host whose link is down then goes silent, and what runs there cannot
+    # report to the coordinator.
+    cat >"$dir/ssh" <<EOF
+#!/usr/bin/env python3
+# DIR/ssh [options] HOST COMMAND: COMMAND on HOST, its output and errors
+# back over two TCP connections to this host's address.
+import os, socket, subprocess, sys, threading
+args = sys.argv[1:]
+while args and args[0].startswith("-"):
+    args.pop(0)
+host, command = args[0], " ".join(args[1:])
+hosts = dict(line.split() for line in open("$dir/hosts"))
+here = hosts[socket.gethostname()]
+listeners = [socket.create_server((here, 0)) for _ in range(2)]
+ports = [listener.getsockname()[1] for listener in listeners]
+remote = f'exec >/dev/tcp/{here}/{ports[0]} 2>/dev/tcp/{here}/{ports[1]}; exec sh -c "\$0"'
+child = subprocess.Popen(["$self", "on", "$dir", host, "bash", "-c", remote, command], stdin=subprocess.DEVNULL)
+def relay(listener, fd):
+    listener.settimeout(60)
+    try:
+        connection, _ = listener.accept()
+        while data := connection.recv(65536):
+            os.write(fd, data)
+    except OSError:
+        pass
+threads = [threading.Thread(target=relay, args=pair, daemon=True) for pair in zip(listeners, (1, 2))]
+for thread in threads:
+    thread.start()
+code = child.wait()
+for thread in threads:
+    thread.join(timeout=5)  # its last words may still be crossing
+sys.exit(code)
+EOF
+    chmod +x "$dir/ssh"
     ;;
   on)
     [[ $# -ge 2 ]] || usage

@@ -158,8 +158,9 @@ void addCommCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("-w,--warmup-iters", o->warmup, "Untimed calls per size (default 5)");
   cmd->add_option("-n,--iters", o->iterations, "Timed calls per size (default 20)");
   cmd->add_option("-c,--check", o->check, "Count wrong elements after the timed calls: 1 or 0 (default 1)");
-  cmd->add_option("--launcher", o->launcher, "auto, local, mpirun or srun (default auto: mpirun for mpi)")
-      ->check(CLI::IsMember({"auto", "local", "mpirun", "srun"}));
+  cmd->add_option("--launcher", o->launcher,
+                  "auto, local, mpirun, srun or ssh (default auto: mpirun for mpi)")
+      ->check(CLI::IsMember({"auto", "local", "mpirun", "srun", "ssh"}));
   cmd->add_option("--hostfile", o->hostfile, "mpirun --hostfile");
   cmd->add_option("--launcher-args", o->launcherArgs, "Extra arguments for mpirun or srun");
   cmd->add_option("--interface", o->interface,

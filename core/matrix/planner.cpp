@@ -588,7 +588,22 @@ class Planner {
     checkRestartableStrategies(cells);
     checkElasticCells(cells);
     checkHostMemoryBackends(cells);
+    checkSshLaunches(cells);
     plan.cells = std::move(cells);
+  }
+
+  // The ssh launcher starts ranks on the hostfile's hosts: without one it
+  // has nowhere to start them.
+  void checkSshLaunches(const std::vector<Cell>& cells) {
+    for (const Cell& cell : cells) {
+      if (cell.text("launcher") != "ssh" || !cell.text("hostfile").empty()) continue;
+      const Column* at = findColumn("launcher");
+      fail(at ? at->where : SourceLocation{m_.path, 1, 1},
+           "launcher = \"ssh\" (cell " + std::to_string(cell.index) +
+               ") starts ranks on the hosts of a hostfile: set hostfile (Open MPI's format, \"HOST slots=N\" "
+               "a line)");
+      return;
+    }
   }
 
   // Training keeps its tensors in host memory (the models run on oneDNN on
@@ -691,9 +706,9 @@ class Planner {
              "and re-cutting them for the next is not built): exclude the combination";
     }
     const std::string launcher = cell.text("launcher");
-    if (launcher != "auto" && launcher != "local" && !launcher.empty()) {
-      return "recovery = \"elastic\" runs with the local launcher, which starts, watches and replaces the "
-             "workers itself; launcher '" +
+    if (launcher != "auto" && launcher != "local" && launcher != "ssh" && !launcher.empty()) {
+      return "recovery = \"elastic\" runs with the local or the ssh launcher, which start, watch and replace "
+             "the workers themselves; launcher '" +
              launcher + "'" + which + " cannot change its job's world";
     }
     const int64_t world = cell.integer("world_size"), minNp = cell.integer("min_np"),

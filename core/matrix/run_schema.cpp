@@ -27,11 +27,16 @@ std::vector<ParamSpec> makeSchema() {
       spec("backend", DTB_PARAM_STRING, S("gloo"), "Communication backend plugin name"),
       spec("launcher", DTB_PARAM_STRING, S("auto"),
            "How workers are started: local forks them here; mpirun and srun start them as a job "
-           "(rank and size from the launcher); auto is mpirun for backend mpi, local otherwise",
-           {}, {}, {"auto", "local", "mpirun", "srun"}),
-      spec("hostfile", DTB_PARAM_STRING, S(""), "mpirun --hostfile: the hosts to start ranks on"),
+           "(rank and size from the launcher); ssh starts each on the hostfile's hosts through a remote "
+           "shell (launcher_args: the shell, default ssh) and watches it as a local one; auto is mpirun for "
+           "backend mpi, local otherwise",
+           {}, {}, {"auto", "local", "mpirun", "srun", "ssh"}),
+      spec("hostfile", DTB_PARAM_STRING, S(""),
+           "The hosts to start ranks on (Open MPI's format, \"HOST slots=N\" a line): mpirun's --hostfile, "
+           "and the ssh launcher's"),
       spec("launcher_args", DTB_PARAM_STRING, S(""),
-           "Extra arguments for mpirun or srun, split at spaces (e.g. \"--mca btl tcp,self\")"),
+           "Extra arguments for mpirun or srun, split at spaces (e.g. \"--mca btl tcp,self\"); for ssh, "
+           "the remote shell command (\"\" is ssh)"),
       spec("interface", DTB_PARAM_STRING, S(""),
            "Network interface the ranks talk over, e.g. \"eth0\" (as GLOO_SOCKET_IFNAME, "
            "NCCL_SOCKET_IFNAME): Gloo binds its address on each host, mpirun's TCP transports keep to it; "

@@ -253,8 +253,8 @@ LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions&
                               ? launchElasticRun(cell, spec, launching, recorder, progress)
                               : launchWithRestarts(cell, spec, scratch, launching, recorder, progress);
   recorder.finish();
-  // srun's ranks are not our children: their CPU time is not ours to subtract.
-  store.recordLoad(runId, load.finish(launcher != "srun"));
+  // srun's and ssh's ranks are not our children: their CPU time is not ours to subtract.
+  store.recordLoad(runId, load.finish(launcher != "srun" && launcher != "ssh"));
   removeRunDirectory(scratch);
   return outcome;
 }

@@ -11,6 +11,7 @@
 #include "run/elastic_world.h"
 #include "run/local_ranks.h"
 #include "run/rank_output.h"
+#include "run/remote_shell.h"
 
 namespace dtb::core {
 namespace {
@@ -53,6 +54,13 @@ class ElasticDriver {
           }
         }) {
     for (int s = 0; s < options.world; ++s) members_.push_back(s);
+    if (options.launcher == "ssh") {
+      try {
+        hosts_ = readHostfile(options.hostfile);
+      } catch (const std::invalid_argument&) {
+        // said by the first rank that cannot start
+      }
+    }
   }
 
   LaunchOutcome run() {
@@ -174,17 +182,34 @@ class ElasticDriver {
     });
   }
 
-  // Stops, as hung, every member that neither left the world nor died.
+  // Stops, as hung, every member that neither left the world nor died;
+  // the ssh launcher's are named with their host (a lost host's ranks all
+  // fall silent together).
   void stopHungMembers() {
+    std::map<std::string, std::vector<int>> byHost;  // "" for local ranks
     for (const int slot : members_) {
       // A reaped worker's pid may be another process's by now: never signalled.
       if (settling_->gone.contains(slot) || settling_->reported.contains(slot) || ranks_[slot].exited)
         continue;
       kill(ranks_[slot].pid, SIGKILL);
       settling_->gone.insert(slot);
-      settling_->hung += std::string(settling_->hung.empty() ? "" : "; ") + "rank " +
-                         std::to_string(rankOf(slot)) +
-                         " never joined the collective (stopped or hung): the coordinator stopped it";
+      byHost[hosts_.empty() ? "" : placeSlot(hosts_, slot, options_.world).host].push_back(rankOf(slot));
+    }
+    for (const auto& [host, ranks] : byHost) {
+      for (size_t i = 0; i < ranks.size() && host.empty(); ++i) {
+        settling_->hung += std::string(settling_->hung.empty() ? "" : "; ") + "rank " +
+                           std::to_string(ranks[i]) +
+                           " never joined the collective (stopped or hung): the coordinator stopped it";
+      }
+      if (host.empty()) continue;
+      std::string list;
+      for (const int rank : ranks) list += (list.empty() ? "" : ", ") + std::to_string(rank);
+      const bool one = ranks.size() == 1;
+      settling_->hung +=
+          std::string(settling_->hung.empty() ? "" : "; ") + (one ? "rank " : "ranks ") + list + " on " +
+          host +
+          " never joined the collective (stopped, hung, or the host unreachable): the coordinator stopped " +
+          (one ? "it" : "them");
     }
   }
 
@@ -323,6 +348,7 @@ class ElasticDriver {
   std::set<int> joining_;           // started to join, not yet in a world that trained
   bool growAsked_ = false;
   std::optional<Settling> settling_;
+  std::vector<HostSlots> hosts_;  // the ssh launcher's, to name a lost rank's host
   pid_t group_ = 0;
   const pid_t parent_ = getpid();
 };

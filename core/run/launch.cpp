@@ -23,10 +23,12 @@ LaunchOutcome launch(const LaunchOptions& options, const RecordHandler& onRecord
       return {
           LaunchOutcome::Status::kFailed,
           std::string(e.what()) +
-              (options.launcher == "local" ? "" : "; mpirun talks to its ranks over it from this host too")};
+              (options.launcher == "mpirun" ? "; mpirun talks to its ranks over it from this host too" : "")};
     }
   }
-  if (options.launcher == "local") return launchLocal(options, onRecord);
+  // The ssh launcher's ranks are this process's children as local ones are:
+  // the same launcher watches them (local_ranks.cpp starts them remotely).
+  if (options.launcher == "local" || options.launcher == "ssh") return launchLocal(options, onRecord);
   return launchJob(options, onRecord);
 }
 

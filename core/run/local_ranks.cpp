@@ -14,6 +14,7 @@
 #include <iterator>
 
 #include "run/environment_block.h"
+#include "run/remote_shell.h"
 
 namespace dtb::core {
 namespace {
@@ -21,6 +22,23 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr int kRecordFd = 3;  // where a worker writes its records
+
+// launcher = "ssh": rank r's worker on its host through the remote shell,
+// its records on the shell's standard output (all a remote shell carries
+// back), its place in the torchrun variables the worker reads
+// (rank_environment.h), its threads as a local rank's.
+std::vector<std::string> remoteWorkerCommand(const LaunchOptions& options, int r) {
+  const SlotPlace place = placeSlot(readHostfile(options.hostfile), r, options.world);
+  const std::vector<std::string> shell =
+      options.launcherArgs.empty() ? std::vector<std::string>{"ssh"} : options.launcherArgs;
+  return remoteCommand(
+      shell, place.host, std::filesystem::current_path(),
+      {"OMP_NUM_THREADS=" + std::to_string(options.threadsPerWorker), "RANK=" + std::to_string(r),
+       "WORLD_SIZE=" + std::to_string(options.world), "LOCAL_RANK=" + std::to_string(place.localRank),
+       "LOCAL_WORLD_SIZE=" + std::to_string(place.localSize)},
+      {options.executable.string(), "worker", "--spec", options.specFile.string(), "--rank",
+       std::to_string(r), "--record-fd", "1"});
+}
 
 }  // namespace
 
@@ -70,9 +88,21 @@ std::string startRank(const LaunchOptions& options, int r, pid_t parent, pid_t& 
   // spinning on the same cores would measure contention, not training.
   // (setenv() after fork is not safe in a coordinator with threads.)
   EnvironmentBlock environment("OMP_NUM_THREADS", std::to_string(options.threadsPerWorker));
-  const char* const argv[] = {"dtbench", "worker",     "--spec",      options.specFile.c_str(),
-                              "--rank",  rank.c_str(), "--record-fd", recordFd.c_str(),
-                              nullptr};
+  std::vector<std::string> words = {"dtbench", "worker", "--spec",      options.specFile.string(),
+                                    "--rank",  rank,     "--record-fd", recordFd};
+  const bool remote = options.launcher == "ssh";
+  if (remote) {
+    try {
+      words = remoteWorkerCommand(options, r);
+    } catch (const std::exception& e) {
+      close(fds[0]);
+      close(fds[1]);
+      return e.what();
+    }
+  }
+  std::vector<char*> argv;
+  for (std::string& word : words) argv.push_back(word.data());
+  argv.push_back(nullptr);
   const pid_t pid = fork();
   const int forkError = errno;  // before stopAll's waitpid() sets it to ECHILD
   if (pid == 0) {
@@ -80,8 +110,13 @@ std::string startRank(const LaunchOptions& options, int r, pid_t parent, pid_t& 
     // A worker dies with its coordinator: no orphan keeps training, or hangs.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1);  // the coordinator died before prctl took effect
-    dup2(fds[1], kRecordFd);            // dup2 clears close-on-exec on the copy
-    execve(options.executable.c_str(), const_cast<char* const*>(argv), environment.pointers());
+    if (remote) {  // the remote shell, found on PATH, carries the records on its standard output
+      dup2(fds[1], STDOUT_FILENO);
+      execvp(argv[0], argv.data());
+    } else {
+      dup2(fds[1], kRecordFd);  // dup2 clears close-on-exec on the copy
+      execve(options.executable.c_str(), argv.data(), environment.pointers());
+    }
     _exit(127);
   }
   close(fds[1]);

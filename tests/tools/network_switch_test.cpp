@@ -127,7 +127,8 @@ TEST(ControlCommand, ShapeSetsTheLinkAndResetsTheCounters) {
 TEST(ControlCommand, ABadCommandSaysWhatIsExpectedAndChangesNothing) {
   LinkShape shape;
   PortCounters counters;
-  EXPECT_EQ(runControlCommand("shape fast -1 10", shape, counters).rfind("error: expected 'shape NAME", 0), 0u);
+  EXPECT_EQ(runControlCommand("shape fast -1 10", shape, counters).rfind("error: expected 'shape NAME", 0),
+            0u);
   EXPECT_EQ(runControlCommand("shape fast 1 2 3", shape, counters).rfind("error: ", 0), 0u);
   EXPECT_EQ(runControlCommand("reboot", shape, counters).rfind("error: unknown command 'reboot'", 0), 0u);
   EXPECT_EQ(shape.name, "none");

@@ -25,7 +25,8 @@ TEST(NetworkProfile, EveryProfileIsItsPublishedFiguresSlowedDownByOneFactor) {
   EXPECT_DOUBLE_EQ(profile->emulatedGigabytesPerS(), 3.1 / kNetworkTimeScale);
   // The latency-bandwidth product, what orders the strategies, is kept.
   for (const NetworkProfile& p : networkProfiles())
-    EXPECT_DOUBLE_EQ(p.emulatedLatencyUs() * p.emulatedGigabytesPerS(), p.latencyUs * p.gigabytesPerS) << p.name;
+    EXPECT_DOUBLE_EQ(p.emulatedLatencyUs() * p.emulatedGigabytesPerS(), p.latencyUs * p.gigabytesPerS)
+        << p.name;
   EXPECT_EQ(findNetworkProfile("none")->gigabytesPerS, 0);
   EXPECT_EQ(findNetworkProfile("40gbe"), nullptr);
   EXPECT_EQ(networkProfileNames(), "none, 10gbe, 25gbe, 100gbe, ib-hdr");
@@ -92,8 +93,9 @@ TEST(NetworkEmulator, TheHostsOwnNetworkIsLeftAloneAndARequestedProfileRefused) 
     shapeNetworkFor("10gbe");
     FAIL() << "no emulated network, yet it shaped one";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("network = \"10gbe\" needs the emulated network of tools/cluster.sh"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("network = \"10gbe\" needs the emulated network of tools/cluster.sh"),
+        std::string::npos)
         << e.what();
   }
 }
@@ -115,8 +117,9 @@ TEST(NetworkEmulator, ASwitchThatRefusesOrIsGoneIsAnErrorNamingItsSocket) {
     shapeNetworkFor("ib-hdr");
     FAIL() << "no switch, yet it shaped";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("DTBENCH_NETWORK_CONTROL=/nonexistent/switch.sock) cannot be reached"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("DTBENCH_NETWORK_CONTROL=/nonexistent/switch.sock) cannot be reached"),
+        std::string::npos)
         << e.what();
   }
   unsetenv(kNetworkControlVariable);

@@ -135,6 +135,8 @@ refused 's/^backend = "gloo"/backend = "mpi"/' \
   'refused.toml:23:.*recovery = "elastic" needs a backend that can make a new communicator.*cannot (MPI cannot change its world)' mpi
 refused 's/^strategy = .*$/strategy = "zero"/' "refused.toml:23:.*strategy 'zero' (cell 0) does not" zero
 refused 's/^recovery = "elastic"/recovery = "elastic"\nlauncher = "mpirun"/' "launcher 'mpirun' (cell 0) cannot change" mpirun
+refused 's/^recovery = "elastic"/recovery = "elastic"\nlauncher = "ssh"/' \
+  'launcher = "ssh" (cell 0) starts ranks on the hosts of a hostfile: set hostfile' ssh_without_hostfile
 refused 's/^recovery = "elastic"/recovery = "none"/' 'refused.toml:28:.*\[fault\] kind = "add" needs recovery = "elastic"' add
 refused 's/^min_np = 2/min_np = 3/' "min_np = 3 is above world_size = 2" min_np
 echo "ok"

@@ -8,7 +8,9 @@
 # through a Redis server on h0; each rank's host, local rank and address are
 # stored; an interface a host lacks is an error naming the host; a host
 # whose link goes down mid-run is named with its ranks within the timeout,
-# over both backends, and no rank is left running. Skips (77) where network
+# over both backends, and no rank is left running; the ssh launcher starts
+# ranks through the cluster's ssh stand-in, and an elastic run on it goes
+# on with h0's ranks when h1's link goes down. Skips (77) where network
 # namespaces cannot be made (not root, no iproute2).
 #   multihost_test.sh DTBENCH REPO_ROOT
 set -euo pipefail
@@ -99,6 +101,38 @@ for backend in gloo mpi; do
   # What mpirun started on the lost host (its daemon) is beyond its reach; the test's host goes with it.
   for pid in $(ip netns pids "dtb$(cat "$cluster/id")-h1"); do kill -9 "$pid" 2>/dev/null || true; done
 done
+echo "== the ssh launcher: dtbench starts each rank on its host through a remote shell and watches it"
+ssh_hosts=(--set launcher=ssh --set "hostfile=$cluster/hostfile" --set "launcher_args=$cluster/ssh")
+on_h0 "$dtbench" run "$root/tests/core/run/matrices/two_hosts.toml" --db "$db" --only backend=gloo "${ssh_hosts[@]}" \
+  > "$scratch/ssh.txt" 2>&1 || { cat "$scratch/ssh.txt"; fail "the ssh launcher's run failed"; }
+expect "SELECT group_concat(h.rank || '@' || h.host || '/' || h.local_rank, ' ') FROM rank_host h
+        WHERE h.run_id = (SELECT MAX(id) FROM run) ORDER BY h.rank" \
+  "0@h0/0 1@h0/1 2@h1/0 3@h1/1" "the ssh launcher's ranks fill the hostfile's slots in order"
+
+echo "== elastic across hosts: h1's link goes down mid-run, the ranks on h0 go on without it"
+run=$(( $(q "SELECT MAX(id) FROM run") + 1 ))
+on_h0 "$dtbench" run "$root/tests/core/run/matrices/elastic_hosts.toml" --db "$db" "${ssh_hosts[@]}" \
+  > "$scratch/elastic.txt" 2>&1 &
+coordinator=$!
+for _ in $(seq 600); do
+  [[ $(q "SELECT COUNT(*) FROM epoch WHERE run_id = $run") -gt 0 ]] && break
+  sleep 0.1
+done
+"$root/tools/cluster.sh" link "$cluster" h1 down
+cut=$(date +%s)
+wait "$coordinator" || { cat "$scratch/elastic.txt"; fail "the elastic run did not go on without h1"; }
+elapsed=$(( $(date +%s) - cut ))
+echo "ended $elapsed s after the cut: $(q "SELECT cause FROM recovery WHERE run_id = $run")"
+expect "SELECT status || ' ' || (SELECT COUNT(*) FROM epoch WHERE run_id = $run) FROM run WHERE id = $run" \
+  "ok 60" "the survivors trained every epoch"
+expect "SELECT kind || ' ' || world_size FROM world_change WHERE run_id = $run" "reset 2" "one reset, to the 2 ranks on h0"
+q "SELECT cause FROM recovery WHERE run_id = $run" \
+  | grep -q "ranks 2, 3 on 10.77.0.2 never joined the collective (stopped, hung, or the host unreachable)" \
+  || fail "the lost host and its ranks are not named"
+"$root/tools/cluster.sh" link "$cluster" h1 up
+for _ in $(seq 100); do [[ $(ranks_left) == 0 ]] && break; sleep 0.1; done
+[[ $(ranks_left) == 0 ]] || fail "elastic: ranks left running"
+
 echo "== every SQL block of docs/cluster.md runs on this store and returns rows"
 docs_sql_runs "$root/docs/cluster.md" 2
 echo "ok"

@@ -1,0 +1,69 @@
+// The ssh launcher's parts that need no host: the hostfile, where each rank
+// goes, and the command line the remote shell gets.
+#include "run/remote_shell.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace dtb::core {
+namespace {
+
+std::filesystem::path hostfileWith(const std::string& text) {
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "dtb-remote-shell-hostfile";
+  std::ofstream(file) << text;
+  return file;
+}
+
+TEST(Hostfile, ReadsOpenMpisFormat) {
+  const auto hosts = readHostfile(hostfileWith("# the cluster\nh0 slots=2 max_slots=4\n\n  h1   # one slot\n"));
+  ASSERT_EQ(hosts.size(), 2u);
+  EXPECT_EQ(hosts[0].host, "h0");
+  EXPECT_EQ(hosts[0].slots, 2);
+  EXPECT_EQ(hosts[1].host, "h1");
+  EXPECT_EQ(hosts[1].slots, 1);
+}
+
+TEST(Hostfile, SaysWhatIsWrongAndWhere) {
+  try {
+    readHostfile(hostfileWith("h0 slots=2\nh1 slots=many\n"));
+    FAIL() << "slots=many was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("dtb-remote-shell-hostfile:2: 'slots=many' is not a number of slots"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(readHostfile(hostfileWith("# nobody\n")), std::invalid_argument);
+  EXPECT_THROW(readHostfile("/nonexistent/hostfile"), std::invalid_argument);
+}
+
+TEST(PlaceSlot, RanksFillEachHostsSlotsInOrderThenGoAround) {
+  const std::vector<HostSlots> hosts{{"h0", 2}, {"h1", 2}};
+  const SlotPlace expected[] = {{"h0", 0, 2}, {"h0", 1, 2}, {"h1", 0, 2}, {"h1", 1, 2}};
+  for (int slot = 0; slot < 4; ++slot) {
+    const SlotPlace place = placeSlot(hosts, slot, 4);
+    EXPECT_EQ(place.host, expected[slot].host) << slot;
+    EXPECT_EQ(place.localRank, expected[slot].localRank) << slot;
+    EXPECT_EQ(place.localSize, expected[slot].localSize) << slot;
+  }
+  // A worker joining an elastic world of 4 goes around to h0, its third rank there.
+  const SlotPlace joiner = placeSlot(hosts, 4, 4);
+  EXPECT_EQ(joiner.host, "h0");
+  EXPECT_EQ(joiner.localRank, 2);
+  EXPECT_EQ(placeSlot(hosts, 1, 3).localSize, 2);
+  EXPECT_EQ(placeSlot(hosts, 2, 3).localSize, 1);
+}
+
+TEST(RemoteCommand, QuotesEveryWordForTheRemoteShell) {
+  const auto argv = remoteCommand({"ssh", "-p", "2222"}, "h1", "/data/my runs", {"RANK=1"},
+                                  {"/opt/dtbench", "worker", "--spec", "it's.toml"});
+  const std::vector<std::string> expected{
+      "ssh", "-p", "2222", "h1",
+      "cd '/data/my runs' && exec env 'RANK=1' '/opt/dtbench' 'worker' '--spec' 'it'\\''s.toml'"};
+  EXPECT_EQ(argv, expected);
+}
+
+}  // namespace
+}  // namespace dtb::core

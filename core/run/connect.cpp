@@ -18,8 +18,10 @@ RankPlace placeRank(const RunSpec& spec, int rank) {
   const Cell& cell = spec.cell;
   const std::string launcher = resolveLauncher(cell.text("launcher"), cell.text("backend"));
   const auto launched = launcher == "local" ? std::nullopt : rankFromEnvironment();
+  const std::string address = bindAddress(launcher, cell.text("interface"));
+  const std::string named = cell.text("interface");
   return {hostName(), launched ? launched->localRank : rank, launched ? launched->localSize : spec.world,
-          bindAddress(launcher, cell.text("interface"))};
+          address, named.empty() ? interfaceHolding(address) : named};
 }
 
 std::unique_ptr<Communicator> connectRank(const RunSpec& spec, int rank, PluginLoader& loader) {

@@ -15,12 +15,14 @@
 namespace dtb::core {
 
 // Where a rank of the run lives: its host, its rank among that host's
-// ranks, and the address its transport binds (the cell's interface).
+// ranks, the address its transport binds (the cell's interface) and the
+// interface holding that address.
 struct RankPlace {
   std::string host;
   int localRank = 0;
   int localSize = 1;
   std::string address;
+  std::string interface;
 };
 RankPlace placeRank(const RunSpec& spec, int rank);
 

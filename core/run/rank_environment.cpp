@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
@@ -76,6 +77,28 @@ std::optional<RankEnvironment> rankFromEnvironment() {
     return e;
   }
   return std::nullopt;
+}
+
+std::string interfaceHolding(const std::string& address) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(address.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) return "";
+  const in_addr_t wanted = reinterpret_cast<const sockaddr_in*>(found->ai_addr)->sin_addr.s_addr;
+  freeaddrinfo(found);
+  ifaddrs* all = nullptr;
+  if (getifaddrs(&all) != 0) return "";
+  std::string exact, network;
+  for (const ifaddrs* i = all; i; i = i->ifa_next) {
+    if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !i->ifa_netmask) continue;
+    const in_addr_t mine = reinterpret_cast<const sockaddr_in*>(i->ifa_addr)->sin_addr.s_addr;
+    const in_addr_t mask = reinterpret_cast<const sockaddr_in*>(i->ifa_netmask)->sin_addr.s_addr;
+    if (mine == wanted && exact.empty()) exact = i->ifa_name;
+    // Debian names its host 127.0.1.1 in /etc/hosts: on lo's network, not its address.
+    if ((mine & mask) == (wanted & mask) && network.empty()) network = i->ifa_name;
+  }
+  freeifaddrs(all);
+  return exact.empty() ? network : exact;
 }
 
 std::string bindAddress(const std::string& launcher, const std::string& interface) {

@@ -28,4 +28,10 @@ std::optional<RankEnvironment> rankFromEnvironment();
 // naming the interface, the host and the interfaces it has.
 std::string bindAddress(const std::string& launcher, const std::string& interface);
 
+// The interface of this host whose IPv4 network holds `address` (an
+// address, or a name to resolve; the interface with that very address
+// first), so a run that named no interface still stores which one its
+// ranks used; "" when none does or the name does not resolve.
+std::string interfaceHolding(const std::string& address);
+
 }  // namespace dtb::core

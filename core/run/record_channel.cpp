@@ -119,7 +119,7 @@ void RecordWriter::event(int rank, double atS, const std::string& kind, const st
 
 void RecordWriter::host(const RankHostRecord& h) {
   line("host " + std::to_string(h.rank) + " " + std::to_string(h.localRank) + " " + oneWord(h.address) + " " +
-       oneWord(h.host));
+       oneWord(h.host) + " " + oneWord(h.interface));
 }
 
 void RecordWriter::error(int rank, bool peerFailure, const std::string& message) {
@@ -218,7 +218,9 @@ std::optional<Record> parseRecord(const std::string& text) {
       }
     } else if (kind == "host") {
       r.kind = Record::Kind::kHost;
-      in >> r.hostRecord.rank >> r.hostRecord.localRank >> r.hostRecord.address >> r.hostRecord.host;
+      in >> r.hostRecord.rank >> r.hostRecord.localRank >> r.hostRecord.address >> r.hostRecord.host >>
+          r.hostRecord.interface;
+      if (r.hostRecord.interface == "-") r.hostRecord.interface.clear();
       r.rank = r.hostRecord.rank;
     } else if (kind == "event") {
       r.kind = Record::Kind::kEvent;

@@ -35,8 +35,8 @@ std::vector<HostSlots> readHostfile(const std::filesystem::path& file) {
         entry.slots = 0;
       }
       if (entry.slots < 1)
-        throw std::invalid_argument("hostfile " + file.string() + ":" + std::to_string(number) + ": '" + word +
-                                    "' is not a number of slots (1 or more)");
+        throw std::invalid_argument("hostfile " + file.string() + ":" + std::to_string(number) + ": '" +
+                                    word + "' is not a number of slots (1 or more)");
     }
     hosts.push_back(entry);
   }

@@ -116,6 +116,7 @@ struct RankHostRecord {
   int localRank = 0;
   std::string host;
   std::string address;
+  std::string interface;  // the one holding that address on the host; "" when none does
 };
 
 // The emulated network a run had (core/network/network_profile.h): the

@@ -433,10 +433,11 @@ void ResultStore::write(const RecordBatch& batch) {
   }
   if (!batch.hosts.empty()) {
     Statement s = db_.prepare(
-        "INSERT OR REPLACE INTO rank_host (run_id, rank, host, local_rank, address) VALUES (?, ?, ?, ?, ?)");
+        "INSERT OR REPLACE INTO rank_host (run_id, rank, host, local_rank, address, interface) "
+        "VALUES (?, ?, ?, ?, ?, ?)");
     for (const RankHostRecord& h : batch.hosts) {
       s.bind(1, h.runId).bind(2, int64_t{h.rank}).bind(3, h.host).bind(4, int64_t{h.localRank});
-      s.bind(5, h.address).run();
+      s.bind(5, h.address).bind(6, h.interface).run();
     }
   }
   tx.commit();

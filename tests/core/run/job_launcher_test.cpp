@@ -153,5 +153,14 @@ TEST(BindAddress, TheNamedInterfacesAddressOrAnErrorSayingWhatThereIs) {
   }
 }
 
+// What a run that named no interface stores as its ranks' interface.
+TEST(InterfaceHolding, TheInterfaceWithThatAddressOrOnItsNetwork) {
+  EXPECT_EQ(interfaceHolding("127.0.0.1"), "lo");
+  EXPECT_EQ(interfaceHolding("127.0.1.1"), "lo");  // Debian's address for its own host name
+  EXPECT_EQ(interfaceHolding("localhost"), "lo");
+  EXPECT_EQ(interfaceHolding("203.0.113.77"), "");  // TEST-NET-3, for documentation: on no network here
+  EXPECT_EQ(interfaceHolding("no-such-host.invalid"), "");
+}
+
 }  // namespace
 }  // namespace dtb::core

@@ -44,6 +44,7 @@ expect "SELECT group_concat(h.rank || '@' || h.host || '/' || h.local_rank || '/
 expect "SELECT COUNT(*) FROM rank_host h JOIN run r ON r.id = h.run_id WHERE r.backend = 'mpi'
         AND h.host = 'h' || (h.rank / 2) AND h.local_rank = h.rank % 2" 4 "MPI ranks' hosts"
 expect "SELECT COUNT(*) FROM run_param WHERE key = 'interface' AND value = '\"eth0\"'" 2 "interface stored"
+expect "SELECT group_concat(DISTINCT interface) FROM rank_host" "eth0" "every rank's interface stored"
 expect "SELECT COUNT(*) FROM epoch e JOIN run r ON r.id = e.run_id WHERE e.steps = 16 AND e.samples = 2048" 2 "every epoch ran (2048 samples, 16 steps of 4 x 32)"
 
 if command -v redis-server >/dev/null; then

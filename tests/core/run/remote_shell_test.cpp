@@ -18,7 +18,8 @@ std::filesystem::path hostfileWith(const std::string& text) {
 }
 
 TEST(Hostfile, ReadsOpenMpisFormat) {
-  const auto hosts = readHostfile(hostfileWith("# the cluster\nh0 slots=2 max_slots=4\n\n  h1   # one slot\n"));
+  const auto hosts =
+      readHostfile(hostfileWith("# the cluster\nh0 slots=2 max_slots=4\n\n  h1   # one slot\n"));
   ASSERT_EQ(hosts.size(), 2u);
   EXPECT_EQ(hosts[0].host, "h0");
   EXPECT_EQ(hosts[0].slots, 2);
@@ -31,8 +32,9 @@ TEST(Hostfile, SaysWhatIsWrongAndWhere) {
     readHostfile(hostfileWith("h0 slots=2\nh1 slots=many\n"));
     FAIL() << "slots=many was taken";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("dtb-remote-shell-hostfile:2: 'slots=many' is not a number of slots"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("dtb-remote-shell-hostfile:2: 'slots=many' is not a number of slots"),
+        std::string::npos)
         << e.what();
   }
   EXPECT_THROW(readHostfile(hostfileWith("# nobody\n")), std::invalid_argument);

@@ -119,6 +119,8 @@ core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
         "--rendezvous-store / rendezvous_store: give \"redis://HOST:PORT\", or leave it out "
         "for the file store");
   s.hostfile = o.hostfile;
+  if (s.launcher == "ssh" && s.hostfile.empty())
+    throw std::invalid_argument("--launcher ssh starts ranks on the hosts of a hostfile: give --hostfile");
   s.launcherArgs = o.launcherArgs;
   s.interface = o.interface;
   s.timeoutS = o.timeoutS;
@@ -167,7 +169,7 @@ void addCommCommand(CLI::App& app, GlobalOptions& global) {
                   "Network interface the ranks talk over, e.g. eth0 (the matrix key interface)");
   cmd->add_option("--network", o->network,
                   "Emulated network profile on tools/cluster.sh's hosts: none, 10gbe, 25gbe, 100gbe, ib-hdr "
-                  "(the matrix key network; docs/cluster.md)");
+                  "(the matrix key network; docs/networks.md)");
   cmd->add_option("--rendezvous-store", o->rendezvousStore,
                   "redis://HOST:PORT: ranks meet through a Redis server (hosts without a shared directory)");
   cmd->add_option("--timeout", o->timeoutS,

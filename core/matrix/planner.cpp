@@ -589,7 +589,27 @@ class Planner {
     checkElasticCells(cells);
     checkHostMemoryBackends(cells);
     checkSshLaunches(cells);
+    warnNetworksOnOneHost(cells);
     plan.cells = std::move(cells);
+  }
+
+  // An emulated network shapes the links between hosts; a cell whose ranks
+  // all run here (the local launcher) sends nothing over it. Allowed (its
+  // store says which network was set), but said once.
+  void warnNetworksOnOneHost(const std::vector<Cell>& cells) {
+    for (const Cell& cell : cells) {
+      const std::string network = cell.text("network");
+      if (network.empty() || network == "none") continue;
+      const std::string launcher = cell.text("launcher");
+      if (launcher != "local" && !(launcher == "auto" && cell.text("backend") != "mpi")) continue;
+      const Column* at = findColumn("network");
+      warn(at ? at->where : SourceLocation{m_.path, 1, 1},
+           "cell " + std::to_string(cell.index) + " sets network = \"" + network +
+               "\" but runs every rank on this host (launcher local): the emulated network shapes the links "
+               "between hosts, and none of its traffic crosses one (launcher mpirun or ssh with a hostfile "
+               "does)");
+      return;
+    }
   }
 
   // The ssh launcher starts ranks on the hostfile's hosts: without one it

@@ -43,8 +43,8 @@ std::vector<ParamSpec> makeSchema() {
            "\"\" is loopback for local runs, the host's name for mpirun and srun"),
       spec("network", DTB_PARAM_STRING, S(""),
            "Emulated network profile, on tools/cluster.sh's hosts only: none, 10gbe, 25gbe, 100gbe or ib-hdr "
-           "(published latency and bandwidth, slowed down 100 times; docs/cluster.md); \"\" is the hosts' "
-           "own network",
+           "(published latency and bandwidth, slowed down 100 times; docs/networks.md); \"\" names none: "
+           "elsewhere the hosts' own network, on tools/cluster.sh's hosts their network unshaped (none)",
            {}, {}, networkChoices()),
       spec("rendezvous_dir", DTB_PARAM_STRING, S(""),
            "Directory shared by every host, for the run's spec and the backends' file store; "

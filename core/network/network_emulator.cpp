@@ -35,7 +35,7 @@ std::string NetworkEmulator::ask(const std::string& line) const {
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &patience, sizeof(patience));
   const std::string request = line + "\n";
   if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size())) {
+      send(fd, request.data(), request.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(request.size())) {
     const std::string why = std::strerror(errno);
     close(fd);
     throw failure("cannot be reached: " + why);
@@ -44,8 +44,13 @@ std::string NetworkEmulator::ask(const std::string& line) const {
   char c = 0;
   ssize_t got = 0;
   while ((got = read(fd, &c, 1)) == 1 && c != '\n') reply += c;
+  const int readError = errno;
   close(fd);
-  if (got != 1) throw failure("did not answer '" + line + "' within 5 s");
+  if (got == 0) throw failure("closed the connection without answering '" + line + "'");
+  if (got < 0)
+    throw failure(readError == EAGAIN || readError == EWOULDBLOCK
+                      ? "did not answer '" + line + "' within 5 s"
+                      : "could not be read (" + std::string(std::strerror(readError)) + ")");
   if (reply.starts_with("error: ")) throw failure("refused '" + line + "': " + reply.substr(7));
   return reply;
 }
@@ -56,15 +61,13 @@ void NetworkEmulator::shape(const NetworkProfile& profile) const {
   ask("shape " + profile.name + " " + std::to_string(latencyNs) + " " + std::to_string(bytesPerS));
 }
 
-std::string NetworkEmulator::show() const { return ask("show"); }
-
 void requireEmulatedNetworkFor(const std::string& network) {
   if (network.empty() || NetworkEmulator::fromEnvironment()) return;
   throw std::invalid_argument(
       "network = \"" + network +
       "\" needs the emulated network of tools/cluster.sh's hosts: run dtbench on one " +
       "of them (tools/cluster.sh on DIR h0 dtbench ...), which sets " + kNetworkControlVariable +
-      "; on other hosts leave network unset (docs/cluster.md, \"Emulated networks\")");
+      "; on other hosts leave network unset (docs/networks.md)");
 }
 
 RunNetworkRecord networkRecord(int64_t runId, const NetworkProfile& profile) {

@@ -25,8 +25,6 @@ class NetworkEmulator {
   // Every link from now on; throws std::runtime_error naming the socket when
   // the switch does not answer (5 s) or refuses.
   void shape(const NetworkProfile& profile) const;
-  // The switch's own account: "PROFILE LATENCY_NS BYTES_PER_S frames=N late=N dropped=N".
-  std::string show() const;
 
  private:
   std::string ask(const std::string& line) const;

@@ -11,7 +11,6 @@
 #include "run/elastic_world.h"
 #include "run/local_ranks.h"
 #include "run/rank_output.h"
-#include "run/remote_shell.h"
 
 namespace dtb::core {
 namespace {
@@ -54,13 +53,6 @@ class ElasticDriver {
           }
         }) {
     for (int s = 0; s < options.world; ++s) members_.push_back(s);
-    if (options.launcher == "ssh") {
-      try {
-        hosts_ = readHostfile(options.hostfile);
-      } catch (const std::invalid_argument&) {
-        // said by the first rank that cannot start
-      }
-    }
   }
 
   LaunchOutcome run() {
@@ -182,34 +174,30 @@ class ElasticDriver {
     });
   }
 
-  // Stops, as hung, every member that neither left the world nor died;
-  // the ssh launcher's are named with their host (a lost host's ranks all
-  // fall silent together).
+  // Stops, as hung, every member that neither left the world nor died.
+  // The ssh launcher's are named by the host they reported (a lost host's
+  // ranks fall silent together): "ranks 2, 3 on h1 never joined ...".
   void stopHungMembers() {
-    std::map<std::string, std::vector<int>> byHost;  // "" for local ranks
+    std::vector<std::pair<std::string, std::vector<int>>> byHost;  // in member order
     for (const int slot : members_) {
       // A reaped worker's pid may be another process's by now: never signalled.
       if (settling_->gone.contains(slot) || settling_->reported.contains(slot) || ranks_[slot].exited)
         continue;
       kill(ranks_[slot].pid, SIGKILL);
       settling_->gone.insert(slot);
-      byHost[hosts_.empty() ? "" : placeSlot(hosts_, slot, options_.world).host].push_back(rankOf(slot));
+      const std::string host = options_.launcher == "ssh" ? output_.hostOf(slot) : "";
+      if (byHost.empty() || byHost.back().first != host || host.empty()) byHost.push_back({host, {}});
+      byHost.back().second.push_back(rankOf(slot));
     }
     for (const auto& [host, ranks] : byHost) {
-      for (size_t i = 0; i < ranks.size() && host.empty(); ++i) {
-        settling_->hung += std::string(settling_->hung.empty() ? "" : "; ") + "rank " +
-                           std::to_string(ranks[i]) +
-                           " never joined the collective (stopped or hung): the coordinator stopped it";
-      }
-      if (host.empty()) continue;
       std::string list;
       for (const int rank : ranks) list += (list.empty() ? "" : ", ") + std::to_string(rank);
       const bool one = ranks.size() == 1;
       settling_->hung +=
-          std::string(settling_->hung.empty() ? "" : "; ") + (one ? "rank " : "ranks ") + list + " on " +
-          host +
-          " never joined the collective (stopped, hung, or the host unreachable): the coordinator stopped " +
-          (one ? "it" : "them");
+          std::string(settling_->hung.empty() ? "" : "; ") + (one ? "rank " : "ranks ") + list +
+          (host.empty() ? "" : " on " + host) + " never joined the collective (" +
+          (options_.launcher == "ssh" ? "stopped, hung, or the host unreachable" : "stopped or hung") +
+          "): the coordinator stopped " + (one ? "it" : "them");
     }
   }
 
@@ -348,7 +336,6 @@ class ElasticDriver {
   std::set<int> joining_;           // started to join, not yet in a world that trained
   bool growAsked_ = false;
   std::optional<Settling> settling_;
-  std::vector<HostSlots> hosts_;  // the ssh launcher's, to name a lost rank's host
   pid_t group_ = 0;
   const pid_t parent_ = getpid();
 };

@@ -16,7 +16,9 @@ LaunchOutcome launch(const LaunchOptions& options, const RecordHandler& onRecord
   // Local ranks, and mpirun's own out-of-band channel, use the interface on
   // this host: one it lacks is said here, before anything starts (mpirun
   // would only say "no available network for out-of-band messaging").
-  if (!options.interface.empty() && options.launcher != "srun") {
+  // (Not for srun's and ssh's: this host need not be one of theirs; each
+  // rank checks its own.)
+  if (!options.interface.empty() && options.launcher != "srun" && options.launcher != "ssh") {
     try {
       bindAddress(options.launcher, options.interface);
     } catch (const std::runtime_error& e) {

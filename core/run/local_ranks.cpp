@@ -23,21 +23,34 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kRecordFd = 3;  // where a worker writes its records
 
-// launcher = "ssh": rank r's worker on its host through the remote shell,
+// What exec runs: the program's path, found before fork (a PATH search in
+// the child is not async-signal-safe), and its arguments.
+struct Exec {
+  std::string program;
+  std::vector<std::string> words;
+};
+
+// launcher = "ssh": rank r's worker on its host through the remote shell
+// (ssh in batch mode by default: a password prompt fails, it never waits),
 // its records on the shell's standard output (all a remote shell carries
 // back), its place in the torchrun variables the worker reads
-// (rank_environment.h), its threads as a local rank's.
-std::vector<std::string> remoteWorkerCommand(const LaunchOptions& options, int r) {
+// (rank_environment.h), its threads as a local rank's. The worker ends
+// when its standard input does (--exit-with-stdin): the coordinator holds
+// the other end, and a remote shell that is killed or loses its connection
+// closes it, where no signal would reach the remote process.
+Exec remoteWorker(const LaunchOptions& options, int r) {
   const SlotPlace place = placeSlot(readHostfile(options.hostfile), r, options.world);
-  const std::vector<std::string> shell =
-      options.launcherArgs.empty() ? std::vector<std::string>{"ssh"} : options.launcherArgs;
-  return remoteCommand(
-      shell, place.host, std::filesystem::current_path(),
-      {"OMP_NUM_THREADS=" + std::to_string(options.threadsPerWorker), "RANK=" + std::to_string(r),
-       "WORLD_SIZE=" + std::to_string(options.world), "LOCAL_RANK=" + std::to_string(place.localRank),
-       "LOCAL_WORLD_SIZE=" + std::to_string(place.localSize)},
-      {options.executable.string(), "worker", "--spec", options.specFile.string(), "--rank",
-       std::to_string(r), "--record-fd", "1"});
+  const std::vector<std::string> shell = options.launcherArgs.empty()
+                                             ? std::vector<std::string>{"ssh", "-o", "BatchMode=yes"}
+                                             : options.launcherArgs;
+  return {findOnPath(shell.front()),
+          remoteCommand(
+              shell, place.host, std::filesystem::current_path(),
+              {"OMP_NUM_THREADS=" + std::to_string(options.threadsPerWorker), "RANK=" + std::to_string(r),
+               "WORLD_SIZE=" + std::to_string(options.world), "LOCAL_RANK=" + std::to_string(place.localRank),
+               "LOCAL_WORLD_SIZE=" + std::to_string(place.localSize)},
+              {options.executable.string(), "worker", "--spec", options.specFile.string(), "--rank",
+               std::to_string(r), "--record-fd", "1", "--exit-with-stdin"})};
 }
 
 }  // namespace
@@ -57,6 +70,11 @@ std::string describeExit(int rank, const Rank& r, const std::string& error) {
 }
 
 void stopAll(std::vector<Rank>& ranks, pid_t group) {
+  // The ssh launcher's remote workers end with their standard input.
+  for (Rank& r : ranks) {
+    if (r.lifeline >= 0) close(r.lifeline);
+    r.lifeline = -1;
+  }
   if (group > 0) kill(-group, SIGTERM);
   const auto deadline = Clock::now() + std::chrono::seconds(3);
   for (Rank& r : ranks) {
@@ -88,20 +106,27 @@ std::string startRank(const LaunchOptions& options, int r, pid_t parent, pid_t& 
   // spinning on the same cores would measure contention, not training.
   // (setenv() after fork is not safe in a coordinator with threads.)
   EnvironmentBlock environment("OMP_NUM_THREADS", std::to_string(options.threadsPerWorker));
-  std::vector<std::string> words = {"dtbench", "worker", "--spec",      options.specFile.string(),
-                                    "--rank",  rank,     "--record-fd", recordFd};
+  Exec exec{
+      options.executable.string(),
+      {"dtbench", "worker", "--spec", options.specFile.string(), "--rank", rank, "--record-fd", recordFd}};
   const bool remote = options.launcher == "ssh";
+  int lifeline[2] = {-1, -1};  // remote: the worker's standard input, held open here
   if (remote) {
     try {
-      words = remoteWorkerCommand(options, r);
+      exec = remoteWorker(options, r);
     } catch (const std::exception& e) {
       close(fds[0]);
       close(fds[1]);
       return e.what();
     }
+    if (pipe2(lifeline, O_CLOEXEC) != 0) {
+      close(fds[0]);
+      close(fds[1]);
+      return std::string("cannot create a pipe: ") + std::strerror(errno);
+    }
   }
   std::vector<char*> argv;
-  for (std::string& word : words) argv.push_back(word.data());
+  for (std::string& word : exec.words) argv.push_back(word.data());
   argv.push_back(nullptr);
   const pid_t pid = fork();
   const int forkError = errno;  // before stopAll's waitpid() sets it to ECHILD
@@ -110,20 +135,23 @@ std::string startRank(const LaunchOptions& options, int r, pid_t parent, pid_t& 
     // A worker dies with its coordinator: no orphan keeps training, or hangs.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1);  // the coordinator died before prctl took effect
-    if (remote) {  // the remote shell, found on PATH, carries the records on its standard output
+    if (remote) {                       // the remote shell carries the records on its standard output
       dup2(fds[1], STDOUT_FILENO);
-      execvp(argv[0], argv.data());
+      dup2(lifeline[0], STDIN_FILENO);
     } else {
       dup2(fds[1], kRecordFd);  // dup2 clears close-on-exec on the copy
-      execve(options.executable.c_str(), argv.data(), environment.pointers());
     }
+    execve(exec.program.c_str(), argv.data(), environment.pointers());
     _exit(127);
   }
   close(fds[1]);
+  if (remote) close(lifeline[0]);
   if (pid < 0) {
     close(fds[0]);
+    if (remote) close(lifeline[1]);
     return std::string("cannot start a worker: ") + std::strerror(forkError);
   }
+  ranks[r].lifeline = lifeline[1];
   if (group == 0) group = pid;
   setpgid(pid, group);  // also from the parent: no race with the child's own call
   fcntl(fds[0], F_SETFL, O_NONBLOCK);

@@ -16,7 +16,8 @@ namespace dtb::core {
 
 struct Rank {
   pid_t pid = -1;
-  int fd = -1;  // read end of its record pipe
+  int fd = -1;        // read end of its record pipe
+  int lifeline = -1;  // ssh launcher: the write end of the worker's standard input, never written
   bool exited = false;
   int status = 0;
 };

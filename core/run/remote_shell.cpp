@@ -1,5 +1,10 @@
 #include "run/remote_shell.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -29,16 +34,20 @@ std::vector<HostSlots> readHostfile(const std::filesystem::path& file) {
     std::string word;
     while (words >> word) {
       if (!word.starts_with("slots=")) continue;  // max_slots and the like bound nothing here
-      try {
-        entry.slots = std::stoi(word.substr(6));
-      } catch (const std::exception&) {
-        entry.slots = 0;
-      }
-      if (entry.slots < 1)
+      const char* end = word.data() + word.size();
+      const auto [stop, error] = std::from_chars(word.data() + 6, end, entry.slots);
+      if (error != std::errc() || stop != end || entry.slots < 1)
         throw std::invalid_argument("hostfile " + file.string() + ":" + std::to_string(number) + ": '" +
                                     word + "' is not a number of slots (1 or more)");
     }
-    hosts.push_back(entry);
+    // A host named twice is one host with both lines' slots, as Open MPI reads it.
+    const auto known =
+        std::find_if(hosts.begin(), hosts.end(), [&](const HostSlots& h) { return h.host == entry.host; });
+    if (known != hosts.end()) {
+      known->slots += entry.slots;
+    } else {
+      hosts.push_back(entry);
+    }
   }
   if (hosts.empty()) throw std::invalid_argument("hostfile " + file.string() + ": no host in it");
   return hosts;
@@ -65,6 +74,22 @@ SlotPlace placeSlot(const std::vector<HostSlots>& hosts, int slot, int world) {
   }
   place.localSize = std::max(place.localSize, place.localRank + 1);
   return place;
+}
+
+std::string findOnPath(const std::string& program) {
+  if (program.find('/') != std::string::npos) {
+    if (access(program.c_str(), X_OK) == 0) return program;
+    throw std::invalid_argument("the remote shell '" + program + "' cannot be run (launcher_args)");
+  }
+  const char* path = std::getenv("PATH");
+  std::istringstream directories(path ? path : "/usr/bin:/bin");
+  std::string directory;
+  while (std::getline(directories, directory, ':')) {
+    const std::string candidate = (directory.empty() ? "." : directory) + "/" + program;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  throw std::invalid_argument("the remote shell '" + program +
+                              "' is not on PATH (install it, or name another with launcher_args)");
 }
 
 std::vector<std::string> remoteCommand(const std::vector<std::string>& shell, const std::string& host,

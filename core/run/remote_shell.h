@@ -35,6 +35,11 @@ struct SlotPlace {
 // Where rank slot `slot` of a world of `world` ranks goes.
 SlotPlace placeSlot(const std::vector<HostSlots>& hosts, int slot, int world);
 
+// The path exec runs for `program`: itself when it names a path, else the
+// first executable of that name on PATH; throws std::invalid_argument
+// naming it when there is none.
+std::string findOnPath(const std::string& program);
+
 // The argument vector that runs `command` on `host` through `shell` (e.g.
 // {"ssh"}): shell..., host, then one string for the remote shell — change
 // to `directory`, set `environment` ("NAME=value" each), exec the command —

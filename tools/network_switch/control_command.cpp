@@ -4,7 +4,7 @@
 
 namespace dtb::netswitch {
 
-std::string runControlCommand(const std::string& line, LinkShape& shape, PortCounters& counters) {
+std::string runControlCommand(const std::string& line, LinkShape& shape, SwitchCounters& counters) {
   std::istringstream in(line);
   std::string verb;
   in >> verb;

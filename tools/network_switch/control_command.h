@@ -17,7 +17,7 @@
 
 namespace dtb::netswitch {
 
-struct PortCounters {
+struct SwitchCounters {
   uint64_t frames = 0;
   uint64_t late = 0;
   uint64_t dropped = 0;
@@ -25,6 +25,6 @@ struct PortCounters {
 
 // Runs one command; `shape` and `counters` change when it is a shape.
 // Returns the reply, without its newline; a bad command's starts "error: ".
-std::string runControlCommand(const std::string& line, LinkShape& shape, PortCounters& counters);
+std::string runControlCommand(const std::string& line, LinkShape& shape, SwitchCounters& counters);
 
 }  // namespace dtb::netswitch

@@ -1,7 +1,7 @@
 // What a link of the emulated network does to every frame: a one-way delay
 // and a rate. The switch learns it from whoever shapes the network
 // (dtbench, through the control socket); the names and figures of the
-// profiles live in dtbench (core/run/network_profile.h), not here.
+// profiles live in dtbench (core/network/network_profile.h), not here.
 #pragma once
 
 #include <cstdint>

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <cstring>
 #include <ctime>
@@ -57,6 +58,15 @@ struct Options {
   std::vector<std::string> taps;
 };
 
+// A whole positive number, or an error naming the option.
+uint64_t positive(const std::string& option, const std::string& text) {
+  uint64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value == 0)
+    throw std::runtime_error(option + " '" + text + "': not a positive whole number");
+  return value;
+}
+
 Options parse(int argc, char** argv) {
   Options options;
   for (int i = 1; i < argc; ++i) {
@@ -65,9 +75,9 @@ Options parse(int argc, char** argv) {
     if (arg == "--control" && hasValue) {
       options.control = argv[++i];
     } else if (arg == "--mtu" && hasValue) {
-      options.mtu = std::stoi(argv[++i]);
+      options.mtu = static_cast<int>(std::min<uint64_t>(positive(arg, argv[++i]), 65535));
     } else if (arg == "--queue" && hasValue) {
-      options.queueBytes = std::stoull(argv[++i]);
+      options.queueBytes = positive(arg, argv[++i]);
     } else if (!arg.empty() && arg[0] == '-') {
       throw std::runtime_error("unknown option '" + arg + "'");
     } else {
@@ -93,28 +103,42 @@ int listenOn(const std::string& path) {
   return fd;
 }
 
-// One command a connection; a client that says nothing for a second is dropped.
-void serveControl(int listener, LinkShape& shape, PortCounters& counters, std::vector<ShapedPort>& ports) {
+// One command a connection. The forwarding waits meanwhile, so a client
+// gets 100 ms for its line (dtbench sends it in one write) and is dropped.
+void serveControl(int listener, LinkShape& shape, SwitchCounters& counters, std::vector<ShapedPort>& ports) {
   const int client = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
   if (client < 0) return;
-  timeval patience{1, 0};
+  timeval patience{0, 100'000};
   setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof(patience));
   std::string line;
-  char c = 0;
-  while (line.size() < 256 && read(client, &c, 1) == 1 && c != '\n') line += c;
-  const std::string reply = runControlCommand(line, shape, counters) + "\n";
-  for (ShapedPort& port : ports) port.setShape(shape);
-  [[maybe_unused]] const ssize_t written = write(client, reply.data(), reply.size());
+  char chunk[256];
+  ssize_t got = 0;
+  while (line.find('\n') == std::string::npos && line.size() < 256 &&
+         (got = recv(client, chunk, sizeof(chunk), 0)) > 0)
+    line.append(chunk, static_cast<size_t>(got));
+  if (const size_t end = line.find('\n'); end != std::string::npos) {
+    line.erase(end);
+    const std::string reply = runControlCommand(line, shape, counters) + "\n";
+    for (ShapedPort& port : ports) port.setShape(shape);
+    // A client gone before the reply must not take the switch with it (SIGPIPE).
+    send(client, reply.data(), reply.size(), MSG_NOSIGNAL);
+  }
   close(client);
 }
 
-void armTimer(int timer, int64_t dueNs) {
+// The file descriptor `made` returned, or an error naming the call.
+int checked(int made, const char* call) {
+  if (made < 0) throw std::runtime_error(std::string(call) + ": " + std::strerror(errno));
+  return made;
+}
+
+int armTimer(int timer, int64_t dueNs) {
   itimerspec when{};  // zero disarms
   if (dueNs != std::numeric_limits<int64_t>::max()) {
     when.it_value.tv_sec = dueNs / 1'000'000'000;
     when.it_value.tv_nsec = dueNs % 1'000'000'000;
   }
-  timerfd_settime(timer, TFD_TIMER_ABSTIME, &when, nullptr);
+  return timerfd_settime(timer, TFD_TIMER_ABSTIME, &when, nullptr);
 }
 
 int run(const Options& options) {
@@ -124,7 +148,7 @@ int run(const Options& options) {
   std::vector<bool> alive(taps.size(), true);
   MacTable macs(taps.size());
   LinkShape shape;
-  PortCounters counters;
+  SwitchCounters counters;
 
   // Wake-ups as precise as the kernel gives them: the delays are
   // microseconds to milliseconds, the default slack 50 us. And the CPU
@@ -137,14 +161,14 @@ int run(const Options& options) {
   if (sched_setscheduler(0, SCHED_FIFO, &realtime) != 0)
     std::cerr << "dtbench-switch: not real-time (" << std::strerror(errno)
               << "): latency will vary with load\n";
-  const int timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  const int timer = checked(timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC), "timerfd_create");
   const int listener = listenOn(options.control);
-  const int poll = epoll_create1(EPOLL_CLOEXEC);
+  const int poll = checked(epoll_create1(EPOLL_CLOEXEC), "epoll_create1");
   auto watch = [&](int fd, uint64_t tag) {
     epoll_event event{};
     event.events = EPOLLIN;
     event.data.u64 = tag;
-    epoll_ctl(poll, EPOLL_CTL_ADD, fd, &event);
+    checked(epoll_ctl(poll, EPOLL_CTL_ADD, fd, &event), "epoll_ctl");
   };
   const uint64_t timerTag = taps.size(), listenerTag = taps.size() + 1;
   for (size_t i = 0; i < taps.size(); ++i) watch(taps[i]->fd(), i);
@@ -158,8 +182,17 @@ int run(const Options& options) {
   };
   std::vector<unsigned char> buffer(static_cast<size_t>(options.mtu) + 64);
   epoll_event events[16];
+  // SIGTERM only inside the wait (epoll_pwait unblocks it there): one that
+  // came between the check and the wait would otherwise be missed.
+  sigset_t stopSignals, duringWait;
+  sigemptyset(&stopSignals);
+  sigaddset(&stopSignals, SIGTERM);
+  sigaddset(&stopSignals, SIGINT);
+  sigprocmask(SIG_BLOCK, &stopSignals, &duringWait);
+  sigdelset(&duringWait, SIGTERM);
+  sigdelset(&duringWait, SIGINT);
   while (!stopRequested) {
-    const int ready = epoll_wait(poll, events, 16, -1);
+    const int ready = epoll_pwait(poll, events, 16, -1, &duringWait);
     if (ready < 0 && errno != EINTR)
       throw std::runtime_error(std::string("epoll_wait: ") + std::strerror(errno));
     for (int e = 0; e < ready; ++e) {
@@ -202,7 +235,7 @@ int run(const Options& options) {
           ports[port].deliverDue(now, kLateNs, [&](const Frame& frame) { writeTo(port, frame); });
       nextDue = std::min(nextDue, ports[port].nextDueNs());
     }
-    armTimer(timer, nextDue);
+    checked(armTimer(timer, nextDue), "timerfd_settime");
   }
   unlink(options.control.c_str());
   return 0;
@@ -216,6 +249,7 @@ int main(int argc, char** argv) {
   stop.sa_handler = [](int) { dtb::netswitch::stopRequested = 1; };
   sigaction(SIGTERM, &stop, nullptr);
   sigaction(SIGINT, &stop, nullptr);
+  signal(SIGPIPE, SIG_IGN);  // a TAP or client gone: an error to handle, not a death
   try {
     return dtb::netswitch::run(dtb::netswitch::parse(argc, argv));
   } catch (const std::exception& error) {

@@ -6,10 +6,7 @@
 namespace dtb::netswitch {
 
 bool ShapedPort::enqueue(Frame frame, int64_t nowNs) {
-  if (queuedBytes_ + frame.size() > queueLimitBytes_ && !queue_.empty()) {
-    ++dropped_;
-    return false;
-  }
+  if (queuedBytes_ + frame.size() > queueLimitBytes_ && !queue_.empty()) return false;
   // The wire takes a frame once the one before it has left (the rate), and
   // never before the delay has passed; max() with the last frame also keeps
   // the order when a new shape shortens the delay.

@@ -3,7 +3,10 @@
 // or once the frames before it have left, and then takes its wire time
 // (its bytes at the link's rate). Frames leave in the order they came; the
 // queue is bounded (a switch's buffer), and what overflows is dropped for
-// TCP to resend, as a real switch does.
+// TCP to resend, as a real switch does. The bound is deep (64 MiB by
+// default: seconds at the slowest profile), so that TCP meets the
+// profile's latency and rate, not drops and retransmission timeouts:
+// a clean latency-bandwidth line; shallow buffers are not modelled.
 #pragma once
 
 #include <cstddef>
@@ -41,7 +44,6 @@ class ShapedPort {
   size_t deliverDue(int64_t nowNs, int64_t lateNs, const std::function<void(const Frame&)>& deliver);
 
   size_t queuedBytes() const { return queuedBytes_; }
-  uint64_t dropped() const { return dropped_; }
 
  private:
   struct Queued {
@@ -53,7 +55,6 @@ class ShapedPort {
   std::deque<Queued> queue_;
   size_t queuedBytes_ = 0;
   int64_t lastDueNs_ = 0;  // when the last frame queued leaves the wire
-  uint64_t dropped_ = 0;
 };
 
 }  // namespace dtb::netswitch

@@ -4,6 +4,7 @@
 #include "network/network_emulator.h"
 
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -45,6 +46,9 @@ class FakeSwitch {
     EXPECT_EQ(bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
     EXPECT_EQ(listen(listener_, 1), 0);
     thread_ = std::thread([this, reply] {
+      // A client that never comes fails the test in 10 s rather than hanging it.
+      pollfd waiting{listener_, POLLIN, 0};
+      if (poll(&waiting, 1, 10'000) != 1) return;
       const int client = accept(listener_, nullptr, nullptr);
       char c = 0;
       while (read(client, &c, 1) == 1 && c != '\n') heard_ += c;

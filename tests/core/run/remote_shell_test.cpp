@@ -11,8 +11,11 @@
 namespace dtb::core {
 namespace {
 
+// A hostfile of its own for each test (ctest runs them at once).
 std::filesystem::path hostfileWith(const std::string& text) {
-  const std::filesystem::path file = std::filesystem::temp_directory_path() / "dtb-remote-shell-hostfile";
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() /
+      ("dtb-hostfile-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
   std::ofstream(file) << text;
   return file;
 }
@@ -32,13 +35,35 @@ TEST(Hostfile, SaysWhatIsWrongAndWhere) {
     readHostfile(hostfileWith("h0 slots=2\nh1 slots=many\n"));
     FAIL() << "slots=many was taken";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(
-        std::string(e.what()).find("dtb-remote-shell-hostfile:2: 'slots=many' is not a number of slots"),
-        std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("SaysWhatIsWrongAndWhere:2: 'slots=many' is not a number of slots"),
+              std::string::npos)
         << e.what();
   }
+  EXPECT_THROW(readHostfile(hostfileWith("h0 slots=2x\n")), std::invalid_argument);
+  EXPECT_THROW(readHostfile(hostfileWith("h0 slots=0\n")), std::invalid_argument);
   EXPECT_THROW(readHostfile(hostfileWith("# nobody\n")), std::invalid_argument);
   EXPECT_THROW(readHostfile("/nonexistent/hostfile"), std::invalid_argument);
+}
+
+TEST(Hostfile, AHostNamedTwiceIsOneHostWithBothLinesSlots) {
+  const auto hosts = readHostfile(hostfileWith("h0 slots=1\nh1 slots=2\nh0 slots=2\n"));
+  ASSERT_EQ(hosts.size(), 2u);
+  EXPECT_EQ(hosts[0].host, "h0");
+  EXPECT_EQ(hosts[0].slots, 3);
+  EXPECT_EQ(placeSlot(hosts, 2, 5).localRank, 2);  // h0's third rank, not a second local rank 0
+}
+
+TEST(FindOnPath, FindsTheShellOrSaysItIsMissing) {
+  EXPECT_EQ(findOnPath("/bin/sh"), "/bin/sh");
+  EXPECT_TRUE(findOnPath("sh").ends_with("/sh"));
+  try {
+    findOnPath("no-such-remote-shell");
+    FAIL() << "a missing shell was found";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("the remote shell 'no-such-remote-shell' is not on PATH"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(PlaceSlot, RanksFillEachHostsSlotsInOrderThenGoAround) {

@@ -67,6 +67,7 @@ case $action in
     ip netns add "$(ns sw)"
     taps=()
     for ((i = 0; i < count; ++i)); do taps+=("dtb$(cat "$dir/id")t$i"); done
+    rm -f "$dir/switch.sock"  # a cluster's before, taken down with SIGKILL, may have left it
     nsenter --net="/run/netns/$(ns sw)" setsid "$switch" --control "$dir/switch.sock" "${taps[@]}" \
       </dev/null >"$dir/switch.log" 2>&1 &
     echo $! >"$dir/switch.pid"
@@ -217,7 +218,7 @@ EOF
       done
       ip netns delete "$name"
     done
-    rm -f "$dir/id"
+    rm -f "$dir/id" "$dir/switch.sock" "$dir/switch.pid"
     ;;
   *) usage ;;
 esac

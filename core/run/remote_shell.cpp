@@ -85,7 +85,7 @@ std::string findOnPath(const std::string& program) {
   std::istringstream directories(path ? path : "/usr/bin:/bin");
   std::string directory;
   while (std::getline(directories, directory, ':')) {
-    const std::string candidate = (directory.empty() ? "." : directory) + "/" + program;
+    std::string candidate = (directory.empty() ? "." : directory) + "/" + program;
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
   }
   throw std::invalid_argument("the remote shell '" + program +

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "control_command.h"
+#include "frame_switch.h"
 #include "mac_table.h"
 #include "shaped_port.h"
 
@@ -135,6 +136,55 @@ TEST(ControlCommand, ABadCommandSaysWhatIsExpectedAndChangesNothing) {
   EXPECT_EQ(runControlCommand("shape fast 1 2 3", shape, counters).rfind("error: ", 0), 0u);
   EXPECT_EQ(runControlCommand("reboot", shape, counters).rfind("error: unknown command 'reboot'", 0), 0u);
   EXPECT_EQ(shape.name, "none");
+}
+
+// What a switch sent, by port, with when.
+struct Sent {
+  size_t port;
+  int64_t atNs;
+};
+
+TEST(FrameSwitch, UnshapedFramesGoOutAtOnceToTheirDestinationsPort) {
+  std::vector<Sent> sent;
+  int64_t now = 0;
+  FrameSwitch frames(3, 1 << 20, [&](size_t port, const Frame&) { sent.push_back({port, now}); });
+  const Frame fromTwo = frame(1, 2), toTwo = frame(2, 1);
+  frames.receive(2, fromTwo.data(), fromTwo.size(), now);  // unknown destination: flooded to 0 and 1
+  ASSERT_EQ(sent.size(), 2u);
+  sent.clear();
+  frames.receive(0, toTwo.data(), toTwo.size(), now);
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].port, 2u);
+  EXPECT_EQ(frames.sendDue(now), std::numeric_limits<int64_t>::max()) << "nothing queued";
+}
+
+TEST(FrameSwitch, AShapedNetworkHoldsEachFrameUntilItsTime) {
+  std::vector<Sent> sent;
+  int64_t now = 0;
+  FrameSwitch frames(2, 1 << 20, [&](size_t port, const Frame&) { sent.push_back({port, now}); });
+  EXPECT_EQ(frames.control("shape test 1000000 1000000000"), "ok");  // 1 ms, a byte a nanosecond
+  const Frame f = frame(1, 0);
+  frames.receive(0, f.data(), f.size(), now);
+  EXPECT_TRUE(sent.empty());
+  const int64_t due = 1'000'000 + static_cast<int64_t>(f.size() + kWireOverheadBytes);
+  EXPECT_EQ(frames.sendDue(now), due);
+  now = due - 1;
+  frames.sendDue(now);
+  EXPECT_TRUE(sent.empty()) << "sent before its time";
+  now = due;
+  EXPECT_EQ(frames.sendDue(now), std::numeric_limits<int64_t>::max());
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].port, 1u);
+  EXPECT_EQ(frames.control("show"), "test 1000000 1000000000 frames=1 late=0 dropped=0");
+}
+
+TEST(FrameSwitch, AFullPortDropsAndSaysSo) {
+  FrameSwitch frames(2, 100, [](size_t, const Frame&) {});
+  frames.control("shape test 1000000 0");
+  const Frame f = frame(1, 0);  // 64 bytes: one fits in 100, the next does not
+  frames.receive(0, f.data(), f.size(), 0);
+  frames.receive(0, f.data(), f.size(), 0);
+  EXPECT_EQ(frames.control("show"), "test 1000000 0 frames=2 late=0 dropped=1");
 }
 
 }  // namespace

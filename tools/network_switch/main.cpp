@@ -3,7 +3,8 @@
 // as a learning Ethernet switch forwards them, each port shaped as the
 // control socket says: a one-way delay and a rate (tc's netem and tbf, done
 // in user space because kernels without netem are common in containers and
-// CI machines). Unshaped, it forwards at once.
+// CI machines). Unshaped, it forwards at once. This file is the plumbing
+// (devices, the control socket, the event loop); frame_switch.h the switch.
 //
 //   dtbench-switch --control SOCKET [--mtu BYTES] [--queue BYTES] TAP...
 //
@@ -30,9 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "control_command.h"
-#include "mac_table.h"
-#include "shaped_port.h"
+#include "frame_switch.h"
 #include "tap_device.h"
 
 namespace dtb::netswitch {
@@ -46,8 +45,6 @@ int64_t monotonicNs() {
   return static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
 }
 
-// A frame this much past its time counts as late: the machine did not keep up.
-constexpr int64_t kLateNs = 1'000'000;
 // Frames read from one TAP before the others get their turn.
 constexpr int kFramesPerTurn = 64;
 
@@ -105,7 +102,7 @@ int listenOn(const std::string& path) {
 
 // One command a connection. The forwarding waits meanwhile, so a client
 // gets 100 ms for its line (dtbench sends it in one write) and is dropped.
-void serveControl(int listener, LinkShape& shape, SwitchCounters& counters, std::vector<ShapedPort>& ports) {
+void serveControl(int listener, FrameSwitch& frames) {
   const int client = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
   if (client < 0) return;
   timeval patience{0, 100'000};
@@ -117,9 +114,7 @@ void serveControl(int listener, LinkShape& shape, SwitchCounters& counters, std:
          (got = recv(client, chunk, sizeof(chunk), 0)) > 0)
     line.append(chunk, static_cast<size_t>(got));
   if (const size_t end = line.find('\n'); end != std::string::npos) {
-    line.erase(end);
-    const std::string reply = runControlCommand(line, shape, counters) + "\n";
-    for (ShapedPort& port : ports) port.setShape(shape);
+    const std::string reply = frames.control(line.substr(0, end)) + "\n";
     // A client gone before the reply must not take the switch with it (SIGPIPE).
     send(client, reply.data(), reply.size(), MSG_NOSIGNAL);
   }
@@ -141,21 +136,37 @@ int armTimer(int timer, int64_t dueNs) {
   return timerfd_settime(timer, TFD_TIMER_ABSTIME, &when, nullptr);
 }
 
+// Moves what one TAP device has read into the switch (a bounded batch,
+// then the other devices get their turn); false once the device is gone.
+bool readFrames(const TapDevice& tap, size_t port, FrameSwitch& frames, std::vector<unsigned char>& buffer) {
+  for (int n = 0; n < kFramesPerTurn; ++n) {
+    const ssize_t length = read(tap.fd(), buffer.data(), buffer.size());
+    if (length < 0 && (errno == EAGAIN || errno == EINTR)) return true;
+    if (length <= 0) {  // the device went away with its host
+      std::cerr << "dtbench-switch: port " << tap.name() << " closed: " << std::strerror(errno) << "\n";
+      return false;
+    }
+    frames.receive(port, buffer.data(), static_cast<size_t>(length), monotonicNs());
+  }
+  return true;
+}
+
 int run(const Options& options) {
   std::vector<std::unique_ptr<TapDevice>> taps;
   for (const std::string& name : options.taps) taps.push_back(std::make_unique<TapDevice>(name, options.mtu));
-  std::vector<ShapedPort> ports(taps.size(), ShapedPort(options.queueBytes));
   std::vector<bool> alive(taps.size(), true);
-  MacTable macs(taps.size());
-  LinkShape shape;
-  SwitchCounters counters;
+  FrameSwitch frames(taps.size(), options.queueBytes, [&](size_t port, const Frame& frame) {
+    // A host whose link is down refuses frames (EIO): they are lost, as on a cut cable.
+    if (!alive[port]) return;
+    [[maybe_unused]] const ssize_t written = write(taps[port]->fd(), frame.data(), frame.size());
+  });
 
   // Wake-ups as precise as the kernel gives them: the delays are
   // microseconds to milliseconds, the default slack 50 us. And the CPU
   // before the hosts' processes, as a switch is hardware of its own: on a
   // busy machine a switch waiting for its turn adds latency no profile
   // has. Real-time where allowed (the kernel's RT throttling still leaves
-  // the others 5 %); it sleeps in epoll_wait whenever nothing is due.
+  // the others 5 %); it sleeps in epoll_pwait whenever nothing is due.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   const sched_param realtime{1};
   if (sched_setscheduler(0, SCHED_FIFO, &realtime) != 0)
@@ -175,11 +186,6 @@ int run(const Options& options) {
   watch(timer, timerTag);
   watch(listener, listenerTag);
 
-  auto writeTo = [&](size_t port, const Frame& frame) {
-    // A host whose link is down refuses frames (EIO): they are lost, as on a cut cable.
-    if (alive[port]) [[maybe_unused]]
-      const ssize_t written = write(taps[port]->fd(), frame.data(), frame.size());
-  };
   std::vector<unsigned char> buffer(static_cast<size_t>(options.mtu) + 64);
   epoll_event events[16];
   // SIGTERM only inside the wait (epoll_pwait unblocks it there): one that
@@ -194,48 +200,20 @@ int run(const Options& options) {
   while (!stopRequested) {
     const int ready = epoll_pwait(poll, events, 16, -1, &duringWait);
     if (ready < 0 && errno != EINTR)
-      throw std::runtime_error(std::string("epoll_wait: ") + std::strerror(errno));
+      throw std::runtime_error(std::string("epoll_pwait: ") + std::strerror(errno));
     for (int e = 0; e < ready; ++e) {
       const uint64_t tag = events[e].data.u64;
       if (tag == listenerTag) {
-        serveControl(listener, shape, counters, ports);
+        serveControl(listener, frames);
       } else if (tag == timerTag) {
         uint64_t expirations = 0;
         [[maybe_unused]] const ssize_t got = read(timer, &expirations, sizeof(expirations));
-      } else {
-        const size_t ingress = tag;
-        for (int n = 0; n < kFramesPerTurn; ++n) {
-          const ssize_t length = read(taps[ingress]->fd(), buffer.data(), buffer.size());
-          if (length < 0 && (errno == EAGAIN || errno == EINTR)) break;
-          if (length <= 0) {  // the device went away with its host
-            std::cerr << "dtbench-switch: port " << taps[ingress]->name()
-                      << " closed: " << std::strerror(errno) << "\n";
-            epoll_ctl(poll, EPOLL_CTL_DEL, taps[ingress]->fd(), nullptr);
-            alive[ingress] = false;
-            break;
-          }
-          const int64_t now = monotonicNs();
-          for (const size_t port : macs.route(ingress, buffer.data(), static_cast<size_t>(length))) {
-            ++counters.frames;
-            Frame frame(buffer.begin(), buffer.begin() + length);
-            const bool unshaped = shape.latencyNs == 0 && shape.bytesPerSecond == 0;
-            if (unshaped && ports[port].queuedBytes() == 0) {
-              writeTo(port, frame);
-            } else if (!ports[port].enqueue(std::move(frame), now)) {
-              ++counters.dropped;
-            }
-          }
-        }
+      } else if (!readFrames(*taps[tag], tag, frames, buffer)) {
+        epoll_ctl(poll, EPOLL_CTL_DEL, taps[tag]->fd(), nullptr);
+        alive[tag] = false;
       }
     }
-    const int64_t now = monotonicNs();
-    int64_t nextDue = std::numeric_limits<int64_t>::max();
-    for (size_t port = 0; port < ports.size(); ++port) {
-      counters.late +=
-          ports[port].deliverDue(now, kLateNs, [&](const Frame& frame) { writeTo(port, frame); });
-      nextDue = std::min(nextDue, ports[port].nextDueNs());
-    }
-    checked(armTimer(timer, nextDue), "timerfd_settime");
+    checked(armTimer(timer, frames.sendDue(monotonicNs())), "timerfd_settime");
   }
   unlink(options.control.c_str());
   return 0;

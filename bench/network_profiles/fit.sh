@@ -8,13 +8,8 @@
 # 4) and the fitted bandwidth over the link's. Root only (namespaces).
 #   bench/network_profiles/fit.sh [DTBENCH]      (from the repository root)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-dtbench=$(realpath "${1:-$root/build/bin/dtbench}")
-export DTBENCH_SWITCH=${DTBENCH_SWITCH:-$(dirname "$dtbench")/dtbench-switch}
-scratch=$(mktemp -d)
-trap '"$root/tools/cluster.sh" down "$scratch/cluster" >/dev/null 2>&1 || true; rm -rf "$scratch"' EXIT
-"$root/tools/cluster.sh" up "$scratch/cluster" 2
-cluster=$scratch/cluster
+# shellcheck source=two_hosts.sh
+source "$(dirname "$0")/two_hosts.sh"
 for round in 1 2 3; do
   for profile in none 10gbe 25gbe 100gbe ib-hdr; do
     "$root/tools/cluster.sh" on "$cluster" h0 "$dtbench" comm --backend gloo --ranks 2 --ops broadcast,allreduce \

@@ -5,13 +5,8 @@
 # throughput over per-tensor allreduce's on the same network. Root only.
 #   bench/network_profiles/strategies.sh [DTBENCH]   (from the repository root)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-dtbench=$(realpath "${1:-$root/build/bin/dtbench}")
-export DTBENCH_SWITCH=${DTBENCH_SWITCH:-$(dirname "$dtbench")/dtbench-switch}
-scratch=$(mktemp -d)
-trap '"$root/tools/cluster.sh" down "$scratch/cluster" >/dev/null 2>&1 || true; rm -rf "$scratch"' EXIT
-"$root/tools/cluster.sh" up "$scratch/cluster" 2
-cluster=$scratch/cluster
+# shellcheck source=two_hosts.sh
+source "$(dirname "$0")/two_hosts.sh"
 "$root/tools/cluster.sh" on "$cluster" h0 "$dtbench" run "$root/bench/network_profiles/strategies.toml" \
   --db "$scratch/s.db" --set "hostfile=$cluster/hostfile" \
   --set "launcher_args=--mca plm_rsh_agent $cluster/agent --map-by node" >/dev/null 2>&1

@@ -25,6 +25,14 @@ source "$root/tests/support/cluster_test_lib.sh"
 
 start_cluster 2
 hosts=(--set "hostfile=$cluster/hostfile" --set "launcher_args=--mca plm_rsh_agent $cluster/agent")
+# Waits until run $1 has stored an epoch (its ranks are training), or fails naming $2.
+await_first_epoch() {
+  for _ in $(seq 600); do
+    [[ $(q "SELECT COUNT(*) FROM epoch WHERE run_id = $1") -gt 0 ]] && return
+    sleep 0.1
+  done
+  fail "$2: no epoch after 60 s"
+}
 ranks_left() {  # dtbench workers still running on any host of the cluster
   local ns count=0
   for ns in $(ip netns list | awk '{print $1}' | grep "^dtb$(cat "$cluster/id")-"); do
@@ -81,12 +89,7 @@ for backend in gloo mpi; do
   on_h0 "$dtbench" run "$scratch/long.toml" --db "$db" "${hosts[@]}" --only "backend=$backend" \
     > "$scratch/cut_$backend.txt" 2>&1 &
   coordinator=$!
-  # Cut the link once the ranks are training: an epoch of the new run is stored.
-  for _ in $(seq 600); do
-    [[ $(q "SELECT COUNT(*) FROM epoch WHERE run_id = $run") -gt 0 ]] && break
-    sleep 0.1
-  done
-  [[ $(q "SELECT COUNT(*) FROM epoch WHERE run_id = $run") -gt 0 ]] || fail "$backend: no epoch after 60 s"
+  await_first_epoch "$run" "$backend"  # cut the link once the ranks are training
   "$root/tools/cluster.sh" link "$cluster" h1 down
   cut=$(date +%s)
   wait "$coordinator" && fail "$backend: the run went on without h1"
@@ -115,11 +118,7 @@ run=$(( $(q "SELECT MAX(id) FROM run") + 1 ))
 on_h0 "$dtbench" run "$root/tests/core/run/matrices/elastic_hosts.toml" --db "$db" "${ssh_hosts[@]}" \
   > "$scratch/elastic.txt" 2>&1 &
 coordinator=$!
-for _ in $(seq 600); do
-  [[ $(q "SELECT COUNT(*) FROM epoch WHERE run_id = $run") -gt 0 ]] && break
-  sleep 0.1
-done
-[[ $(q "SELECT COUNT(*) FROM epoch WHERE run_id = $run") -gt 0 ]] || fail "elastic: no epoch after 60 s"
+await_first_epoch "$run" elastic
 "$root/tools/cluster.sh" link "$cluster" h1 down
 cut=$(date +%s)
 for _ in $(seq 1200); do kill -0 "$coordinator" 2>/dev/null || break; sleep 0.1; done

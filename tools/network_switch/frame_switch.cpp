@@ -31,7 +31,8 @@ void FrameSwitch::receive(size_t ingress, const unsigned char* frame, size_t len
 int64_t FrameSwitch::sendDue(int64_t nowNs) {
   int64_t nextDue = std::numeric_limits<int64_t>::max();
   for (size_t port = 0; port < ports_.size(); ++port) {
-    counters_.late += ports_[port].deliverDue(nowNs, kLateNs, [&](const Frame& frame) { send_(port, frame); });
+    counters_.late +=
+        ports_[port].deliverDue(nowNs, kLateNs, [&](const Frame& frame) { send_(port, frame); });
     nextDue = std::min(nextDue, ports_[port].nextDueNs());
   }
   return nextDue;

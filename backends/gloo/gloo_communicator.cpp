@@ -11,6 +11,7 @@
 #include <gloo/rendezvous/file_store.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
+#include <netdb.h>
 
 #include <cctype>
 #include <chrono>
@@ -37,6 +38,17 @@ bool isTimeout(const std::exception& e) {
 }
 
 void checkHost(const dtb_tensor_t& t, const char* what) { checkHostTensor(t, what, "gloo"); }
+
+// Whether getaddrinfo finds an address for `host` (as Gloo will look it up).
+bool resolves(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const bool ok = getaddrinfo(host.c_str(), nullptr, &hints, &found) == 0 && found != nullptr;
+  if (found != nullptr) freeaddrinfo(found);
+  return ok;
+}
 
 // Gloo's legacy allreduce algorithms, typed.
 template <typename T>
@@ -92,6 +104,14 @@ GlooCommunicator::GlooCommunicator(const dtb_host_t* host, const dtb_rendezvous_
     where = "redis://" + where.substr(at + 1);
   ::gloo::transport::tcp::attr attr;
   attr.hostname = rdv.bind_address ? rdv.bind_address : "127.0.0.1";
+  // libgloo dereferences a failed lookup (SIGSEGV in CreateDevice): a name
+  // that does not resolve — a host's own name missing from its
+  // /etc/hosts — is said here instead.
+  if (!resolves(attr.hostname))
+    throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                "gloo: rank " + std::to_string(rank_) + " would bind to '" + attr.hostname +
+                    "', which does not resolve on its host: name the interface the ranks talk over "
+                    "(interface = \"eth0\"), or add the name to the host's /etc/hosts");
   try {
     auto device = ::gloo::transport::tcp::CreateDevice(attr);
     std::shared_ptr<::gloo::rendezvous::Store> base;

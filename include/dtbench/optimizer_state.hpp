@@ -44,6 +44,9 @@ class OptimizerState {
     checkSize(size);
     auto* at = static_cast<char*>(out);
     for (const HostBuffer<float>& s : state_) {
+      // Plain SGD keeps no state: empty buffers, and `out` may be null then
+      // (memcpy with a null pointer is undefined even for 0 bytes).
+      if (s.size() == 0) continue;
       std::memcpy(at, s.data(), s.size() * sizeof(float));
       at += s.size() * sizeof(float);
     }
@@ -52,6 +55,7 @@ class OptimizerState {
     checkSize(size);
     const auto* at = static_cast<const char*>(in);
     for (HostBuffer<float>& s : state_) {
+      if (s.size() == 0) continue;  // as in saveTo
       std::memcpy(s.data(), at, s.size() * sizeof(float));
       at += s.size() * sizeof(float);
     }

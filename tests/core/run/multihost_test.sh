@@ -6,7 +6,8 @@
 # (interface = "eth0"). Checks: a 2 hosts x 2 ranks matrix completes over
 # Gloo (file store on the shared path) and over MPI, and over Gloo meeting
 # through a Redis server on h0; each rank's host, local rank and address are
-# stored; an interface a host lacks is an error naming the host; a host
+# stored; an interface a host lacks is an error naming the host, and so is
+# a host name that does not resolve when no interface is named; a host
 # whose link goes down mid-run is named with its ranks within the timeout,
 # over both backends, and no rank is left running; the ssh launcher starts
 # ranks through the cluster's ssh stand-in, and an elastic run on it goes
@@ -79,6 +80,14 @@ if on_h0 "$dtbench" run "$root/tests/core/run/matrices/two_hosts.toml" --db "$db
 fi
 q "SELECT error FROM run ORDER BY id DESC LIMIT 1" | grep -q 'interface = ""eth9"": no such interface on host h[01] (it has eth0, lo)' \
   || { q "SELECT error FROM run ORDER BY id DESC LIMIT 1"; fail "the missing interface is not named"; }
+
+echo "== no interface named, and the hosts' names resolve nowhere: Gloo says so (libgloo would crash)"
+if on_h0 "$dtbench" run "$root/tests/core/run/matrices/two_hosts.toml" --db "$db" "${hosts[@]}" \
+  --only backend=gloo --set interface= > "$scratch/unresolved.txt" 2>&1; then
+  fail "a run binding to names that do not resolve passed"
+fi
+q "SELECT error FROM run ORDER BY id DESC LIMIT 1" | grep -q "would bind to 'h[01]', which does not resolve on its host" \
+  || { q "SELECT error FROM run ORDER BY id DESC LIMIT 1"; fail "the unresolvable host name is not said"; }
 
 echo "== h1's link goes down mid-run: its ranks are named, the run ends within the timeout, no rank is left"
 sed -e 's/^max_steps_per_epoch = .*/max_steps_per_epoch = 0/' -e 's/^epochs = .*/epochs = 5000/' \

@@ -18,10 +18,13 @@ RankPlace placeRank(const RunSpec& spec, int rank) {
   const Cell& cell = spec.cell;
   const std::string launcher = resolveLauncher(cell.text("launcher"), cell.text("backend"));
   const auto launched = launcher == "local" ? std::nullopt : rankFromEnvironment();
-  const std::string address = bindAddress(launcher, cell.text("interface"));
-  const std::string named = cell.text("interface");
   return {hostName(), launched ? launched->localRank : rank, launched ? launched->localSize : spec.world,
-          address, named.empty() ? interfaceHolding(address) : named};
+          bindAddress(launcher, cell.text("interface"))};
+}
+
+std::string usedInterface(const RunSpec& spec, const RankPlace& place) {
+  const std::string named = spec.cell.text("interface");
+  return named.empty() ? interfaceHolding(place.address) : named;
 }
 
 std::unique_ptr<Communicator> connectRank(const RunSpec& spec, int rank, PluginLoader& loader) {

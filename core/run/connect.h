@@ -15,16 +15,19 @@
 namespace dtb::core {
 
 // Where a rank of the run lives: its host, its rank among that host's
-// ranks, the address its transport binds (the cell's interface) and the
-// interface holding that address.
+// ranks, and the address its transport binds (the cell's interface).
 struct RankPlace {
   std::string host;
   int localRank = 0;
   int localSize = 1;
   std::string address;
-  std::string interface;
 };
 RankPlace placeRank(const RunSpec& spec, int rank);
+
+// The interface a rank placed so talks over, as its host record says: the
+// cell's, or the one holding its address. A lookup (name, interfaces) done
+// once, for the record: connecting does not need it.
+std::string usedInterface(const RunSpec& spec, const RankPlace& place);
 
 std::unique_ptr<Communicator> connectRank(const RunSpec& spec, int rank, PluginLoader& loader);
 

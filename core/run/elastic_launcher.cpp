@@ -190,14 +190,11 @@ class ElasticDriver {
       byHost.back().second.push_back(rankOf(slot));
     }
     for (const auto& [host, ranks] : byHost) {
-      std::string list;
-      for (const int rank : ranks) list += (list.empty() ? "" : ", ") + std::to_string(rank);
-      const bool one = ranks.size() == 1;
       settling_->hung +=
-          std::string(settling_->hung.empty() ? "" : "; ") + (one ? "rank " : "ranks ") + list +
-          (host.empty() ? "" : " on " + host) + " never joined the collective (" +
+          std::string(settling_->hung.empty() ? "" : "; ") + namedRanks(ranks, host) +
+          " never joined the collective (" +
           (options_.launcher == "ssh" ? "stopped, hung, or the host unreachable" : "stopped or hung") +
-          "): the coordinator stopped " + (one ? "it" : "them");
+          "): the coordinator stopped " + (ranks.size() == 1 ? "it" : "them");
     }
   }
 

@@ -47,14 +47,14 @@ std::string RankOutput::silentRanks() const {
     byHost[host].push_back(static_cast<int>(rank));
   }
   std::string text;
-  for (const std::string& host : order) {
-    const std::vector<int>& ranks = byHost[host];
-    text += text.empty() ? "" : "; ";
-    text += ranks.size() == 1 ? "rank " : "ranks ";
-    for (size_t i = 0; i < ranks.size(); ++i) text += (i ? ", " : "") + std::to_string(ranks[i]);
-    if (!host.empty()) text += " on " + host;
-  }
+  for (const std::string& host : order) text += (text.empty() ? "" : "; ") + namedRanks(byHost[host], host);
   return text;
+}
+
+std::string namedRanks(const std::vector<int>& ranks, const std::string& host) {
+  std::string text = ranks.size() == 1 ? "rank " : "ranks ";
+  for (size_t i = 0; i < ranks.size(); ++i) text += (i ? ", " : "") + std::to_string(ranks[i]);
+  return host.empty() ? text : text + " on " + host;
 }
 
 double RankOutput::secondsSilent() const {

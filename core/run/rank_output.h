@@ -14,6 +14,10 @@
 
 namespace dtb::core {
 
+// "rank 2", "ranks 2, 3", "ranks 2, 3 on h1": ranks, and the host they
+// share ("" for none named), as the launchers name ranks in errors.
+std::string namedRanks(const std::vector<int>& ranks, const std::string& host);
+
 class RankOutput {
  public:
   using OnRecord = std::function<void(int rank, const Record&)>;

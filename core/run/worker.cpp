@@ -42,7 +42,7 @@ int runWorker(const RunSpec& spec, int rank, RecordWriter& records) {
   const RankWaitGuard guard(rank, records);
   try {
     const RankPlace place = placeRank(spec, rank);  // a bad interface fails here, naming the host
-    records.host({0, rank, place.localRank, place.host, place.address, place.interface});
+    records.host({0, rank, place.localRank, place.host, place.address, usedInterface(spec, place)});
     if (spec.sweep) {
       PluginLoader loader = workerLoader(spec);
       std::unique_ptr<Communicator> comm = connectRank(spec, rank, loader);

@@ -10,9 +10,7 @@
 //
 // It listens on SOCKET once every TAP exists (tools/cluster.sh waits for
 // that), and runs until SIGTERM.
-#include <sched.h>
 #include <sys/epoll.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
@@ -32,6 +30,7 @@
 #include <vector>
 
 #include "frame_switch.h"
+#include "precise_wake_ups.h"
 #include "tap_device.h"
 
 namespace dtb::netswitch {
@@ -161,17 +160,7 @@ int run(const Options& options) {
     [[maybe_unused]] const ssize_t written = write(taps[port]->fd(), frame.data(), frame.size());
   });
 
-  // Wake-ups as precise as the kernel gives them: the delays are
-  // microseconds to milliseconds, the default slack 50 us. And the CPU
-  // before the hosts' processes, as a switch is hardware of its own: on a
-  // busy machine a switch waiting for its turn adds latency no profile
-  // has. Real-time where allowed (the kernel's RT throttling still leaves
-  // the others 5 %); it sleeps in epoll_pwait whenever nothing is due.
-  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-  const sched_param realtime{1};
-  if (sched_setscheduler(0, SCHED_FIFO, &realtime) != 0)
-    std::cerr << "dtbench-switch: not real-time (" << std::strerror(errno)
-              << "): latency will vary with load\n";
+  askForPreciseWakeUps();
   const int timer = checked(timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC), "timerfd_create");
   const int listener = listenOn(options.control);
   const int poll = checked(epoll_create1(EPOLL_CLOEXEC), "epoll_create1");

@@ -1,0 +1,21 @@
+// What the switch asks of the machine so that a frame due at time t leaves
+// at t. Its delays are hundreds of microseconds to milliseconds, and three
+// things of the machine's own add as much: the kernel's timer slack (50 us
+// by default), the switch waiting behind the hosts' processes for a CPU,
+// and, on a virtual machine, a CPU that has sat idle for a millisecond
+// halting into the hypervisor, whence it takes hundreds of microseconds to
+// wake (measured on a 2-core VM: a 2 ms one-way link gave round trips
+// 670 us too long, 150 us with the CPUs held awake).
+#pragma once
+
+namespace dtb::netswitch {
+
+// Timer slack of 1 ns; real-time scheduling (SCHED_FIFO) where allowed;
+// and a PM QoS request of 0 us on /dev/cpu_dma_latency, which keeps every
+// CPU polling instead of halting when idle for as long as the switch lives
+// (the kernel drops the request when the process ends). Each one this
+// process may not have is said on stderr: latency then varies with load
+// and idle time.
+void askForPreciseWakeUps();
+
+}  // namespace dtb::netswitch

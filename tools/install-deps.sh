@@ -16,7 +16,7 @@ packages=(
   libcli11-dev                                           # command line
   libgtest-dev libgmock-dev libbenchmark-dev             # tests, micro-benchmarks
   libgloo-dev libhiredis-dev                             # Gloo backend (and its Redis rendezvous)
-  libopenmpi-dev openmpi-bin                             # MPI backend, mpirun
+  libopenmpi-dev openmpi-bin openssh-client             # MPI backend, mpirun; ssh: the ssh launcher
   libdnnl-dev                                            # oneDNN: CPU layers
   zlib1g-dev                                             # .gz IDX files
   clang libclang-rt-14-dev                               # libFuzzer for the fuzz targets

@@ -28,6 +28,7 @@ constexpr int kRecordFd = 3;  // where a worker writes its records
 struct Exec {
   std::string program;
   std::vector<std::string> words;
+  std::string host;  // where the remote shell runs the worker; "" for a local rank
 };
 
 // launcher = "ssh": rank r's worker on its host through the remote shell
@@ -50,21 +51,40 @@ Exec remoteWorker(const LaunchOptions& options, int r) {
                "WORLD_SIZE=" + std::to_string(options.world), "LOCAL_RANK=" + std::to_string(place.localRank),
                "LOCAL_WORLD_SIZE=" + std::to_string(place.localSize)},
               {options.executable.string(), "worker", "--spec", options.specFile.string(), "--rank",
-               std::to_string(r), "--record-fd", "1", "--exit-with-stdin"})};
+               std::to_string(r), "--record-fd", "1", "--exit-with-stdin"}),
+          place.host};
+}
+
+// What a remote shell's exit code says that the worker's would not: ssh
+// exits 255 on its own failures, a POSIX shell 127 or 126 when the command
+// is missing or cannot run (the shell's message is on standard error,
+// above the run's). "" for any other code.
+std::string remoteShellReason(int code) {
+  if (code == 255)
+    return "the remote shell could not reach the host or log in; ssh in batch mode, the default, fails at a "
+           "password prompt too";
+  if (code == 127)
+    return "the remote shell found no dtbench there: it must be at the same path on every host";
+  if (code == 126) return "the remote shell could not run dtbench there";
+  return "";
 }
 
 }  // namespace
 
 std::string describeExit(int rank, const Rank& r, const std::string& error) {
+  const std::string who = "rank " + std::to_string(rank) + (r.host.empty() ? "" : " on host " + r.host);
   if (WIFSIGNALED(r.status)) {
     const int sig = WTERMSIG(r.status);
     const char* name = sigabbrev_np(sig);
     // A crash handler's record says where: "crashed with SIGSEGV in strategy 'x' (...)".
-    return "rank " + std::to_string(rank) + " was killed by signal " + std::to_string(sig) + " (SIG" +
-           (name ? name : "?") + ")" + (error.empty() ? "" : ": " + error);
+    return who + " was killed by signal " + std::to_string(sig) + " (SIG" + (name ? name : "?") + ")" +
+           (error.empty() ? "" : ": " + error);
   }
-  std::string text =
-      "rank " + std::to_string(rank) + " exited with code " + std::to_string(WEXITSTATUS(r.status));
+  const int code = WEXITSTATUS(r.status);
+  std::string text = who + " exited with code " + std::to_string(code);
+  // A worker that reported an error chose its code; a silent one's may be the shell's.
+  if (const std::string reason = remoteShellReason(code); !r.host.empty() && error.empty() && !reason.empty())
+    text += " (" + reason + ")";
   if (!error.empty()) text += ": " + error;
   return text;
 }
@@ -152,6 +172,7 @@ std::string startRank(const LaunchOptions& options, int r, pid_t parent, pid_t& 
     return std::string("cannot start a worker: ") + std::strerror(forkError);
   }
   ranks[r].lifeline = lifeline[1];
+  ranks[r].host = exec.host;
   if (group == 0) group = pid;
   setpgid(pid, group);  // also from the parent: no race with the child's own call
   fcntl(fds[0], F_SETFL, O_NONBLOCK);

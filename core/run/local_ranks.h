@@ -18,11 +18,15 @@ struct Rank {
   pid_t pid = -1;
   int fd = -1;        // read end of its record pipe
   int lifeline = -1;  // ssh launcher: the write end of the worker's standard input, never written
+  std::string host;   // ssh launcher: the host its remote shell runs it on
   bool exited = false;
   int status = 0;
 };
 
-// "rank 1 was killed by signal 9 (SIGKILL)", "rank 0 exited with code 1: <error>".
+// "rank 1 was killed by signal 9 (SIGKILL)", "rank 0 exited with code 1: <error>";
+// a remote rank is named with its host, and when it reported no error the
+// remote shell's own codes are said (255: ssh failed; 127, 126: no dtbench
+// to run there).
 std::string describeExit(int rank, const Rank& r, const std::string& error);
 
 // Forks rank `r`'s worker (`dtbench worker --rank r`) into the run's process

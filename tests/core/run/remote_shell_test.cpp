@@ -1,5 +1,5 @@
 // The ssh launcher's parts that need no host: the hostfile, where each rank
-// goes, and the command line the remote shell gets.
+// goes, the command line the remote shell gets, and what its exit says.
 #include "run/remote_shell.h"
 
 #include <gtest/gtest.h>
@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+
+#include "run/local_ranks.h"
 
 namespace dtb::core {
 namespace {
@@ -90,6 +92,35 @@ TEST(RemoteCommand, QuotesEveryWordForTheRemoteShell) {
       "ssh", "-p", "2222", "h1",
       "cd '/data/my runs' && exec env 'RANK=1' '/opt/dtbench' 'worker' '--spec' 'it'\\''s.toml'"};
   EXPECT_EQ(argv, expected);
+}
+
+// A rank that exited with `code` (the wait status: the code in bits 8-15).
+Rank exitedWith(int code, const std::string& host) {
+  Rank r;
+  r.exited = true;
+  r.status = code << 8;
+  r.host = host;
+  return r;
+}
+
+TEST(RemoteExit, NamesTheHostAndWhatTheShellsOwnCodesMean) {
+  EXPECT_EQ(describeExit(2, exitedWith(255, "h9"), ""),
+            "rank 2 on host h9 exited with code 255 (the remote shell could not reach the host or log in; "
+            "ssh in batch mode, the default, fails at a password prompt too)");
+  EXPECT_EQ(
+      describeExit(3, exitedWith(127, "h1"), ""),
+      "rank 3 on host h1 exited with code 127 (the remote shell found no dtbench there: it must be at the "
+      "same path on every host)");
+  EXPECT_EQ(describeExit(3, exitedWith(126, "h1"), ""),
+            "rank 3 on host h1 exited with code 126 (the remote shell could not run dtbench there)");
+}
+
+TEST(RemoteExit, AWorkersOwnErrorIsReportedAsItIsAndALocalRankHasNoHost) {
+  // The worker said why it ended: its code is its own, not the shell's.
+  EXPECT_EQ(describeExit(1, exitedWith(255, "h1"), "out of memory"),
+            "rank 1 on host h1 exited with code 255: out of memory");
+  EXPECT_EQ(describeExit(1, exitedWith(1, "h1"), ""), "rank 1 on host h1 exited with code 1");
+  EXPECT_EQ(describeExit(0, exitedWith(255, ""), ""), "rank 0 exited with code 255");
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // Starting the ranks of one run and watching them, whichever way they start:
-// `local` forks them here (local_launcher.h), `mpirun` and `srun` hand them
-// to a job launcher (job_launcher.h). Either way records flow back to the
-// coordinator, a rank that dies or a run that goes silent stops the run, and
-// the outcome says which rank failed and how.
+// `local` forks them here (local_launcher.h), `ssh` forks a remote shell a
+// rank that runs it on a hostfile's host (the same launcher, remote_shell.h),
+// `mpirun` and `srun` hand them to a job launcher (job_launcher.h). Either
+// way records flow back to the coordinator, a rank that dies or a run that
+// goes silent stops the run, and the outcome says which rank failed and how.
 #pragma once
 
 #include <atomic>
@@ -35,9 +36,9 @@ struct LaunchOptions {
   int threadsPerWorker = 1;    // OMP_NUM_THREADS of each worker (oneDNN's thread pool)
   double silenceLimitS = 120;  // no record from any rank for this long: a hang
   const std::atomic<bool>* interrupted = nullptr;
-  std::string launcher = "local";         // local | mpirun | srun
-  std::string hostfile;                   // mpirun --hostfile, when given
-  std::vector<std::string> launcherArgs;  // passed to mpirun/srun before the program
+  std::string launcher = "local";         // local | mpirun | srun | ssh
+  std::string hostfile;                   // mpirun --hostfile, when given; the ssh launcher's hosts
+  std::vector<std::string> launcherArgs;  // passed to mpirun/srun before the program; ssh: the remote shell
   std::string interface;                  // the network interface ranks talk over ("" none named)
 };
 
@@ -47,8 +48,8 @@ using RecordHandler = std::function<void(int rank, const Record&)>;
 LaunchOutcome launch(const LaunchOptions& options, const RecordHandler& onRecord);
 
 // A private directory for one run: its spec and the backends' rendezvous
-// store. Ranks a job launcher starts may be on other hosts, so theirs is on a
-// shared path: the cell's rendezvous_dir, or .dtbench-rendezvous beside the
+// store. Ranks a job launcher or the ssh launcher starts may be on other
+// hosts, so theirs is on a shared path: the cell's rendezvous_dir, or .dtbench-rendezvous beside the
 // database (which a cluster keeps on a shared file system). Local runs use
 // the temporary directory. Throws std::runtime_error naming the directory.
 std::filesystem::path runDirectory(const Cell& cell, const std::string& launcher,

@@ -41,7 +41,7 @@ fi
 launch=(--launcher mpirun --hostfile "$cluster/hostfile" --launcher-args "--mca plm_rsh_agent $cluster/agent --map-by node")
 
 echo "== a broadcast sweep between two hosts on 10gbe fits the profile"
-on_h0 "$dtbench" comm --backend gloo --ranks 2 --ops broadcast -b 4K -e 1M -f 4 -w 3 -n 10 "${launch[@]}" \
+on_h0 "$dtbench" comm --backend gloo --ranks 2 --ops broadcast -b 4K -e 1M -f 4 -w 3 -n 20 "${launch[@]}" \
   --interface eth0 --network 10gbe --db "$db" > "$scratch/sweep.txt" 2>&1 \
   || { cat "$scratch/sweep.txt"; fail "the shaped sweep failed"; }
 grep '^# Network\|^# Fit' "$scratch/sweep.txt"

@@ -132,13 +132,14 @@ class ElasticDriver {
       const bool failed = WIFSIGNALED(r.status) || WEXITSTATUS(r.status) != 0;
       if (!failed || !isMember(slot) || (settling_ && settling_->gone.contains(slot))) continue;
       if (joining_.contains(slot)) {
-        cancelJoin(slot, describeExit(rankOf(slot), r, output_.errorOf(slot)));
+        cancelJoin(slot, describeExit(rankOf(slot), r, output_.errorOf(slot), output_.hostOf(slot)));
         continue;
       }
       Settling& s = settling();
       s.gone.insert(slot);
       s.reported.erase(slot);
-      if (s.exitCause.empty()) s.exitCause = describeExit(rankOf(slot), r, output_.errorOf(slot));
+      if (s.exitCause.empty())
+        s.exitCause = describeExit(rankOf(slot), r, output_.errorOf(slot), output_.hostOf(slot));
     }
   }
 

@@ -1,9 +1,10 @@
 // Starting the ranks of one run and watching them, whichever way they start:
-// `local` forks them here (local_launcher.h), `ssh` forks a remote shell a
-// rank that runs it on a hostfile's host (the same launcher, remote_shell.h),
-// `mpirun` and `srun` hand them to a job launcher (job_launcher.h). Either
-// way records flow back to the coordinator, a rank that dies or a run that
-// goes silent stops the run, and the outcome says which rank failed and how.
+// `local` forks them here (local_launcher.h), `ssh` forks for each rank a
+// remote shell that runs it on a hostfile's host (the same launcher,
+// remote_shell.h), `mpirun` and `srun` hand them to a job launcher
+// (job_launcher.h). Either way records flow back to the coordinator, a rank
+// that dies or a run that goes silent stops the run, and the outcome says
+// which rank failed and how.
 #pragma once
 
 #include <atomic>

@@ -85,12 +85,14 @@ Reaped reapRanks(std::vector<Rank>& ranks) {
 // collective, a bare exit code.
 std::string failureCause(const Reaped& reaped, const std::vector<Rank>& ranks, const RankOutput& output) {
   if (reaped.signalled >= 0) {
-    return describeExit(reaped.signalled, ranks[reaped.signalled], output.errorOf(reaped.signalled));
+    return describeExit(reaped.signalled, ranks[reaped.signalled], output.errorOf(reaped.signalled),
+                        output.hostOf(reaped.signalled));
   }
   if (!output.firstOwnError().empty()) return withRanksThatNeverJoined(output.firstOwnError(), ranks, output);
   if (!output.firstPeerError().empty())
     return withRanksThatNeverJoined(output.firstPeerError(), ranks, output);
-  return describeExit(reaped.failed, ranks[reaped.failed], output.errorOf(reaped.failed));
+  return describeExit(reaped.failed, ranks[reaped.failed], output.errorOf(reaped.failed),
+                      output.hostOf(reaped.failed));
 }
 
 // Reads records and reaps ranks until the run ends: every rank done, a

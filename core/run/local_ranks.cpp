@@ -55,24 +55,33 @@ Exec remoteWorker(const LaunchOptions& options, int r) {
           place.host};
 }
 
-// What a remote shell's exit code says that the worker's would not: ssh
-// exits 255 on its own failures, a POSIX shell 127 or 126 when the command
-// is missing or cannot run (the shell's message is on standard error,
-// above the run's). "" for any other code.
-std::string remoteShellReason(int code) {
+// What a remote shell's exit code says that the worker's would not, for a
+// rank that reported nothing, or only where it runs (`started`): ssh exits
+// 255 on its own failures — and when the remote process dies by a signal,
+// whose news OpenSSH's client drops — and a POSIX shell 127 or 126 when the
+// command is missing or cannot run. The shell's own message is on standard
+// error, above the run's. "" where the code says nothing more.
+std::string remoteShellReason(int code, bool started) {
+  if (code == 255 && !started)
+    return "the remote shell could not reach the host or log in; ssh in batch mode, the default, fails where "
+           "it would ask for a password or to accept a host key";
   if (code == 255)
-    return "the remote shell could not reach the host or log in; ssh in batch mode, the default, fails at a "
-           "password prompt too";
-  if (code == 127)
+    return "ssh lost the connection, or the worker was killed by a signal on that host: ssh exits 255 for "
+           "both";
+  if (code == 127 && !started)
     return "the remote shell found no dtbench there: it must be at the same path on every host";
-  if (code == 126) return "the remote shell could not run dtbench there";
+  if (code == 126 && !started) return "the remote shell could not run dtbench there";
   return "";
 }
 
 }  // namespace
 
-std::string describeExit(int rank, const Rank& r, const std::string& error) {
-  const std::string who = "rank " + std::to_string(rank) + (r.host.empty() ? "" : " on host " + r.host);
+std::string describeExit(int rank, const Rank& r, const std::string& error, const std::string& reportedHost) {
+  // A remote rank's host as the rank named it, as the other messages and
+  // rank_host do; the hostfile's name for it when it never got as far.
+  const std::string who = namedRanks({rank}, r.host.empty()         ? ""
+                                             : reportedHost.empty() ? r.host
+                                                                    : reportedHost);
   if (WIFSIGNALED(r.status)) {
     const int sig = WTERMSIG(r.status);
     const char* name = sigabbrev_np(sig);
@@ -83,8 +92,9 @@ std::string describeExit(int rank, const Rank& r, const std::string& error) {
   const int code = WEXITSTATUS(r.status);
   std::string text = who + " exited with code " + std::to_string(code);
   // A worker that reported an error chose its code; a silent one's may be the shell's.
-  if (const std::string reason = remoteShellReason(code); !r.host.empty() && error.empty() && !reason.empty())
-    text += " (" + reason + ")";
+  const std::string reason =
+      r.host.empty() || !error.empty() ? "" : remoteShellReason(code, !reportedHost.empty());
+  if (!reason.empty()) text += " (" + reason + ")";
   if (!error.empty()) text += ": " + error;
   return text;
 }

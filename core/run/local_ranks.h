@@ -23,11 +23,12 @@ struct Rank {
   int status = 0;
 };
 
-// "rank 1 was killed by signal 9 (SIGKILL)", "rank 0 exited with code 1: <error>";
-// a remote rank is named with its host, and when it reported no error the
-// remote shell's own codes are said (255: ssh failed; 127, 126: no dtbench
-// to run there).
-std::string describeExit(int rank, const Rank& r, const std::string& error);
+// "rank 1 was killed by signal 9 (SIGKILL)", "rank 0 exited with code 1: <error>".
+// A remote rank is named with its host — the one it reported
+// (`reportedHost`, RankOutput::hostOf), else the hostfile's — and when it
+// reported no error, what the remote shell's own exit codes mean (255: ssh
+// failed or lost the worker; 127, 126: no dtbench to run there).
+std::string describeExit(int rank, const Rank& r, const std::string& error, const std::string& reportedHost);
 
 // Forks rank `r`'s worker (`dtbench worker --rank r`) into the run's process
 // group (founded by the first rank: `group` is 0 until then); its records

@@ -12,8 +12,9 @@ namespace dtb::netswitch {
 
 // Timer slack of 1 ns; real-time scheduling (SCHED_FIFO) where allowed;
 // and a PM QoS request of 0 us on /dev/cpu_dma_latency, which keeps every
-// CPU polling instead of halting when idle for as long as the switch lives
-// (the kernel drops the request when the process ends). Each one this
+// CPU polling instead of halting when idle, where the cpuidle driver
+// honours it (haltpoll, intel_idle, acpi_idle), for as long as the switch
+// lives (the kernel drops the request when the process ends). Each one this
 // process may not have is said on stderr: latency then varies with load
 // and idle time.
 void askForPreciseWakeUps();

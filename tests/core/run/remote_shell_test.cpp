@@ -103,24 +103,36 @@ Rank exitedWith(int code, const std::string& host) {
   return r;
 }
 
-TEST(RemoteExit, NamesTheHostAndWhatTheShellsOwnCodesMean) {
-  EXPECT_EQ(describeExit(2, exitedWith(255, "h9"), ""),
-            "rank 2 on host h9 exited with code 255 (the remote shell could not reach the host or log in; "
-            "ssh in batch mode, the default, fails at a password prompt too)");
+TEST(RemoteExit, ARankThatNeverStartedIsNamedByItsHostfileHostWithTheShellsReason) {
   EXPECT_EQ(
-      describeExit(3, exitedWith(127, "h1"), ""),
-      "rank 3 on host h1 exited with code 127 (the remote shell found no dtbench there: it must be at the "
-      "same path on every host)");
-  EXPECT_EQ(describeExit(3, exitedWith(126, "h1"), ""),
-            "rank 3 on host h1 exited with code 126 (the remote shell could not run dtbench there)");
+      describeExit(2, exitedWith(255, "10.0.0.9"), "", ""),
+      "rank 2 on 10.0.0.9 exited with code 255 (the remote shell could not reach the host or log in; ssh in "
+      "batch mode, the default, fails where it would ask for a password or to accept a host key)");
+  EXPECT_EQ(
+      describeExit(3, exitedWith(127, "h1"), "", ""),
+      "rank 3 on h1 exited with code 127 (the remote shell found no dtbench there: it must be at the same "
+      "path on every host)");
+  EXPECT_EQ(describeExit(3, exitedWith(126, "h1"), "", ""),
+            "rank 3 on h1 exited with code 126 (the remote shell could not run dtbench there)");
+}
+
+TEST(RemoteExit, ARankThatRanIsNamedByTheHostItReportedAndA255IsNotBlamedOnLoggingIn) {
+  // OpenSSH's client exits 255 when the remote worker dies by a signal too.
+  EXPECT_EQ(
+      describeExit(2, exitedWith(255, "10.0.0.9"), "", "node9"),
+      "rank 2 on node9 exited with code 255 (ssh lost the connection, or the worker was killed by a signal "
+      "on that host: ssh exits 255 for both)");
+  EXPECT_EQ(describeExit(2, exitedWith(127, "10.0.0.9"), "", "node9"),
+            "rank 2 on node9 exited with code 127");
 }
 
 TEST(RemoteExit, AWorkersOwnErrorIsReportedAsItIsAndALocalRankHasNoHost) {
   // The worker said why it ended: its code is its own, not the shell's.
-  EXPECT_EQ(describeExit(1, exitedWith(255, "h1"), "out of memory"),
-            "rank 1 on host h1 exited with code 255: out of memory");
-  EXPECT_EQ(describeExit(1, exitedWith(1, "h1"), ""), "rank 1 on host h1 exited with code 1");
-  EXPECT_EQ(describeExit(0, exitedWith(255, ""), ""), "rank 0 exited with code 255");
+  EXPECT_EQ(describeExit(1, exitedWith(255, "h1"), "out of memory", "h1"),
+            "rank 1 on h1 exited with code 255: out of memory");
+  EXPECT_EQ(describeExit(1, exitedWith(1, "h1"), "", ""), "rank 1 on h1 exited with code 1");
+  // A local rank reports its host too; local messages do not name it.
+  EXPECT_EQ(describeExit(0, exitedWith(255, ""), "", "vm"), "rank 0 exited with code 255");
 }
 
 }  // namespace

@@ -50,9 +50,9 @@ LaunchOutcome launch(const LaunchOptions& options, const RecordHandler& onRecord
 
 // A private directory for one run: its spec and the backends' rendezvous
 // store. Ranks a job launcher or the ssh launcher starts may be on other
-// hosts, so theirs is on a shared path: the cell's rendezvous_dir, or .dtbench-rendezvous beside the
-// database (which a cluster keeps on a shared file system). Local runs use
-// the temporary directory. Throws std::runtime_error naming the directory.
+// hosts, so theirs is on a shared path: the cell's rendezvous_dir, or
+// .dtbench-rendezvous beside the database (which a cluster keeps on a shared
+// file system). Local runs use the temporary directory. Throws std::runtime_error naming the directory.
 std::filesystem::path runDirectory(const Cell& cell, const std::string& launcher,
                                    const std::filesystem::path& database, int64_t runId);
 

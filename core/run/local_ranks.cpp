@@ -55,12 +55,13 @@ Exec remoteWorker(const LaunchOptions& options, int r) {
           place.host};
 }
 
-// What a remote shell's exit code says that the worker's would not, for a
-// rank that reported nothing, or only where it runs (`started`): ssh exits
-// 255 on its own failures — and when the remote process dies by a signal,
-// whose news OpenSSH's client drops — and a POSIX shell 127 or 126 when the
-// command is missing or cannot run. The shell's own message is on standard
-// error, above the run's. "" where the code says nothing more.
+// What a remote shell's exit code says, for a rank that reported no error,
+// that the code alone would not; `started`: the rank had said where it
+// runs, so the shell did reach its host. ssh exits 255 on its own failures
+// and also when the remote process dies by a signal (OpenSSH's client drops
+// that news); a POSIX shell exits 127 or 126 when the command is missing or
+// cannot run. The shell's own message is on standard error, above the run's.
+// "" where the code says nothing more.
 std::string remoteShellReason(int code, bool started) {
   if (code == 255 && !started)
     return "the remote shell could not reach the host or log in; ssh in batch mode, the default, fails where "

@@ -7,8 +7,8 @@
 # two profiles shapes the network before each run and stores what it
 # applied; the switch holds the CPUs awake while it runs (PM QoS); a
 # profile named where no network is emulated, or one that does not exist,
-# is refused before anything runs. Skips (77) where network
-# namespaces cannot be made.
+# is refused before anything runs. Skips (77) where network namespaces
+# cannot be made.
 #   network_test.sh DTBENCH REPO_ROOT
 set -euo pipefail
 dtbench=$1 root=$2

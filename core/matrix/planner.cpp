@@ -600,8 +600,7 @@ class Planner {
     for (const Cell& cell : cells) {
       const std::string network = cell.text("network");
       if (network.empty() || network == "none") continue;
-      const std::string launcher = cell.text("launcher");
-      if (launcher != "local" && !(launcher == "auto" && cell.text("backend") != "mpi")) continue;
+      if (resolveLauncher(cell.text("launcher"), cell.text("backend")) != "local") continue;
       const Column* at = findColumn("network");
       warn(at ? at->where : SourceLocation{m_.path, 1, 1},
            "cell " + std::to_string(cell.index) + " sets network = \"" + network +

@@ -159,4 +159,9 @@ const ParamSpec* findRunKey(const std::string& key) {
   return nullptr;
 }
 
+std::string resolveLauncher(const std::string& launcher, const std::string& backend) {
+  if (launcher != "auto" && !launcher.empty()) return launcher;
+  return backend == "mpi" ? "mpirun" : "local";
+}
+
 }  // namespace dtb::core

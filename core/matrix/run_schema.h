@@ -26,4 +26,9 @@ inline constexpr const char* kEffectiveLrKey = "lr_effective";  // lr, x world_s
 // The declaration of a derived key (its type, for exclude rules), or null.
 const ParamSpec* findDerivedKey(const std::string& key);
 
+// The launcher a cell runs with: its `launcher`, where "auto" (the key's
+// default) means mpirun for backend "mpi" (whose ranks must be an MPI job)
+// and local otherwise.
+std::string resolveLauncher(const std::string& launcher, const std::string& backend);
+
 }  // namespace dtb::core

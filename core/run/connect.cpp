@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "cuda/cuda_probe.h"
+#include "matrix/run_schema.h"
 #include "run/launch.h"
 #include "run/rank_environment.h"
 #include "store/environment.h"

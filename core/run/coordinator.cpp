@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "matrix/config_label.h"
+#include "matrix/run_schema.h"
 #include "network/network_emulator.h"
 #include "run/checkpoint.h"
 #include "run/elastic_launcher.h"

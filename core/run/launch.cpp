@@ -34,11 +34,6 @@ LaunchOutcome launch(const LaunchOptions& options, const RecordHandler& onRecord
   return launchJob(options, onRecord);
 }
 
-std::string resolveLauncher(const std::string& launcher, const std::string& backend) {
-  if (launcher != "auto" && !launcher.empty()) return launcher;
-  return backend == "mpi" ? "mpirun" : "local";
-}
-
 std::filesystem::path runDirectory(const Cell& cell, const std::string& launcher,
                                    const std::filesystem::path& database, int64_t runId) {
   std::filesystem::path base = cell.text("rendezvous_dir");

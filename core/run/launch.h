@@ -63,8 +63,4 @@ void removeRunDirectory(const std::filesystem::path& directory);
 // launcher_args split at spaces.
 std::vector<std::string> splitWords(const std::string& text);
 
-// The launcher a cell runs with: its `launcher`, where "auto" means mpirun
-// for backend "mpi" (whose ranks must be an MPI job) and local otherwise.
-std::string resolveLauncher(const std::string& launcher, const std::string& backend);
-
 }  // namespace dtb::core

@@ -209,6 +209,25 @@ TEST(PlannerErrors, AnIntGivenAsAFractionNamesKeyFileAndLine) {
       contains(problems(kHeader + "epochs = 1e300\n"), "'epochs' expects int, got "));  // past any int
 }
 
+// An emulated network shapes only the links between hosts: a cell whose
+// ranks all run here (launcher local, or auto for a non-MPI backend) is
+// warned about; one that an MPI job or mpirun spreads over hosts is not.
+TEST(Planner, ANetworkOnACellWhoseRanksAllRunHereIsAWarning) {
+  Plan local = plan(kHeader + "network = \"10gbe\"\n");
+  ASSERT_EQ(local.warnings.size(), 1u);
+  EXPECT_EQ(
+      local.warnings[0].format(),
+      "m.toml:10:11: warning: cell 0 sets network = \"10gbe\" but runs every rank on this host (launcher "
+      "local): the emulated network shapes the links between hosts, and none of its traffic crosses one "
+      "(launcher mpirun or ssh with a hostfile does)");
+  EXPECT_TRUE(plan(kHeader + "network = \"10gbe\"\nlauncher = \"mpirun\"\n").warnings.empty());
+  std::string mpi = kHeader;  // auto is mpirun for the MPI backend
+  const std::string single = "backend = \"single\"";
+  mpi.replace(mpi.find(single), single.size(), "backend = \"mpi\"");
+  EXPECT_TRUE(plan(mpi + "network = \"10gbe\"\n").warnings.empty());
+  EXPECT_TRUE(plan(kHeader + "network = \"none\"\n").warnings.empty());
+}
+
 // Issue 17: commenting a value out of an axis must not make its table an error.
 TEST(Planner, PluginTableNoCellUsesIsAWarning) {
   Plan p = plan(kHeader + "[strategy.bucketd]\nbucket_cap_mb = 25\n");

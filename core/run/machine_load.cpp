@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -27,9 +28,50 @@ double cpuSeconds(int who) {
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
-// Every process but this one, from /proc/<pid>/stat: "pid (name) state ...",
-// utime and stime the 14th and 15th fields, in clock ticks, the start time
-// the 22nd.
+// The fields of a /proc stat line ("pid (name) state ..."): the name, and
+// the fields from the 3rd (the state) on, numbered from 1 as proc(5) does.
+struct StatLine {
+  std::string name;
+  std::vector<std::string> fields;  // fields[i] is field i + 3
+  std::string field(size_t number) const {
+    return number >= 3 && number - 3 < fields.size() ? fields[number - 3] : "";
+  }
+};
+
+std::optional<StatLine> readStat(const std::filesystem::path& path) {
+  std::ifstream stat(path);
+  std::string line;
+  if (!std::getline(stat, line)) return std::nullopt;  // gone already
+  const size_t open = line.find('('), close = line.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close + 2 > line.size()) return std::nullopt;
+  StatLine out{line.substr(open + 1, close - open - 1), {}};
+  std::istringstream fields(line.substr(close + 2));
+  for (std::string f; fields >> f;) out.fields.push_back(f);
+  return out;
+}
+
+// utime + stime (the 14th and 15th fields, in clock ticks), in seconds.
+double cpuOf(const StatLine& s, double tick) {
+  double utime = 0, stime = 0;
+  std::from_chars(s.field(14).data(), s.field(14).data() + s.field(14).size(), utime);
+  std::from_chars(s.field(15).data(), s.field(15).data() + s.field(15).size(), stime);
+  return (utime + stime) / tick;
+}
+
+// The CPU seconds of the process's threads that run at SCHED_IDLE (the
+// 41st field, the policy, is 5): what it took only from idle CPUs.
+double idleClassSeconds(const std::filesystem::path& process, double tick) {
+  double seconds = 0;
+  std::error_code error;
+  for (const auto& task : std::filesystem::directory_iterator(process / "task", error)) {
+    const std::optional<StatLine> s = readStat(task.path() / "stat");
+    if (s && s->field(41) == "5") seconds += cpuOf(*s, tick);
+  }
+  return seconds;
+}
+
+// Every process but this one, from /proc/<pid>/stat, with its start time
+// (the 22nd field).
 std::map<int, CpuSample::Process> otherProcesses(double tick) {
   std::map<int, CpuSample::Process> out;
   const int self = static_cast<int>(getpid());
@@ -39,22 +81,23 @@ std::map<int, CpuSample::Process> otherProcesses(double tick) {
     const bool numeric = !pid.empty() && pid.size() < 10 &&
                          std::all_of(pid.begin(), pid.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (!numeric || std::stoi(pid) == self) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    if (!std::getline(stat, line)) continue;  // gone already
-    const size_t open = line.find('('), close = line.rfind(')');
-    if (open == std::string::npos || close == std::string::npos || close + 2 > line.size()) continue;
-    std::istringstream fields(line.substr(close + 2));  // from the 3rd field, the state, on
-    std::string skipped;
-    for (int field = 3; field < 14; ++field) fields >> skipped;
-    double utime = 0, stime = 0;
-    uint64_t started = 0;  // the 22nd field: tells a reused pid from the process that had it
-    if (!(fields >> utime >> stime)) continue;
-    for (int field = 16; field < 22; ++field) fields >> skipped;
-    fields >> started;
-    out[std::stoi(pid)] = {line.substr(open + 1, close - open - 1), (utime + stime) / tick, started};
+    const std::optional<StatLine> s = readStat(entry.path() / "stat");
+    if (!s || s->fields.size() < 20) continue;
+    uint64_t started = 0;  // tells a reused pid from the process that had it
+    std::from_chars(s->field(22).data(), s->field(22).data() + s->field(22).size(), started);
+    out[std::stoi(pid)] = {s->name, cpuOf(*s, tick), started, idleClassSeconds(entry.path(), tick)};
   }
   return out;
+}
+
+// What a process took from others between two samples (a process that
+// started in between counts from zero): its CPU time less its SCHED_IDLE
+// threads'.
+double competedBetween(const CpuSample& start, int pid, const CpuSample::Process& p) {
+  auto before = start.processes.find(pid);
+  const bool same = before != start.processes.end() && before->second.startTicks == p.startTicks;
+  return std::max(0.0,
+                  (p.cpuS - p.idleClassS) - (same ? before->second.cpuS - before->second.idleClassS : 0));
 }
 
 // "cc1plus 4.20 s, ninja 0.31 s": the others that used the most CPU between
@@ -62,9 +105,7 @@ std::map<int, CpuSample::Process> otherProcesses(double tick) {
 std::string busiestOthers(const CpuSample& start, const CpuSample& end, double minimumS) {
   std::vector<std::pair<double, std::string>> used;
   for (const auto& [pid, p] : end.processes) {
-    auto before = start.processes.find(pid);
-    const bool same = before != start.processes.end() && before->second.startTicks == p.startTicks;
-    const double cpu = p.cpuS - (same ? before->second.cpuS : 0);
+    const double cpu = competedBetween(start, pid, p);
     if (cpu >= minimumS) used.emplace_back(cpu, p.name);
   }
   std::sort(used.rbegin(), used.rend());
@@ -128,7 +169,13 @@ MachineLoadRecord loadBetween(const CpuSample& start, const CpuSample& end) {
   load.loadAverage = end.loadAverage;
   const double wall = std::chrono::duration<double>(end.at - start.at).count();
   if (start.machineBusyS && end.machineBusyS && wall > 0) {
-    const double others = (*end.machineBusyS - *start.machineBusyS) - (end.ownS - start.ownS);
+    double idleClass = 0;  // busy, but only on CPUs nothing else wanted
+    for (const auto& [pid, p] : end.processes) {
+      auto before = start.processes.find(pid);
+      const bool same = before != start.processes.end() && before->second.startTicks == p.startTicks;
+      idleClass += std::max(0.0, p.idleClassS - (same ? before->second.idleClassS : 0));
+    }
+    const double others = (*end.machineBusyS - *start.machineBusyS) - (end.ownS - start.ownS) - idleClass;
     load.competingCpus = std::max(0.0, others / wall);
   }
   if (start.machineAllS && end.machineAllS && *end.machineAllS > *start.machineAllS) {

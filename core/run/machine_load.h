@@ -32,10 +32,14 @@ struct CpuSample {
   std::optional<double> loadAverage;  // 1 minute
   // Every other process's CPU seconds so far, by pid, with its name: who
   // the competition was.
+  // A thread at SCHED_IDLE (the lowest priority: it runs only on a CPU
+  // nothing else wants, as the network switch's idle spinners do) takes no
+  // CPU from a run, so its time is no competition: `idleClassS` is left out.
   struct Process {
     std::string name;
     double cpuS = 0;
     uint64_t startTicks = 0;  // since boot: a pid reused in between is another process
+    double idleClassS = 0;    // of cpuS, its SCHED_IDLE threads'
   };
   std::map<int, Process> processes;
 

@@ -32,6 +32,8 @@ class FrameSwitch {
   int64_t sendDue(int64_t nowNs);
   // Runs one control line; returns the reply, without its newline.
   std::string control(const std::string& line);
+  // Whether frames are delayed or paced (a profile other than none is set).
+  bool shaped() const { return shape_.latencyNs != 0 || shape_.bytesPerSecond != 0; }
 
  private:
   Send send_;

@@ -101,7 +101,7 @@ int listenOn(const std::string& path) {
 
 // One command a connection. The forwarding waits meanwhile, so a client
 // gets 100 ms for its line (dtbench sends it in one write) and is dropped.
-void serveControl(int listener, FrameSwitch& frames) {
+void serveControl(int listener, FrameSwitch& frames, IdleSpinners& spinners) {
   const int client = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
   if (client < 0) return;
   timeval patience{0, 100'000};
@@ -114,6 +114,7 @@ void serveControl(int listener, FrameSwitch& frames) {
     line.append(chunk, static_cast<size_t>(got));
   if (const size_t end = line.find('\n'); end != std::string::npos) {
     const std::string reply = frames.control(line.substr(0, end)) + "\n";
+    spinners.spinWhile(frames.shaped());
     // A client gone before the reply must not take the switch with it (SIGPIPE).
     send(client, reply.data(), reply.size(), MSG_NOSIGNAL);
   }
@@ -160,6 +161,7 @@ int run(const Options& options) {
     [[maybe_unused]] const ssize_t written = write(taps[port]->fd(), frame.data(), frame.size());
   });
 
+  IdleSpinners spinners;  // before real-time scheduling: they must not start at it
   askForPreciseWakeUps();
   const int timer = checked(timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC), "timerfd_create");
   const int listener = listenOn(options.control);
@@ -193,7 +195,7 @@ int run(const Options& options) {
     for (int e = 0; e < ready; ++e) {
       const uint64_t tag = events[e].data.u64;
       if (tag == listenerTag) {
-        serveControl(listener, frames);
+        serveControl(listener, frames, spinners);
       } else if (tag == timerTag) {
         uint64_t expirations = 0;
         [[maybe_unused]] const ssize_t got = read(timer, &expirations, sizeof(expirations));

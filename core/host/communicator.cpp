@@ -1,6 +1,7 @@
 #include "host/communicator.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "dtbench/plugin.hpp"
 #include "host/status.h"
@@ -92,7 +93,9 @@ dtb_status_t Communicator::started(dtb_status_t status, dtb_request_t* request, 
   }
   ++collectives_;
   bytes_ += bytes;
-  busBytes_ += static_cast<uint64_t>(static_cast<double>(bytes) * busFactor);
+  // Rounded, not cut: S x 2(n-1)/n of 3000 bytes at 3 ranks is 4000, which
+  // the double product gives as 3999.99...
+  busBytes_ += static_cast<uint64_t>(std::llround(static_cast<double>(bytes) * busFactor));
   std::lock_guard lock(mutex_);
   outstanding_.emplace(*request, InFlight{op, TraceRecorder::nowNs()});
   return status;

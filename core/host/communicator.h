@@ -1,7 +1,7 @@
 // The run's communicator as the host wraps it for strategies: the backend
 // plugin instance underneath, the run's default timeout for waits, and the
-// counts every backend is measured by (collectives and bytes as nccl-tests
-// defines S: the whole array for reduce-scatter and all-gather).
+// counts every backend is measured by (collectives, their data size S and
+// bus bytes, as nccl-tests defines them: see collectives() below).
 #pragma once
 
 #include <atomic>
@@ -91,11 +91,24 @@ class Communicator {
 
   // Records every collective, from issue to the end of its wait, when set.
   void traceTo(TraceRecorder* trace) { trace_ = trace; }
+  // The counters, defined once, nccl-tests' way, for every collective this
+  // rank issued (the store's step.collectives, step.bytes_sent and
+  // step.bus_bytes are their differences over a step):
+  //   collectives  operations issued, barriers included.
+  //   bytes        S, the collective's data size (nccl-tests' "size"): the
+  //                buffer of an all-reduce or a broadcast, the whole array
+  //                of a reduce-scatter (its input: every rank's block) or an
+  //                all-gather (its output: every rank's block, this rank's
+  //                own included), 0 for a barrier — at any world size. The
+  //                size of the data the strategy asked to move, the same on
+  //                every rank; not what crossed the network (algbw = S / t).
+  //   busBytes     what a rank sends (and receives) in a bandwidth-optimal
+  //                ring algorithm, nccl-tests' bus bytes (busbw = busBytes
+  //                / t): S x 2(n-1)/n for all-reduce, S x (n-1)/n for
+  //                reduce-scatter and all-gather, S for broadcast (n > 1);
+  //                0 at one rank and for a barrier.
   uint64_t collectives() const { return collectives_; }
-  uint64_t bytes() const { return bytes_; }  // sum of S over collectives
-  // What a rank sends in a bandwidth-optimal algorithm, nccl-tests' bus
-  // bytes: S x 2(n-1)/n for all-reduce, S x (n-1)/n for reduce-scatter and
-  // all-gather, S for broadcast (0 at one rank).
+  uint64_t bytes() const { return bytes_; }
   uint64_t busBytes() const { return busBytes_; }
   // Seconds the backend spent executing collectives (its counters' busy_ns),
   // overlapped or not; nullopt when the backend does not count them.
@@ -106,13 +119,23 @@ class Communicator {
   // spent inside comm_wait, and polling with comm_test (from a test that
   // found a request unfinished to the next test of that same request, while
   // the training thread issued nothing, updated nothing and did not return
-  // to the model between), whatever phase of the step it was in. Waits on other
-  // threads (a strategy's own communication thread) are not the training
-  // thread's: they count only where the training thread waits for that
-  // thread (finish_backward, which TrainingStep books whole). The training
-  // thread is the one that created the communicator (the worker's, or a
-  // test's rank thread).
+  // to the model between), whatever phase of the step it was in, and the
+  // spans the strategy declares with waitedElsewhere. Waits on other threads
+  // (a strategy's own communication thread) are not the training thread's:
+  // they count only where the training thread waits for that thread and the
+  // strategy says so (fusion's finish_backward). The training thread is the
+  // one that created the communicator (the worker's, or a test's rank
+  // thread).
   double trainingWaitSeconds() const { return trainingWaitNanos_ / 1e9; }
+  // dtb_host_t.comm_waited: the calling thread was blocked from beginNs to
+  // endNs (TraceRecorder::nowNs clock) waiting for communication that runs
+  // on a thread of the strategy's own. Counted when the caller is the
+  // training thread (and the span not reversed); ignored otherwise.
+  void waitedElsewhere(int64_t beginNs, int64_t endNs) {
+    if (std::this_thread::get_id() != trainingThread_ || endNs < beginNs) return;
+    trainingWaitNanos_ += endNs - beginNs;
+    endPolling();
+  }
   // The training thread did something else (computed, returned to the
   // model): a poll loop, if any, has ended. No effect on other threads.
   void endPolling() {

@@ -1,6 +1,7 @@
 #include "host/host_services.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <initializer_list>
 #include <new>
@@ -107,6 +108,9 @@ HostServices::HostServices(std::string source, ParamValues config)
         log(DTB_LOG_WARN, host.source_, "metric_add without a name; ignored");
         return;
       }
+      // One value that is not finite is dropped alone: summed in, it would
+      // take the step's finite values of the metric with it.
+      if (!std::isfinite(value)) return;
       std::lock_guard lock(host.mutex_);
       host.metrics_[name] += value;
     });
@@ -341,6 +345,9 @@ void HostServices::installCommunicator() {
       std::string error;
       return h.relay(h.communicator_->wait(request, timeoutMs, &error), error);
     });
+  };
+  table_.comm_waited = [](dtb_host_ctx_t ctx, int64_t beginNs, int64_t endNs) noexcept {
+    if (Communicator* c = self(ctx).communicator_) c->waitedElsewhere(beginNs, endNs);
   };
   table_.comm_set_stream = [](dtb_host_ctx_t ctx, void* stream) {
     return guarded(ctx, "comm_set_stream", [&] {

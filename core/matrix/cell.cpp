@@ -47,7 +47,8 @@ std::map<std::string, ParamValue> Cell::pluginParams(const std::string& kind) co
 std::string Cell::configKey() const {
   std::string key;
   for (const auto& [name, value] : values) {
-    if (name == "world_size" || name == kGlobalBatchKey || name == kEffectiveLrKey) continue;
+    if (name == "world_size" || name == kGlobalBatchKey || name == kEffectiveLrKey || isJudgingKey(name))
+      continue;
     key += (key.empty() ? "" : ";") + name + "=" + formatParamValue(value);
   }
   return key;

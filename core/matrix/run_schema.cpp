@@ -85,6 +85,18 @@ std::vector<ParamSpec> makeSchema() {
       spec("loader_threads", DTB_PARAM_INT, int64_t{2}, "Prefetch threads per rank", 0.0, 256.0),
       spec("threads_per_worker", DTB_PARAM_INT, int64_t{0},
            "Compute threads per rank; 0 divides the cores among the ranks", 0.0, 1024.0),
+      spec(
+          "target_accuracy", DTB_PARAM_FLOAT, 0.0,
+          "Test accuracy (a fraction) a configuration must reach to be judged: the verdict picks the fastest "
+          "of those that reach it, and time_to_target times each run to it; 0 sets none (the bar is then the "
+          "best accuracy measured, less accuracy_tolerance). Judges runs, does not change them",
+          0.0, 1.0),
+      spec("accuracy_tolerance", DTB_PARAM_FLOAT, 0.01,
+           "Without target_accuracy: how far below the best mean test accuracy (a fraction; 0.01 is one "
+           "point) "
+           "a configuration may end and still count as reaching it, when the best one's own spread over its "
+           "repeats is smaller. Judges runs, does not change them",
+           0.0, 1.0),
       spec("collective_timeout_s", DTB_PARAM_FLOAT, 60.0,
            "Bound on every collective and wait; a rank past it fails the run", 0.001, 86400.0),
       spec("trace", DTB_PARAM_BOOL, false, "Write a Chrome trace per rank"),
@@ -151,6 +163,8 @@ const ParamSpec* findDerivedKey(const std::string& key) {
   if (key == kEffectiveLrKey) return &effectiveLr;
   return nullptr;
 }
+
+bool isJudgingKey(const std::string& key) { return key == "target_accuracy" || key == "accuracy_tolerance"; }
 
 const ParamSpec* findRunKey(const std::string& key) {
   for (const ParamSpec& s : runSchema()) {

@@ -23,6 +23,11 @@ inline std::string pluginKey(PluginKind kind) { return std::string(kindName(kind
 inline constexpr const char* kGlobalBatchKey = "global_batch_size";
 inline constexpr const char* kEffectiveLrKey = "lr_effective";  // lr, x world_size when linear
 
+// Keys that say how runs are judged (the verdict's accuracy bar), not what
+// runs: left out of a configuration's identity (Cell::configKey), so that
+// setting one does not make a configuration new to compare against.
+bool isJudgingKey(const std::string& key);
+
 // The declaration of a derived key (its type, for exclude rules), or null.
 const ParamSpec* findDerivedKey(const std::string& key);
 

@@ -20,14 +20,39 @@ svg .title { font-size: 14px; font-weight: 600; } svg .tick { font-size: 11px; f
 svg .axis { font-size: 12px; fill: #222; } svg .legend text { font-size: 11px; }
 svg .grid { stroke: #eee; } svg .grid.minor { stroke: #f5f5f5; } svg .note { font-size: 11px; fill: #8a4b00; } svg rect.plot { fill: none; stroke: #bbb; } svg .spread { stroke-width: 1.5; }
 table { border-collapse: collapse; margin: 8px 0 16px; font-size: 13px; }
-th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: right; } th { background: #f5f5f5; }
-td:first-child, th:first-child { text-align: left; } .faster { color: #1a7f37; } .slower { color: #c62828; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; } th { background: #f5f5f5; }
+th.r, td.r { text-align: right; font-variant-numeric: tabular-nums; }
+.faster { color: #1a7f37; } .slower { color: #c62828; } .inconclusive { color: #8a4b00; }
 .note { color: #666; font-size: 12px; }
+ul.decisions { padding-left: 20px; } ul.decisions li { margin: 6px 0; } .decision { font-size: 15px; }
+.why { color: #444; } .missed { color: #8a4b00; }
 )css";
 
 // In the page, not needed to read it: marks each chart with how many data
-// marks a browser laid out inside its plot area (the browser test reads it).
+// marks a browser laid out inside its plot area, and the page with the
+// colour the browser drew each configuration in, chart by chart (the
+// browser test reads both).
 constexpr const char* kSelfCheck = R"js(
+(function () {
+  var colours = {}, clashes = 0, summary = [];
+  document.querySelectorAll('svg.chart [data-config]').forEach(function (el) {
+    var m = el.matches('circle, rect, path, polyline, line') ? el
+          : el.querySelector('circle, rect, path, polyline, line');
+    if (!m) return;
+    var style = getComputedStyle(m), name = el.getAttribute('data-config');
+    var colour = (m.tagName === 'line' || m.tagName === 'polyline') ? style.stroke : style.fill;
+    var seen = colours[name] || (colours[name] = {colours: {}, charts: new Set()});
+    seen.colours[colour] = true;
+    seen.charts.add(el.closest('svg.chart'));
+  });
+  Object.keys(colours).sort().forEach(function (name) {
+    var list = Object.keys(colours[name].colours);
+    if (list.length > 1) clashes++;
+    summary.push(name + ': ' + list.join(' / ') + ' in ' + colours[name].charts.size + ' charts');
+  });
+  document.body.setAttribute('data-config-colours', summary.join('; '));
+  document.body.setAttribute('data-colour-clashes', clashes);
+})();
 (function () {
   var empty = 0, charts = document.querySelectorAll('svg.chart');
   charts.forEach(function (svg) {
@@ -47,9 +72,19 @@ constexpr const char* kSelfCheck = R"js(
 
 std::string esc(const std::string& s) { return xmlEscape(s); }
 
+// A cell's tag: numbers right-aligned (class "r"), text left, with the
+// row's class where the table says the column carries it.
+std::string cellTag(const char* tag, bool right, const std::string& rowClass) {
+  const std::string classes =
+      std::string(right ? "r" : "") + (right && !rowClass.empty() ? " " : "") + rowClass;
+  return "<" + std::string(tag) + (classes.empty() ? "" : " class=\"" + classes + "\"") + ">";
+}
+
 std::string table(const ReportTable& t) {
+  auto right = [&](size_t c) { return c < t.align.size() && t.align[c] == 'r'; };
   std::string out = "<table><tr>";
-  for (const std::string& h : t.headers) out += "<th>" + esc(h) + "</th>";
+  for (size_t c = 0; c < t.headers.size(); ++c)
+    out += cellTag("th", right(c), "") + esc(t.headers[c]) + "</th>";
   out += "</tr>\n";
   for (size_t r = 0; r < t.rows.size(); ++r) {
     const std::string css = r < t.rowClass.size() ? t.rowClass[r] : "";
@@ -57,24 +92,32 @@ std::string table(const ReportTable& t) {
     for (size_t c = 0; c < t.rows[r].size(); ++c) {
       const bool classed = !css.empty() && std::find(t.classedColumns.begin(), t.classedColumns.end(), c) !=
                                                t.classedColumns.end();
-      out += (classed ? "<td class=\"" + css + "\">" : std::string("<td>")) + esc(t.rows[r][c]) + "</td>";
+      out += cellTag("td", right(c), classed ? css : "") + esc(t.rows[r][c]) + "</td>";
     }
     out += "</tr>\n";
   }
   return out + "</table>\n";
 }
 
-// The answer first: which configuration to use per model and world size, and why.
+// The answer first: per model and world size, the decision as the
+// headline, the measured reason, what missed the accuracy; then the figures.
 std::string verdictSection(const ReportData& data) {
   std::string out =
       "<section class=\"verdict\"><h2>Verdict: which configuration, and why</h2>\n<p class=\"note\">" +
       esc(kVerdictNote) + "</p>\n";
   for (const ReportExperiment& x : data.experiments) {
-    const ReportTable t = verdictTable(data, x.id);
-    if (t.rows.empty()) continue;
+    const std::vector<VerdictHeadline> headlines = verdictHeadlines(data, x.id);
+    if (headlines.empty()) continue;
     if (data.experiments.size() > 1)
       out += "<h3>" + esc(x.name) + " <small>(experiment " + std::to_string(x.id) + ")</small></h3>\n";
-    out += table(t);
+    out += "<ul class=\"decisions\">\n";
+    for (const VerdictHeadline& h : headlines) {
+      out += "<li><strong class=\"decision\">" + esc(h.where) + ": " + esc(h.decision) + "</strong>";
+      if (!h.why.empty()) out += "<br><span class=\"why\">" + esc(h.why) + "</span>";
+      if (!h.missed.empty()) out += "<br><span class=\"missed\">" + esc(h.missed) + "</span>";
+      out += "</li>\n";
+    }
+    out += "</ul>\n" + table(verdictTable(data, x.id));
   }
   return out + "</section>\n";
 }
@@ -83,11 +126,7 @@ std::string comparisonSection(const ReportInput& in) {
   const auto [a, b] = *in.compared;
   std::string out =
       "<h2>Comparison: experiment " + std::to_string(b) + " against " + std::to_string(a) + "</h2>\n";
-  out +=
-      "<p class=\"note\">Cells both experiments ran (same configuration and world size). A change counts "
-      "when "
-      "the repeats of B lie wholly above or below those of A; with one repeat on either side the noise is "
-      "unknown. Query: reports/queries/80_compare.sql.</p>\n";
+  out += "<p class=\"note\">" + esc(kComparisonNote) + "</p>\n";
   if (in.comparison->empty()) return out + "<p>No cell in common.</p>\n";
   return out + table(comparisonTable(*in.comparison));
 }
@@ -115,6 +154,7 @@ std::string renderHtml(const ReportInput& in) {
       out += "<h3>" + esc(model) + "</h3>\n" + table(keyFigureTable(data, x.id, model)) +
              "<div class=\"charts\">\n";
       for (const LineChart& c : scalingCharts(data, x.id, model)) out += renderLineChart(c);
+      for (const GroupedBarChart& c : busBytesCharts(data, x.id, model)) out += renderGroupedBars(c);
       for (const StackedBarChart& c : breakdownCharts(data, x.id, model)) out += renderStackedBars(c);
       for (const LineChart& c : accuracyCharts(data, x.id, model)) out += renderLineChart(c);
       for (const StackedBarChart& c : memoryCharts(data, x.id, model)) out += renderStackedBars(c);
@@ -158,6 +198,13 @@ std::string formatNumber(double value, int decimals) {
     s.insert(static_cast<size_t>(i), ",");
   }
   return s;
+}
+
+std::string formatSignificant(double value, int digits) {
+  if (!std::isfinite(value)) return "—";
+  if (value == 0) return "0";
+  const int decimals = static_cast<int>(digits - 1 - std::floor(std::log10(std::abs(value))));
+  return formatNumber(value, std::clamp(decimals, 0, 6));
 }
 
 std::string formatSpread(double low, double high, int decimals) {

@@ -15,7 +15,7 @@ std::string table(const ReportTable& t) {
   std::string out = "|", rule = "|";
   for (size_t c = 0; c < t.headers.size(); ++c) {
     out += " " + cell(t.headers[c]) + " |";
-    rule += c < t.align.size() && t.align[c] == 'r' ? "--:|" : "---|";
+    rule += c < t.align.size() && t.align[c] == 'r' ? "---:|" : ":---|";
   }
   out += "\n" + rule + "\n";
   for (const auto& row : t.rows) {
@@ -34,16 +34,23 @@ std::string renderMarkdown(const ReportInput& in) {
       "# dtbench report\n\n" + in.database + " — every figure from the SQL in reports/queries/.\n\n";
   out += std::string("## Verdict: which configuration, and why\n\n") + kVerdictNote + "\n\n";
   for (const ReportExperiment& x : data.experiments) {
-    const ReportTable verdict = verdictTable(data, x.id);
-    if (verdict.rows.empty()) continue;
+    const std::vector<VerdictHeadline> headlines = verdictHeadlines(data, x.id);
+    if (headlines.empty()) continue;
     if (data.experiments.size() > 1)
       out += "### " + x.name + " (experiment " + std::to_string(x.id) + ")\n\n";
-    out += table(verdict) + "\n";
+    for (const VerdictHeadline& h : headlines) {
+      // Lines ending in two spaces: one list item, broken where each part starts.
+      out += "- **" + h.where + ": " + h.decision + "**";
+      if (!h.why.empty()) out += "  \n  " + h.why;
+      if (!h.missed.empty()) out += "  \n  " + h.missed;
+      out += "\n";
+    }
+    out += "\n" + table(verdictTable(data, x.id)) + "\n";
   }
   if (in.compared) {
     const auto [a, b] = *in.compared;
-    out += "## Comparison: experiment " + std::to_string(b) + " against " + std::to_string(a) +
-           "\n\nA change counts when B's repeats lie wholly above (faster) or below (slower) A's.\n\n";
+    out += "## Comparison: experiment " + std::to_string(b) + " against " + std::to_string(a) + "\n\n" +
+           kComparisonNote + "\n\n";
     if (in.comparison->empty()) {
       out += "No cell in common.\n\n";
     } else {

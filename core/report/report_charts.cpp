@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -71,9 +72,12 @@ std::vector<LineChart> scalingCharts(const ReportData& data, int64_t experiment,
     const ReportConfig* c = data.config(r->experiment, r->key);
     auto [it, fresh] = seriesOf.try_emplace(r->key, throughput.series.size());
     if (fresh) {
-      throughput.series.push_back({c->label, {}, c->color});
-      throughput.series.push_back({"ideal: " + c->label, {}, c->color, true, false, false});
-      efficiency.series.push_back({c->label, {}, c->color});
+      throughput.series.push_back(
+          {c->label, {}, c->color, false, true, true, MarkerShape::kCircle, c->label});
+      throughput.series.push_back(
+          {"ideal: " + c->label, {}, c->color, true, false, false, MarkerShape::kCircle, c->label});
+      efficiency.series.push_back(
+          {c->label, {}, c->color, false, true, true, MarkerShape::kCircle, c->label});
     }
     throughput.series[it->second].points.push_back({double(r->world), r->samplesPerS, r->low, r->high});
     throughput.series[it->second + 1].points.push_back({double(r->world), r->ideal});
@@ -114,11 +118,15 @@ std::vector<LineChart> accuracyCharts(const ReportData& data, int64_t experiment
   if (rows.empty()) return {};
   // One series per configuration and world size; with many, only each
   // configuration's largest world size (the run the question is about).
+  // A configuration's colour as on every chart; its world sizes differ in
+  // the markers' shape.
   std::map<std::string, int> largest;
   std::set<std::pair<std::string, int>> combos;
+  std::set<int> worlds;
   for (const AccuracyRow* r : rows) {
     largest[r->key] = std::max(largest[r->key], r->world);
     combos.insert({r->key, r->world});
+    worlds.insert(r->world);
   }
   const bool all = combos.size() <= 10;
   const std::string which = all ? "" : " (largest world size of each configuration)";
@@ -139,14 +147,38 @@ std::vector<LineChart> accuracyCharts(const ReportData& data, int64_t experiment
     auto [it, fresh] = seriesOf.try_emplace({r->key, r->world}, test.series.size());
     if (fresh) {
       const std::string name = c->label + " ×" + std::to_string(r->world);
-      const int color = all ? static_cast<int>(test.series.size()) : c->color;
-      test.series.push_back({name, {}, color});
-      loss.series.push_back({name, {}, color});
+      const auto shape = static_cast<MarkerShape>(
+          all ? std::distance(worlds.begin(), worlds.find(r->world)) % kMarkerShapes : 0);
+      test.series.push_back({name, {}, c->color, false, true, true, shape, c->label});
+      loss.series.push_back({name, {}, c->color, false, true, true, shape, c->label});
     }
     test.series[it->second].points.push_back({double(r->epoch), r->testAccuracy, r->low, r->high});
     loss.series[it->second].points.push_back({double(r->epoch), r->trainLoss});
   }
   return {test, loss};
+}
+
+std::vector<GroupedBarChart> busBytesCharts(const ReportData& data, int64_t experiment,
+                                            const std::string& model) {
+  const auto rows = rowsOf(data, data.keyFigures, experiment, model);
+  std::set<int> worlds;
+  for (const KeyFigureRow* r : rows) {
+    if (std::isfinite(r->busMbPerStep)) worlds.insert(r->world);
+  }
+  if (worlds.empty()) return {};
+  GroupedBarChart chart{
+      model + ": bus bytes per step (steady epochs, mean of repeats)", "MB per step", {}, {}, "MB"};
+  for (int w : worlds) chart.groups.push_back(std::to_string(w) + (w == 1 ? " rank" : " ranks"));
+  std::map<std::string, size_t> seriesOf;
+  for (const KeyFigureRow* r : rows) {
+    if (!std::isfinite(r->busMbPerStep)) continue;
+    const ReportConfig* c = data.config(r->experiment, r->key);
+    auto [it, fresh] = seriesOf.try_emplace(r->key, chart.series.size());
+    if (fresh)
+      chart.series.push_back({c->label, std::vector<double>(worlds.size(), NAN), c->color, c->label});
+    chart.series[it->second].values[std::distance(worlds.begin(), worlds.find(r->world))] = r->busMbPerStep;
+  }
+  return {chart};
 }
 
 std::vector<StackedBarChart> memoryCharts(const ReportData& data, int64_t experiment,

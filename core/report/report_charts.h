@@ -2,7 +2,8 @@
 // collective sweeps), built from ReportData: which series, which axes, which
 // scales — the choices the field makes (log-log scaling curves with the
 // ideal line, efficiency against 100 %, stacked step time, busbw against
-// message size on log2).
+// message size on log2, bytes per step side by side). A configuration has
+// its colour (ReportConfig::color) on every chart.
 #pragma once
 
 #include <string>
@@ -18,6 +19,9 @@ std::vector<LineChart> scalingCharts(const ReportData& data, int64_t experiment,
 std::vector<StackedBarChart> breakdownCharts(const ReportData& data, int64_t experiment,
                                              const std::string& model);
 std::vector<LineChart> accuracyCharts(const ReportData& data, int64_t experiment, const std::string& model);
+// Bus bytes per step (MB) of each configuration, grouped by world size.
+std::vector<GroupedBarChart> busBytesCharts(const ReportData& data, int64_t experiment,
+                                            const std::string& model);
 std::vector<StackedBarChart> memoryCharts(const ReportData& data, int64_t experiment,
                                           const std::string& model);
 std::vector<LineChart> bandwidthCharts(const ReportData& data, int64_t experiment);

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "matrix/config_label.h"
+#include "report/svg_chart.h"
 
 namespace dtb::core {
 namespace {
@@ -60,11 +61,47 @@ void labelConfigs(const QueryResult& rows, ReportData& data) {
       return naturalLess(a->config.label, b->config.label);
     });
     for (size_t i = 0; i < members.size(); ++i) {
-      members[i]->config.color = static_cast<int>(i);
       data.configIndex[{members[i]->config.experiment, members[i]->config.key}] = data.configs.size();
       data.configs.push_back(members[i]->config);
     }
   }
+}
+
+// One colour per label on the whole page, so "topk" is the same colour in
+// every chart and legend: labels take the palette's colours in order of
+// first appearance (experiment, model, then the labels' order). Past the
+// palette's end, a label takes the first colour no label it shares a chart
+// with (same experiment and model) has, so no chart shows one colour twice
+// while it has fewer configurations than colours.
+void colourByLabel(ReportData& data) {
+  std::map<std::pair<int64_t, std::string>, std::vector<std::string>> charts;  // (experiment, model)
+  std::map<std::string, std::vector<const std::vector<std::string>*>> chartsOf;
+  for (const ReportConfig& c : data.configs) charts[{c.experiment, c.model}].push_back(c.label);
+  for (const auto& [chart, labels] : charts) {
+    for (const std::string& label : labels) chartsOf[label].push_back(&labels);
+  }
+  std::map<std::string, int> colour;
+  for (const ReportConfig& c : data.configs) {
+    if (colour.count(c.label)) continue;
+    int next = static_cast<int>(colour.size());
+    if (next >= kPaletteSize) {
+      std::set<int> taken;
+      for (const std::vector<std::string>* labels : chartsOf[c.label]) {
+        for (const std::string& other : *labels) {
+          if (const auto it = colour.find(other); it != colour.end()) taken.insert(it->second);
+        }
+      }
+      next %= kPaletteSize;
+      for (int free = 0; free < kPaletteSize; ++free) {
+        if (!taken.count(free)) {
+          next = free;
+          break;
+        }
+      }
+    }
+    colour[c.label] = next;
+  }
+  for (ReportConfig& c : data.configs) c.color = colour[c.label];
 }
 
 // Rows in the order of their configurations (as labelConfigs sorted them),
@@ -122,6 +159,7 @@ ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& 
   });
   const QueryResult configs = queries.run("configs", which);
   readingQuery(queries, "configs", [&] { labelConfigs(configs, data); });
+  colourByLabel(data);
   auto each = [&](const std::string& name, auto&& add) {
     const QueryResult rows = queries.run(name, which);
     readingQuery(queries, name, [&] {
@@ -160,14 +198,26 @@ ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& 
                               r.numberOr("memcpy_gbps", NAN), static_cast<int64_t>(r.numberOr("wrong", 0))});
   });
   each("key_figures", [&](const RowView& r) {
-    data.keyFigures.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("config_key"),
-                               integer(r, "world_size"), integer(r, "repeats"), integer(r, "failed"),
-                               r.numberOr("median_samples_per_s", NAN), r.numberOr("min_samples_per_s", NAN),
-                               r.numberOr("max_samples_per_s", NAN), r.numberOr("ms_per_step", NAN),
-                               r.numberOr("speedup", NAN), r.numberOr("efficiency", NAN),
-                               r.numberOr("mean_test_accuracy", NAN), r.numberOr("min_test_accuracy", NAN),
-                               r.numberOr("max_test_accuracy", NAN), r.numberOr("spread", NAN),
-                               integer(r, "loaded_runs"), r.numberOr("noisy", 0) != 0});
+    KeyFigureRow k{static_cast<int64_t>(r.numberOr("experiment_id", 0)),
+                   r.text("config_key"),
+                   integer(r, "world_size"),
+                   integer(r, "repeats"),
+                   integer(r, "failed"),
+                   r.numberOr("median_samples_per_s", NAN),
+                   r.numberOr("min_samples_per_s", NAN),
+                   r.numberOr("max_samples_per_s", NAN),
+                   r.numberOr("ms_per_step", NAN),
+                   r.numberOr("speedup", NAN),
+                   r.numberOr("efficiency", NAN),
+                   r.numberOr("mean_test_accuracy", NAN),
+                   r.numberOr("min_test_accuracy", NAN),
+                   r.numberOr("max_test_accuracy", NAN),
+                   r.numberOr("spread", NAN),
+                   integer(r, "loaded_runs"),
+                   r.numberOr("noisy", 0) != 0};
+    // A user's copy of the query from before the column: no bytes, no chart.
+    if (r.has("bus_mb_per_step")) k.busMbPerStep = r.numberOr("bus_mb_per_step", NAN);
+    data.keyFigures.push_back(std::move(k));
   });
   each("verdict", [&](const RowView& r) {
     VerdictRow v;
@@ -184,6 +234,15 @@ ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& 
     v.margin = r.numberOr("margin", NAN);
     v.marginOverSlowest = r.numberOr("margin_over_slowest", NAN);
     if (const std::optional<double> beyond = r.number("beyond_noise")) v.beyondNoise = *beyond != 0;
+    // The decision and the accuracy it was held to: read where the view (or
+    // the user's query) has them, else the report names the fastest.
+    auto textIf = [&](const char* column) { return r.has(column) ? r.text(column) : std::string(); };
+    auto numberIf = [&](const char* column) { return r.has(column) ? r.numberOr(column, NAN) : NAN; };
+    v.decision = textIf("decision");
+    v.missed = textIf("missed");
+    v.accuracyBar = numberIf("accuracy_bar");
+    v.targetAccuracy = numberIf("target_accuracy");
+    v.bestTestAccuracy = numberIf("best_test_accuracy");
     data.verdicts.push_back(std::move(v));
   });
   each("recovery", [&](const RowView& r) {
@@ -252,6 +311,8 @@ std::vector<ComparisonRow> loadComparison(const ReportQueries& queries, int64_t 
       c.world = integer(r, "world_size");
       c.repeatsA = integer(r, "repeats_a");
       c.repeatsB = integer(r, "repeats_b");
+      if (r.has("loaded_a")) c.loadedA = integer(r, "loaded_a");
+      if (r.has("loaded_b")) c.loadedB = integer(r, "loaded_b");
       c.a = r.numberOr("a_samples_per_s", NAN);
       c.b = r.numberOr("b_samples_per_s", NAN);
       c.change = r.numberOr("change", NAN);

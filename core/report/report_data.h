@@ -27,7 +27,7 @@ struct ReportConfig {
   std::string key;  // run.config_key
   std::string model;
   std::string label;  // "bucketed bucket_cap_mb=1": the strategy and what sets it apart
-  int color = 0;
+  int color = 0;      // palette index, the same for every configuration of this label on the page
 };
 
 struct ScalingRow {
@@ -77,16 +77,26 @@ struct KeyFigureRow {
   double spread = NAN;
   int loadedRuns = 0;
   bool noisy = false;
+  // Bus bytes one rank moves per training step, steady epochs, mean of the
+  // repeats, in MB (1e6 bytes): what a compression strategy exists to cut.
+  double busMbPerStep = NAN;
 };
 
-// Per model (with its depth), dataset and world size: the fastest
-// configuration and why (the view `verdict`, reports/views/96_verdict.sql).
+// Per model (with its depth), dataset and world size: the configuration to
+// use and why (the view `verdict`, reports/views/96_verdict.sql).
 struct VerdictRow {
   int64_t experiment = 0;
   std::string model, dataset, bestKey, runnerUpKey, why;
+  // The headline ("use bucketed", "tie within noise: …", "inconclusive:
+  // loaded runs"); "" from a view without the column: the report says "use BEST".
+  std::string decision;
+  std::string missed;  // faster configurations that missed the accuracy ("" for none)
   int world = 0, configs = 0, repeats = 0;
   double samplesPerS = NAN, margin = NAN, marginOverSlowest = NAN;
   std::optional<bool> beyondNoise;  // nullopt: a single repeat on either side, or no runner-up
+  // The accuracy a configuration had to reach (fraction), the target the
+  // matrix set (NAN: none), and the best's final test accuracy.
+  double accuracyBar = NAN, targetAccuracy = NAN, bestTestAccuracy = NAN;
 };
 
 // A run brought back from a failed rank (reports/queries/75_recovery.sql).
@@ -151,6 +161,7 @@ bool naturalLess(const std::string& a, const std::string& b);
 struct ComparisonRow {
   std::string key, model, strategy, backend, label, verdict;
   int world = 0, repeatsA = 0, repeatsB = 0;
+  int loadedA = 0, loadedB = 0;  // repeats under competing load (run.loaded)
   double a = NAN, b = NAN, change = NAN, noise = NAN, accuracyChange = NAN;
 };
 std::vector<ComparisonRow> loadComparison(const ReportQueries& queries, int64_t a, int64_t b,

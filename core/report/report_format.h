@@ -24,5 +24,7 @@ std::string renderMarkdown(const ReportInput& input);
 // "1,234", "12.3", "—" for NaN; spread as "[lo – hi]".
 std::string formatNumber(double value, int decimals);
 std::string formatSpread(double low, double high, int decimals);
+// `digits` significant digits, at most 6 decimals: 0.004 -> "0.00400", 102.4 -> "102".
+std::string formatSignificant(double value, int digits);
 
 }  // namespace dtb::core

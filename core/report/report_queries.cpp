@@ -90,6 +90,13 @@ const SqlValue& RowView::at(const std::string& column) const {
   throw StoreError("has no column '" + column + "', which the report reads");
 }
 
+bool RowView::has(const std::string& column) const {
+  for (const std::string& c : result_.columns) {
+    if (c == column) return true;
+  }
+  return false;
+}
+
 std::optional<double> RowView::number(const std::string& column) const {
   const SqlValue& v = at(column);
   if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);

@@ -49,6 +49,9 @@ class RowView {
     return number(column).value_or(fallback);
   }
   std::string text(const std::string& column) const;  // "" for NULL
+  // Whether the row has `column` at all: a column a newer view or query
+  // added, read only where it is there (a user's older copy lacks it).
+  bool has(const std::string& column) const;
 
  private:
   const SqlValue& at(const std::string& column) const;

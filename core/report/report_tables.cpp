@@ -27,23 +27,50 @@ std::string noise(const KeyFigureRow& r) {
 }  // namespace
 
 const char* const kVerdictNote =
-    "Per model and world size, the fastest configuration by median samples/s over its repeats, and by how "
-    "much it beats the next and the slowest. The margin is beyond noise when every repeat of the best beat "
-    "every repeat of the next; otherwise run more repeats before choosing. Why: the phase of the step (ms "
-    "per step, mean over repeats) where the best saves most against the next, the bytes each moves per "
-    "step, and peak memory per rank where it differs. In SQL: SELECT * FROM verdict.";
+    "Per model and world size, the decision: the configuration to use — the fastest by median samples/s "
+    "over its repeats among those that reached the accuracy — when its repeats all beat the next's and no "
+    "run competed with other load; otherwise a tie within noise, inconclusive (loaded runs) or noise "
+    "unknown (one repeat): run more repeats, on a quiet machine, before choosing. Why: the phase of the "
+    "step (ms per step, mean over repeats) where the best saves most against the next, the bytes each "
+    "moves per step, and peak memory per rank where it differs. Faster configurations that missed the "
+    "accuracy are named under it. The table gives the figures. In SQL: SELECT * FROM verdict.";
+
+namespace {
+
+std::string configLabel(const ReportData& data, int64_t experiment, const std::string& key) {
+  const ReportConfig* c = data.config(experiment, key);
+  return c ? c->label : key;
+}
+
+std::string verdictWhere(const VerdictRow& v) {
+  return v.model + (v.dataset.empty() ? "" : " / " + v.dataset) + ", " + std::to_string(v.world) +
+         (v.world == 1 ? " rank" : " ranks");
+}
+
+}  // namespace
+
+std::vector<VerdictHeadline> verdictHeadlines(const ReportData& data, int64_t experiment) {
+  std::vector<VerdictHeadline> out;
+  for (const VerdictRow& v : data.verdicts) {
+    if (v.experiment != experiment) continue;
+    VerdictHeadline h;
+    h.where = verdictWhere(v);
+    // A view from before the decision column: the fastest, as it used to say.
+    h.decision = !v.decision.empty() ? v.decision : "use " + configLabel(data, experiment, v.bestKey);
+    if (v.why != h.decision) h.why = v.why;
+    if (!v.missed.empty()) h.missed = "missed the accuracy: " + v.missed;
+    out.push_back(std::move(h));
+  }
+  return out;
+}
 
 ReportTable verdictTable(const ReportData& data, int64_t experiment) {
-  ReportTable t{
-      {"model", "ranks", "use", "samples/s", "over the next", "over the slowest", "beyond noise?", "why"},
-      "lrlrllll",
-      {},
-      {},
-      {}};
-  auto label = [&](const std::string& key) {
-    const ReportConfig* c = data.config(experiment, key);
-    return c ? c->label : key;
-  };
+  ReportTable t{{"model", "ranks", "best", "samples/s", "over the next", "over the slowest", "beyond noise?",
+                 "test accuracy", "accuracy bar"},
+                "lrlrrrlrr",
+                {},
+                {},
+                {}};
   for (const VerdictRow& v : data.verdicts) {
     if (v.experiment != experiment) continue;
     const bool alone = v.runnerUpKey.empty();
@@ -53,28 +80,32 @@ ReportTable verdictTable(const ReportData& data, int64_t experiment) {
     } else if (v.beyondNoise) {
       noise = *v.beyondNoise ? "yes: the repeats do not overlap" : "no: within the repeats' spread";
     }
-    t.rows.push_back({v.model + (v.dataset.empty() ? "" : " / " + v.dataset), std::to_string(v.world),
-                      label(v.bestKey), formatNumber(v.samplesPerS, 1),
-                      alone ? "—" : "+" + percent(v.margin, 1) + " (" + label(v.runnerUpKey) + ")",
-                      v.configs > 2 ? "+" + percent(v.marginOverSlowest, 1) : "—", noise, v.why});
+    t.rows.push_back(
+        {v.model + (v.dataset.empty() ? "" : " / " + v.dataset), std::to_string(v.world),
+         v.bestKey.empty() ? "—" : configLabel(data, experiment, v.bestKey), formatNumber(v.samplesPerS, 1),
+         alone ? "—" : "+" + percent(v.margin, 1) + " (" + configLabel(data, experiment, v.runnerUpKey) + ")",
+         v.configs > 2 ? "+" + percent(v.marginOverSlowest, 1) : "—", noise,
+         formatNumber(v.bestTestAccuracy, 4), formatNumber(v.accuracyBar, 4)});
   }
   return t;
 }
 
 ReportTable keyFigureTable(const ReportData& data, int64_t experiment, const std::string& model) {
-  ReportTable t{{"configuration", "ranks", "repeats", "samples/s (median)", "[min – max]", "ms/step",
-                 "speed-up", "efficiency", "test accuracy (mean)", "[min – max]", "failed", "noise"},
-                "lrrrrrrrrrrl",
-                {},
-                {},
-                {}};
+  ReportTable t{
+      {"configuration", "ranks", "repeats", "samples/s (median)", "[min – max]", "ms/step", "MB/step (bus)",
+       "speed-up", "efficiency", "test accuracy (mean)", "[min – max]", "failed", "noise"},
+      "lrrrrrrrrrrrl",
+      {},
+      {},
+      {}};
   for (const KeyFigureRow& r : data.keyFigures) {
     if (r.experiment != experiment) continue;  // before the lookup: reports hold many experiments
     const ReportConfig* c = data.config(r.experiment, r.key);
     if (!c || c->model != model) continue;
     t.rows.push_back({c->label, std::to_string(r.world), std::to_string(r.repeats), formatNumber(r.median, 1),
                       formatSpread(r.low, r.high, 1), formatNumber(r.msPerStep, 2),
-                      formatNumber(r.speedup, 2), percent(r.efficiency, 0), formatNumber(r.accuracy, 4),
+                      formatSignificant(r.busMbPerStep, 3), formatNumber(r.speedup, 2),
+                      percent(r.efficiency, 0), formatNumber(r.accuracy, 4),
                       formatSpread(r.accuracyLow, r.accuracyHigh, 4), std::to_string(r.failed), noise(r)});
   }
   return t;
@@ -197,6 +228,13 @@ ReportTable recoveryTable(const ReportData& data, int64_t experiment) {
   return t;
 }
 
+const char* const kComparisonNote =
+    "Cells both experiments ran (same configuration and world size), B's median samples/s against A's. "
+    "The same rule as the verdict's: faster or slower only when both sides have 2 or more repeats, no run "
+    "on either side competed with other load, and B's repeats [min – max] lie wholly above or below A's; "
+    "otherwise inconclusive: loaded runs (with how many of each side's repeats), within noise (the ranges "
+    "overlap) or noise unknown (one repeat). Query: reports/queries/80_compare.sql.";
+
 ReportTable comparisonTable(const std::vector<ComparisonRow>& rows) {
   ReportTable t{{"configuration", "model", "ranks", "A samples/s", "B samples/s", "change", "repeat noise",
                  "verdict", "test accuracy change"},
@@ -208,9 +246,10 @@ ReportTable comparisonTable(const std::vector<ComparisonRow>& rows) {
     t.rows.push_back({r.label, r.model, std::to_string(r.world), formatNumber(r.a, 1), formatNumber(r.b, 1),
                       formatNumber(100 * r.change, 1) + " %", formatNumber(100 * r.noise, 1) + " %",
                       r.verdict, formatNumber(r.accuracyChange, 4)});
-    t.rowClass.push_back(r.verdict.rfind("faster", 0) == 0   ? "faster"
-                         : r.verdict.rfind("slower", 0) == 0 ? "slower"
-                                                             : "");
+    t.rowClass.push_back(r.verdict.rfind("faster", 0) == 0         ? "faster"
+                         : r.verdict.rfind("slower", 0) == 0       ? "slower"
+                         : r.verdict.rfind("inconclusive", 0) == 0 ? "inconclusive"
+                                                                   : "");
   }
   return t;
 }

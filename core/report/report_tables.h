@@ -12,7 +12,7 @@ namespace dtb::core {
 
 struct ReportTable {
   std::vector<std::string> headers;
-  std::string align;  // per column: 'l' or 'r' (Markdown's alignment row)
+  std::string align;  // per column: 'l' (text) or 'r' (numbers), in both formats
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> rowClass;   // per row: "" or a CSS class ("faster", "slower")
   std::vector<size_t> classedColumns;  // the cells that carry their row's class in HTML
@@ -21,9 +21,20 @@ struct ReportTable {
 // Per configuration and world size: repeats, samples/s median and spread,
 // ms/step, speed-up, efficiency, test accuracy mean and spread, failed runs.
 ReportTable keyFigureTable(const ReportData& data, int64_t experiment, const std::string& model);
-// Per model, dataset and world size: the configuration to use, its margin
-// over the runner-up and the slowest, whether the margin beats the repeats'
-// noise, and the measured reason.
+// The verdict of one model, dataset and world size in words, heading the
+// report: the decision, the measured reason, and the faster configurations
+// that missed the accuracy.
+struct VerdictHeadline {
+  std::string where;     // "lenet / idx, 2 ranks"
+  std::string decision;  // "use bucketed", "tie within noise: bucketed, allreduce", …
+  std::string why;       // "" where it would only say the decision again
+  std::string missed;    // "missed the accuracy: topk: +3 % samples/s, -6.1 pt accuracy", or ""
+};
+std::vector<VerdictHeadline> verdictHeadlines(const ReportData& data, int64_t experiment);
+// The figures behind the headlines: per model, dataset and world size, the
+// best configuration, its margin over the runner-up and the slowest,
+// whether the margin beats the repeats' noise, its test accuracy and the
+// accuracy it had to reach.
 ReportTable verdictTable(const ReportData& data, int64_t experiment);
 // What the verdict table means, in one paragraph (both formats print it).
 extern const char* const kVerdictNote;
@@ -43,7 +54,10 @@ ReportTable recoveryTable(const ReportData& data, int64_t experiment);
 extern const char* const kRecoveryNote;
 extern const char* const kTimelineNote;  // what the throughput-over-time charts show
 
-// B against A, with the verdict as the row's class.
+// B against A, with the verdict as the row's class ("faster", "slower",
+// "inconclusive").
 ReportTable comparisonTable(const std::vector<ComparisonRow>& rows);
+// The rule the comparison's verdicts follow, above its table.
+extern const char* const kComparisonNote;
 
 }  // namespace dtb::core

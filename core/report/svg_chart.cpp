@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -22,11 +23,30 @@ std::string num(double v) {
   return text;
 }
 
-// The palette's i-th colour (cycled).
-const char* paletteColor(int index) {
-  static const char* kColors[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                                  "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#7f7f7f"};
-  return kColors[((index % 10) + 10) % 10];
+// ` data-config="LABEL"` for what draws a configuration, else "".
+std::string configAttribute(const std::string& config) {
+  return config.empty() ? "" : " data-config=\"" + xmlEscape(config) + "\"";
+}
+
+// A marker of `shape` centred on (cx, cy); `extra`: attributes (class, …)
+// and `inside`: its children (a <title>).
+std::string marker(MarkerShape shape, double cx, double cy, const std::string& color,
+                   const std::string& extra, const std::string& inside) {
+  const std::string fill = " fill=\"" + color + "\"" + extra + ">" + inside;
+  switch (shape) {
+    case MarkerShape::kSquare:
+      return "<rect x=\"" + num(cx - 3.25) + "\" y=\"" + num(cy - 3.25) + "\" width=\"6.5\" height=\"6.5\"" +
+             fill + "</rect>";
+    case MarkerShape::kTriangle:
+      return "<path d=\"M" + num(cx) + " " + num(cy - 4.5) + " L" + num(cx + 4.2) + " " + num(cy + 3) + " L" +
+             num(cx - 4.2) + " " + num(cy + 3) + " Z\"" + fill + "</path>";
+    case MarkerShape::kDiamond:
+      return "<path d=\"M" + num(cx) + " " + num(cy - 4.5) + " L" + num(cx + 4.5) + " " + num(cy) + " L" +
+             num(cx) + " " + num(cy + 4.5) + " L" + num(cx - 4.5) + " " + num(cy) + " Z\"" + fill + "</path>";
+    case MarkerShape::kCircle:
+      break;
+  }
+  return "<circle cx=\"" + num(cx) + "\" cy=\"" + num(cy) + "\" r=\"3.5\"" + fill + "</circle>";
 }
 
 // A mapping from data to pixels along one axis, with its ticks.
@@ -182,7 +202,10 @@ class Legend {
  public:
   static constexpr size_t kChars = 30;  // what fits in the right margin
 
-  void add(const std::string& name, const std::string& color, bool dashed, bool box) {
+  // `shape`: a marker drawn on a line's swatch; `config`: the configuration
+  // the entry names ("" for none).
+  void add(const std::string& name, const std::string& color, bool dashed, bool box,
+           std::optional<MarkerShape> shape = std::nullopt, const std::string& config = "") {
     const std::vector<std::string> lines = wrapText(name, kChars);
     const double height = 18 + 13.0 * static_cast<double>(lines.size() - 1);
     if (y_ + height > kHeight - 30) {
@@ -195,9 +218,10 @@ class Legend {
                                    : "<line x1=\"" + num(x) + "\" x2=\"" + num(x + 16) + "\" y1=\"" +
                                          num(y_ - 4) + "\" y2=\"" + num(y_ - 4) + "\" stroke=\"" + color +
                                          "\" stroke-width=\"2\"" +
-                                         (dashed ? " stroke-dasharray=\"5 3\"" : "") + "/>";
-    out_ += "<g class=\"legend\">" + swatch + "<text x=\"" + num(x + 22) + "\" y=\"" + num(y_) +
-            "\"><title>" + xmlEscape(name) + "</title>";
+                                         (dashed ? " stroke-dasharray=\"5 3\"" : "") + "/>" +
+                                         (shape ? marker(*shape, x + 8, y_ - 4, color, "", "") : "");
+    out_ += "<g class=\"legend\"" + configAttribute(config) + ">" + swatch + "<text x=\"" + num(x + 22) +
+            "\" y=\"" + num(y_) + "\"><title>" + xmlEscape(name) + "</title>";
     for (size_t i = 0; i < lines.size(); ++i) {
       out_ += "<tspan x=\"" + num(x + 22) + "\"" + (i ? " dy=\"13\"" : "") + ">" + xmlEscape(lines[i]) +
               "</tspan>";
@@ -270,6 +294,12 @@ std::string pointTitle(const LineChart& chart, const ChartSeries& s, const Chart
 }
 
 }  // namespace
+
+const char* paletteColor(int index) {
+  static const char* kColors[kPaletteSize] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                              "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#7f7f7f"};
+  return kColors[((index % kPaletteSize) + kPaletteSize) % kPaletteSize];
+}
 
 std::string xmlEscape(const std::string& text) {
   std::string out;
@@ -384,7 +414,7 @@ std::string renderLineChart(const LineChart& chart) {
     }
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return s.points[a].x < s.points[b].x; });
     if (order.empty()) continue;
-    out += "<g class=\"series\" data-name=\"" + xmlEscape(s.name) + "\">";
+    out += "<g class=\"series\" data-name=\"" + xmlEscape(s.name) + "\"" + configAttribute(s.config) + ">";
     if (order.size() > 1) {
       out += "<polyline class=\"line\" fill=\"none\" stroke=\"" + color + "\" stroke-width=\"2\"" +
              (s.dashed ? " stroke-dasharray=\"5 3\"" : "") + " points=\"";
@@ -405,13 +435,14 @@ std::string renderLineChart(const LineChart& chart) {
                num(px(p.x)) + "\" y1=\"" + num(py(p.low)) + "\" y2=\"" + num(py(p.high)) + "\"/>";
       }
       if (s.markers) {
-        out += "<circle class=\"mark\" cx=\"" + num(px(p.x)) + "\" cy=\"" + num(py(p.y)) +
-               "\" r=\"3.5\" fill=\"" + color + "\"><title>" + xmlEscape(pointTitle(chart, s, p)) +
-               "</title></circle>";
+        out += marker(s.shape, px(p.x), py(p.y), color, " class=\"mark\"",
+                      "<title>" + xmlEscape(pointTitle(chart, s, p)) + "</title>");
       }
     }
     out += "</g>\n";
-    if (s.legend) legend.add(s.name, color, s.dashed, false);
+    if (s.legend) {
+      legend.add(s.name, color, s.dashed, false, s.markers ? std::optional(s.shape) : std::nullopt, s.config);
+    }
   }
   if (!chart.dashedLegend.empty()) legend.add(chart.dashedLegend, "#555", true, false);
   out += legend.finish();
@@ -481,6 +512,47 @@ std::string renderStackedBars(const StackedBarChart& chart) {
   for (size_t l = 0; l < chart.layers.size(); ++l)
     legend.add(chart.layers[l], paletteColor(static_cast<int>(l)), false, true);
   return header(chart.title, "bars", labelRoom) + out + legend.finish() + "</svg>\n";
+}
+
+std::string renderGroupedBars(const GroupedBarChart& chart) {
+  double high = 0;
+  for (const BarSeries& s : chart.series) {
+    for (double v : s.values) high = std::isfinite(v) ? std::max(high, v) : high;
+  }
+  ChartAxis axis{chart.yLabel, 0, TickFormat::kNumber, true};
+  const Scale y = scaleFor(axis, 0, high);
+  auto py = [&](double v) { return kTop + kPlotHeight * (1 - std::clamp(y.fraction(v), 0.0, 1.0)); };
+  const double slot = kPlotWidth / static_cast<double>(std::max<size_t>(1, chart.groups.size()));
+  const double width =
+      std::min(28.0, slot * 0.8 / static_cast<double>(std::max<size_t>(1, chart.series.size())));
+  std::string out = yAxis(y, axis);
+  for (size_t g = 0; g < chart.groups.size(); ++g) {
+    const double cx = kLeft + slot * (static_cast<double>(g) + 0.5);
+    out += "<text class=\"tick\" x=\"" + num(cx) + "\" y=\"" + num(kTop + kPlotHeight + 16) +
+           "\" text-anchor=\"middle\">" + xmlEscape(chart.groups[g]) + "</text>\n";
+  }
+  Legend legend;
+  for (size_t i = 0; i < chart.series.size(); ++i) {
+    const BarSeries& s = chart.series[i];
+    const std::string color = paletteColor(s.color >= 0 ? s.color : static_cast<int>(i));
+    out += "<g class=\"series\" data-name=\"" + xmlEscape(s.name) + "\"" + configAttribute(s.config) + ">";
+    for (size_t g = 0; g < chart.groups.size() && g < s.values.size(); ++g) {
+      const double v = s.values[g];
+      if (!std::isfinite(v)) continue;
+      // The series side by side, centred on the group's slot.
+      const double x = kLeft + slot * (static_cast<double>(g) + 0.5) +
+                       width * (static_cast<double>(i) - static_cast<double>(chart.series.size()) / 2);
+      out += "<rect class=\"mark\" x=\"" + num(x) + "\" y=\"" + num(py(std::max(0.0, v))) + "\" width=\"" +
+             num(width) + "\" height=\"" + num(py(0) - py(std::max(0.0, v))) + "\" fill=\"" + color +
+             "\"><title>" +
+             xmlEscape(s.name + ", " + chart.groups[g] + ": " +
+                       formatValue(v, TickFormat::kNumber, chart.unit)) +
+             "</title></rect>";
+    }
+    out += "</g>\n";
+    legend.add(s.name, color, false, true, std::nullopt, s.config);
+  }
+  return header(chart.title, "bars", 0) + out + legend.finish() + "</svg>\n";
 }
 
 }  // namespace dtb::core

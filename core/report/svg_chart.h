@@ -1,9 +1,12 @@
 // Charts as inline SVG, drawn from numbers alone (no script, no network), in
 // the shapes papers use: lines over a linear or logarithmic axis (scaling
 // curves, bandwidth against message size) with optional error bars and
-// dashed reference lines, and stacked bars (step-time breakdown, memory by
-// category). Every data mark carries class "mark" and a <title> tooltip, so
-// a browser test can find them.
+// dashed reference lines, stacked bars (step-time breakdown, memory by
+// category) and bars side by side in groups (bytes per step of each
+// configuration at each world size). Every data mark carries class "mark"
+// and a <title> tooltip, so a browser test can find them; whatever draws a
+// configuration (its series, bars and legend entry) carries
+// data-config="LABEL", so a test can check it has one colour on the page.
 #pragma once
 
 #include <cmath>
@@ -28,6 +31,16 @@ struct ChartPoint {
   double low = NAN, high = NAN;  // a spread drawn as an error bar when both are set
 };
 
+// The palette's size: colour indexes beyond it cycle.
+constexpr int kPaletteSize = 10;
+// The palette's colour `index` (cycled), as "#rrggbb".
+const char* paletteColor(int index);
+
+// What marks a series' points: a configuration's world sizes on one chart
+// share its colour and differ in shape.
+enum class MarkerShape { kCircle, kSquare, kTriangle, kDiamond };
+constexpr int kMarkerShapes = 4;
+
 struct ChartSeries {
   std::string name;
   std::vector<ChartPoint> points;
@@ -35,6 +48,8 @@ struct ChartSeries {
   bool dashed = false;  // reference lines (ideal scaling, memcpy)
   bool markers = true;
   bool legend = true;  // false: drawn without a legend entry of its own
+  MarkerShape shape = MarkerShape::kCircle;
+  std::string config;  // the configuration's label it draws ("" for none): data-config
 };
 
 struct LineChart {
@@ -53,11 +68,30 @@ struct StackedBarChart {
   std::string unit;                         // in tooltips: "ms", "MB"
 };
 
+// Bars of one series (a configuration) across the groups of a GroupedBarChart.
+struct BarSeries {
+  std::string name;
+  std::vector<double> values;  // per group; NAN: no bar there
+  int color = -1;              // palette index; -1: the series' position
+  std::string config;          // as ChartSeries::config
+};
+
+// Groups along x (one per world size), in each a bar per series, side by
+// side on a linear axis from 0.
+struct GroupedBarChart {
+  std::string title;
+  std::string yLabel;
+  std::vector<std::string> groups;  // "1 rank", "2 ranks"
+  std::vector<BarSeries> series;
+  std::string unit;  // in tooltips: "MB"
+};
+
 // A point a chart can place: finite, and positive on a log axis.
 bool isDrawable(const LineChart& chart, const ChartPoint& point);
 
 std::string renderLineChart(const LineChart& chart);
 std::string renderStackedBars(const StackedBarChart& chart);
+std::string renderGroupedBars(const GroupedBarChart& chart);
 
 std::string xmlEscape(const std::string& text);
 // 1234567 -> "1.23M", 0.5 -> "0.5"; bytes: 4096 -> "4K"; percent: 0.8 -> "80%".

@@ -37,8 +37,8 @@ std::vector<std::string> cellLabels(const Plan& plan) {
 
 MatrixEta etaOf(const Plan& plan) {
   std::vector<MatrixEta::Run> runs;
-  for (const Cell& cell : plan.cells) {
-    for (int64_t repeat = 0; repeat < plan.repeats; ++repeat)
+  for (int64_t repeat = 0; repeat < plan.repeats; ++repeat) {  // in the order they run: rounds
+    for (const Cell& cell : plan.cells)
       runs.push_back({cell.text("model"), cell.integer("world_size"), cell.integer("epochs")});
   }
   return MatrixEta(std::move(runs));
@@ -348,9 +348,13 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
                static_cast<long long>(experiment), total, total == 1 ? "" : "s", options.database.c_str());
   MatrixRun run{plan, options, store, experiment, interrupt, progress};
   Tally tally;
+  // Repeats run in rounds, every cell once a round: a machine that drifts
+  // (a neighbour starts, the host throttles) then slows every cell alike
+  // and widens their spreads, instead of landing on the cells that ran last
+  // and passing for a difference beyond noise.
   size_t index = 0;
-  for (size_t c = 0; c < plan.cells.size() && !tally.stopped; ++c) {
-    for (int64_t repeat = 0; repeat < plan.repeats && !tally.stopped; ++repeat, ++index) {
+  for (int64_t repeat = 0; repeat < plan.repeats && !tally.stopped; ++repeat) {
+    for (size_t c = 0; c < plan.cells.size() && !tally.stopped; ++c, ++index) {
       runRepeat(run, plan.cells[c], labels[c], repeat, index, tally);
     }
   }

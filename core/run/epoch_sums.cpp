@@ -11,6 +11,8 @@ void EpochSums::add(const StepRecord& step) {
   lossSum += *step.loss * static_cast<double>(*step.samples);
   correct += step.correct;
   samples += static_cast<double>(*step.samples);
+  collectives += static_cast<double>(step.collectives.value_or(0));
+  bytes += static_cast<double>(step.bytesSent.value_or(0));
   addPhases(phases, step);
 }
 
@@ -25,6 +27,8 @@ EpochFigures& EpochFigures::operator+=(const EpochFigures& o) {
   lossSum += o.lossSum;
   correct += o.correct;
   samples += o.samples;
+  collectives += o.collectives;
+  bytes += o.bytes;
   return *this;
 }
 
@@ -40,12 +44,14 @@ EpochFigures reduceEpochSums(Communicator& comm, const EpochSums& mine, double* 
                            mine.lossSum,
                            mine.correct,
                            mine.samples,
+                           mine.collectives,
+                           mine.bytes,
                            flag ? *flag : 0};
   allreduceDoubles(comm, v, DTB_REDUCE_SUM);
   const double ranks = comm.size();
-  if (flag) *flag = v[10];
-  return {v[0] / ranks, v[1] / ranks, v[2] / ranks, v[3] / ranks, v[4] / ranks,
-          v[5] / ranks, v[6] / ranks, v[7],         v[8],         v[9]};
+  if (flag) *flag = v[12];
+  return {v[0] / ranks, v[1] / ranks, v[2] / ranks, v[3] / ranks, v[4] / ranks,  v[5] / ranks,
+          v[6] / ranks, v[7],         v[8],         v[9],         v[10] / ranks, v[11] / ranks};
 }
 
 }  // namespace dtb::core

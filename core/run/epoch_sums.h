@@ -13,6 +13,10 @@ namespace dtb::core {
 struct EpochSums {
   StepRecord phases;  // phase times (and bus bytes) summed over the steps
   double lossSum = 0, correct = 0, samples = 0;
+  // The steps' own collectives and their data size S (step.collectives,
+  // step.bytes_sent): what came between steps (evaluation, the epoch's
+  // figures, a commit) is no step's.
+  double collectives = 0, bytes = 0;
 
   void add(const StepRecord& step);
 };
@@ -23,6 +27,7 @@ struct EpochFigures {
   double dataS = 0, forwardS = 0, backwardS = 0, commExposedS = 0, optimizerS = 0, commTotalS = 0;
   double busBytes = 0;  // per rank
   double lossSum = 0, correct = 0, samples = 0;
+  double collectives = 0, bytes = 0;  // per rank (the mean of the ranks': they issue the same)
 
   EpochFigures& operator+=(const EpochFigures& other);
 };

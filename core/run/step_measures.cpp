@@ -42,15 +42,19 @@ void addPhases(StepRecord& sum, const StepRecord& step) {
 
 void traceStep(TraceRecorder& trace, int64_t dataBegin, int64_t stepBegin, const StepTiming& timing) {
   trace.span("data", "step", dataBegin, /*endNs=*/stepBegin);
-  // Each phase as long as it lasted on the clock, its waits included (the
-  // collectives' own spans show where they were); finish_backward is the
-  // exposed communication that is a phase of its own.
+  // Each hook as long as it lasted on the clock, its waits included (the
+  // collectives' own spans show where they were). finish_backward is split
+  // as it is booked: its waits (exposed communication), then the strategy's
+  // computation (the optimizer phase, with step()) — back to back, though on
+  // the clock they may interleave.
   const StepTiming& t = timing;
-  const double waits = t.forwardWaitS + t.backwardWaitS + t.optimizerWaitS;
-  const std::pair<const char*, double> phases[] = {{"forward", t.forwardS + t.forwardWaitS},
-                                                   {"backward", t.backwardS + t.backwardWaitS},
-                                                   {"finish_backward (exposed)", t.commExposedS - waits},
-                                                   {"optimizer", t.optimizerS + t.optimizerWaitS}};
+  const double finishWaitS = t.commExposedS - (t.forwardWaitS + t.backwardWaitS + t.optimizerWaitS);
+  const std::pair<const char*, double> phases[] = {
+      {"forward", t.forwardS + t.forwardWaitS},
+      {"backward", t.backwardS + t.backwardWaitS},
+      {"finish_backward wait (exposed)", finishWaitS},
+      {"finish_backward compute (optimizer)", t.finishComputeS},
+      {"optimizer", t.optimizerS - t.finishComputeS + t.optimizerWaitS}};
   int64_t begin = stepBegin;
   for (const auto& [name, seconds] : phases) {
     const int64_t end = begin + static_cast<int64_t>(seconds * 1e9);

@@ -41,8 +41,9 @@ void setCommSince(StepRecord& record, const CommCounters& before, const Communic
 void addPhases(StepRecord& sum, const StepRecord& step);
 
 // The phases of one training step in the trace, back to back from `begin`
-// (the training step times them in this order), after its data wait from
-// `dataBegin`.
+// (the training step times them in this order: forward, backward,
+// finish_backward's waits then its computation, step() as "optimizer"),
+// after its data wait from `dataBegin`.
 void traceStep(TraceRecorder& trace, int64_t dataBegin, int64_t stepBegin, const StepTiming& timing);
 
 }  // namespace dtb::core

@@ -131,7 +131,8 @@ void TrainingWorker::openTrainingData(uint64_t offset) {
                       true,
                       false,
                       static_cast<uint64_t>(cell_.integer("seed"))};
-  share.offset = std::min(offset, share.datasetSize * share.scale);
+  share.end = epochSamples_;
+  share.offset = std::min(offset, share.end);
   train_.reset();  // its prefetch threads end before the next one's start
   train_ = std::make_unique<DataLoader>(
       plugins_.dataset(), LoaderConfig{0, batch_, static_cast<int>(cell_.integer("loader_threads")), false},
@@ -177,12 +178,20 @@ uint64_t TrainingWorker::samplesPerEpoch() {
     throw std::runtime_error(
         "an epoch has no full step: the dataset is too small for batch_size x accumulation_steps x "
         "world_size");
-  return static_cast<uint64_t>(steps) * uint64_t{accumulation_} * batch_ * static_cast<uint64_t>(spec_.world);
+  // The whole split ends with a partial step (its last batch smaller): its
+  // positions end with the split's, not with the steps' full batches.
+  return std::min(
+      static_cast<uint64_t>(steps) * uint64_t{accumulation_} * batch_ * static_cast<uint64_t>(spec_.world),
+      first.datasetSize * first.scale);
 }
 
 int64_t TrainingWorker::epochLength() const {
+  // What is left makes steps as a whole epoch of it would in this world:
+  // shared out over the ranks (the tail padded), its last batch partial.
   const uint64_t left = epochSamples_ - std::min(epochSamples_, at_.samplePositions);
-  return at_.stepInEpoch + static_cast<int64_t>(left / samplesPerStep());
+  const uint64_t world = static_cast<uint64_t>(world_);
+  const uint64_t batches = ((left + world - 1) / world + batch_ - 1) / batch_;
+  return at_.stepInEpoch + static_cast<int64_t>(batches / accumulation_);
 }
 
 EpochPosition TrainingWorker::resume() {
@@ -223,8 +232,9 @@ void TrainingWorker::trainEpoch() {
   plugins_.modelApi().set_mode(plugins_.model().context(), DTB_MODE_TRAIN);
   const int64_t loadable = startLoader();
   if (!epochStart_) epochStart_ = Clock::now();
-  // An epoch that changed its world midway may have fewer full batches
-  // left on a rank than its samples make steps (padding, a partial last batch).
+  // The loader holds the batches epochLength() counts (both share out what
+  // is left of the epoch's positions the same way); the fewer, should they
+  // ever differ.
   trainSteps(std::min(epochLength(), at_.stepInEpoch + loadable));
   std::vector<double> seconds = {since(*epochStart_)};
   records_.flush();  // every rank's steps leave at the end of each epoch
@@ -322,8 +332,8 @@ EpochRecord TrainingWorker::epochRecord(int64_t epoch, int64_t steps, double sec
   e.trainAccuracy = f.correct / f.samples;
   e.testLoss = test.loss;
   e.testAccuracy = test.accuracy;
-  e.bytesSent = static_cast<int64_t>(comm.bytes());
-  e.collectives = static_cast<int64_t>(comm.collectives());
+  e.bytesSent = static_cast<int64_t>(std::llround(f.bytes));  // the epoch's steps', not the run's so far
+  e.collectives = static_cast<int64_t>(std::llround(f.collectives));
   e.stepBusBytes = f.busBytes / static_cast<double>(steps);
   return e;
 }

@@ -91,13 +91,18 @@ class TrainingWorker {
   // Samples of the epoch's order one optimizer step of the world trains on.
   uint64_t samplesPerStep() const { return uint64_t{accumulation_} * batch_ * static_cast<uint64_t>(world_); }
 
-  // The samples one epoch trains on: its steps in the run's first world
-  // (max_steps_per_epoch or the whole split) times that world's step. An
-  // elastic world that changes mid-epoch trains on what is left of them.
+  // The positions of each epoch's order an epoch trains on: its steps in
+  // the run's first world (max_steps_per_epoch) times that world's step, or
+  // the whole split (its last step partial, as DataLoader's drop_last =
+  // False gives it). An elastic world that changes mid-epoch trains on
+  // what is left of them.
   uint64_t samplesPerEpoch();
 
-  // The steps of the current epoch: those done and those what is left of its
-  // samples makes in this world.
+  // The steps of the current epoch: those done, and those what is left of
+  // its positions makes in this world as a whole epoch of them would:
+  // ceil(ceil(left / world) / batch) batches per rank (the tail padded over
+  // the ranks, the last batch partial), in optimizer steps of
+  // accumulation_steps batches.
   int64_t epochLength() const;
 
   // Where training goes on from: the start, or (recovery = "restart", after
@@ -235,7 +240,7 @@ class TrainingWorker {
   const Clock::time_point started_ = Clock::now();
   uint64_t optimizerSteps_ = 0;  // of the run so far
   uint64_t furthestStep_ = 0;    // the most steps the run has reached (faults strike once)
-  uint64_t epochSamples_ = 0;    // samples of its order an epoch trains on
+  uint64_t epochSamples_ = 0;    // positions of its order an epoch trains on
   EpochPosition at_;             // where training stands
   EpochSums sums_;               // this rank's, of the current epoch since its last commit (elastic)
   EpochFigures epochSoFar_;      // elastic: the current epoch's over all ranks, up to the last commit

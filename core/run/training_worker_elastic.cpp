@@ -90,15 +90,17 @@ void TrainingWorker::syncWithRankZero() {
                                f.busBytes,
                                f.lossSum,
                                f.correct,
-                               f.samples};
+                               f.samples,
+                               f.collectives,
+                               f.bytes};
   const SyncedProgress synced = syncFromRankZero(plugins_, optimizerSteps_, at_, epoch);
   optimizerSteps_ = synced.steps;
   at_ = synced.position;
   epochStart_ =
       Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(epoch[0]));
   epochStepsRun_ = static_cast<int64_t>(epoch[1]);
-  epochSoFar_ = {epoch[2], epoch[3], epoch[4], epoch[5],  epoch[6],
-                 epoch[7], epoch[8], epoch[9], epoch[10], epoch[11]};
+  epochSoFar_ = {epoch[2], epoch[3], epoch[4],  epoch[5],  epoch[6],  epoch[7],
+                 epoch[8], epoch[9], epoch[10], epoch[11], epoch[12], epoch[13]};
 }
 
 void TrainingWorker::adopt(const ElasticWorld& world) {

@@ -1,6 +1,7 @@
 #include "store/schema_docs.h"
 
 #include <cctype>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,67 @@ std::string firstSentence(const std::vector<std::string>& block) {
   return text;
 }
 
+size_t indentOf(std::string_view text) {
+  size_t n = 0;
+  while (n < text.size() && text[n] == ' ') ++n;
+  return n;
+}
+
+bool isNameChar(char c) {
+  return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
+         c == '_';
+}
+
+// One column's (or several columns') line of a comment block.
+struct ColumnLine {
+  std::vector<std::string> names;
+  std::string meaning;
+  size_t indent = 0;  // where the names begin: a line indented further goes on with the meaning
+};
+
+// "name  meaning" or "name, other  meaning": lower-case names, two spaces
+// or more before the meaning. Anything else (a formula "S = a / b", a
+// query "SELECT x FROM y") is none.
+std::optional<ColumnLine> columnLine(std::string_view text) {
+  ColumnLine line;
+  line.indent = indentOf(text);
+  size_t at = line.indent;
+  for (;;) {
+    const size_t begin = at;
+    while (at < text.size() && isNameChar(text[at])) ++at;
+    if (at == begin || std::isdigit(static_cast<unsigned char>(text[begin]))) return std::nullopt;
+    line.names.emplace_back(text.substr(begin, at - begin));
+    if (!text.substr(at).starts_with(", ")) break;
+    at += 2;
+  }
+  if (!text.substr(at).starts_with("  ")) return std::nullopt;
+  line.meaning = trim(text.substr(at));
+  if (line.meaning.empty()) return std::nullopt;
+  return line;
+}
+
+// The column lines of a comment block (each line's text after `--`): an
+// indented "name  meaning", and the lines after it indented further than
+// its name, which go on with its meaning.
+std::vector<ColumnLine> columnLines(const std::vector<std::string>& comments) {
+  std::vector<ColumnLine> out;
+  bool open = false;  // the last line was the back's column line or its continuation
+  for (const std::string& text : comments) {
+    const size_t indent = indentOf(text);
+    if (open && indent > out.back().indent && indent < text.size()) {
+      out.back().meaning += " " + trim(text);
+      continue;
+    }
+    open = false;
+    if (indent < 2) continue;  // prose, not a list
+    if (std::optional<ColumnLine> line = columnLine(text)) {
+      out.push_back(std::move(*line));
+      open = true;
+    }
+  }
+  return out;
+}
+
 bool isConstraint(const std::string& word) {
   const std::string w = upper(word);
   return w == "PRIMARY" || w == "UNIQUE" || w == "FOREIGN" || w == "CHECK" || w == "CONSTRAINT";
@@ -65,8 +127,9 @@ SchemaDocs parseSchemaDocs(const std::vector<std::string>& sqlTexts) {
   SchemaDocs docs;
   for (const std::string& sql : sqlTexts) {
     std::istringstream in(sql);
-    std::vector<std::string> block;  // the comment lines just above
-    std::string table;               // inside this CREATE TABLE's columns
+    std::vector<std::string> block;     // the comment lines just above, for the summary
+    std::vector<std::string> comments;  // the same lines as written, for the column lines
+    std::string table;                  // inside this CREATE TABLE's columns
     for (std::string raw; std::getline(in, raw);) {
       const std::string line = trim(raw);
       if (!table.empty()) {
@@ -84,22 +147,36 @@ SchemaDocs parseSchemaDocs(const std::vector<std::string>& sqlTexts) {
         // An indented comment line (a formula, a list) ends the summary's paragraph.
         const std::string_view text = std::string_view(line).substr(2);
         block.push_back(text.starts_with("  ") ? "" : trim(text));
+        comments.emplace_back(text);
         continue;
       }
       const std::vector<std::string> w = words(line);
-      if (w.size() >= 3 && upper(w[0]) == "CREATE" && (upper(w[1]) == "TABLE" || upper(w[1]) == "VIEW")) {
-        size_t at = 2;
-        if (w.size() >= 6 && upper(w[2]) == "IF") at = 5;  // IF NOT EXISTS
-        const std::string object = identifier(w[at]);
+      const bool creates =
+          w.size() >= 3 && upper(w[0]) == "CREATE" && (upper(w[1]) == "TABLE" || upper(w[1]) == "VIEW");
+      const bool adds =
+          w.size() >= 6 && upper(w[0]) == "ALTER" && upper(w[3]) == "ADD" && upper(w[4]) == "COLUMN";
+      std::string object;
+      if (creates) object = identifier(w[w.size() >= 6 && upper(w[2]) == "IF" ? 5 : 2]);  // IF NOT EXISTS
+      if (adds) object = identifier(w[2]);
+      // The block's column lines document the object it stands above.
+      std::optional<std::string> listed;  // what they say of the column an ALTER TABLE adds
+      for (const ColumnLine& c : columnLines(comments)) {
+        for (const std::string& name : c.names) {
+          if (!object.empty()) docs.column[{object, name}] = c.meaning;
+          if (adds && name == identifier(w[5])) listed = c.meaning;
+        }
+      }
+      if (creates) {
         if (!block.empty()) docs.summary[object] = firstSentence(block);
         if (upper(w[1]) == "TABLE" && line.find(");") == std::string::npos) table = object;
-      } else if (w.size() >= 6 && upper(w[0]) == "ALTER" && upper(w[3]) == "ADD" && upper(w[4]) == "COLUMN") {
-        // Its trailing comment, else the comment block right above it.
+      } else if (adds) {
+        // Its trailing comment, else its column line, else the block's first sentence.
         const std::string comment = trailingComment(line);
-        const std::string doc = comment.empty() ? firstSentence(block) : comment;
-        if (!doc.empty()) docs.column[{identifier(w[2]), identifier(w[5])}] = doc;
+        const std::string doc = !comment.empty() ? comment : listed ? *listed : firstSentence(block);
+        if (!doc.empty()) docs.column[{object, identifier(w[5])}] = doc;
       }
       block.clear();
+      comments.clear();
     }
   }
   return docs;
@@ -122,7 +199,7 @@ std::string columnUnit(const std::string& c) {
   if (ends("_ms")) return "ms";
   if (ends("_us")) return "µs";
   if (ends("_s")) return "s";
-  if (ends("_bytes") || c == "bytes") return "bytes";
+  if (ends("_bytes") || c == "bytes" || c == "bytes_sent") return "bytes";
   if (ends("_mb")) return "MB";
   if (ends("_at")) return "UTC time";
   if (ends("_share") || ends("accuracy") || c == "efficiency" || ends("margin") || c == "spread" ||

@@ -1,5 +1,6 @@
 #include "train/training_step.h"
 
+#include <algorithm>
 #include <chrono>
 #include <tuple>
 
@@ -12,12 +13,13 @@ class PhaseClock {
  public:
   explicit PhaseClock(const Communicator* comm) : comm_(comm) { lap(); }
 
-  // The seconds since the last lap, and the waits among them.
+  // The seconds since the last lap, and the waits among them (never more
+  // than the lap: a span a strategy declared too long is cut to it).
   std::pair<double, double> lap() {
     const auto now = std::chrono::steady_clock::now();
     const double waited = comm_ ? comm_->trainingWaitSeconds() : 0;
-    const std::pair<double, double> phase = {std::chrono::duration<double>(now - last_).count(),
-                                             waited - waitedBefore_};
+    const double seconds = std::chrono::duration<double>(now - last_).count();
+    const std::pair<double, double> phase = {seconds, std::clamp(waited - waitedBefore_, 0.0, seconds)};
     last_ = now;
     waitedBefore_ = waited;
     return phase;
@@ -43,6 +45,7 @@ TrainingStep::TrainingStep(PluginInstance& model, PluginInstance& strategy, Opti
   hooks_.user = this;
   hooks_.layer_begin = strategyApi_.layer_begin ? &layerBegin : nullptr;
   hooks_.grad_ready = strategyApi_.grad_ready ? &gradReady : nullptr;
+  declaresItsWaits_ = strategyApi_.header.abi_version >= DTB_ABI_MAKE_VERSION(1, 6);
 }
 
 dtb_status_t TrainingStep::layerBegin(void* self, uint32_t layer, dtb_pass_t pass) {
@@ -88,7 +91,10 @@ StepResult TrainingStep::run(const dtb_batch_t& batch, const dtb_step_info_t& in
   std::tie(t.backwardS, t.backwardWaitS) = clock.lap();
 
   strategy_.check("finish_backward", strategyApi_.finish_backward(strategy_.context()));
-  t.commExposedS = clock.lap().first;  // all of it, its own waits included
+  // Its waits are exposed; the rest is the strategy's computation.
+  auto [finishS, finishWaitS] = clock.lap();
+  if (!declaresItsWaits_) finishWaitS = finishS;  // an older strategy's: all of it, as before 1.6
+  t.finishComputeS = finishS - finishWaitS;
   if (comm_) comm_->endPolling();
 
   if (info.micro_step + 1 == info.accumulation_steps) {
@@ -99,8 +105,8 @@ StepResult TrainingStep::run(const dtb_batch_t& batch, const dtb_step_info_t& in
   if (comm_) comm_->endPolling();
   t.forwardS -= t.forwardWaitS;
   t.backwardS -= t.backwardWaitS;
-  t.optimizerS -= t.optimizerWaitS;
-  t.commExposedS += t.forwardWaitS + t.backwardWaitS + t.optimizerWaitS;
+  t.optimizerS += t.finishComputeS - t.optimizerWaitS;
+  t.commExposedS = finishWaitS + t.forwardWaitS + t.backwardWaitS + t.optimizerWaitS;
   return result;
 }
 

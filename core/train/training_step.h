@@ -1,14 +1,21 @@
 // One training step of one rank, as ARCHITECTURE.md draws it: the model's
 // forward and backward with the host's hooks wired to the strategy, the
-// strategy's finish_backward (exposed communication), then its step (the
-// optimizer). The worker loop calls this for every batch.
+// strategy's finish_backward, then its step. The worker loop calls this for
+// every batch.
 //
 // Exposed communication is every moment the training thread is blocked on
-// communication: all of finish_backward (by the ABI, the wait for the last
-// reductions, on whatever thread they run), and every comm_wait or poll loop
-// of the training thread in the other phases (ZeRO-3's gathers in forward,
-// an all-gather after the update), which is taken out of the phase it
-// happened in. So the phases never count a wait twice and sum to the step.
+// communication, in whatever phase: each comm_wait and comm_test poll loop
+// of the training thread (ZeRO-3's gathers in forward, the wait for the
+// last reductions in finish_backward, an all-gather after the update), and
+// the waits the strategy declares with comm_waited (for collectives on a
+// thread of its own: fusion's cycle thread). Each is taken out of the phase
+// it happened in. What is left of finish_backward is the strategy's own
+// computation after backward (top-k selection, compression, error feedback,
+// copies out of buckets): it is booked, with step(), as the optimizer phase,
+// which is "the strategy's step and its own computation after backward".
+// So a strategy that computes in finish_backward without communicating
+// shows no exposed communication, at any world size, and the phases never
+// count a wait twice and sum to the step.
 #pragma once
 
 #include "host/communicator.h"
@@ -20,10 +27,15 @@ namespace dtb::core {
 struct StepTiming {
   double forwardS = 0;      // before_forward and forward, less their communication waits
   double backwardS = 0;     // includes the strategy's hooks, less their communication waits
-  double commExposedS = 0;  // finish_backward, and every wait of the other phases
-  double optimizerS = 0;    // the strategy's step, less its communication waits
-  // The waits taken out of each phase (parts of commExposedS).
+  double commExposedS = 0;  // every wait of the training thread, in any phase
+  // finish_backward and the strategy's step, less their communication waits.
+  double optimizerS = 0;
+  // The waits taken out of forward, backward and step() (parts of
+  // commExposedS; finish_backward's are the rest of it).
   double forwardWaitS = 0, backwardWaitS = 0, optimizerWaitS = 0;
+  // finish_backward less its waits: the strategy's computation after
+  // backward (a part of optimizerS, for the trace).
+  double finishComputeS = 0;
 
   // A step's micro-batches add up.
   StepTiming& operator+=(const StepTiming& o) {
@@ -34,6 +46,7 @@ struct StepTiming {
     forwardWaitS += o.forwardWaitS;
     backwardWaitS += o.backwardWaitS;
     optimizerWaitS += o.optimizerWaitS;
+    finishComputeS += o.finishComputeS;
     return *this;
   }
 };
@@ -71,6 +84,10 @@ class TrainingStep {
   Communicator* comm_;
   const dtb_model_plugin_v1_t& modelApi_;
   const dtb_strategy_plugin_v1_t& strategyApi_;
+  // A strategy built for ABI 1.6 or later can declare its waits on a thread
+  // of its own (comm_waited); one built before cannot, so all of its
+  // finish_backward stays exposed communication, as it was measured then.
+  bool declaresItsWaits_;
   dtb_step_hooks_t hooks_{};
   const char* failedHook_ = nullptr;  // the strategy hook that failed inside a model call
 };

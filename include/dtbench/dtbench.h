@@ -9,7 +9,9 @@
  *  - A versioned struct starts with `uint32_t struct_size` (the size the writer
  *    compiled with). Within one ABI major version structs only grow at the end;
  *    a reader reads a member only when `struct_size` covers it
- *    (DTB_HAS_MEMBER). Members added after 1.0 say "since 1.N".
+ *    (DTB_HAS_MEMBER). Members added after 1.0 say "since 1.N". An optional
+ *    function member is absent when `struct_size` does not cover it or when
+ *    it is NULL: check both (DTB_HAS_SERVICE for the host's table).
  *  - Value types embedded by value in other structs (dtb_device_t,
  *    dtb_tensor_t, dtb_plugin_header_t) are frozen for the whole major version.
  *  - Status codes, never exceptions, cross the boundary. A call that returns a
@@ -35,7 +37,7 @@ extern "C" {
 /* The ABI major version changes only on a break; the entry symbols carry it
  * (dtb_strategy_plugin_v1). The minor version grows when members are added. */
 #define DTB_ABI_MAJOR 1
-#define DTB_ABI_MINOR 5
+#define DTB_ABI_MINOR 6
 #define DTB_ABI_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | (minor)))
 #define DTB_ABI_VERSION DTB_ABI_MAKE_VERSION(DTB_ABI_MAJOR, DTB_ABI_MINOR)
 #define DTB_ABI_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
@@ -44,6 +46,12 @@ extern "C" {
 /* True when a struct written with `struct_size` bytes contains `member`. */
 #define DTB_HAS_MEMBER(ptr, type, member) \
   ((ptr) != NULL && (ptr)->struct_size >= offsetof(type, member) + sizeof(((type*)0)->member))
+
+/* True when the host services table `host` (a const dtb_host_t*) offers the
+ * optional service `member` (one added after 1.0): struct_size covers it AND
+ * it is not NULL. Either alone is absent; call an optional service only
+ * after this check. Since 1.6 (the rule held before; the macro is new). */
+#define DTB_HAS_SERVICE(host, member) (DTB_HAS_MEMBER(host, dtb_host_t, member) && (host)->member != NULL)
 
 /* Marks a plugin's entry symbol; plugins are built with hidden visibility and
  * export nothing else. */
@@ -219,6 +227,12 @@ struct dtb_param;
  * until the instance is destroyed (after the plugin's destroy returns).
  * Plugins call nothing else of the host: they link no host library.
  *
+ * Optional services: the members after optim_update came in later minor
+ * versions ("since 1.N"). One is absent when the table's struct_size does not
+ * cover it (an older host) or when it is NULL (a host, or a test harness,
+ * that does not offer it); check both with DTB_HAS_SERVICE(host, member)
+ * before every call. The members up to optim_update are always set.
+ *
  * Threads: every function may be called from any thread of the plugin,
  * several at once, except param_release (below). set_error's message belongs
  * to the calling thread. The comm_* calls of one instance reach the backend
@@ -230,7 +244,7 @@ struct dtb_param;
  * DTB_STATUS_INTERNAL, with a message (a void function logs it).
  */
 typedef struct dtb_host {
-  uint32_t struct_size; /* check newer members with DTB_HAS_MEMBER(host, dtb_host_t, m) */
+  uint32_t struct_size; /* check newer members with DTB_HAS_SERVICE(host, m) */
   uint32_t abi_version; /* the host's DTB_ABI_VERSION */
   dtb_host_ctx_t ctx;
 
@@ -280,9 +294,10 @@ typedef struct dtb_host {
 
   /* Metrics and events --------------------------------------------------------- */
   /* Adds `value` to the named per-step metric of this rank (e.g.
-   * "fusion.cycles"); stored with the step's record. Dropped: a value that is
-   * not finite, what is added outside a training step (evaluation), a NULL
-   * name. */
+   * "fusion.cycles"); stored with the step's record. Dropped, each on its
+   * own: a value that is not finite (the step's finite values of the metric
+   * still add up), what is added outside a training step (evaluation), a
+   * NULL name. */
   void (*metric_add)(dtb_host_ctx_t ctx, const char* name, double value);
   /* Records a discrete event (kind e.g. "rebucket", "overflow", "membership").
    * NULL reads as "". */
@@ -354,7 +369,7 @@ typedef struct dtb_host {
   dtb_status_t (*optim_update)(dtb_host_ctx_t ctx, dtb_tensor_t* param, const dtb_tensor_t* grad,
                                float* state, uint32_t param_index);
 
-  /* Model parameter storage (since 1.2: check with DTB_HAS_MEMBER) ------------
+  /* Model parameter storage (since 1.2: check with DTB_HAS_SERVICE) -----------
    * For a strategy that keeps a parameter's values or gradient in memory of
    * its own (ZeRO's shards, flat buffers): gives the model's own storage of
    * that part back to the system, so a partitioned model is not also resident
@@ -369,7 +384,7 @@ typedef struct dtb_host {
    * release_param runs on the caller's thread. */
   dtb_status_t (*param_release)(dtb_host_ctx_t ctx, struct dtb_param* param, dtb_param_part_t part);
 
-  /* GPU ordering (since 1.4: check with DTB_HAS_MEMBER) ------------------------
+  /* GPU ordering (since 1.4: check with DTB_HAS_SERVICE) -----------------------
    * The communicator's later collectives run on `stream` (a cudaStream_t of
    * the communicator's GPU), as the backend's set_stream (backend.h) says:
    * each starts after the kernels enqueued there before it was issued, and
@@ -378,6 +393,20 @@ typedef struct dtb_host {
    * comm_wait). A backend without GPU streams (Gloo, MPI) gives
    * DTB_STATUS_UNSUPPORTED for a non-NULL stream. Strategies only. */
   dtb_status_t (*comm_set_stream)(dtb_host_ctx_t ctx, void* stream);
+
+  /* Waits for communication elsewhere (since 1.6: check with DTB_HAS_SERVICE)
+   * The calling thread was blocked from begin_ns to end_ns (now_ns() clock)
+   * waiting for communication that runs elsewhere: on a thread of the
+   * strategy's own (Horovod's cycle thread), which the host cannot see.
+   * Called on the training thread inside a step, the span counts as exposed
+   * communication and is taken out of the phase it fell in (as the host does
+   * for the training thread's own comm_wait and comm_test poll loops: do not
+   * declare those again); anywhere else (another thread, create, the epoch
+   * hooks) it is ignored, as is a span with end_ns < begin_ns. Only the wait
+   * belongs in the span, not the strategy's own work around it: what it
+   * computes in finish_backward is its optimizer phase. Strategies only
+   * (other kinds' calls are ignored); C++: dtb::WaitMark (wait_mark.hpp). */
+  void (*comm_waited)(dtb_host_ctx_t ctx, int64_t begin_ns, int64_t end_ns);
 } dtb_host_t;
 
 #ifdef __cplusplus

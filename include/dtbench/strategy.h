@@ -8,7 +8,8 @@
  *   forward:   layer_begin(l, FORWARD) before each layer
  *   backward:  layer_begin(l, BACKWARD) before each layer,
  *              grad_ready(p) as each gradient becomes final
- *   finish_backward()             the time spent here is exposed communication
+ *   finish_backward()             waits for the last reductions (exposed
+ *                                 communication) and computes (optimizer)
  *   step()                        on the last micro-batch of a step only
  *
  * and around one epoch (since 1.3), outside any step:
@@ -21,11 +22,18 @@
  *                                 before_forward comes after it
  *
  * The phases of a step (forward, backward, exposed communication, optimizer)
- * are timed around the calls above: step() is the optimizer phase, less
- * every comm_wait and comm_test poll loop of the training thread inside it,
- * which count as exposed communication. create, before_evaluation and
- * end_epoch belong to no step and to no phase: their time and anything they
- * add with metric_add are not counted (events are kept).
+ * are timed around the calls above. Exposed communication is the time the
+ * training thread is blocked waiting for communication, in any hook: each
+ * comm_wait and comm_test poll loop it makes, and each wait the strategy
+ * declares with comm_waited (for collectives running on a thread of its
+ * own, since 1.6); each is taken out of the phase it happened in. The
+ * optimizer phase is the strategy's step and its own computation after
+ * backward: step() and what is left of finish_backward (top-k selection,
+ * compression, error feedback, copies out of buckets), less their waits. So
+ * a finish_backward that only computes is no exposed communication, at any
+ * world size. create, before_evaluation and end_epoch belong to no step and
+ * to no phase: their time and anything they add with metric_add are not
+ * counted (events are kept).
  *
  * A strategy sees only parameter views, the host's communicator and its
  * optimizer kernels (dtb_host_t): never a model or backend directly. That is
@@ -92,7 +100,10 @@ typedef struct dtb_strategy_plugin_v1_s {
   /* (optional) A gradient became final. NULL: nothing to do (all work then
    * happens in finish_backward). */
   dtb_status_t (*grad_ready)(void* strategy, dtb_param_t* param);
-  /* After backward: complete gradient synchronisation for this micro-batch. */
+  /* After backward: complete gradient synchronisation for this micro-batch.
+   * Its waits are exposed communication, the rest of its time the optimizer
+   * phase (above); a wait for a thread of the strategy's own is one only
+   * when declared with comm_waited. */
   dtb_status_t (*finish_backward)(void* strategy);
   /* Applies the optimizer (host->optim_update) and leaves every rank's
    * parameters ready for the next forward. */

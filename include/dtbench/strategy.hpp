@@ -49,10 +49,12 @@ inline void updateEach(const dtb_host_t* host, const std::vector<dtb_param_t*>& 
 // Gives the model's own storage of `part` of every parameter back to the
 // system (param_release, ABI 1.2), for a strategy that keeps that part in
 // memory of its own. False, with nothing released, when the host or the
-// model cannot (the model keeps its storage); throws on any other failure.
+// model cannot (the model keeps its storage): a host without the service
+// (older, or one that leaves it NULL) or a model without release_param.
+// Throws on any other failure.
 inline bool releaseModelStorage(const dtb_host_t* host, const std::vector<dtb_param_t*>& params,
                                 dtb_param_part_t part) {
-  if (!DTB_HAS_MEMBER(host, dtb_host_t, param_release)) return false;
+  if (!DTB_HAS_SERVICE(host, param_release)) return false;
   for (size_t i = 0; i < params.size(); ++i) {
     const dtb_status_t status = host->param_release(host->ctx, params[i], part);
     if (status == DTB_STATUS_UNSUPPORTED && i == 0) return false;  // such a model releases nothing

@@ -173,6 +173,10 @@ void BucketedStrategy::finishBackward() {
   }
   launchedNs_.clear();
   bucketOfRequest_.clear();
+  // Its theory: a ring all-reduce of S bytes moves 2(N-1)/N S per rank.
+  const double world = host_->comm_size(host_->ctx);
+  host_->metric_add(host_->ctx, "theory.bus_bytes",
+                    static_cast<double>(hook_->allreducedBytes(buckets_)) * 2 * (world - 1) / world);
   hook_->finish(buckets_);
   if (!findUnused_)
     arrived_.requireAll(

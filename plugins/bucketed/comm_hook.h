@@ -38,6 +38,14 @@ class CommHook {
   virtual void finish(std::vector<Bucket>& /*buckets*/) {}
   // Memory the hook holds beside the buckets, in bytes.
   virtual uint64_t bufferBytes() const { return 0; }
+  // The bytes its algorithm all-reduces this step (the collectives' data
+  // size S, summed), once every bucket was launched and before finish():
+  // the strategy's own theory of its traffic (the metric theory.bus_bytes).
+  virtual uint64_t allreducedBytes(const std::vector<Bucket>& buckets) const {
+    uint64_t bytes = 0;
+    for (const Bucket& b : buckets) bytes += b.count * sizeof(float);
+    return bytes;
+  }
 };
 
 // `name` is one of kCommHook's choices (the host checked it).

@@ -39,6 +39,12 @@ class HalfCompressHook : public CommHook {
     }
   }
 
+  uint64_t allreducedBytes(const std::vector<Bucket>& buckets) const override {
+    uint64_t bytes = 0;
+    for (const Bucket& b : buckets) bytes += b.count * sizeof(uint16_t);
+    return bytes;
+  }
+
   uint64_t bufferBytes() const override {
     uint64_t bytes = 0;
     for (const HostBuffer<uint16_t>& c : compressed_) bytes += c.bytes();

@@ -58,6 +58,13 @@ class PowerSgdHook : public CommHook {
     ++iteration_;
   }
 
+  uint64_t allreducedBytes(const std::vector<Bucket>& buckets) const override {
+    if (!compressing()) return CommHook::allreducedBytes(buckets);
+    uint64_t floats = 0;  // the uncompressed tensors, the Ps and the Qs of every bucket
+    for (const auto& s : state_) floats += s->uncompressed().size() + s->ps().size() + s->qs().size();
+    return floats * sizeof(float);
+  }
+
   uint64_t bufferBytes() const override {
     uint64_t bytes = 0;
     for (const auto& s : state_) bytes += s->bytes();

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "dtbench/strategy.hpp"
+#include "dtbench/wait_mark.hpp"
 #include "fusion_plan.h"
 #include "fusion_settings.h"
 
@@ -95,7 +96,14 @@ void FusionStrategy::finishBackward() {
   // here only guards against a bug in that promise.
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration<double>(2 * options_.stallTimeoutS + 60);
-  if (!done_.wait_until(lock, deadline, [&] { return !active_; })) {
+  bool finished = false;
+  {
+    // The collectives run on the cycle thread, where the host does not see
+    // this thread wait for them: it is told (exposed communication).
+    const WaitMark waiting(host_);
+    finished = done_.wait_until(lock, deadline, [&] { return !active_; });
+  }
+  if (!finished) {
     error_ =
         "fusion: the step did not finish within " + std::to_string(2 * options_.stallTimeoutS + 60) + " s";
     stopping_ = true;

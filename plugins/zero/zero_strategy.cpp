@@ -269,13 +269,15 @@ void ZeroStrategy::finishBackward() {
     for (size_t u : launchOrder_) launchReduce(u);  // stage 1 reduces after backward
     nextLaunch_ = launchOrder_.size();
   }
-  // Every launched reduction is waited for, even when the step fails.
-  std::string failure;
+  // Every launched reduction is waited for, even when the step fails; the
+  // first failure is passed on as it came (a host call's keeps the host's
+  // status and message: which rank, a timeout or a broken peer).
+  std::exception_ptr failure;
   for (size_t k = completed_; k < nextLaunch_; ++k) {
     try {
       completeReduce(launchOrder_[k]);
-    } catch (const std::exception& e) {
-      if (failure.empty()) failure = e.what();
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
     }
   }
   if (coordinator_) coordinator_->releaseAll();
@@ -292,7 +294,7 @@ void ZeroStrategy::finishBackward() {
   arrived_.reset();
   nextLaunch_ = completed_ = 0;
   if (coordinator_) coordinator_->stopRecording();
-  if (!failure.empty()) throw Error(DTB_STATUS_COMM_FAILURE, "zero: " + failure);
+  if (failure) std::rethrow_exception(failure);
   if (!unused.empty()) {
     throw Error(
         DTB_STATUS_INVALID_ARGUMENT,
@@ -327,16 +329,16 @@ void ZeroStrategy::step() {
     dtb_tensor_t out = s.full.tensor();
     check(host_->comm_allgather(host_->ctx, &in, &out, &s.gather), "zero: parameter all-gather");
   }
-  std::string failure;
+  std::exception_ptr failure;  // the first, as it came (above)
   for (size_t u = 0; u < units_.size(); ++u) {
     if (sharded(u) || !state_[u].gather) continue;
     try {
       wait(state_[u].gather, "parameter all-gather");
-    } catch (const std::exception& e) {
-      if (failure.empty()) failure = e.what();
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
     }
   }
-  if (!failure.empty()) throw Error(DTB_STATUS_COMM_FAILURE, "zero: " + failure);
+  if (failure) std::rethrow_exception(failure);
 }
 
 void ZeroStrategy::memoryReport(dtb_memory_report_t* out) const {

@@ -1,6 +1,7 @@
 -- Speed-up and parallel efficiency against the smallest world size with
 -- otherwise equal parameters (same experiment, same config_key), from the
--- median throughput over repeats (of the reference too, never one run):
+-- median throughput over repeats (of the reference too, never one run).
+-- With throughput_G the median samples/s at world size G:
 --   S_G = throughput_G / throughput_ref   (= T_ref / T_G for the same work)
 --   E_G = S_G x G_ref / G
 -- Both are NULL at the reference world size itself, and where the
@@ -11,6 +12,30 @@
 -- The reference is found per cell through cell_figure's index by
 -- configuration and world size (ties at the smallest world size: the lowest
 -- cell), so nothing sorts every cell.
+--   experiment            the experiment's name
+--   experiment_id         the experiment (experiment.id)
+--   label                 what sets the configuration apart within its experiment, else the strategy
+--   config_key            every parameter but world size: the configuration compared across sizes
+--   strategy              the strategy plugin
+--   backend               the communication backend
+--   model                 the model, with its depth (resnet50)
+--   world_size            G, this cell's ranks
+--   global_batch_size     samples per optimizer step, all ranks
+--   repeats               this cell's successful runs with a throughput
+--   samples_per_s         this cell's median steady throughput over its repeats
+--   ref_world_size        G_ref, the smallest world size of the configuration
+--   ref_samples_per_s     the reference cell's median throughput
+--   speedup               S_G = samples_per_s / ref_samples_per_s; NULL at the reference size
+--   efficiency            E_G = S_G x G_ref / G (1: perfect scaling); NULL at the reference size
+--   noisy                 1 when this cell or its reference is noisy (repeat_stats.noisy)
+--   min_samples_per_s     this cell's slowest repeat
+--   max_samples_per_s     this cell's fastest repeat
+--   mean_ms_per_step      steady ms per optimizer step, mean over the repeats
+--   spread                (max - min) / median of samples/s; NULL with one repeat
+--   loaded_runs           repeats that ran under competing load
+--   mean_test_accuracy    final test accuracy, mean over the repeats
+--   min_test_accuracy     the lowest repeat's final test accuracy
+--   max_test_accuracy     the highest repeat's final test accuracy
 CREATE VIEW scaling AS
 SELECT q.experiment, q.experiment_id, q.label, q.config_key, q.strategy, q.backend, q.model,
        q.world_size, q.global_batch_size, q.repeats,

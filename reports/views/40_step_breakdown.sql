@@ -1,14 +1,36 @@
 -- Where a step's time goes, per run, in ms per step (steady epochs); the
 -- phases sum to step_ms (other_ms is what no phase holds: the loop itself).
---   comm_exposed_ms  the training thread blocked on communication, in any
---                    phase: finish_backward, and every wait in forward,
---                    backward or the strategy's step (taken out of those)
---   comm_total_ms    the backend's busy time, overlapped or not
---   comm_hidden_ms   total - exposed, never below 0
--- Shares lie in [0, 1]; comm_hidden_share is NULL where nothing crossed
--- the network (one rank) or the backend does not count its busy time. On a
--- CPU the backend's threads share cores with compute: "hidden" time is
+-- On a CPU the backend's threads share cores with compute: "hidden" time is
 -- overlapped, not free (docs/comparing-strategies.md).
+--   run_id              the run
+--   experiment          the experiment's name
+--   experiment_id       the experiment
+--   cell                the matrix cell the run belongs to
+--   repeat              the run's repeat within its cell, from 0
+--   label               what sets the run's configuration apart within its experiment
+--   strategy            the strategy plugin
+--   backend             the communication backend plugin
+--   model               the model, with its depth (resnet50)
+--   world_size          ranks that trained
+--   step_ms             wall time per optimizer step
+--   data_ms             waiting for the data loader
+--   forward_ms          forward, less its communication waits
+--   backward_ms         backward with the strategy's hooks, less their communication waits
+--   comm_exposed_ms     the training thread blocked on communication, in any
+--                       phase: every wait in forward, backward, finish_backward
+--                       or the strategy's step (taken out of those), and a wait
+--                       for the strategy's own thread where it declares it
+--   comm_total_ms       the backend's busy time, overlapped or not
+--   comm_hidden_ms      total - exposed, never below 0
+--   optimizer_ms        the strategy's step and its own computation after
+--                       backward (finish_backward less its waits: top-k,
+--                       compression, copies)
+--   other_ms            what no phase holds: the training loop itself
+--   comm_exposed_share  exposed communication / step time, in [0, 1]
+--   comm_hidden_share   hidden / total communication, in [0, 1]; NULL where
+--                       nothing crossed the network (one rank) or the backend
+--                       does not count its busy time
+--   loaded              1 when other processes or the hypervisor took CPU while the run ran
 CREATE VIEW step_breakdown AS
 SELECT f.run_id, x.name AS experiment, r.experiment_id, r.cell, r.repeat, COALESCE(r.label, r.strategy) AS label,
        r.strategy, r.backend, rm.model, r.world_size,

@@ -4,8 +4,19 @@
 -- errors: the small sizes decide the latency, the large ones the bandwidth),
 -- as `dtbench comm` prints it after its table. NULL with fewer than 3 sizes
 -- or times that do not grow with size (one rank: no bus).
+--   run_id         the sweep's run (run.id)
+--   experiment     the experiment's name
+--   experiment_id  the experiment (experiment.id)
+--   label          what sets the configuration apart within its experiment, else the strategy
+--   backend        the communication backend
+--   world_size     the ranks
+--   op             the collective
+--   dtype          element type
+--   sizes          message sizes fitted (rows of collective_bandwidth)
+--   latency_us     the fit's latency: the time of an empty message
+--   bus_gbps       the fit's bandwidth: bus bytes per second, GB = 1e9 bytes
 CREATE VIEW collective_fit AS
-SELECT run_id, experiment, experiment_id, backend, world_size, op, dtype, sizes,
+SELECT run_id, experiment, experiment_id, label, backend, world_size, op, dtype, sizes,
        (sy - slope * sx) / sw AS latency_us,
        1e-3 / slope AS bus_gbps
 FROM (
@@ -13,7 +24,7 @@ FROM (
          CASE WHEN sizes >= 3 AND sw * sxx - sx * sx > 0 AND sw * sxy - sx * sy > 0
               THEN (sw * sxy - sx * sy) / (sw * sxx - sx * sx) END AS slope
   FROM (
-    SELECT run_id, experiment, experiment_id, backend, world_size, op, dtype, COUNT(*) AS sizes,
+    SELECT run_id, experiment, experiment_id, label, backend, world_size, op, dtype, COUNT(*) AS sizes,
            SUM(1.0 / (time_us * time_us)) AS sw,
            SUM(bus_bytes / (time_us * time_us)) AS sx,
            SUM(1.0 / time_us) AS sy,

@@ -12,6 +12,34 @@
 -- against it and the saving the formulas predict. Buffers (buffer_bytes:
 -- ZeRO's staging and gather pools) and the process itself (code, activations)
 -- are in the RSS but not in the formulas.
+--   run_id                    the run (run.id)
+--   experiment                the experiment's name
+--   experiment_id             the experiment (experiment.id)
+--   cell                      the matrix cell, from 0
+--   repeat                    the repeat of the cell, from 0
+--   label                     what sets the configuration apart within its experiment, else the strategy
+--   model                     the model, with its depth (resnet50)
+--   strategy                  the strategy plugin
+--   stage                     ZeRO's stage (strategy.zero.stage); 0 for every other strategy
+--   world_size                N, the ranks
+--   rank                      the rank measured
+--   param_elements            Ψ, the model's parameter count
+--   state_floats              optimizer state f32 values per parameter element (K = 4 x state_floats bytes)
+--   param_bytes               parameters the rank holds
+--   grad_bytes                gradients the rank holds
+--   optimizer_bytes           optimizer state the rank holds
+--   buffer_bytes              the strategy's other buffers (staging, gather pools): in no formula
+--   state_bytes               param_bytes + grad_bytes + optimizer_bytes
+--   theory_param_bytes        4Ψ, divided by N at stage 3
+--   theory_grad_bytes         4Ψ, divided by N from stage 2
+--   theory_optimizer_bytes    KΨ, divided by N from stage 1
+--   theory_state_bytes        the three theory figures summed
+--   ratio                     state_bytes / theory_state_bytes (slightly above 1: padding)
+--   peak_rss_bytes            the rank's peak resident memory, as the OS saw it
+--   allreduce_peak_rss_bytes  the same rank's under allreduce in the same experiment and setting,
+--                             mean over its repeats; NULL without such a run
+--   rss_saving_bytes          allreduce_peak_rss_bytes - peak_rss_bytes: the saving measured
+--   theory_saving_bytes       (8 + K)Ψ - theory_state_bytes: the saving the formulas predict
 CREATE VIEW memory_vs_theory AS
 WITH m AS (
   SELECT mem.*, x.name AS experiment, r.experiment_id, r.cell, r.repeat, COALESCE(r.label, r.strategy) AS label,

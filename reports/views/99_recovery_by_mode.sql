@@ -4,11 +4,25 @@
 -- the failure and to recover from it, the steps run twice, and the
 -- throughput before and after (elastic goes on smaller) — from
 -- recovery_cost, beside how the runs ended.
---   recoveries            recoveries of this mode (restarts or resets)
---   runs, runs_ok         runs of the mode with at least one recovery, and those that ended well
---   test_accuracy         their final test accuracy (the last epoch's), mean over those runs
---   clean_test_accuracy   the same of the experiment's runs of this configuration and mode without
---                         a fault ([fault] kind = "none"), that ended well: what the fault cost
+--   experiment             the experiment's name
+--   experiment_id          the experiment (experiment.id)
+--   model                  the model, with its depth (resnet50)
+--   strategy               the strategy plugin
+--   backend                the communication backend
+--   world_size             ranks the runs started with
+--   mode                   restart or elastic
+--   recoveries             recoveries of this mode (restarts or resets)
+--   runs, runs_ok          runs of the mode with at least one recovery, and those that ended well
+--   time_to_detect_s       fault -> the coordinator sees the failure, mean over the recoveries
+--   time_to_recover_s      failure -> the first step done after it, mean over the recoveries
+--   max_time_to_recover_s  the longest of them
+--   lost_steps             steps run twice, mean over the recoveries
+--   world_size_after       ranks the runs went on with, mean over the recoveries
+--   samples_per_s_before   throughput before the recovery, mean over the recoveries
+--   samples_per_s_after    throughput after it, mean over the recoveries
+--   test_accuracy          their final test accuracy (the last epoch's), mean over those runs
+--   clean_test_accuracy    the same of the experiment's runs of this configuration and mode without
+--                          a fault ([fault] kind = "none"), that ended well: what the fault cost
 CREATE VIEW recovery_by_mode AS
 SELECT c.experiment, c.experiment_id, c.model, c.strategy, c.backend, c.world_size, c.mode,
        COUNT(*) AS recoveries, COUNT(DISTINCT c.run_id) AS runs,

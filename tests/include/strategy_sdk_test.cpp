@@ -15,6 +15,8 @@
 #include "dtbench/param_set.hpp"
 #include "dtbench/requests.hpp"
 #include "dtbench/settings.hpp"
+#include "dtbench/strategy.hpp"
+#include "dtbench/wait_mark.hpp"
 
 namespace dtb {
 namespace {
@@ -25,8 +27,10 @@ struct FakeHost {
   std::map<std::string, int64_t> ints;
   std::string lastError;
   int issued = 0, waited = 0;
-  int failIssueAt = -1;      // comm_allreduce number that fails to start
-  std::set<int> failWaitOf;  // requests whose wait fails
+  int failIssueAt = -1;                                  // comm_allreduce number that fails to start
+  std::set<int> failWaitOf;                              // requests whose wait fails
+  std::vector<std::pair<int64_t, int64_t>> waitedSpans;  // comm_waited's
+  int64_t clock = 0;
   dtb_host_t table{};
 };
 FakeHost* fake = nullptr;
@@ -59,6 +63,8 @@ dtb_status_t fakeWait(dtb_host_ctx_t, dtb_request_t request, int64_t) {
   const int n = static_cast<int>(reinterpret_cast<intptr_t>(request)) - 1;
   return fake->failWaitOf.count(n) ? DTB_STATUS_TIMEOUT : DTB_STATUS_OK;
 }
+int64_t fakeNow(dtb_host_ctx_t) { return fake->clock += 10; }
+void fakeWaited(dtb_host_ctx_t, int64_t begin, int64_t end) { fake->waitedSpans.emplace_back(begin, end); }
 uint32_t stateFloats = 2;  // Adam-like; 0 is plain SGD
 uint32_t fakeStateFloats(dtb_host_ctx_t) { return stateFloats; }
 dtb_status_t fakeUpdate(dtb_host_ctx_t, dtb_tensor_t* param, const dtb_tensor_t* grad, float* state,
@@ -86,6 +92,7 @@ class StrategySdk : public ::testing::Test {
     t.comm_wait = fakeWait;
     t.optim_state_floats = fakeStateFloats;
     t.optim_update = fakeUpdate;
+    t.now_ns = fakeNow;
     for (uint32_t i = 0; i < 2; ++i) {
       values_[i].assign(3, 1.0f);
       grads_[i].assign(3, 0.0f);
@@ -250,6 +257,26 @@ TEST_F(StrategySdk, AnOptimizerWithoutStateSavesAndLoadsNothing) {
   EXPECT_EQ(optimizer.savedBytes(), 0u);
   optimizer.saveTo(nullptr, 0);
   optimizer.loadFrom(nullptr, 0);
+}
+
+// An optional service (after 1.0) is absent when struct_size does not cover
+// it or when it is NULL: the helpers check both before calling.
+TEST_F(StrategySdk, OptionalServicesAreAbsentWhenNullOrNotCovered) {
+  dtb_host_t& t = host_.table;
+  ASSERT_EQ(t.param_release, nullptr);  // covered by struct_size, but NULL
+  EXPECT_FALSE(DTB_HAS_SERVICE(&t, param_release));
+  EXPECT_FALSE(releaseModelStorage(&t, {pointers_[0], pointers_[1]}, DTB_PARAM_PART_GRAD));
+  { const WaitMark nothing(&t); }  // comm_waited NULL: no call
+  t.comm_waited = fakeWaited;
+  { const WaitMark once(&t); }
+  ASSERT_EQ(host_.waitedSpans.size(), 1u);
+  EXPECT_LT(host_.waitedSpans[0].first, host_.waitedSpans[0].second);
+  t.struct_size = offsetof(dtb_host_t, comm_waited);  // a 1.5 host: set, but not covered
+  EXPECT_FALSE(DTB_HAS_SERVICE(&t, comm_waited));
+  { const WaitMark older(&t); }
+  EXPECT_EQ(host_.waitedSpans.size(), 1u);
+  const dtb_host_t* none = nullptr;
+  EXPECT_FALSE(DTB_HAS_SERVICE(none, comm_waited));
 }
 
 }  // namespace

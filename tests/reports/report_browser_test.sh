@@ -2,8 +2,10 @@
 # `dtbench report` in a real browser: the report of a store with two
 # experiments (and their comparison) is opened in headless Chromium, whose
 # layout engine counts, for every chart, the data marks drawn inside its
-# plot area (the page's own check, written into the DOM); every chart must
-# have some. Skips (exit 77) only when no Chromium is installed —
+# plot area, and names the colour it drew each configuration in on every
+# chart (the page's own checks, written into the DOM); every chart must
+# have marks, and each configuration one colour on the whole page.
+# Skips (exit 77) only when no Chromium is installed —
 # tools/install-deps.sh --tests (run by tools/test.sh) installs Debian's.
 #   report_browser_test.sh DTBENCH SAMPLE_STORE
 set -euo pipefail
@@ -30,10 +32,25 @@ charts=$(grep -o 'data-charts="[0-9]*"' "$scratch/dom.html" | grep -o '[0-9]*' |
 empty=$(grep -o 'data-empty-charts="[0-9]*"' "$scratch/dom.html" | grep -o '[0-9]*' || true)
 [[ -n $charts ]] || fail "the page's chart check did not run in the browser"
 echo "chromium laid out $charts charts, $empty without data"
-# per experiment: throughput, efficiency, step breakdown, test accuracy, loss, memory (model state,
-# strategy buffers), busbw
-(( charts == 16 )) || fail "expected 16 charts, the browser found $charts"
+# per experiment: throughput, efficiency, bytes per step, step breakdown, test accuracy, loss, memory
+# (model state, strategy buffers), busbw
+(( charts == 18 )) || fail "expected 18 charts, the browser found $charts"
 (( empty == 0 )) || fail "$empty charts show no data"
+# One colour per configuration on the whole page, as the browser computed it
+# for every series, bar and legend entry: in each experiment's throughput,
+# efficiency, bytes per step, test accuracy and loss charts.
+clashes=$(grep -o 'data-colour-clashes="[0-9]*"' "$scratch/dom.html" | grep -o '[0-9]*' || true)
+colours=$(grep -o 'data-config-colours="[^"]*"' "$scratch/dom.html" || true)
+echo "colours: $colours"
+[[ -n $clashes ]] || fail "the page's colour check did not run in the browser"
+(( clashes == 0 )) || fail "$clashes configurations change colour between charts: $colours"
+grep -q 'allreduce: rgb(78, 121, 167) in 10 charts' <<<"$colours" || fail "allreduce is not blue in all 10 charts"
+grep -q 'bucketed: rgb(242, 142, 43) in 10 charts' <<<"$colours" || fail "bucketed is not orange in all 10 charts"
+grep -q 'linear: bus bytes per step' "$scratch/dom.html" || fail "no bytes-per-step chart"
+grep -q '<title>bucketed, 4 ranks: 0.006 MB</title>' "$scratch/dom.html" || fail "bytes per step: 6,000 bytes at 4 ranks"
+# Text left, numbers right.
+grep -q '<th>configuration</th><th class="r">ranks</th>' "$scratch/dom.html" || fail "headers not aligned"
+grep -q '<td>bucketed</td><td class="r">4</td><td class="r">3</td>' "$scratch/dom.html" || fail "cells not aligned"
 grep -o 'data-marks-in-plot="[0-9]*"' "$scratch/dom.html" | sort | uniq -c
 grep -q '<td class="faster">faster</td>' "$scratch/dom.html" || fail "the comparison's verdict is missing"
 # Charts that read at a glance: minor ticks on the log axes, labels whole, the
@@ -43,14 +60,17 @@ grep -q 'class="grid minor"' "$scratch/dom.html" || fail "no minor ticks on the 
 grep -q 'lines coincide and draw as one: allreduce ×1 = ' "$scratch/dom.html" || fail "coinciding lines not noted"
 grep -q 'model state one rank holds (what ZeRO partitions)' "$scratch/dom.html" || fail "no model-state chart"
 grep -q 'bucketed: 4 ranks → 3,520 samples/s \[3,344 – 3,872\]' "$scratch/dom.html" || fail "tooltips without units"
-# The verdict heads the page: per model and world size, the configuration to
-# use (bucketed is 10 % faster everywhere, inside the repeats' +-10 % jitter).
+# The verdict heads the page: per model and world size, the decision as a
+# headline, then the figures (bucketed is 10 % faster everywhere, inside
+# the repeats' +-10 % jitter).
 verdict=$(sed -n '/<section class="verdict">/,/<\/section>/p' "$scratch/dom.html")
 [[ -n $verdict ]] || fail "no verdict section"
 (( $(grep -n '<section class="verdict">' "$scratch/dom.html" | cut -d: -f1) < \
    $(grep -n '<section class="experiment">' "$scratch/dom.html" | head -1 | cut -d: -f1) )) || fail "the verdict is not at the top"
 for world in 1 2 4; do
-  grep -q "<td>linear / tiny</td><td>$world</td><td>bucketed</td>" <<<"$verdict" || fail "no verdict at $world ranks"
+  ranks=$([[ $world == 1 ]] && echo rank || echo ranks)
+  grep -q "<strong class=\"decision\">linear / tiny, $world $ranks: " <<<"$verdict" || fail "no headline at $world ranks"
+  grep -q "<td>linear / tiny</td><td class=\"r\">$world</td><td>bucketed</td>" <<<"$verdict" || fail "no verdict at $world ranks"
 done
 grep -q "+10.0 % (allreduce)" <<<"$verdict" || fail "the verdict's margin"
 grep -q "no: within the repeats' spread" <<<"$verdict" || fail "the verdict's noise"

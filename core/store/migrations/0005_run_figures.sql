@@ -1,28 +1,44 @@
--- A store that answers at 10,000 runs: each run's figures over its epochs,
--- kept by triggers as epochs are written (whoever writes them), so the
--- views read one row per run instead of aggregating every epoch each time.
--- "Steady" leaves out the first epoch (warm-up) when there is more than one.
+-- Each run's figures over its epochs, kept by triggers as epochs are
+-- written (whoever writes them), so the views read one row per run instead
+-- of aggregating every epoch each time. "Steady" leaves out the first epoch
+-- (warm-up) when there is more than one.
 CREATE TABLE run_figure (
-  run_id              INTEGER PRIMARY KEY REFERENCES run(id),
-  epochs              INTEGER NOT NULL,
-  last_epoch          INTEGER NOT NULL,
-  first_epoch_s       REAL,
-  steady_steps        INTEGER,
-  steady_samples      INTEGER,
-  steady_seconds      REAL,
-  steady_data_s       REAL,
-  steady_forward_s    REAL,
-  steady_backward_s   REAL,
-  steady_comm_exposed_s REAL,
-  steady_comm_total_s REAL,
-  steady_optimizer_s  REAL,
+  run_id              INTEGER PRIMARY KEY REFERENCES run(id), -- the run (run.id)
+  epochs              INTEGER NOT NULL,     -- epochs stored
+  last_epoch          INTEGER NOT NULL,     -- the highest epoch stored (1-based)
+  first_epoch_s       REAL,                 -- the first epoch's training wall time
+  steady_steps        INTEGER,              -- optimizer steps of the steady epochs
+  steady_samples      INTEGER,              -- samples trained in the steady epochs, all ranks
+  steady_seconds      REAL,                 -- training wall time of the steady epochs
+  steady_data_s       REAL,                 -- their loader waits (mean over ranks)
+  steady_forward_s    REAL,                 -- their forward compute (mean over ranks)
+  steady_backward_s   REAL,                 -- their backward compute (mean over ranks)
+  steady_comm_exposed_s REAL,               -- their exposed communication (mean over ranks)
+  steady_comm_total_s REAL,                 -- the backend's busy time in them, overlapped or not (mean over ranks)
+  steady_optimizer_s  REAL,                 -- their strategy step and its compute after backward (mean over ranks)
   steady_bus_bytes    REAL,                 -- per-step bus bytes x steps, summed
-  final_test_accuracy REAL,
-  final_train_loss    REAL
+  final_test_accuracy REAL,                 -- the last epoch's test accuracy
+  final_train_loss    REAL                  -- the last epoch's training loss
 );
 
--- What run_figure holds, computed from the epochs (for the triggers, and
--- once below for the runs already stored).
+-- What run_figure holds, computed from the epochs: the triggers that keep
+-- run_figure read it. Its columns are run_figure's.
+--   run_id                 the run (run.id)
+--   epochs                 epochs stored
+--   last_epoch             the highest epoch stored (1-based)
+--   first_epoch_s          the first epoch's training wall time
+--   steady_steps           optimizer steps of the steady epochs (all but the first, when there are several)
+--   steady_samples         samples trained in the steady epochs, all ranks
+--   steady_seconds         training wall time of the steady epochs
+--   steady_data_s          their loader waits (mean over ranks)
+--   steady_forward_s       their forward compute (mean over ranks)
+--   steady_backward_s      their backward compute (mean over ranks)
+--   steady_comm_exposed_s  their exposed communication (mean over ranks)
+--   steady_comm_total_s    the backend's busy time in them, overlapped or not (mean over ranks)
+--   steady_optimizer_s     their strategy step and its compute after backward (mean over ranks)
+--   steady_bus_bytes       per-step bus bytes x steps, summed
+--   final_test_accuracy    the last epoch's test accuracy
+--   final_train_loss       the last epoch's training loss
 CREATE VIEW run_figure_of_epochs AS
 SELECT e.run_id, COUNT(*) AS epochs, MAX(epoch) AS last_epoch,
        MAX(CASE WHEN epoch = 1 THEN seconds END) AS first_epoch_s,

@@ -1,29 +1,31 @@
--- A store that answers at 10,000 runs, one level above run_figure: each
--- cell's figures over its successful repeats (median, min and max samples/s,
--- step time, accuracy, competing load), kept by triggers as runs and their
--- figures change, so repeat_stats and scaling read a row per cell instead of
--- ranking every run each time. A cell with no successful run that has a
--- throughput has no row.
+-- Each cell's figures over its successful repeats (median, min and max
+-- samples/s, step time, accuracy, competing load), kept by triggers as runs
+-- and their figures change, so repeat_stats and scaling read a row per cell
+-- instead of ranking every run each time. A cell with no successful run
+-- that has a throughput has no row. Throughput is steady samples/s (epochs
+-- after the first), as run_summary's samples_per_s.
 CREATE TABLE cell_figure (
-  experiment_id        INTEGER NOT NULL REFERENCES experiment(id),
-  cell                 INTEGER NOT NULL,
+  experiment_id        INTEGER NOT NULL REFERENCES experiment(id), -- the experiment (experiment.id)
+  cell                 INTEGER NOT NULL,      -- the matrix cell (run.cell)
   first_run            INTEGER NOT NULL,      -- the cell's lowest counted run id: what describes the cell
   repeats              INTEGER NOT NULL,      -- successful runs with a throughput
-  median_samples_per_s REAL,
-  min_samples_per_s    REAL,
-  max_samples_per_s    REAL,
-  mean_ms_per_step     REAL,
-  mean_test_accuracy   REAL,
-  min_test_accuracy    REAL,
-  max_test_accuracy    REAL,
-  loaded_runs          INTEGER NOT NULL,
+  median_samples_per_s REAL,                  -- median of the repeats' throughputs
+  min_samples_per_s    REAL,                  -- the slowest repeat's throughput
+  max_samples_per_s    REAL,                  -- the fastest repeat's throughput
+  mean_ms_per_step     REAL,                  -- steady ms per optimizer step, mean over the repeats
+  mean_test_accuracy   REAL,                  -- final test accuracy, mean over the repeats
+  min_test_accuracy    REAL,                  -- the lowest repeat's final test accuracy
+  max_test_accuracy    REAL,                  -- the highest repeat's final test accuracy
+  loaded_runs          INTEGER NOT NULL,      -- repeats that ran under competing load (run.loaded)
   PRIMARY KEY (experiment_id, cell)
 ) WITHOUT ROWID;
 
--- The cells to compute again: the triggers below queue a cell here, and the
--- one trigger on this table recomputes it and empties the queue. (SQLite
--- pushes no filter into a windowed view, and triggers cannot use WITH: this
--- keeps the computation for one cell in one place.)
+-- A queue of cells whose figures are to be computed again, always empty
+-- between statements: triggers on run and run_figure queue a cell here, and
+-- the one trigger on this table recomputes its cell_figure row and empties
+-- the queue. (SQLite pushes no filter into a windowed view, and triggers
+-- cannot use WITH: this keeps the computation for one cell in one place.)
+--   experiment_id, cell  the cell to compute again
 CREATE TABLE cell_figure_refresh (experiment_id INTEGER NOT NULL, cell INTEGER NOT NULL);
 
 CREATE TRIGGER cell_figure_recompute AFTER INSERT ON cell_figure_refresh BEGIN

@@ -5,10 +5,10 @@
 --   spread = (max - min) / median of samples/s; NULL with one repeat
 --   noisy  = 1 when the spread is above 10 % or a repeat ran under
 --            competing load (run.loaded)
-ALTER TABLE cell_figure ADD COLUMN config_key TEXT;
-ALTER TABLE cell_figure ADD COLUMN world_size INTEGER;
-ALTER TABLE cell_figure ADD COLUMN spread REAL;
-ALTER TABLE cell_figure ADD COLUMN noisy INTEGER;
+ALTER TABLE cell_figure ADD COLUMN config_key TEXT;      -- the cell's run.config_key: every parameter but world size
+ALTER TABLE cell_figure ADD COLUMN world_size INTEGER;   -- the cell's ranks
+ALTER TABLE cell_figure ADD COLUMN spread REAL;          -- (max - min) / median of samples/s; NULL with one repeat
+ALTER TABLE cell_figure ADD COLUMN noisy INTEGER;        -- 1: spread above 10 % or a repeat under competing load
 CREATE INDEX cell_figure_by_config ON cell_figure (experiment_id, config_key, world_size);
 
 DROP TRIGGER cell_figure_recompute;

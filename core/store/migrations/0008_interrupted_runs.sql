@@ -4,8 +4,8 @@
 -- dtbench to open the store for writing marks a run whose coordinator is
 -- gone 'interrupted', with the reason (result_store.cpp), and the views show
 -- a run without a heartbeat for two minutes as 'interrupted' too.
-ALTER TABLE run ADD COLUMN coordinator_host TEXT;      -- hostname
-ALTER TABLE run ADD COLUMN coordinator_pid INTEGER;
+ALTER TABLE run ADD COLUMN coordinator_host TEXT;      -- the host name of the dtbench process that runs it
+ALTER TABLE run ADD COLUMN coordinator_pid INTEGER;   -- the process id of that dtbench
 ALTER TABLE run ADD COLUMN coordinator_identity TEXT;  -- boot id and process start time: a reused pid is not taken for it
 ALTER TABLE run ADD COLUMN heartbeat_at TEXT;          -- UTC, refreshed every few seconds while the run goes on
 

@@ -1,12 +1,12 @@
 -- One row per recovery of a run from a failed rank (recovery = "restart",
--- torchrun's way: every worker started again from the last checkpoint; or,
--- since 0010, "elastic", Horovod Elastic's way: the survivors went back to
--- their last commit and on in a new world):
--- what failed, when the coordinator saw it, where the run went on from and
--- the work it had to do again. The recovery_cost view adds the time to
--- detect (from an injected fault) and to recover (to the first step done).
+-- torchrun's way: every worker started again from the last checkpoint; or
+-- "elastic", Horovod Elastic's way: the survivors went back to their last
+-- commit and on in a new world): what failed, when the coordinator saw it,
+-- where the run went on from and the work it had to do again. The
+-- recovery_cost view adds the time to detect (from an injected fault) and
+-- to recover (to the first step done).
 CREATE TABLE recovery (
-  run_id         INTEGER NOT NULL REFERENCES run(id),
+  run_id         INTEGER NOT NULL REFERENCES run(id), -- the run (run.id)
   attempt        INTEGER NOT NULL,  -- 1 for the run's first restart (elastic: its reset count, joins included)
   mode           TEXT NOT NULL,     -- restart or elastic
   cause          TEXT NOT NULL,     -- the failure, as the run's error would have read

@@ -4,7 +4,7 @@
 -- next commit, no rollback). With the cell's world_size at the start, the
 -- run's world size over time.
 CREATE TABLE world_change (
-  run_id     INTEGER NOT NULL REFERENCES run(id),
+  run_id     INTEGER NOT NULL REFERENCES run(id), -- the run (run.id)
   generation INTEGER NOT NULL,  -- 1 for the run's first new world
   at_s       REAL NOT NULL,     -- s since the run began: the coordinator wrote the new world
   kind       TEXT NOT NULL,     -- reset (after a failure), join, or join_lost (the joiner died before it got in)
@@ -16,7 +16,7 @@ CREATE TABLE world_change (
 
 -- Ranks the run went on with after the recovery: every rank for restart,
 -- the survivors for elastic.
-ALTER TABLE recovery ADD COLUMN world_size INTEGER;
+ALTER TABLE recovery ADD COLUMN world_size INTEGER;  -- ranks after it: every rank (restart), the survivors (elastic)
 
 -- When each step ended, on the run's clock: throughput over time, a
 -- recovery's gap included (the report draws it with the faults marked).

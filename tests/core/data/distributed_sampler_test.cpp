@@ -125,5 +125,33 @@ TEST(DistributedSampler, AnOffsetSharesOutOnlyWhatIsLeftOfTheEpoch) {
   EXPECT_THROW(DistributedSampler{later}, std::invalid_argument);
 }
 
+// An epoch that stops short of the dataset's end (max_steps_per_epoch): a
+// new world shares out only what is left of the epoch, [offset, end), and
+// pads its tail by repeating the head of what is left, as the first world
+// pads the dataset (DistributedSampler, ElasticSampler): 11 positions left
+// over 3 ranks give each 4, one of them twice.
+TEST(DistributedSampler, AnEndStopsTheEpochShortOfTheDataset) {
+  SamplerConfig three{48, 1, 3, 0, true, false, 9};
+  three.offset = 19;
+  three.end = 30;
+  std::vector<uint64_t> order;  // the epoch's whole order, from one rank of one
+  {
+    SamplerConfig one{48, 1, 1, 0, true, false, 9};
+    order = DistributedSampler(one).indices(4);
+  }
+  std::multiset<uint64_t> seen;
+  for (const auto& r : allRanks(three, 4)) {
+    EXPECT_EQ(r.size(), 4u);  // ceil(11 / 3)
+    seen.insert(r.begin(), r.end());
+  }
+  std::multiset<uint64_t> expected(order.begin() + 19, order.begin() + 30);
+  expected.insert(order[19]);  // the padding: the head of what is left
+  EXPECT_EQ(seen, expected);
+  three.end = 18;
+  EXPECT_THROW(DistributedSampler{three}, std::invalid_argument);  // offset past the end
+  three.end = 49;
+  EXPECT_THROW(DistributedSampler{three}, std::invalid_argument);  // past the dataset
+}
+
 }  // namespace
 }  // namespace dtb::core

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dtbench/plugin.hpp"
+#include "host/host_services.h"
 #include "plugin/loader.h"
 
 namespace dtb::core {
@@ -47,6 +48,25 @@ TEST(Communicator, EachRequestIsWaitedForExactlyOnce) {
   EXPECT_NE(error.find("exactly once"), std::string::npos) << error;
   EXPECT_EQ(comm->test(request, &done, &error), DTB_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(comm->wait(nullptr, DTB_TIMEOUT_DEFAULT, &error), DTB_STATUS_INVALID_ARGUMENT);
+}
+
+// comm_waited (ABI 1.6): a wait the strategy declares is the training
+// thread's exposed communication; on another thread, or reversed, it is not.
+TEST(Communicator, DeclaredWaitsCountOnTheTrainingThreadOnly) {
+  auto comm = single();  // created here: this is the training thread
+  HostServices services("strategy/test", {});
+  services.bind(comm.get(), nullptr);
+  const dtb_host_t* host = services.table();
+  ASSERT_TRUE(DTB_HAS_SERVICE(host, comm_waited));
+  const double before = comm->trainingWaitSeconds();
+  host->comm_waited(host->ctx, 1'000'000, 4'000'000);  // 3 ms
+  EXPECT_DOUBLE_EQ(comm->trainingWaitSeconds() - before, 0.003);
+  std::thread([&] { host->comm_waited(host->ctx, 0, 5'000'000); }).join();  // a thread of the strategy's own
+  host->comm_waited(host->ctx, 4'000'000, 1'000'000);                       // reversed
+  EXPECT_DOUBLE_EQ(comm->trainingWaitSeconds() - before, 0.003);
+  // Without a communicator (a model, or outside a run) it is ignored.
+  HostServices unbound("model/test", {});
+  unbound.table()->comm_waited(unbound.table()->ctx, 0, 1);
 }
 
 TEST(Communicator, AFailedIssueLeavesNoRequest) {

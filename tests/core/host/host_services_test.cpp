@@ -117,6 +117,21 @@ TEST(HostServices, MetricsAndEventsAccumulate) {
   EXPECT_EQ(services.events()[0].kind, "rebucket");
 }
 
+// metric_add drops a value that is not finite, alone: the step's finite
+// values of the same metric still add up.
+TEST(HostServices, AMetricValueThatIsNotFiniteIsDroppedAlone) {
+  HostServices services("test", {});
+  const dtb_host_t* host = services.table();
+  host->metric_add(host->ctx, "topk.density", 0.25);
+  host->metric_add(host->ctx, "topk.density", std::numeric_limits<double>::quiet_NaN());
+  host->metric_add(host->ctx, "topk.density", 0.5);
+  host->metric_add(host->ctx, "topk.density", std::numeric_limits<double>::infinity());
+  host->metric_add(host->ctx, "only.nan", std::numeric_limits<double>::quiet_NaN());
+  const auto metrics = services.takeMetrics();
+  EXPECT_EQ(metrics.at("topk.density"), 0.75);
+  EXPECT_EQ(metrics.count("only.nan"), 0u);  // nothing finite was added: no value, not 0
+}
+
 // No exception crosses the C boundary: what a member's body throws comes back
 // as a status and a message on the caller's channel (or, for a void member,
 // as a log line).

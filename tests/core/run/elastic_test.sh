@@ -8,7 +8,8 @@
 #     the recovery tables and views say what each cost;
 #   - matrices/elastic_join.toml: a worker asked for at step 6 joins a 2-rank
 #     run at the commit of step 8 and gets rank 0's state (each inner
-#     strategy);
+#     strategy); the new world trains what is left of the epoch as a whole
+#     epoch of it would, its last step partial;
 #   - matrices/elastic_bounds.toml: a hung rank is stopped and the survivors
 #     go on; below min_np the run fails after elastic_timeout_s, naming why;
 #     reset_limit ends a run that keeps failing;
@@ -50,10 +51,20 @@ expect "SELECT group_concat(rank, ' ') FROM (SELECT DISTINCT rank FROM step WHER
 expect "SELECT COUNT(*) FROM step WHERE run_id = $elastic AND rank = 2" 40 "the killed rank's steps before the commit are kept"
 expect "SELECT COUNT(*) FROM (SELECT step FROM step WHERE run_id = $elastic AND rank = 0 GROUP BY step HAVING COUNT(*) > 1)" 0 \
   "a step stored twice"
-# Epoch 2 after the reset: 10 steps at 3 ranks, then the 480 samples of its
-# order left (1440 - 960) make 15 steps at 2 ranks; epoch 3: 1440 / 32 = 45.
+# Epoch 2 after the reset: 10 steps at 3 ranks (480 positions of its
+# order), then the 960 left make 960 / 2 / 16 = 30 steps at 2 ranks;
+# epoch 3: 1440 / 2 / 16 = 45.
 expect "SELECT group_concat(epoch || '=' || steps || '/' || samples, ' ') FROM (SELECT * FROM epoch WHERE run_id = $elastic ORDER BY epoch)" \
   "1=30/1440 2=40/1440 3=45/1440" "the epochs' steps and samples"
+# An epoch's collectives and bytes are its own steps' (per rank), not the
+# run's running totals: through a world change too (every epoch of the
+# elastic runs; the clean restart run is one without a recovery).
+expect "SELECT COUNT(*) FROM epoch e JOIN run r ON r.id = e.run_id
+        JOIN run_param f ON f.run_id = r.id AND f.key = 'fault.kind'
+        WHERE (f.value = '\"none\"' OR r.id = $elastic) AND e.collectives > 0
+          AND e.collectives = (SELECT SUM(s.collectives) FROM step s WHERE s.run_id = e.run_id AND s.rank = 0 AND s.epoch = e.epoch)
+          AND e.bytes_sent = (SELECT SUM(s.bytes_sent) FROM step s WHERE s.run_id = e.run_id AND s.rank = 0 AND s.epoch = e.epoch)" \
+  9 "an epoch's collectives or bytes are not the sum of its steps'"
 expect "SELECT COUNT(*) || ' ' || COUNT(DISTINCT detail) FROM event WHERE run_id = $elastic AND kind = 'parameters'" \
   "2 1" "the survivors end with identical parameters"
 expect "SELECT COUNT(*) FROM epoch a JOIN epoch b ON a.epoch = b.epoch WHERE a.run_id = $elastic AND b.run_id = $clean
@@ -95,11 +106,17 @@ expect "SELECT COUNT(*) FROM world_change WHERE kind = 'join' AND world_size = 3
 expect "SELECT COUNT(*) FROM recovery" 0 "a join is no recovery"
 # Rank 2 trains from step 8 on, each step once; all three end alike.
 expect "SELECT group_concat(n, ' ') FROM (SELECT MIN(step) || '-' || MAX(step) || 'x' || COUNT(*) AS n FROM step
-        WHERE rank = 2 GROUP BY run_id ORDER BY run_id)" "8-41x34 8-41x34 8-41x34" "the new worker's steps"
+        WHERE rank = 2 GROUP BY run_id ORDER BY run_id)" "8-42x35 8-42x35 8-42x35" "the new worker's steps"
 expect "SELECT COUNT(*) FROM (SELECT run_id FROM event WHERE kind = 'parameters' GROUP BY run_id
         HAVING COUNT(*) = 3 AND COUNT(DISTINCT detail) = 1)" 3 "the three ranks end with identical parameters"
-# Epoch 1: 8 steps at 2 ranks (256 samples), then the 704 left make 14 steps at 3 (672).
-expect "SELECT DISTINCT steps || '/' || samples FROM epoch WHERE epoch = 1" "22/928" "the joined epoch"
+# Epoch 1: 8 steps at 2 ranks (256 samples), then the 704 left make steps at
+# 3 ranks as an epoch of 704 would: ceil(704 / 3) = 235 per rank (one
+# position twice: the tail padded), ceil(235 / 16) = 15 steps, the last of
+# 11 samples per rank, as the last batch of an epoch is (drop_last = false).
+expect "SELECT DISTINCT steps || '/' || samples FROM epoch WHERE epoch = 1" "23/961" "the joined epoch"
+expect "SELECT DISTINCT group_concat(samples, ' ') FROM (SELECT run_id, step, SUM(samples) AS samples FROM step
+        WHERE epoch = 1 AND step >= 21 GROUP BY run_id, step ORDER BY run_id, step) GROUP BY run_id" "48 33" \
+  "the new world's last step is partial"
 expect "SELECT DISTINCT replace(detail, ',', ';') FROM event WHERE kind = 'recovered'" \
   "join to generation 1 (2 -> 3 ranks): from step 8; lr 0.003; step 8 done with 3 ranks" \
   "the learning rate scaled again for 3 ranks (lr_scaling = linear)"

@@ -77,9 +77,9 @@ expect "SELECT COUNT(*) FROM scaling WHERE world_size = 1 AND speedup IS NULL AN
   "speed-up at the reference world size"
 expect "SELECT COUNT(*) FROM scaling WHERE world_size = 2 AND speedup > 0 AND efficiency > 0" 6 "speed-up at 2 ranks"
 for view in run_summary repeat_stats scaling step_breakdown accuracy loss_per_step time_to_accuracy plugin_metrics \
-            memory_vs_theory traffic_vs_theory collective_bandwidth; do
-  expect "SELECT COUNT(*) FROM pragma_table_info('$view') WHERE name IN ('experiment', 'label')" \
-    "$([[ $view == collective_bandwidth ]] && echo 1 || echo 2)" "$view lacks the experiment name or label"
+            memory_vs_theory traffic_vs_theory collective_bandwidth collective_fit recovery_cost; do
+  expect "SELECT COUNT(*) FROM pragma_table_info('$view') WHERE name IN ('experiment', 'label')" 2 \
+    "$view lacks the experiment name or label"
 done
 
 echo "== noise: a run under competing load, a cell whose repeats disagree"

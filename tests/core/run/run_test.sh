@@ -79,7 +79,7 @@ q "$scratch/t.db" "SELECT r.strategy, e.detail FROM event e JOIN run r ON r.id =
 import json, sys
 strategy, path = sys.argv[1], sys.argv[2]
 names = {e["name"] for e in json.load(open(path))["traceEvents"] if e.get("ph") == "X"}
-expected = {"forward", "backward", "finish_backward (exposed)", "optimizer"}
+expected = {"forward", "backward", "finish_backward wait (exposed)", "finish_backward compute (optimizer)", "optimizer"}
 expected |= {"bucketed": {"allreduce"}, "fusion": {"NEGOTIATE", "ALLREDUCE"}, "zero": {"allgather", "reduce_scatter"}}[strategy]
 missing = expected - names
 if missing: sys.exit(f"{strategy}: {path} lacks {sorted(missing)}")

@@ -422,11 +422,11 @@ TEST_F(StoreTest, EveryViewNamesThingsTheSameWay) {
     const int64_t x = store.addExperiment({"names", "", "m.toml", ""});
     Cell c;
     c.index = 0;
-    c.values = {{"model", std::string("resnet")},   {"dataset", std::string("synthetic")},
-                {"strategy", std::string("zero")},  {"backend", std::string("gloo")},
-                {"world_size", int64_t{2}},         {"batch_size", int64_t{8}},
-                {"global_batch_size", int64_t{16}}, {"model.resnet.depth", int64_t{50}},
-                {"strategy.zero.stage", int64_t{3}}};
+    c.values = {{"model", std::string("resnet")},    {"dataset", std::string("synthetic")},
+                {"strategy", std::string("zero")},   {"backend", std::string("gloo")},
+                {"world_size", int64_t{2}},          {"batch_size", int64_t{8}},
+                {"global_batch_size", int64_t{16}},  {"model.resnet.depth", int64_t{50}},
+                {"strategy.zero.stage", int64_t{3}}, {"target_accuracy", 0.4}};
     const int64_t run = store.addRun(x, c, 0);
     store.startRun(run, {{"host", "t"}}, {});
     RecordBatch batch;

@@ -277,6 +277,7 @@ TEST(Equivalence, CoversEveryStrategyOnThePluginPath) {
       if (file.rfind(prefix, 0) != 0 || entry.path().extension() != ".so") continue;
       const std::string name = file.substr(prefix.size(), file.size() - prefix.size() - 3);
       if (name == "faulty") continue;  // the fault-injection fixture, not a strategy to compare
+      if (name == "topk") continue;    // the verdict's fixture: sparsified, it learns less by design
       bool covered = false;
       for (const char* spec : kStrategies) covered |= parseStrategy(spec).first == name;
       EXPECT_TRUE(covered) << "strategy plugin '" << name << "' (" << entry.path()

@@ -90,14 +90,19 @@ std::map<int, CpuSample::Process> otherProcesses(double tick) {
   return out;
 }
 
-// What a process took from others between two samples (a process that
-// started in between counts from zero): its CPU time less its SCHED_IDLE
-// threads'.
-double competedBetween(const CpuSample& start, int pid, const CpuSample::Process& p) {
+// The same process in the earlier sample, or null when it started in
+// between (a reused pid is another process).
+const CpuSample::Process* earlier(const CpuSample& start, int pid, const CpuSample::Process& p) {
   auto before = start.processes.find(pid);
-  const bool same = before != start.processes.end() && before->second.startTicks == p.startTicks;
-  return std::max(0.0,
-                  (p.cpuS - p.idleClassS) - (same ? before->second.cpuS - before->second.idleClassS : 0));
+  return before != start.processes.end() && before->second.startTicks == p.startTicks ? &before->second
+                                                                                      : nullptr;
+}
+
+// What a process took from others between two samples (counted from zero
+// when it started in between): its CPU time less its SCHED_IDLE threads'.
+double competedBetween(const CpuSample& start, int pid, const CpuSample::Process& p) {
+  const CpuSample::Process* before = earlier(start, pid, p);
+  return std::max(0.0, (p.cpuS - p.idleClassS) - (before ? before->cpuS - before->idleClassS : 0));
 }
 
 // "cc1plus 4.20 s, ninja 0.31 s": the others that used the most CPU between
@@ -171,9 +176,8 @@ MachineLoadRecord loadBetween(const CpuSample& start, const CpuSample& end) {
   if (start.machineBusyS && end.machineBusyS && wall > 0) {
     double idleClass = 0;  // busy, but only on CPUs nothing else wanted
     for (const auto& [pid, p] : end.processes) {
-      auto before = start.processes.find(pid);
-      const bool same = before != start.processes.end() && before->second.startTicks == p.startTicks;
-      idleClass += std::max(0.0, p.idleClassS - (same ? before->second.idleClassS : 0));
+      const CpuSample::Process* before = earlier(start, pid, p);
+      idleClass += std::max(0.0, p.idleClassS - (before ? before->idleClassS : 0));
     }
     const double others = (*end.machineBusyS - *start.machineBusyS) - (end.ownS - start.ownS) - idleClass;
     load.competingCpus = std::max(0.0, others / wall);

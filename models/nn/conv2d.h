@@ -8,17 +8,10 @@
 #include <vector>
 
 #include "dnnl_context.h"
+#include "layer_specs.h"
 #include "parameter.h"
 
 namespace dtb::nn {
-
-struct Conv2dSpec {
-  int64_t in = 0, out = 0, kernel = 1;
-  int64_t stride = 1, padding = 0;
-  int64_t groups = 1;  // groups == in == out: depthwise
-
-  int64_t outSize(int64_t size) const { return (size + 2 * padding - kernel) / stride + 1; }
-};
 
 class Conv2d {
  public:

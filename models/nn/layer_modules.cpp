@@ -1,7 +1,5 @@
 #include "layer_modules.h"
 
-#include <cmath>
-
 #include "elementwise.h"
 
 namespace dtb::nn {
@@ -15,20 +13,11 @@ float* sized(std::vector<float>& buffer, uint64_t count) {
 
 }  // namespace
 
-ConvModule::ConvModule(ParameterRegistry& registry, DnnlContext& ctx, const std::string& name,
-                       const Conv2dSpec& spec, bool bias)
-    : layer_(registry.addLayer(name)),
-      weight_(registry.add(name + ".weight", {spec.out, spec.in / spec.groups, spec.kernel, spec.kernel})) {
-  if (bias) bias_ = &registry.add(name + ".bias", {spec.out});
-  // kaiming_normal_(mode="fan_out", nonlinearity="relu"): fan_out = out k k.
-  weight_.initNormal(std::sqrt(2.0 / static_cast<double>(spec.out * spec.kernel * spec.kernel)),
-                     registry.seedFor(weight_));
-  if (bias_) {
-    bias_->fill(0.0f);
-    bias_->view()->flags = DTB_PARAM_FLAG_NO_WEIGHT_DECAY;
-  }
-  conv_ = std::make_unique<Conv2d>(ctx, spec, weight_, bias_);
-}
+ConvModule::ConvModule(DnnlContext& ctx, const Conv2dSpec& spec, const ConvParameters& params)
+    : layer_(params.layer),
+      weight_(params.weight),
+      bias_(params.bias),
+      conv_(std::make_unique<Conv2d>(ctx, spec, weight_, bias_)) {}
 
 Shape ConvModule::outputShape(const Shape& in) const {
   return {in.n, conv_->spec().out, conv_->outSize(in.h), conv_->outSize(in.w)};
@@ -52,15 +41,8 @@ const float* ConvModule::backward(const float* dy, const Pass& pass, bool inputG
   return dx;
 }
 
-BatchNormModule::BatchNormModule(ParameterRegistry& registry, const std::string& name, int64_t channels)
-    : layer_(registry.addLayer(name)),
-      weight_(registry.add(name + ".weight", {channels})),
-      bias_(registry.add(name + ".bias", {channels})),
-      norm_(channels, weight_, bias_) {
-  weight_.fill(1.0f);
-  bias_.fill(0.0f);
-  weight_.view()->flags = bias_.view()->flags = DTB_PARAM_FLAG_NO_WEIGHT_DECAY;
-}
+BatchNormModule::BatchNormModule(const AffineParameters& params, int64_t channels)
+    : layer_(params.layer), weight_(params.weight), bias_(params.bias), norm_(channels, weight_, bias_) {}
 
 const float* BatchNormModule::forward(const float* x, const Shape& in, const Pass& pass) {
   pass.begin(layer_, DTB_PASS_FORWARD);
@@ -127,18 +109,12 @@ const float* GlobalAvgPoolModule::backward(const float* dy, const Pass&, bool in
   return dx;
 }
 
-LinearModule::LinearModule(ParameterRegistry& registry, DnnlContext& ctx, const std::string& name, int64_t in,
-                           int64_t out)
-    : layer_(registry.addLayer(name)),
+LinearModule::LinearModule(DnnlContext& ctx, const AffineParameters& params, int64_t in, int64_t out)
+    : layer_(params.layer),
       out_(out),
-      weight_(registry.add(name + ".weight", {out, in})),
-      bias_(registry.add(name + ".bias", {out})) {
-  const double bound = 1.0 / std::sqrt(static_cast<double>(in));
-  weight_.initUniform(bound, registry.seedFor(weight_));
-  bias_.initUniform(bound, registry.seedFor(bias_));
-  bias_.view()->flags = DTB_PARAM_FLAG_NO_WEIGHT_DECAY;
-  linear_ = std::make_unique<LinearLayer>(ctx, in, out, weight_, bias_);
-}
+      weight_(params.weight),
+      bias_(params.bias),
+      linear_(std::make_unique<LinearLayer>(ctx, in, out, weight_, bias_)) {}
 
 const float* LinearModule::forward(const float* x, const Shape& in, const Pass& pass) {
   pass.begin(layer_, DTB_PASS_FORWARD);

@@ -1,7 +1,5 @@
-// The layers as Modules, named and registered as in torchvision, with
-// torchvision's initialisation: convolutions kaiming-normal (fan_out, ReLU
-// gain), batch norm scale 1 and shift 0, fully connected layers PyTorch's
-// default U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+// The oneDNN layers as Modules (what CpuLayers makes), over parameters
+// registered as torchvision registers them (layer_parameters.h).
 #pragma once
 
 #include <memory>
@@ -11,6 +9,7 @@
 
 #include "batch_norm.h"
 #include "conv2d.h"
+#include "layer_parameters.h"
 #include "linear_layer.h"
 #include "module.h"
 #include "parameter_registry.h"
@@ -20,8 +19,7 @@ namespace dtb::nn {
 
 class ConvModule : public Module {
  public:
-  ConvModule(ParameterRegistry& registry, DnnlContext& ctx, const std::string& name, const Conv2dSpec& spec,
-             bool bias = false);
+  ConvModule(DnnlContext& ctx, const Conv2dSpec& spec, const ConvParameters& params);
   Shape outputShape(const Shape& in) const override;
   const float* forward(const float* x, const Shape& in, const Pass& pass) override;
   const float* backward(const float* dy, const Pass& pass, bool inputGrad) override;
@@ -38,7 +36,7 @@ class ConvModule : public Module {
 
 class BatchNormModule : public Module {
  public:
-  BatchNormModule(ParameterRegistry& registry, const std::string& name, int64_t channels);
+  BatchNormModule(const AffineParameters& params, int64_t channels);
   Shape outputShape(const Shape& in) const override { return in; }
   const float* forward(const float* x, const Shape& in, const Pass& pass) override;
   const float* backward(const float* dy, const Pass& pass, bool inputGrad) override;
@@ -99,13 +97,10 @@ class GlobalAvgPoolModule : public Module {
 // Fully connected over the flattened input: [n, c, h, w] -> [n, out, 1, 1].
 class LinearModule : public Module {
  public:
-  LinearModule(ParameterRegistry& registry, DnnlContext& ctx, const std::string& name, int64_t in,
-               int64_t out);
+  LinearModule(DnnlContext& ctx, const AffineParameters& params, int64_t in, int64_t out);
   Shape outputShape(const Shape& in) const override { return {in.n, out_, 1, 1}; }
   const float* forward(const float* x, const Shape& in, const Pass& pass) override;
   const float* backward(const float* dy, const Pass& pass, bool inputGrad) override;
-  Parameter& weight() { return weight_; }
-  Parameter& bias() { return bias_; }
 
  private:
   uint32_t layer_;

@@ -25,6 +25,9 @@ class Pass {
   Pass(const dtb_step_hooks_t* hooks, bool training) : hooks_(hooks), training_(training) {}
 
   bool training() const { return training_; }
+  // Whether anyone listens for gradients (a GPU layer then lets its work
+  // finish before saying a gradient is ready).
+  bool watchesGradients() const { return hooks_ && hooks_->grad_ready; }
   // Before layer `layer` computes (ZeRO-3 gathers its parameters here).
   void begin(uint32_t layer, dtb_pass_t pass) const {
     if (hooks_ && hooks_->layer_begin) check(hooks_->layer_begin(hooks_->user, layer, pass), "layer_begin");

@@ -3,13 +3,35 @@
 #include <string>
 
 #include "dtbench/plugin.hpp"
-#include "loss.h"
 
 namespace dtb::nn {
+namespace {
+
+// A boolean parameter of the plugin, or `fallback` where it declares none.
+bool optionalBool(const dtb_host_t* host, const char* key, bool fallback) {
+  int32_t value = 0;
+  if (host->config_get_bool(host->ctx, key, &value) != DTB_STATUS_OK) return fallback;
+  return value != 0;
+}
+
+std::unique_ptr<Layers> layersFor(const dtb_host_t* host, const dtb_device_t& device) {
+  if (device.type == DTB_DEVICE_HOST) return makeCpuLayers();
+  if (device.type != DTB_DEVICE_CUDA)
+    throw Error(DTB_STATUS_UNSUPPORTED,
+                "models compute on the host or a CUDA GPU; got device type " + std::to_string(device.type));
+  CudaLayerOptions options;
+  options.device = device.index;
+  options.benchmark = optionalBool(host, "cudnn_benchmark", options.benchmark);
+  options.allowTf32 = optionalBool(host, "allow_tf32", options.allowTf32);
+  return makeCudaLayers(options);
+}
+
+}  // namespace
 
 Network::Network(const dtb_host_t* host, const dtb_model_setup_t& setup)
     : host_(host),
       registry_(setup.seed),
+      layers_(layersFor(host, setup.device)),
       classes_(setup.num_classes),
       labelSmoothing_(setup.label_smoothing) {
   if (setup.input_ndim != 3) {
@@ -26,7 +48,7 @@ bool Network::cifarStem() const {
   return name == "cifar" || (name == "auto" && sample_.h <= 64);
 }
 
-void Network::checkOutputShape(const char* model) const {
+void Network::finishBuilding(const char* model) {
   const Shape out = body_.outputShape(sample_);
   if (out.c != static_cast<int64_t>(classes_) || out.h != 1 || out.w != 1) {
     throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(model) + ": samples of " +
@@ -34,27 +56,24 @@ void Network::checkOutputShape(const char* model) const {
                                                  "x" + std::to_string(sample_.w) +
                                                  " are too small for this network");
   }
+  layers_->place(registry_);
+  loss_ = layers_->crossEntropy(classes_, labelSmoothing_);
 }
 
 void Network::forward(const dtb_batch_t& batch, const dtb_step_hooks_t* hooks, dtb_forward_result_t* out) {
-  n_ = batch.size;
   Shape in = sample_;
-  in.n = n_;
-  const auto* x = static_cast<const float*>(batch.inputs.data);
-  input_.assign(x, x + in.count());  // the batch is borrowed for this call only
-  const auto* labels = static_cast<const int32_t*>(batch.labels.data);
-  labels_.assign(labels, labels + n_);
-  const float* logits = body_.forward(input_.data(), in, Pass(hooks, training_));
-  const LossResult loss =
-      crossEntropyForward(logits, labels_.data(), n_, classes_, labelSmoothing_, probabilities_);
+  in.n = batch.size;
+  const float* x = layers_->input(static_cast<const float*>(batch.inputs.data), in.count());
+  const float* logits = body_.forward(x, in, Pass(hooks, training_));
+  const LossResult loss = loss_->forward(logits, static_cast<const int32_t*>(batch.labels.data), in.n);
   out->loss = loss.loss;
   out->correct = loss.correct;
 }
 
 void Network::backward(const dtb_step_hooks_t* hooks) {
-  std::vector<float> dlogits(static_cast<size_t>(n_) * classes_);
-  crossEntropyBackward(probabilities_, labels_.data(), n_, classes_, labelSmoothing_, dlogits.data());
-  body_.backward(dlogits.data(), Pass(hooks, training_), false);
+  body_.backward(loss_->backward(), Pass(hooks, training_), false);
+  // The gradients are final when backward returns, on every device.
+  layers_->synchronize();
 }
 
 }  // namespace dtb::nn

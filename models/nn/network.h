@@ -1,14 +1,17 @@
 // A classifier made of Modules, with the cross-entropy loss on top: what the
 // ResNet and MobileNetV2 plugins share. A model class derives from it, builds
-// body() from registry() in its constructor, and gets everything
-// dtb::modelDescriptor needs.
+// body() from layers() and registry() in its constructor, ends it with
+// finishBuilding(), and gets everything dtb::modelDescriptor needs. The
+// setup's device chooses the layers: oneDNN on the host, cuDNN and cuBLAS
+// on a GPU (then the plugin's `cudnn_benchmark` and `allow_tf32`, when it
+// declares them, pass to the CUDA layers).
 #pragma once
 
 #include <memory>
 #include <vector>
 
-#include "dnnl_context.h"
 #include "dtbench/model.h"
+#include "layers.h"
 #include "parameter_registry.h"
 #include "sequential.h"
 
@@ -30,7 +33,7 @@ class Network {
 
  protected:
   ParameterRegistry& registry() { return registry_; }
-  DnnlContext& dnnl() { return dnnl_; }
+  Layers& layers() { return *layers_; }
   Sequential& body() { return body_; }
   // Sample shape [c, h, w] the model was built for.
   const Shape& sampleShape() const { return sample_; }
@@ -38,22 +41,20 @@ class Network {
   // The plugin's "stem" parameter resolved: cifar, imagenet, or auto (the
   // CIFAR stem for samples up to 64 pixels high).
   bool cifarStem() const;
-  // Fails unless the body maps a sample to `classes` outputs.
-  void checkOutputShape(const char* model) const;
+  // Fails unless the body maps a sample to `classes` outputs; then moves
+  // the parameters where the layers compute.
+  void finishBuilding(const char* model);
 
  private:
   const dtb_host_t* host_;
   ParameterRegistry registry_;
-  DnnlContext dnnl_;
+  std::unique_ptr<Layers> layers_;
   Sequential body_;
+  std::unique_ptr<CrossEntropy> loss_;
   Shape sample_;
   uint32_t classes_;
   double labelSmoothing_;
   bool training_ = true;
-  // Of the last forward, for backward.
-  int64_t n_ = 0;
-  std::vector<float> input_, probabilities_;
-  std::vector<int32_t> labels_;
 };
 
 }  // namespace dtb::nn

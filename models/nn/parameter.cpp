@@ -44,12 +44,24 @@ void Parameter::fill(float value) {
   for (float& v : value_) v = value;
 }
 
+void Parameter::adopt(dtb_device_t device, std::shared_ptr<void> value, std::shared_ptr<void> grad) {
+  view_.value.data = value.get();
+  view_.grad.data = grad.get();
+  view_.value.device = view_.grad.device = device;
+  adopted_[0] = std::move(value);
+  adopted_[1] = std::move(grad);
+  std::vector<float>().swap(value_);
+  std::vector<float>().swap(grad_);
+}
+
 void Parameter::release(dtb_param_part_t part) {
   const bool grad = part == DTB_PARAM_PART_GRAD;
   std::vector<float>& storage = grad ? grad_ : value_;
+  std::shared_ptr<void>& adopted = adopted_[grad ? 1 : 0];
   void*& data = grad ? view_.grad.data : view_.value.data;
-  if (data == storage.data()) data = nullptr;
+  if (data == storage.data() || data == adopted.get()) data = nullptr;
   std::vector<float>().swap(storage);  // gives the memory back, unlike clear()
+  adopted.reset();
 }
 
 void releaseParam(const std::vector<std::unique_ptr<Parameter>>& params, uint32_t index,

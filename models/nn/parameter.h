@@ -33,6 +33,11 @@ class Parameter {
   void initNormal(double std, uint64_t seed);
   void fill(float value);
 
+  // Moves the parameter to memory elsewhere (a GPU): the view points at
+  // `value` and `grad` on `device`, which this parameter owns from now on;
+  // its host storage is freed. Initialise before, on the host.
+  void adopt(dtb_device_t device, std::shared_ptr<void> value, std::shared_ptr<void> grad);
+
   // Frees this parameter's own storage of `part` for good, for a strategy
   // that keeps it elsewhere (dtb_model_plugin_v1_t::release_param); the view
   // is set to NULL if it still pointed there.
@@ -42,6 +47,7 @@ class Parameter {
   std::string name_;
   std::vector<int64_t> shape_;
   std::vector<float> value_, grad_;
+  std::shared_ptr<void> adopted_[2];  // value, grad: storage elsewhere, after adopt()
   dtb_param_t view_{};
 };
 

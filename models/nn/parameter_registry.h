@@ -22,6 +22,7 @@ class ParameterRegistry {
   // A seed for parameter initialisation, distinct per parameter.
   uint64_t seedFor(Parameter& p) const { return seed_ * 1000003 + p.view()->index; }
 
+  Parameter& param(uint32_t index) { return *params_.at(index); }
   void releaseParam(uint32_t index, dtb_param_part_t part) { nn::releaseParam(params_, index, part); }
   dtb_param_t* const* views() const { return views_.data(); }
   uint32_t paramCount() const { return static_cast<uint32_t>(views_.size()); }

@@ -6,13 +6,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "layer_specs.h"
+
 namespace dtb::nn {
-
-struct PoolSpec {
-  int64_t kernel = 2, stride = 2, padding = 0;
-
-  int64_t outSize(int64_t size) const { return (size + 2 * padding - kernel) / stride + 1; }
-};
 
 // `argmax` records the winning input index of each output.
 void maxPoolForward(const float* x, int64_t n, int64_t c, int64_t h, int64_t w, const PoolSpec& spec,

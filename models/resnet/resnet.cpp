@@ -3,7 +3,6 @@
 #include <string>
 
 #include "dtbench/plugin.hpp"
-#include "layer_modules.h"
 #include "residual_blocks.h"
 
 namespace dtb::model::resnet {
@@ -37,15 +36,16 @@ ResNet::ResNet(const dtb_host_t* host, const dtb_model_setup_t& setup) : Network
   const bool cifar = cifarStem();
 
   auto& r = registry();
+  auto& l = layers();
   const int64_t channels = sampleShape().c;
   if (cifar) {
-    body().emplace<nn::ConvModule>(r, dnnl(), "conv1", nn::Conv2dSpec{channels, 64, 3, 1, 1});
+    body().add(l.conv(r, "conv1", nn::Conv2dSpec{channels, 64, 3, 1, 1}));
   } else {
-    body().emplace<nn::ConvModule>(r, dnnl(), "conv1", nn::Conv2dSpec{channels, 64, 7, 2, 3});
+    body().add(l.conv(r, "conv1", nn::Conv2dSpec{channels, 64, 7, 2, 3}));
   }
-  body().emplace<nn::BatchNormModule>(r, "bn1", 64);
-  body().emplace<nn::ReluModule>();
-  if (!cifar) body().emplace<nn::MaxPoolModule>(nn::PoolSpec{3, 2, 1});
+  body().add(l.batchNorm(r, "bn1", 64));
+  body().add(l.relu());
+  if (!cifar) body().add(l.maxPool(nn::PoolSpec{3, 2, 1}));
 
   const int64_t expansion = arch.bottleneck ? 4 : 1;
   int64_t in = 64;
@@ -54,14 +54,14 @@ ResNet::ResNet(const dtb_host_t* host, const dtb_model_setup_t& setup) : Network
     for (int b = 0; b < arch.blocks[stage]; ++b) {
       const std::string name = "layer" + std::to_string(stage + 1) + "." + std::to_string(b);
       const int64_t stride = b == 0 && stage > 0 ? 2 : 1;
-      body().add(arch.bottleneck ? bottleneck(r, dnnl(), name, in, planes, stride)
-                                 : basicBlock(r, dnnl(), name, in, planes, stride));
+      body().add(arch.bottleneck ? bottleneck(l, r, name, in, planes, stride)
+                                 : basicBlock(l, r, name, in, planes, stride));
       in = planes * expansion;
     }
   }
-  body().emplace<nn::GlobalAvgPoolModule>();
-  body().emplace<nn::LinearModule>(r, dnnl(), "fc", in, classes());
-  checkOutputShape("resnet");
+  body().add(l.globalAvgPool());
+  body().add(l.linear(r, "fc", in, classes()));
+  finishBuilding("resnet");
 }
 
 }  // namespace dtb::model::resnet

@@ -57,14 +57,14 @@ class BlockNet {
  public:
   BlockNet(bool bottleneckBlocks, int64_t channels) : registry_(1), channels_(channels) {
     if (bottleneckBlocks) {
-      body_.add(bottleneck(registry_, ctx_, "blocks.0", 16, 4, 1));
-      body_.add(bottleneck(registry_, ctx_, "blocks.1", 16, 8, 2));
+      body_.add(bottleneck(*layers_, registry_, "blocks.0", 16, 4, 1));
+      body_.add(bottleneck(*layers_, registry_, "blocks.1", 16, 8, 2));
     } else {
-      body_.add(basicBlock(registry_, ctx_, "blocks.0", 4, 4, 1));
-      body_.add(basicBlock(registry_, ctx_, "blocks.1", 4, 8, 2));
+      body_.add(basicBlock(*layers_, registry_, "blocks.0", 4, 4, 1));
+      body_.add(basicBlock(*layers_, registry_, "blocks.1", 4, 8, 2));
     }
     body_.emplace<nn::GlobalAvgPoolModule>();
-    body_.emplace<nn::LinearModule>(registry_, ctx_, "fc", bottleneckBlocks ? 32 : 8, 3);
+    body_.add(layers_->linear(registry_, "fc", bottleneckBlocks ? 32 : 8, 3));
     // The fixture's weights and input.
     for (uint32_t p = 0; p < registry_.paramCount(); ++p) {
       dtb_param_t* param = registry_.views()[p];
@@ -97,7 +97,7 @@ class BlockNet {
 
  private:
   nn::ParameterRegistry registry_;
-  nn::DnnlContext ctx_;
+  std::unique_ptr<nn::Layers> layers_ = nn::makeCpuLayers();
   nn::Sequential body_;
   int64_t channels_;
   std::vector<float> input_, probabilities_;

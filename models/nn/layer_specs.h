@@ -1,0 +1,23 @@
+// The shapes of the layers with a window, shared by every device's layers:
+// convolutions (square kernel, stride, zero padding, groups) and pooling.
+#pragma once
+
+#include <cstdint>
+
+namespace dtb::nn {
+
+struct Conv2dSpec {
+  int64_t in = 0, out = 0, kernel = 1;
+  int64_t stride = 1, padding = 0;
+  int64_t groups = 1;  // groups == in == out: depthwise
+
+  int64_t outSize(int64_t size) const { return (size + 2 * padding - kernel) / stride + 1; }
+};
+
+struct PoolSpec {
+  int64_t kernel = 2, stride = 2, padding = 0;
+
+  int64_t outSize(int64_t size) const { return (size + 2 * padding - kernel) / stride + 1; }
+};
+
+}  // namespace dtb::nn

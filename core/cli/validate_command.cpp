@@ -100,7 +100,10 @@ int run(const GlobalOptions& global, const Options& options, bool execute) {
   core::MatrixFile matrix;
   try {
     matrix = core::readMatrixFile(options.file, effectiveSets(options));
-    plan = core::planMatrix(matrix, makeLoader(global));
+    // Only a run here needs this machine's GPUs; a check or an sbatch script does not.
+    const bool here = execute && options.sbatch.empty();
+    plan = core::planMatrix(matrix, makeLoader(global),
+                            here ? core::PlanScope::kRunHere : core::PlanScope::kCheckOnly);
     core::filterCells(plan, options.only);
   } catch (const core::MatrixError& e) {
     const auto& all = e.problems();

@@ -37,6 +37,9 @@ void* gpuAllocate(uint64_t bytes, int device) {
     throw std::bad_alloc();
   }
   checked(made, "cudaMalloc");
+  // Zeroed, as host memory from alloc() is in practice: a strategy's
+  // optimizer state must start at 0 (one memset, at allocation only).
+  checked(cudaMemset(ptr, 0, bytes), "cudaMemset");
   return ptr;
 }
 

@@ -14,7 +14,7 @@ class GpuUnavailable : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// cudaMalloc on GPU `device`; throws std::bad_alloc when it has too little
+// cudaMalloc on GPU `device`, zeroed; throws std::bad_alloc when it has too little
 // free memory, GpuUnavailable when there is no such GPU.
 void* gpuAllocate(uint64_t bytes, int device);
 void gpuFree(void* ptr, int device);

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cuda/cuda_memory.h"
 #include "dtbench/plugin.hpp"
 #include "host/status.h"
 #include "plugin/backend_memory.h"
 
 namespace dtb::core {
+
+static uint64_t bytesOf(const dtb_tensor_t& t) { return t.count * dtypeSize(t.dtype); }
 
 Communicator::Communicator(std::unique_ptr<PluginInstance> backend, int rank, int world,
                            std::chrono::milliseconds defaultTimeout, dtb_device_t device)
@@ -85,10 +88,12 @@ dtb_status_t Communicator::failed(dtb_status_t status, std::string* error) {
 }
 
 dtb_status_t Communicator::started(dtb_status_t status, dtb_request_t* request, const char* op,
-                                   uint64_t bytes, double busFactor, std::string* error) {
+                                   uint64_t bytes, double busFactor, std::string* error,
+                                   std::shared_ptr<GpuStaging::Staged> staged) {
   endPolling();  // issuing is work of its own, not a wait
   if (status != DTB_STATUS_OK) {
     *request = nullptr;  // whatever the backend left there: nothing to wait for
+    if (staged) staging_.finish(*staged, false);
     return failed(status, error);
   }
   ++collectives_;
@@ -97,7 +102,7 @@ dtb_status_t Communicator::started(dtb_status_t status, dtb_request_t* request, 
   // the double product gives as 3999.99...
   busBytes_ += static_cast<uint64_t>(std::llround(static_cast<double>(bytes) * busFactor));
   std::lock_guard lock(mutex_);
-  outstanding_.emplace(*request, InFlight{op, TraceRecorder::nowNs()});
+  outstanding_.emplace(*request, InFlight{op, TraceRecorder::nowNs(), std::move(staged)});
   return status;
 }
 
@@ -125,28 +130,50 @@ std::optional<double> Communicator::busySeconds() const {
   return static_cast<double>(c.busy_ns) / 1e9;
 }
 
-static uint64_t bytesOf(const dtb_tensor_t& t) { return t.count * dtypeSize(t.dtype); }
-
 dtb_device_type_t Communicator::memory() const {
   return movesGpuMemoryOnly(api()) ? DTB_DEVICE_CUDA : DTB_DEVICE_HOST;
 }
 
-bool Communicator::misplaced(const dtb_tensor_t& tensor, dtb_request_t* out, std::string* error) const {
+bool Communicator::misplaced(const dtb_tensor_t& tensor, dtb_request_t* out, std::string* error,
+                             bool stageable) const {
   // Every loaded backend names the memory it takes (the loader refuses one
   // that names none).
   const uint32_t caps = api().capabilities;
   const bool onGpu = tensor.device.type == DTB_DEVICE_CUDA;
   const uint32_t needed = onGpu ? DTB_BACKEND_CAP_CUDA_MEMORY : DTB_BACKEND_CAP_HOST_MEMORY;
-  if (tensor.count == 0 || (caps & needed)) return false;
+  if (tensor.count == 0 || (caps & needed) || (stageable && stagedThroughHost(tensor, caps))) return false;
   *out = nullptr;
   if (error) {
     *error = backend_->plugin().label() + " on rank " + std::to_string(rank_) + ": " +
-             (onGpu ? "a tensor in GPU memory, but this backend moves host memory only: use nccl for GPU "
-                      "tensors, or copy them to the host first"
+             (onGpu ? "a tensor in GPU memory, but this backend moves host memory only (all-reduce and "
+                      "broadcast stage GPU tensors through the host; reduce-scatter and all-gather do not): "
+                      "use nccl for GPU tensors, or copy them to the host first"
                     : "a tensor in host memory, but this backend moves GPU memory only: allocate it on "
                       "DTB_DEVICE_CUDA, or use gloo or mpi");
   }
   return true;
+}
+
+bool Communicator::stageIfNeeded(const dtb_tensor_t& tensor, std::shared_ptr<GpuStaging::Staged>* staged,
+                                 dtb_request_t* out, std::string* error) {
+  if (!stagedThroughHost(tensor, api().capabilities)) return true;
+  std::string why;
+  try {
+    *staged = staging_.stage(tensor);
+    return true;
+  } catch (const GpuUnavailable& e) {
+    why = e.what();
+  } catch (const std::bad_alloc&) {
+    why = "no pinned host memory for " + std::to_string(bytesOf(tensor)) + " bytes";
+  }
+  *out = nullptr;
+  if (error) {
+    *error = backend_->plugin().label() + " on rank " + std::to_string(rank_) +
+             ": a tensor in GPU memory, for a backend that moves host memory only, could not be staged "
+             "through pinned host memory (" +
+             why + "): use nccl for GPU tensors, or copy them to the host first";
+  }
+  return false;
 }
 
 dtb_status_t Communicator::setStream(void* stream, std::string* error) {
@@ -165,9 +192,13 @@ dtb_status_t Communicator::setStream(void* stream, std::string* error) {
 
 dtb_status_t Communicator::allreduce(dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out,
                                      std::string* error) {
-  if (misplaced(*buffer, out, error)) return DTB_STATUS_UNSUPPORTED;
-  const dtb_status_t status = issue([&] { return api().allreduce(backend_->context(), buffer, op, out); });
-  return started(status, out, "allreduce", bytesOf(*buffer), 2.0 * (world_ - 1) / world_, error);
+  std::shared_ptr<GpuStaging::Staged> staged;
+  if (misplaced(*buffer, out, error, true) || !stageIfNeeded(*buffer, &staged, out, error))
+    return DTB_STATUS_UNSUPPORTED;
+  dtb_tensor_t* given = staged ? &staged->host : buffer;
+  const dtb_status_t status = issue([&] { return api().allreduce(backend_->context(), given, op, out); });
+  return started(status, out, "allreduce", bytesOf(*buffer), 2.0 * (world_ - 1) / world_, error,
+                 std::move(staged));
 }
 
 dtb_status_t Communicator::reduceScatter(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_reduce_op_t op,
@@ -200,9 +231,13 @@ dtb_status_t Communicator::allgather(const dtb_tensor_t* input, dtb_tensor_t* ou
 
 dtb_status_t Communicator::broadcast(dtb_tensor_t* buffer, int32_t root, dtb_request_t* out,
                                      std::string* error) {
-  if (misplaced(*buffer, out, error)) return DTB_STATUS_UNSUPPORTED;
-  const dtb_status_t status = issue([&] { return api().broadcast(backend_->context(), buffer, root, out); });
-  return started(status, out, "broadcast", bytesOf(*buffer), world_ > 1 ? 1.0 : 0.0, error);
+  std::shared_ptr<GpuStaging::Staged> staged;
+  if (misplaced(*buffer, out, error, true) || !stageIfNeeded(*buffer, &staged, out, error))
+    return DTB_STATUS_UNSUPPORTED;
+  dtb_tensor_t* given = staged ? &staged->host : buffer;
+  const dtb_status_t status = issue([&] { return api().broadcast(backend_->context(), given, root, out); });
+  return started(status, out, "broadcast", bytesOf(*buffer), world_ > 1 ? 1.0 : 0.0, error,
+                 std::move(staged));
 }
 
 dtb_status_t Communicator::barrier(dtb_request_t* out, std::string* error) {
@@ -258,6 +293,9 @@ dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::s
   const bool hold = status == DTB_STATUS_TIMEOUT && holdTimedOut_;
   if (!hold) api().request_free(backend_->context(), request);
   backendLock.unlock();
+  // The result back on the GPU; a request held while it may still run keeps
+  // its pinned buffer.
+  if (inFlight->staged && !hold) staging_.finish(*inFlight->staged, status == DTB_STATUS_OK);
   if (hold) {
     std::lock_guard lock(mutex_);
     timedOut_.push_back(request);

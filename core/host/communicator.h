@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "host/gpu_staging.h"
 #include "host/plugin_instance.h"
 #include "host/trace_recorder.h"
 #include "host/wait_guard.h"
@@ -37,7 +38,10 @@ class Communicator {
   PluginInstance& backend() { return *backend_; }
 
   // Each returns the backend's status; on failure `*error` gets its message,
-  // prefixed with the backend and rank, and `*out` is null.
+  // prefixed with the backend and rank, and `*out` is null. GPU tensors of
+  // an all-reduce or broadcast over a backend that moves host memory only
+  // are staged through pinned host memory (gpu_staging.h): their result is
+  // on the GPU when wait() returns.
   //
   // Thread-safe: a strategy may call from threads of its own. Calls into the
   // backend are serialised (backend.h promises a backend one thread at a time
@@ -150,7 +154,8 @@ class Communicator {
     return backend_->plugin().descriptor<dtb_backend_plugin_v1_t>();
   }
   dtb_status_t started(dtb_status_t status, dtb_request_t* request, const char* op, uint64_t bytes,
-                       double busFactor, std::string* error);
+                       double busFactor, std::string* error,
+                       std::shared_ptr<GpuStaging::Staged> staged = nullptr);
   // Starts a collective: `start` calls the backend, one caller at a time.
   template <typename Start>
   dtb_status_t issue(Start&& start) {
@@ -159,8 +164,15 @@ class Communicator {
   }
   dtb_status_t failed(dtb_status_t status, std::string* error);
   // A tensor in memory the backend cannot take (host memory to NCCL, GPU
-  // memory to Gloo or MPI), refused before it reaches the backend.
-  bool misplaced(const dtb_tensor_t& tensor, dtb_request_t* out, std::string* error) const;
+  // memory to Gloo or MPI unless `stageable`), refused before it reaches the
+  // backend.
+  bool misplaced(const dtb_tensor_t& tensor, dtb_request_t* out, std::string* error,
+                 bool stageable = false) const;
+  // A GPU tensor the backend cannot take into `*staged`, its pinned
+  // stand-in (left null when none is needed); false, with the error, when
+  // the copy cannot be made (no GPU behind the pointer, no pinned memory).
+  bool stageIfNeeded(const dtb_tensor_t& tensor, std::shared_ptr<GpuStaging::Staged>* staged,
+                     dtb_request_t* out, std::string* error);
   dtb_status_t unknown(const char* function, std::string* error) const;
   bool isOutstanding(dtb_request_t request);
   // Tests `requests` until each has ended or `within` passed, freeing those
@@ -188,6 +200,7 @@ class Communicator {
   struct InFlight {
     const char* op;
     int64_t beginNs;
+    std::shared_ptr<GpuStaging::Staged> staged;  // a GPU tensor's pinned stand-in, copied back at the wait
   };
   std::multimap<dtb_request_t, InFlight> outstanding_;
   bool holdTimedOut_ = false;
@@ -195,6 +208,7 @@ class Communicator {
   TraceRecorder* trace_ = nullptr;
   WaitGuard* guard_ = nullptr;
   std::unique_ptr<WaitGuard::Watch> watch_;
+  GpuStaging staging_;
 };
 
 }  // namespace dtb::core

@@ -376,9 +376,13 @@ dtb_status_t HostServices::update(dtb_tensor_t* param, const dtb_tensor_t* grad,
   if (!optimizer_) return unbound(ctx, "optim_update");
   if (!given(ctx, "optim_update", {param, grad})) return DTB_STATUS_INVALID_ARGUMENT;
   if (communicator_) communicator_->endPolling();  // the training thread computes: no poll loop
+  const bool onGpu = param->device.type == DTB_DEVICE_CUDA;
   if (param->dtype != DTB_DTYPE_F32 || grad->dtype != DTB_DTYPE_F32 || param->count != grad->count ||
-      param->device.type != DTB_DEVICE_HOST || grad->device.type != DTB_DEVICE_HOST) {
-    setErrorThunk(ctx, "optim_update: param and grad must be f32 host tensors of equal count");
+      (param->device.type != DTB_DEVICE_HOST && !onGpu) || grad->device.type != param->device.type ||
+      grad->device.index != param->device.index) {
+    setErrorThunk(ctx,
+                  "optim_update: param and grad must be f32 tensors of equal count on the same device "
+                  "(the host, or one GPU)");
     return DTB_STATUS_INVALID_ARGUMENT;
   }
   if (param->count > 0 && (param->data == nullptr || grad->data == nullptr)) {
@@ -399,6 +403,17 @@ dtb_status_t HostServices::update(dtb_tensor_t* param, const dtb_tensor_t* grad,
       return DTB_STATUS_INVALID_ARGUMENT;
     }
     if (paramFlags_[paramIndex] & DTB_PARAM_FLAG_NO_WEIGHT_DECAY) decay = WeightDecay::kSkip;
+  }
+  if (onGpu) {
+    try {
+      optimizer_->updateOnGpu(static_cast<float*>(param->data), static_cast<const float*>(grad->data), state,
+                              param->count, decay, param->device.index);
+    } catch (const GpuUnavailable& e) {
+      setErrorText(
+          ctx, std::string("optim_update on GPU ") + std::to_string(param->device.index) + ": " + e.what());
+      return DTB_STATUS_UNSUPPORTED;
+    }
+    return DTB_STATUS_OK;
   }
   optimizer_->update(static_cast<float*>(param->data), static_cast<const float*>(grad->data), state,
                      param->count, decay);

@@ -6,12 +6,13 @@
 #include <functional>
 #include <set>
 
+#include "cuda/cuda_probe.h"
 #include "dtbench/strategy.h"
 #include "host/plugin_config.h"
+#include "matrix/device_check.h"
 #include "matrix/key_hints.h"
 #include "matrix/path_params.h"
 #include "matrix/run_schema.h"
-#include "plugin/backend_memory.h"
 #include "plugin/plugin_error.h"
 
 namespace dtb::core {
@@ -63,7 +64,8 @@ std::string hint(const std::string& word, const std::vector<ParamSpec>& candidat
 
 class Planner {
  public:
-  Planner(const MatrixFile& m, const PluginLoader& loader) : m_(m), loader_(loader) {}
+  Planner(const MatrixFile& m, const PluginLoader& loader, PlanScope scope)
+      : m_(m), loader_(loader), scope_(scope) {}
 
   Plan plan() {
     Plan plan;
@@ -587,7 +589,7 @@ class Planner {
     checkFaultRanks(cells);
     checkRestartableStrategies(cells);
     checkElasticCells(cells);
-    checkHostMemoryBackends(cells);
+    checkDevices(cells);
     checkSshLaunches(cells);
     warnNetworksOnOneHost(cells);
     plan.cells = std::move(cells);
@@ -625,21 +627,33 @@ class Planner {
     }
   }
 
-  // Training keeps its tensors in host memory (the models run on oneDNN on
-  // the CPU), so a backend that moves GPU memory only (nccl) cannot carry
-  // it: said at plan time, with where it does work.
-  void checkHostMemoryBackends(const std::vector<Cell>& cells) {
+  // Where each cell trains (device_check.h): the first problem, at its key.
+  // The GPUs are counted only when a cell wants one (CUDA is never
+  // initialised otherwise).
+  void checkDevices(const std::vector<Cell>& cells) {
+    std::optional<LocalGpus> gpus;
+    bool warnedOfThisMachine = false;
     for (const Cell& cell : cells) {
+      if (cell.text("device") == "cuda" && !gpus) {
+        const CudaProbe probe = probeCuda();
+        gpus = LocalGpus{static_cast<int>(probe.devices.size()),
+                         probe.problem.empty() ? describe(probe) : probe.problem};
+      }
       const auto found = plugins_.find("backend/" + cell.text("backend"));
-      if (found == plugins_.end()) continue;
-      if (!movesGpuMemoryOnly(found->second->descriptor<dtb_backend_plugin_v1_t>())) continue;
-      const Column* backend = findColumn("backend");
-      fail(backend ? backend->where : SourceLocation{m_.path, 1, 1},
-           "backend '" + cell.text("backend") + "' (cell " + std::to_string(cell.index) +
-               ") moves GPU memory only, and training here runs on the CPU (the models are oneDNN's): use "
-               "gloo "
-               "or mpi for training, and `dtbench comm --backend " +
-               cell.text("backend") + "` to measure its collectives");
+      const dtb_backend_plugin_v1_t* backend =
+          found == plugins_.end() ? nullptr : &found->second->descriptor<dtb_backend_plugin_v1_t>();
+      const auto problem = deviceProblem(cell, backend, gpus.value_or(LocalGpus{}));
+      if (!problem) continue;
+      const Column* at = findColumn(problem->key);
+      const SourceLocation where = at ? at->where : SourceLocation{m_.path, 1, 1};
+      if (problem->aboutThisMachine && scope_ == PlanScope::kCheckOnly) {
+        // Once: every GPU cell would say the same of this machine.
+        if (!warnedOfThisMachine)
+          warn(where, problem->message + " (`dtbench run` refuses it on this machine)");
+        warnedOfThisMachine = true;
+        continue;
+      }
+      fail(where, problem->message);
       return;
     }
   }
@@ -766,12 +780,13 @@ class Planner {
   std::vector<Rule> excludeRules_;
   std::map<std::string, std::shared_ptr<const LoadedPlugin>> plugins_;
   std::set<std::string> failedPlugins_;
+  PlanScope scope_;
 };
 
 }  // namespace
 
-Plan planMatrix(const MatrixFile& matrix, const PluginLoader& loader) {
-  return Planner(matrix, loader).plan();
+Plan planMatrix(const MatrixFile& matrix, const PluginLoader& loader, PlanScope scope) {
+  return Planner(matrix, loader, scope).plan();
 }
 
 }  // namespace dtb::core

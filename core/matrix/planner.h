@@ -25,8 +25,13 @@ struct Plan {
   std::map<std::string, std::shared_ptr<const LoadedPlugin>> plugins;
 };
 
+// What the plan is for: running here, or checking a matrix that may run
+// elsewhere (dtbench validate, --sbatch), where what this machine lacks (a
+// GPU for device = "cuda") is a warning, not an error.
+enum class PlanScope { kRunHere, kCheckOnly };
+
 // Throws MatrixError listing every problem at once, each with file:line:col
 // (the warnings among them, marked as such).
-Plan planMatrix(const MatrixFile& matrix, const PluginLoader& loader);
+Plan planMatrix(const MatrixFile& matrix, const PluginLoader& loader, PlanScope scope = PlanScope::kRunHere);
 
 }  // namespace dtb::core

@@ -4,15 +4,23 @@
 #include <string>
 #include <vector>
 
+#include "cuda/cuda_memory.h"
 #include "run/blocking_collective.h"
 
 namespace dtb::core {
 
 double weightChecksum(const dtb_param_t* const* params, uint32_t count) {
   double checksum = 0;
+  std::vector<float> copy;  // of a parameter on a GPU
   for (uint32_t i = 0; i < count; ++i) {
-    const auto* v = static_cast<const float*>(params[i]->value.data);
-    for (uint64_t k = 0; k < params[i]->value.count; ++k) checksum += v[k] * double(k % 7 + 1);
+    const dtb_tensor_t& value = params[i]->value;
+    const auto* v = static_cast<const float*>(value.data);
+    if (value.device.type == DTB_DEVICE_CUDA) {
+      copy.resize(value.count);
+      copyFromGpu(copy.data(), value.data, value.count * sizeof(float), value.device.index);
+      v = copy.data();
+    }
+    for (uint64_t k = 0; k < value.count; ++k) checksum += v[k] * double(k % 7 + 1);
   }
   return checksum;
 }

@@ -10,7 +10,7 @@ void RankPlugins::createModel(PluginLoader& loader, const PluginChoice& model,
                               const dtb_dataset_info_t& samples, const ModelOptions& options) {
   dtb_model_setup_t setup{};
   setup.struct_size = sizeof(setup);
-  setup.device = {DTB_DEVICE_HOST, 0};
+  setup.device = options.device;
   setup.input_ndim = samples.sample_ndim;
   for (int d = 0; d < samples.sample_ndim; ++d) setup.input_shape[d] = samples.sample_shape[d];
   setup.num_classes = samples.num_classes;
@@ -43,7 +43,8 @@ void RankPlugins::createStrategy(PluginLoader& loader, const PluginChoice& strat
   setup.params = params_;
   setup.param_count = paramCount_;
   setup.layer_count = layerCount_;
-  setup.device = {DTB_DEVICE_HOST, 0};
+  // Where the model put its parameters.
+  setup.device = paramCount_ > 0 ? params_[0]->value.device : dtb_device_t{DTB_DEVICE_HOST, 0};
   setup.accumulation_steps = accumulationSteps;
   strategy_ = core::createStrategy(loader.load(PluginKind::kStrategy, strategy.name), strategy.params, setup,
                                    comm_.get(), optimizer_.get(), model_.get());

@@ -30,7 +30,8 @@ struct ModelOptions {
   uint32_t maxBatch = 1;  // the largest micro-batch forward() will see
   uint64_t seed = 0;      // the initial weights: the same seed, the same model on every rank
   float labelSmoothing = 0;
-  int32_t threads = 1;  // compute threads this rank may use
+  int32_t threads = 1;                      // compute threads this rank may use
+  dtb_device_t device{DTB_DEVICE_HOST, 0};  // where the model computes (and the strategy's tensors live)
 };
 
 class RankPlugins {

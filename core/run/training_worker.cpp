@@ -3,6 +3,7 @@
 #include <cmath>
 #include <thread>
 
+#include "cuda/cuda_probe.h"
 #include "run/batch_view.h"
 #include "run/blocking_collective.h"
 #include "run/connect.h"
@@ -159,6 +160,13 @@ ModelOptions TrainingWorker::modelOptions() const {
   options.seed = static_cast<uint64_t>(cell_.integer("seed"));
   options.labelSmoothing = static_cast<float>(cell_.real("label_smoothing"));
   options.threads = threadsPerRank(cell_);
+  if (cell_.text("device") == "cuda") {
+    // The GPU this rank's backend joins with too (connectBackend).
+    options.device = gpuForLocalRank(placeRank(spec_, rank_).localRank);
+    if (options.device.type != DTB_DEVICE_CUDA)
+      throw std::runtime_error("device = \"cuda\": rank " + std::to_string(rank_) +
+                               " has no GPU: " + describe(probeCuda()));
+  }
   return options;
 }
 

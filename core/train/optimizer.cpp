@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "cuda/gpu_optimizer.h"
+
 namespace dtb::core {
 
 Optimizer::Optimizer(OptimizerConfig config) : config_(std::move(config)), lr_(config_.lr) {
@@ -25,44 +27,66 @@ uint32_t Optimizer::stateFloats() const {
   return 2;
 }
 
+UpdateRule Optimizer::rule(WeightDecay decay) const {
+  UpdateRule r;
+  r.kind = kind_;
+  r.lr = static_cast<float>(lr_);
+  r.weightDecay = decay == WeightDecay::kApply ? static_cast<float>(config_.weightDecay) : 0.0f;
+  r.momentum = static_cast<float>(config_.momentum);
+  r.nesterov = config_.nesterov;
+  r.beta1 = static_cast<float>(config_.beta1);
+  r.beta2 = static_cast<float>(config_.beta2);
+  r.eps = static_cast<float>(config_.eps);
+  if (kind_ != Kind::kSgd) {
+    const double t = static_cast<double>(step_ > 0 ? step_ : 1);
+    r.stepSize = r.lr / static_cast<float>(1.0 - std::pow(config_.beta1, t));
+    r.sqrtBiasCorrection2 = static_cast<float>(std::sqrt(1.0 - std::pow(config_.beta2, t)));
+  }
+  return r;
+}
+
 void Optimizer::update(float* param, const float* grad, float* state, size_t count, WeightDecay decay) const {
-  const float lr = static_cast<float>(lr_);
-  const float wd = decay == WeightDecay::kApply ? static_cast<float>(config_.weightDecay) : 0.0f;
+  const UpdateRule r = rule(decay);
   if (kind_ == Kind::kSgd) {
-    const float momentum = static_cast<float>(config_.momentum);
     for (size_t i = 0; i < count; ++i) {
-      float g = grad[i] + wd * param[i];
-      if (momentum > 0) {
+      float g = grad[i] + r.weightDecay * param[i];
+      if (r.momentum > 0) {
         // PyTorch starts the buffer at the first gradient; from a zero
         // buffer, momentum x 0 + g is the same.
-        state[i] = momentum * state[i] + g;
-        g = config_.nesterov ? g + momentum * state[i] : state[i];
+        state[i] = r.momentum * state[i] + g;
+        g = r.nesterov ? g + r.momentum * state[i] : state[i];
       }
-      param[i] -= lr * g;
+      param[i] -= r.lr * g;
     }
     return;
   }
-  const double t = static_cast<double>(step_ > 0 ? step_ : 1);
-  const float beta1 = static_cast<float>(config_.beta1);
-  const float beta2 = static_cast<float>(config_.beta2);
-  const float biasCorrection1 = static_cast<float>(1.0 - std::pow(config_.beta1, t));
-  const float sqrtBiasCorrection2 = static_cast<float>(std::sqrt(1.0 - std::pow(config_.beta2, t)));
-  const float stepSize = lr / biasCorrection1;
-  const float eps = static_cast<float>(config_.eps);
   float* m = state;
   float* v = state + count;
   for (size_t i = 0; i < count; ++i) {
     float g = grad[i];
     if (kind_ == Kind::kAdamW) {
-      param[i] *= 1.0f - lr * wd;  // decoupled decay (Loshchilov & Hutter)
+      param[i] *= 1.0f - r.lr * r.weightDecay;  // decoupled decay (Loshchilov & Hutter)
     } else {
-      g += wd * param[i];  // L2, as torch.optim.Adam does
+      g += r.weightDecay * param[i];  // L2, as torch.optim.Adam does
     }
-    m[i] = beta1 * m[i] + (1.0f - beta1) * g;
-    v[i] = beta2 * v[i] + (1.0f - beta2) * g * g;
-    const float denominator = std::sqrt(v[i]) / sqrtBiasCorrection2 + eps;
-    param[i] -= stepSize * m[i] / denominator;
+    m[i] = r.beta1 * m[i] + (1.0f - r.beta1) * g;
+    v[i] = r.beta2 * v[i] + (1.0f - r.beta2) * g * g;
+    const float denominator = std::sqrt(v[i]) / r.sqrtBiasCorrection2 + r.eps;
+    param[i] -= r.stepSize * m[i] / denominator;
   }
+}
+
+void Optimizer::updateOnGpu(float* param, const float* grad, float* state, size_t count, WeightDecay decay,
+                            int device) {
+  gpuOptimizerUpdate(rule(decay), param, grad, state, count, device);
+  unsettledGpu_ = device;
+}
+
+void Optimizer::settle() {
+  if (unsettledGpu_ < 0) return;
+  const int device = unsettledGpu_;
+  unsettledGpu_ = -1;
+  gpuSynchronize(device);
 }
 
 }  // namespace dtb::core

@@ -26,6 +26,18 @@ struct OptimizerConfig {
 // users put them in a param group with weight_decay=0.
 enum class WeightDecay { kApply, kSkip };
 
+// One step's update, reduced to scalars: what the host's loop and the GPU
+// kernel (cuda/gpu_optimizer.h) both compute from, so the two cannot drift.
+struct UpdateRule {
+  enum class Kind { kSgd, kAdam, kAdamW } kind = Kind::kSgd;
+  float lr = 0, weightDecay = 0;
+  float momentum = 0;  // sgd; 0: no state
+  bool nesterov = false;
+  float beta1 = 0, beta2 = 0, eps = 0;
+  // Adam's bias corrections at this step: lr / (1 - beta1^t), sqrt(1 - beta2^t).
+  float stepSize = 0, sqrtBiasCorrection2 = 1;
+};
+
 class Optimizer {
  public:
   // Throws std::invalid_argument for an unknown kind or nesterov without momentum.
@@ -48,15 +60,24 @@ class Optimizer {
   // kSkip: this parameter's weight decay is 0, whatever the config says.
   void update(float* param, const float* grad, float* state, size_t count,
               WeightDecay decay = WeightDecay::kApply) const;
+  // The same on GPU `device`'s memory (param, grad and state all there),
+  // queued on that GPU; settle() returns once every queued update has run.
+  // Throws GpuUnavailable in a build without CUDA.
+  void updateOnGpu(float* param, const float* grad, float* state, size_t count, WeightDecay decay,
+                   int device);
+  void settle();
+
+  UpdateRule rule(WeightDecay decay) const;
 
   const OptimizerConfig& config() const { return config_; }
 
  private:
-  enum class Kind { kSgd, kAdam, kAdamW };
+  using Kind = UpdateRule::Kind;
   OptimizerConfig config_;
   Kind kind_;
   double lr_;
   int64_t step_ = 0;
+  int unsettledGpu_ = -1;  // the GPU with updates queued since the last settle(), or -1
 };
 
 }  // namespace dtb::core

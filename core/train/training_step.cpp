@@ -100,6 +100,7 @@ StepResult TrainingStep::run(const dtb_batch_t& batch, const dtb_step_info_t& in
   if (info.micro_step + 1 == info.accumulation_steps) {
     optimizer_.beginStep();
     strategy_.check("step", strategyApi_.step(strategy_.context()));
+    optimizer_.settle();  // updates queued on a GPU have run before the next forward reads the weights
     std::tie(t.optimizerS, t.optimizerWaitS) = clock.lap();
   }
   if (comm_) comm_->endPolling();

@@ -19,20 +19,28 @@ template <typename T>
 class HostBuffer {
  public:
   HostBuffer() = default;
-  // `count` zeroed elements (none: data() is null), counted under `category`.
-  HostBuffer(const dtb_host_t* host, uint64_t count, dtb_mem_category_t category)
-      : host_(host), data_(hostAllocZeroed<T>(host, count, category)), count_(data_ ? count : 0) {}
+  // `count` zeroed elements (none: data() is null), counted under
+  // `category`, on `device` (GPU memory: for the host's services only, such
+  // as optim_update's state; never dereference it here).
+  HostBuffer(const dtb_host_t* host, uint64_t count, dtb_mem_category_t category,
+             dtb_device_t device = {DTB_DEVICE_HOST, 0})
+      : host_(host),
+        data_(hostAllocZeroed<T>(host, count, category, device)),
+        count_(data_ ? count : 0),
+        device_(device) {}
   ~HostBuffer() { reset(); }
   HostBuffer(HostBuffer&& other) noexcept
       : host_(other.host_),
         data_(std::exchange(other.data_, nullptr)),
-        count_(std::exchange(other.count_, 0)) {}
+        count_(std::exchange(other.count_, 0)),
+        device_(other.device_) {}
   HostBuffer& operator=(HostBuffer&& other) noexcept {
     if (this != &other) {
       reset();
       host_ = other.host_;
       data_ = std::exchange(other.data_, nullptr);
       count_ = std::exchange(other.count_, 0);
+      device_ = other.device_;
     }
     return *this;
   }
@@ -47,6 +55,7 @@ class HostBuffer {
   }
 
   T* data() const noexcept { return data_; }
+  const dtb_device_t& device() const noexcept { return device_; }
   uint64_t size() const noexcept { return count_; }
   uint64_t bytes() const noexcept { return count_ * sizeof(T); }
   bool empty() const noexcept { return count_ == 0; }
@@ -65,6 +74,7 @@ class HostBuffer {
   const dtb_host_t* host_ = nullptr;
   T* data_ = nullptr;
   uint64_t count_ = 0;
+  dtb_device_t device_{DTB_DEVICE_HOST, 0};
 };
 
 }  // namespace dtb

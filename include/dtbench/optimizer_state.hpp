@@ -1,6 +1,7 @@
 // optimizer_state.hpp — the run's optimizer over every parameter of a
 // replicated model: the state (momentum, Adam's moments) is the strategy's
-// memory, one zeroed buffer per parameter. Optional C++ helper;
+// memory, one zeroed buffer per parameter, where the parameter is (the host
+// or its GPU: the host's optim_update runs there). Optional C++ helper;
 // header-only. (A strategy that shards the state — ZeRO — keeps its own.)
 #ifndef DTBENCH_OPTIMIZER_STATE_HPP
 #define DTBENCH_OPTIMIZER_STATE_HPP
@@ -19,7 +20,7 @@ class OptimizerState {
   OptimizerState(const dtb_host_t* host, const ParamSet& params)
       : host_(host), params_(params), floats_(host->optim_state_floats(host->ctx)) {
     for (const dtb_param_t* p : params)
-      state_.emplace_back(host, p->value.count * floats_, DTB_MEM_OPTIMIZER);
+      state_.emplace_back(host, p->value.count * floats_, DTB_MEM_OPTIMIZER, p->value.device);
   }
 
   // One optimizer step on every parameter, from its (synchronised) gradient.
@@ -63,6 +64,11 @@ class OptimizerState {
 
  private:
   void checkSize(uint64_t size) const {
+    for (const HostBuffer<float>& s : state_) {
+      if (s.device().type != DTB_DEVICE_HOST)
+        throw Error(DTB_STATUS_UNSUPPORTED, "optimizer state on a GPU is not saved or loaded (no checkpoints of "
+                                            "GPU training yet)");
+    }
     if (size != savedBytes()) {
       throw Error(DTB_STATUS_INVALID_ARGUMENT, "optimizer state of " + std::to_string(savedBytes()) +
                                                    " bytes, not " + std::to_string(size) +

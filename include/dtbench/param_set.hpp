@@ -21,11 +21,14 @@ namespace dtb {
 class ParamSet {
  public:
   // Throws, naming `strategy` and the parameter, unless every parameter is an
-  // f32 host tensor and param->index is its position (the host's promise).
-  ParamSet(const char* strategy, const dtb_strategy_setup_t& setup)
+  // f32 host tensor (or, with Place::kHostOrGpu, f32 on the host or one GPU
+  // for all) and param->index is its position (the host's promise).
+  enum class Place { kHost, kHostOrGpu };
+  ParamSet(const char* strategy, const dtb_strategy_setup_t& setup, Place place = Place::kHost)
       : strategy_(strategy), params_(setup.params, setup.params + setup.param_count) {
     for (uint32_t i = 0; i < params_.size(); ++i) {
-      requireHostF32(strategy, *params_[i]);
+      if (place == Place::kHost) requireHostF32(strategy, *params_[i]);
+      else requireSameDeviceF32(strategy, *params_[i], *params_[0]);
       if (params_[i]->index != i) {
         throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(strategy) + ": parameter '" + params_[i]->name +
                                                      "' has index " + std::to_string(params_[i]->index) +

@@ -107,13 +107,15 @@ inline dtb_tensor_t hostTensor(void* data, uint64_t count, dtb_dtype_t dtype) no
   return t;
 }
 
-// `count` zeroed elements of T from the host's allocator, counted under
-// `category` (null for zero elements); release with host->free.
+// `count` zeroed elements of T from the host's allocator on `device`,
+// counted under `category` (null for zero elements); release with
+// host->free. (dtbench hosts give GPU memory zeroed: no memset here.)
 template <typename T>
-T* hostAllocZeroed(const dtb_host_t* host, uint64_t count, dtb_mem_category_t category) {
+T* hostAllocZeroed(const dtb_host_t* host, uint64_t count, dtb_mem_category_t category,
+                   dtb_device_t device = {DTB_DEVICE_HOST, 0}) {
   void* memory = nullptr;
-  check(host->alloc(host->ctx, count * sizeof(T), {DTB_DEVICE_HOST, 0}, category, &memory), "alloc");
-  if (memory) std::memset(memory, 0, count * sizeof(T));
+  check(host->alloc(host->ctx, count * sizeof(T), device, category, &memory), "alloc");
+  if (memory && device.type != DTB_DEVICE_CUDA) std::memset(memory, 0, count * sizeof(T));
   return static_cast<T*>(memory);
 }
 

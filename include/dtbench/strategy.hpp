@@ -21,6 +21,20 @@ inline void requireHostF32(const char* strategy, const dtb_param_t& p) {
   }
 }
 
+// Throws UNSUPPORTED, naming the strategy and the parameter, unless the
+// parameter's value and gradient are f32 on the same device as `first`'s.
+inline void requireSameDeviceF32(const char* strategy, const dtb_param_t& p, const dtb_param_t& first) {
+  const dtb_device_t& d = first.value.device;
+  for (const dtb_tensor_t* t : {&p.value, &p.grad}) {
+    if (t->dtype != DTB_DTYPE_F32 || t->device.type != d.type || t->device.index != d.index ||
+        (d.type != DTB_DEVICE_HOST && d.type != DTB_DEVICE_CUDA)) {
+      throw Error(DTB_STATUS_UNSUPPORTED, std::string(strategy) + ": parameter '" + p.name +
+                                              "' is not f32 on the device of the first; this strategy works on "
+                                              "f32 tensors all on the host or all on one GPU");
+    }
+  }
+}
+
 // "a, b, c": the parameters whose gradient did not arrive (ready[i] false),
 // at most eight, then ", ...". Empty when all arrived.
 inline std::string namesNotReady(const std::vector<dtb_param_t*>& params, const std::vector<bool>& ready) {

@@ -4,12 +4,14 @@
 
 #include "dtbench/plugin.hpp"
 #include "elementwise.h"
+#include "layers.h"
 #include "loss.h"
 
 namespace dtb::model::mlp {
 
 Mlp::Mlp(const dtb_host_t* host, const dtb_model_setup_t& setup)
     : host_(host), labelSmoothing_(setup.label_smoothing), rng_(setup.seed ^ 0x31bULL) {
+  nn::requireHost("mlp", setup.device);
   int64_t widths[32];
   uint64_t depth = 0;
   check(host->config_get_int_list(host->ctx, "widths", widths, 32, &depth), "widths");

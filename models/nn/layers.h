@@ -10,6 +10,7 @@
 #include <string>
 
 #include "dtbench/dtbench.h"
+#include "dtbench/plugin.hpp"
 #include "layer_specs.h"
 #include "loss.h"
 #include "module.h"
@@ -72,6 +73,15 @@ struct CudaLayerOptions {
   // convolutions may run on tensor cores in TF32.
   bool allowTf32 = true;
 };
+
+// For a model that computes on the host only (lenet, mlp): throws
+// UNSUPPORTED, naming it, when the setup asks for another device.
+inline void requireHost(const char* model, const dtb_device_t& device) {
+  if (device.type == DTB_DEVICE_HOST) return;
+  throw Error(DTB_STATUS_UNSUPPORTED, std::string(model) +
+                                          " computes on the host only so far; on a GPU (device = \"cuda\") "
+                                          "train resnet or mobilenetv2");
+}
 
 // The oneDNN layers (the host), or the CUDA layers on `options.device`;
 // without CUDA in this build, DTB_STATUS_UNSUPPORTED saying so.

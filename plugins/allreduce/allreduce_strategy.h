@@ -1,6 +1,8 @@
 // The naive data-parallel baseline every other strategy is compared with:
 // after backward, one all-reduce (average) per gradient tensor, all issued
 // together and then waited for; no bucketing, no overlap with backward.
+// Host tensors, or a model on a GPU (with a backend that moves GPU memory:
+// NCCL), whose optimizer state then lives on that GPU.
 //
 // Gradient accumulation (accumulation_steps = k): the first k-1
 // micro-batches only add their gradients into a private buffer (no

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "backend_test_support.h"
+#include "cuda/cuda_memory.h"
 #include "cuda/cuda_probe.h"
 #include "dtbench/half.hpp"
 #include "host/communicator.h"
@@ -281,6 +282,48 @@ class NcclOnGpu : public ::testing::Test {
     if (gpus.devices.empty()) GTEST_SKIP() << "no GPU is usable here: " << gpus.problem;
   }
 };
+
+// Two ranks sharing one GPU over Gloo, as a one-GPU machine tests GPU
+// training: their GPU tensors are staged through pinned host memory, and
+// the results are on the GPU when the waits return.
+TEST_F(NcclOnGpu, GlooCarriesGpuTensorsThroughPinnedMemory) {
+  TempDir store;
+  core::PluginLoader loader(core::SearchPath({DTBENCH_PLUGIN_DIR}));
+  const auto plugin = loader.load(core::PluginKind::kBackend, "gloo");
+  const std::string path = store.path().string();
+  std::vector<std::vector<float>> results(2);
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < 2; ++r) {
+    ranks.emplace_back([&, r] {
+      const dtb_rendezvous_t rdv = fileStoreRendezvous(r, 2, path.c_str(), "staging", 20000);
+      core::Communicator comm(core::createBackend(plugin, {}, rdv), r, 2, 20s);
+      const size_t count = 1000;
+      const core::GpuBuffer sum(count * 4, 0), shared(count * 4, 0);
+      std::vector<float> mine(count, float(r + 1)), from(count, float(10 * (r + 1)));
+      core::copyToGpu(sum.data(), mine.data(), count * 4, 0);
+      core::copyToGpu(shared.data(), from.data(), count * 4, 0);
+      dtb_tensor_t a = tensorOf(sum.data(), count, DTB_DTYPE_F32),
+                   b = tensorOf(shared.data(), count, DTB_DTYPE_F32);
+      a.device = b.device = {DTB_DEVICE_CUDA, 0};
+      dtb_request_t first = nullptr, second = nullptr;
+      std::string error;
+      ASSERT_EQ(comm.allreduce(&a, DTB_REDUCE_SUM, &first, &error), DTB_STATUS_OK) << error;
+      ASSERT_EQ(comm.broadcast(&b, 1, &second, &error), DTB_STATUS_OK) << error;
+      ASSERT_EQ(comm.wait(first, -1, &error), DTB_STATUS_OK) << error;
+      ASSERT_EQ(comm.wait(second, -1, &error), DTB_STATUS_OK) << error;
+      results[r].resize(2 * count);
+      core::copyFromGpu(results[r].data(), sum.data(), count * 4, 0);
+      core::copyFromGpu(results[r].data() + count, shared.data(), count * 4, 0);
+    });
+  }
+  for (auto& t : ranks) t.join();
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(results[r].size(), 2000u);
+    EXPECT_EQ(results[r][0], 3.0f) << "rank " << r << ": the sum of 1 and 2";
+    EXPECT_EQ(results[r][999], 3.0f) << "rank " << r;
+    EXPECT_EQ(results[r][1000], 20.0f) << "rank " << r << ": rank 1's broadcast";
+  }
+}
 
 TEST_F(NcclOnGpu, TheHostCountsGpuMemoryApart) {
   core::HostServices services("test", {});

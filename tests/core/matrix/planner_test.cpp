@@ -58,8 +58,8 @@ TEST(Planner, FixedValuesMakeOneCellWithEveryDefault) {
 }
 
 #ifdef DTBENCH_HAVE_NCCL
-// Training runs on the CPU: a backend that moves GPU memory only is refused
-// before anything runs, at the backend's line, with where it does work.
+// A CPU cell over a backend that moves GPU memory only is refused before
+// anything runs, at the backend's line, with where it does work.
 TEST(Planner, AGpuOnlyBackendCannotCarryTraining) {
   std::string text = kHeader;
   text.replace(text.find("backend = \"single\""), 18, "backend = [\"single\", \"nccl\"]");

@@ -1,0 +1,12 @@
+#include "cuda/cuda_memory.h"
+#include "cuda/gpu_optimizer.h"
+
+namespace dtb::core {
+
+void gpuOptimizerUpdate(const UpdateRule&, float*, const float*, float*, uint64_t, int) {
+  throw GpuUnavailable("this build of dtbench has no CUDA");
+}
+
+void gpuSynchronize(int) { throw GpuUnavailable("this build of dtbench has no CUDA"); }
+
+}  // namespace dtb::core

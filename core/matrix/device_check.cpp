@@ -1,0 +1,60 @@
+#include "matrix/device_check.h"
+
+#include "plugin/backend_memory.h"
+
+namespace dtb::core {
+namespace {
+
+std::string cellName(const Cell& cell) { return "(cell " + std::to_string(cell.index) + ")"; }
+
+// The local launcher starts every rank on this machine; mpirun, srun and ssh
+// start them where their GPUs are, which only the ranks can see.
+bool ranksStartHere(const Cell& cell) {
+  const std::string launcher = cell.text("launcher");
+  return launcher == "local" || (launcher == "auto" && cell.text("backend") != "mpi");
+}
+
+}  // namespace
+
+std::optional<DeviceProblem> deviceProblem(const Cell& cell, const dtb_backend_plugin_v1_t* backend,
+                                           const LocalGpus& gpus) {
+  const std::string backendName = cell.text("backend");
+  if (cell.text("device") != "cuda") {
+    if (backend && movesGpuMemoryOnly(*backend)) {
+      return DeviceProblem{"backend", "backend '" + backendName + "' " + cellName(cell) +
+                                          " moves GPU memory only, and this cell trains on the CPU (device = "
+                                          "\"cpu\"): set device = \"cuda\" to train on GPUs, use gloo or mpi "
+                                          "on the CPU, or `dtbench comm --backend " +
+                                          backendName + "` to measure its collectives"};
+    }
+    return std::nullopt;
+  }
+  const std::string where = "device = \"cuda\" " + cellName(cell);
+  // Over a backend that moves host memory only, the host stages GPU tensors
+  // through pinned memory (gpu_staging.h), and ranks may share a GPU.
+  const bool nccl = !backend || (backend->capabilities & DTB_BACKEND_CAP_CUDA_MEMORY);
+  if (cell.integer("accumulation_steps") > 1) {
+    return DeviceProblem{"accumulation_steps",
+                         where +
+                             ": gradient accumulation runs on host tensors only so far; set "
+                             "accumulation_steps = 1"};
+  }
+  if (cell.text("recovery") != "none") {
+    return DeviceProblem{"recovery", where + ": recovery = \"" + cell.text("recovery") +
+                                         "\" needs checkpoints, which GPU training does not write yet"};
+  }
+  if (!ranksStartHere(cell)) return std::nullopt;
+  if (gpus.count == 0)
+    return DeviceProblem{"device", where + ": no GPU is usable here: " + gpus.whyNone, true};
+  const int64_t world = cell.integer("world_size");
+  if (nccl && world > gpus.count) {
+    return DeviceProblem{"world_size",
+                         where + ": world_size " + std::to_string(world) +
+                             " needs a GPU per rank (NCCL puts one rank on each), and " +
+                             std::to_string(gpus.count) + " are visible here",
+                         true};
+  }
+  return std::nullopt;
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,145 @@
+// Where a cell may train, decided at plan time without a GPU: every refusal
+// of device_check.h on made-up GPU counts, and the planner's on this
+// machine (CI has none).
+#include "matrix/device_check.h"
+
+#include <gtest/gtest.h>
+
+#include "cuda/cuda_probe.h"
+#include "matrix/planner.h"
+#include "matrix/problem.h"
+#include "plugin/loader.h"
+
+namespace dtb::core {
+namespace {
+
+Cell cell(const std::string& device, const std::string& backend, int64_t world = 1) {
+  Cell c;
+  c.index = 3;
+  c.values = {{"device", device},
+              {"backend", backend},
+              {"world_size", world},
+              {"launcher", std::string("auto")},
+              {"accumulation_steps", int64_t{1}},
+              {"recovery", std::string("none")}};
+  return c;
+}
+
+dtb_backend_plugin_v1_t backendMoving(uint32_t capabilities) {
+  dtb_backend_plugin_v1_t b{};
+  b.capabilities = capabilities;
+  return b;
+}
+
+const dtb_backend_plugin_v1_t kNccl = backendMoving(DTB_BACKEND_CAP_CUDA_MEMORY);
+const dtb_backend_plugin_v1_t kGloo = backendMoving(DTB_BACKEND_CAP_HOST_MEMORY);
+const LocalGpus kTwoGpus{2, ""};
+const LocalGpus kNoGpu{0, "no CUDA driver"};
+
+TEST(DeviceCheck, CudaCellsOverNcclWithAGpuPerRankPass) {
+  EXPECT_FALSE(deviceProblem(cell("cuda", "nccl", 2), &kNccl, kTwoGpus));
+  EXPECT_FALSE(deviceProblem(cell("cpu", "gloo", 4), &kGloo, kNoGpu));
+}
+
+// Gloo and MPI carry GPU tensors through pinned host memory: ranks may
+// share a GPU (the small-machine and testing path), but need one here.
+TEST(DeviceCheck, HostMemoryBackendsLetRanksShareAGpu) {
+  EXPECT_FALSE(deviceProblem(cell("cuda", "gloo", 4), &kGloo, LocalGpus{1, ""}));
+  const auto p = deviceProblem(cell("cuda", "gloo", 2), &kGloo, kNoGpu);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->key, "device");
+}
+
+TEST(DeviceCheck, EachRefusalNamesItsKeyAndCell) {
+  auto p = deviceProblem(cell("cpu", "nccl"), &kNccl, kTwoGpus);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->key, "backend");
+  EXPECT_NE(p->message.find("backend 'nccl' (cell 3) moves GPU memory only"), std::string::npos)
+      << p->message;
+  EXPECT_NE(p->message.find("set device = \"cuda\""), std::string::npos) << p->message;
+
+  p = deviceProblem(cell("cuda", "nccl"), &kNccl, kNoGpu);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->key, "device");
+  EXPECT_EQ(p->message, "device = \"cuda\" (cell 3): no GPU is usable here: no CUDA driver");
+
+  p = deviceProblem(cell("cuda", "nccl", 4), &kNccl, kTwoGpus);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->key, "world_size");
+  EXPECT_NE(p->message.find("world_size 4 needs a GPU per rank"), std::string::npos) << p->message;
+  EXPECT_NE(p->message.find("2 are visible here"), std::string::npos) << p->message;
+
+  Cell accumulating = cell("cuda", "nccl");
+  accumulating.values["accumulation_steps"] = int64_t{4};
+  p = deviceProblem(accumulating, &kNccl, kTwoGpus);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->key, "accumulation_steps");
+
+  Cell restarting = cell("cuda", "nccl");
+  restarting.values["recovery"] = std::string("restart");
+  p = deviceProblem(restarting, &kNccl, kTwoGpus);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->key, "recovery");
+}
+
+// mpirun and srun start ranks on their own nodes: only those see the GPUs.
+TEST(DeviceCheck, RanksStartedElsewhereAreNotCountedAgainstThisMachine) {
+  for (const char* launcher : {"mpirun", "srun", "ssh"}) {
+    Cell c = cell("cuda", "nccl", 16);
+    c.values["launcher"] = std::string(launcher);
+    EXPECT_FALSE(deviceProblem(c, &kNccl, kNoGpu)) << launcher;
+  }
+}
+
+// The planner on this machine: a GPU matrix is refused in one line, at the
+// device key, when no GPU is usable here (CI), and plans where one is.
+TEST(DeviceCheck, ThePlannerRefusesGpuCellsWithoutAGpuInOneLine) {
+  const std::string text = R"([experiment]
+name = "t"
+
+[run]
+model = "linear"
+dataset = "tiny"
+strategy = "allreduce"
+backend = "nccl"
+device = "cuda"
+)";
+  PluginLoader loader(SearchPath({DTBENCH_TEST_PLUGIN_DIR, DTBENCH_PLUGIN_DIR}));
+  const bool gpuHere = !probeCuda().devices.empty();
+  try {
+    planMatrix(parseMatrix("m.toml", text), loader);
+    EXPECT_TRUE(gpuHere) << "planned without a GPU";
+  } catch (const MatrixError& e) {
+    ASSERT_EQ(e.problems().size(), 1u);
+    const std::string line = e.problems()[0].format();
+    EXPECT_FALSE(gpuHere) << line;
+    EXPECT_NE(line.find("m.toml:9:10: error: device = \"cuda\" (cell 0): no GPU is usable here: "),
+              std::string::npos)
+        << line;
+  }
+}
+
+// dtbench validate (and --sbatch) checks a matrix that may run on another
+// machine: this one's missing GPU is a warning there, said once.
+TEST(DeviceCheck, ACheckOnlyPlanWarnsOnceOfThisMachine) {
+  if (!probeCuda().devices.empty()) GTEST_SKIP() << "a GPU is usable here: nothing to warn of";
+  const std::string text = R"([experiment]
+name = "t"
+
+[run]
+model = "linear"
+dataset = "tiny"
+strategy = "allreduce"
+backend = "nccl"
+device = "cuda"
+lr = [0.1, 0.2]
+)";
+  PluginLoader loader(SearchPath({DTBENCH_TEST_PLUGIN_DIR, DTBENCH_PLUGIN_DIR}));
+  const Plan p = planMatrix(parseMatrix("m.toml", text), loader, PlanScope::kCheckOnly);
+  EXPECT_EQ(p.cells.size(), 2u);
+  ASSERT_EQ(p.warnings.size(), 1u);
+  EXPECT_NE(p.warnings[0].message.find("(`dtbench run` refuses it on this machine)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dtb::core

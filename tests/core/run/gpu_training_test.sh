@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# GPU training end to end (matrices/gpu_training.toml), where a GPU is
+# usable; skipped (77) elsewhere, after checking that `dtbench run` refuses
+# the matrix in one line and `dtbench validate` only warns. Every run (one
+# rank over NCCL, one over Gloo, two sharing the GPU over Gloo) must succeed
+# and learn: the last epoch's training loss below
+# the first's, the test accuracy above chance (4 classes).
+#   gpu_training_test.sh DTBENCH PLUGIN_DIR MATRIX_DIR
+set -euo pipefail
+dtbench=$1 plugins=$2 matrices=$3
+scratch=$(mktemp -d)
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$scratch"' EXIT
+db=$scratch/gpu.db
+# shellcheck source=../../support/run_test_lib.sh
+source "$(dirname "$0")/../../support/run_test_lib.sh"
+export TMPDIR=$scratch
+matrix=$matrices/gpu_training.toml
+
+checked=$("$dtbench" check 2>/dev/null || true)  # (grep -q on a pipe would cut it short under pipefail)
+if grep -q "^gpu: .*no GPU usable" <<<"$checked"; then
+  "$dtbench" --plugin-path "$plugins" validate "$matrix" > "$scratch/validate.txt" 2>&1 \
+    || { cat "$scratch/validate.txt"; fail "validate refused a GPU matrix on a machine without a GPU"; }
+  grep -q "warning: device = \"cuda\" (cell 0): no GPU is usable here" "$scratch/validate.txt" \
+    || { cat "$scratch/validate.txt"; fail "validate did not warn of the missing GPU"; }
+  if "$dtbench" --plugin-path "$plugins" run "$matrix" --db "$db" > "$scratch/run.txt" 2>&1; then
+    fail "run accepted a GPU matrix without a GPU"
+  fi
+  grep -q "error: device = \"cuda\" (cell 0): no GPU is usable here" "$scratch/run.txt" \
+    || { cat "$scratch/run.txt"; fail "run did not say why it refused"; }
+  [[ ! -e $db ]] || fail "a refused matrix created its database"
+  echo "SKIP: no GPU is usable here (run refused the matrix in one line, as it must)"
+  exit 77
+fi
+
+"$dtbench" --plugin-path "$plugins" run "$matrix" --db "$db" > "$scratch/out.txt" 2>&1 \
+  || { cat "$scratch/out.txt"; fail "run exited with $?"; }
+grep -q "3 ok, 0 failed" "$scratch/out.txt" || { cat "$scratch/out.txt"; fail "not every run succeeded"; }
+"$dtbench" query "$db" "SELECT r.backend, r.world_size, e.epoch, ROUND(e.train_loss, 4) AS loss,
+                        ROUND(e.test_accuracy, 3) AS acc FROM epoch e JOIN run r ON r.id = e.run_id
+                        ORDER BY r.id, e.epoch"
+"$dtbench" query "$db" "SELECT backend, world_size, ROUND(step_ms, 2) AS step_ms, ROUND(forward_ms, 2) AS fwd,
+                        ROUND(backward_ms, 2) AS bwd, ROUND(comm_exposed_ms, 2) AS exposed, ROUND(optimizer_ms, 2) AS opt
+                        FROM step_breakdown ORDER BY run_id"
+expect "SELECT COUNT(*) FROM run_summary WHERE status = 'ok'" 3 "a run did not end ok"
+expect "SELECT COUNT(*) FROM (SELECT run_id, MIN(epoch) AS first, MAX(epoch) AS last FROM epoch GROUP BY run_id) x
+          JOIN epoch a ON a.run_id = x.run_id AND a.epoch = x.first JOIN epoch b ON b.run_id = x.run_id AND b.epoch = x.last
+          WHERE b.train_loss < a.train_loss" 3 "a run did not learn (training loss not lower in the last epoch)"
+expect "SELECT COUNT(*) FROM run_summary WHERE final_test_accuracy > 0.4" 3 "a run ended at chance (4 classes)"
+echo "PASS"

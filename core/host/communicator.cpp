@@ -161,10 +161,10 @@ bool Communicator::stageIfNeeded(const dtb_tensor_t& tensor, std::shared_ptr<Gpu
   try {
     *staged = staging_.stage(tensor);
     return true;
-  } catch (const GpuUnavailable& e) {
-    why = e.what();
   } catch (const std::bad_alloc&) {
     why = "no pinned host memory for " + std::to_string(bytesOf(tensor)) + " bytes";
+  } catch (const std::exception& e) {  // GpuUnavailable, or CUDA refusing the pointer
+    why = e.what();
   }
   *out = nullptr;
   if (error) {

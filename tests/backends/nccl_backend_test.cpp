@@ -259,7 +259,7 @@ TEST(HostGpuMemory, ACpuBackendGivenAGpuTensorIsRefusedBeforeItRuns) {
   EXPECT_EQ(comm.memory(), DTB_DEVICE_HOST);
   std::vector<float> data(16, 1.0f);
   dtb_tensor_t t = tensorOf(data.data(), data.size(), DTB_DTYPE_F32);
-  t.device = {DTB_DEVICE_CUDA, 0};  // never dereferenced: refused first
+  t.device = {DTB_DEVICE_CUDA, 0};  // host memory said to be a GPU's: staging it fails, on any machine
   dtb_request_t request = reinterpret_cast<dtb_request_t>(1);
   std::string error;
   EXPECT_EQ(comm.allreduce(&t, DTB_REDUCE_SUM, &request, &error), DTB_STATUS_UNSUPPORTED);

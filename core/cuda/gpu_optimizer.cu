@@ -1,6 +1,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "cuda/cuda_memory.h"
@@ -10,7 +11,18 @@ namespace dtb::core {
 namespace {
 
 void check(cudaError_t result, const char* what) {
-  if (result != cudaSuccess) throw GpuUnavailable(std::string(what) + ": " + cudaGetErrorString(result));
+  if (result != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(result));
+}
+
+// Whether `p` is memory of GPU `device` (device or managed memory there):
+// a kernel given host memory would fault and break the whole CUDA context.
+bool onGpu(const void* p, int device) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();  // the query's own error, not one to report later
+    return false;
+  }
+  return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) && a.device == device;
 }
 
 __global__ void sgdKernel(UpdateRule r, float* param, const float* grad, float* state, uint64_t count) {
@@ -49,6 +61,12 @@ void gpuOptimizerUpdate(const UpdateRule& rule, float* param, const float* grad,
                         int device) {
   if (count == 0) return;
   check(cudaSetDevice(device), "cudaSetDevice");
+  const bool stateful = rule.kind != UpdateRule::Kind::kSgd || rule.momentum > 0;
+  if (stateful && !onGpu(state, device))
+    throw std::invalid_argument("the optimizer state is not memory of GPU " + std::to_string(device) +
+                                " (allocate it with alloc on the parameter's device)");
+  // An error left by earlier GPU work is not the optimizer's: said as such.
+  check(cudaPeekAtLastError(), "the GPU was already in error before the optimizer ran");
   const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((count + 255) / 256, 4096));
   if (rule.kind == UpdateRule::Kind::kSgd) {
     sgdKernel<<<blocks, 256>>>(rule, param, grad, state, count);
@@ -60,7 +78,7 @@ void gpuOptimizerUpdate(const UpdateRule& rule, float* param, const float* grad,
 
 void gpuSynchronize(int device) {
   check(cudaSetDevice(device), "cudaSetDevice");
-  check(cudaDeviceSynchronize(), "the GPU's queued work");
+  check(cudaDeviceSynchronize(), "the GPU's work queued up to the optimizer's step");
 }
 
 }  // namespace dtb::core

@@ -280,7 +280,7 @@ dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::s
   const auto start = std::chrono::steady_clock::now();
   std::unique_lock backendLock(backendMutex_);
   if (watch_) watch_->begin(inFlight->op, std::max(std::chrono::milliseconds(timeout), defaultTimeout_));
-  const dtb_status_t status = api().wait(backend_->context(), request, timeout);
+  dtb_status_t status = api().wait(backend_->context(), request, timeout);
   if (watch_) watch_->end();
   const int64_t waited =
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
@@ -293,9 +293,18 @@ dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::s
   const bool hold = status == DTB_STATUS_TIMEOUT && holdTimedOut_;
   if (!hold) api().request_free(backend_->context(), request);
   backendLock.unlock();
-  // The result back on the GPU; a request held while it may still run keeps
-  // its pinned buffer.
-  if (inFlight->staged && !hold) staging_.finish(*inFlight->staged, status == DTB_STATUS_OK);
+  // The result back on the GPU. A request that timed out may still run in
+  // the backend: its pinned buffer stays out of the pool for good.
+  if (inFlight->staged && status != DTB_STATUS_TIMEOUT) {
+    try {
+      staging_.finish(*inFlight->staged, status == DTB_STATUS_OK);
+    } catch (const std::exception& e) {
+      if (error)
+        *error = backend_->plugin().label() + " on rank " + std::to_string(rank_) + ": " + inFlight->op +
+                 " done, but its result could not be copied back to the GPU: " + e.what();
+      status = DTB_STATUS_INTERNAL;
+    }
+  }
   if (hold) {
     std::lock_guard lock(mutex_);
     timedOut_.push_back(request);

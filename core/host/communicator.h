@@ -179,6 +179,9 @@ class Communicator {
   // ended; leaves those still running in `requests`.
   void settle(std::vector<dtb_request_t>& requests, std::chrono::milliseconds within);
 
+  // Before the backend: destroyed after it, so no collective still running
+  // in the backend writes to a freed pinned buffer.
+  GpuStaging staging_;
   std::unique_ptr<PluginInstance> backend_;
   int rank_;
   int world_;
@@ -208,7 +211,6 @@ class Communicator {
   TraceRecorder* trace_ = nullptr;
   WaitGuard* guard_ = nullptr;
   std::unique_ptr<WaitGuard::Watch> watch_;
-  GpuStaging staging_;
 };
 
 }  // namespace dtb::core

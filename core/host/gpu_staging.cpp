@@ -29,7 +29,13 @@ std::shared_ptr<GpuStaging::Staged> GpuStaging::stage(const dtb_tensor_t& gpu) {
     std::lock_guard lock(mutex_);
     sizes_[pinned] = staged->bytes;
   }
-  copyFromGpu(pinned, staged->gpu, staged->bytes, staged->device);
+  try {
+    copyFromGpu(pinned, staged->gpu, staged->bytes, staged->device);
+  } catch (...) {
+    std::lock_guard lock(mutex_);
+    free_.emplace(sizes_.at(pinned), pinned);
+    throw;
+  }
   staged->host = gpu;
   staged->host.data = pinned;
   staged->host.device = {DTB_DEVICE_HOST, 0};
@@ -37,9 +43,17 @@ std::shared_ptr<GpuStaging::Staged> GpuStaging::stage(const dtb_tensor_t& gpu) {
 }
 
 void GpuStaging::finish(const Staged& staged, bool copyBack) {
-  if (copyBack) copyToGpu(staged.gpu, staged.host.data, staged.bytes, staged.device);
-  std::lock_guard lock(mutex_);
-  free_.emplace(sizes_.at(staged.host.data), staged.host.data);
+  const auto giveBack = [&] {
+    std::lock_guard lock(mutex_);
+    free_.emplace(sizes_.at(staged.host.data), staged.host.data);
+  };
+  try {
+    if (copyBack) copyToGpu(staged.gpu, staged.host.data, staged.bytes, staged.device);
+  } catch (...) {
+    giveBack();
+    throw;
+  }
+  giveBack();
 }
 
 bool stagedThroughHost(const dtb_tensor_t& t, uint32_t backendCapabilities) {

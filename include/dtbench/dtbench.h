@@ -271,7 +271,9 @@ typedef struct dtb_host {
    * device memory on GPU `device.index` (cudaMalloc: 256-byte aligned), counted
    * apart from host memory under the same categories, and
    * DTB_DEVICE_CUDA_HOST pinned host memory (cudaMallocHost), counted as host
-   * memory. */
+   * memory. GPU memory comes zeroed, the zeroing finished before alloc
+   * returns (since dtbench's GPU training, ABI 1.6 hosts; earlier hosts did
+   * not zero it). */
   dtb_status_t (*alloc)(dtb_host_ctx_t ctx, uint64_t bytes, dtb_device_t device, dtb_mem_category_t category,
                         void** out);
   /* Frees memory from alloc(); NULL is ignored, and so (with an error in the
@@ -354,10 +356,13 @@ typedef struct dtb_host {
    * count are the host's). A strategy owns the optimizer state memory, so it
    * can shard it: optim_state_floats() f32 values per parameter element. */
   uint32_t (*optim_state_floats)(dtb_host_ctx_t ctx);
-  /* Updates `param` in place from `grad` (f32 host tensors of the same count;
-   * else DTB_STATUS_INVALID_ARGUMENT) using `state` (count x
-   * optim_state_floats() floats, zeroed before the first step; may be NULL
-   * when optim_state_floats() is 0).
+  /* Updates `param` in place from `grad` (f32 tensors of the same count, both
+   * on the host or both on one GPU; else DTB_STATUS_INVALID_ARGUMENT) using
+   * `state` (count x optim_state_floats() floats, zeroed before the first
+   * step, where the tensors are; may be NULL when optim_state_floats() is 0).
+   * On a GPU the update is queued there and has run before the host's next
+   * forward (since dtbench's GPU training, ABI 1.6 hosts; earlier hosts took
+   * host tensors only).
    * `param_index` is the model parameter (dtb_param_t.index) the slice
    * belongs to, for per-parameter options: a parameter flagged
    * DTB_PARAM_FLAG_NO_WEIGHT_DECAY is updated with weight decay 0 (SGD and

@@ -15,6 +15,11 @@ namespace dtb {
 // Throws UNSUPPORTED, naming the strategy and the parameter, unless the
 // parameter's gradient is f32 in host memory.
 inline void requireHostF32(const char* strategy, const dtb_param_t& p) {
+  if (p.grad.device.type == DTB_DEVICE_CUDA) {
+    throw Error(DTB_STATUS_UNSUPPORTED, std::string(strategy) + ": parameter '" + p.name +
+                                            "' is on a GPU; this strategy works on host tensors only so far "
+                                            "(strategy = \"allreduce\" trains on GPU tensors)");
+  }
   if (p.grad.dtype != DTB_DTYPE_F32 || p.grad.device.type != DTB_DEVICE_HOST) {
     throw Error(DTB_STATUS_UNSUPPORTED, std::string(strategy) + ": parameter '" + p.name +
                                             "' is not an f32 host tensor; this strategy works on those only");

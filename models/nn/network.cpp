@@ -7,10 +7,13 @@
 namespace dtb::nn {
 namespace {
 
-// A boolean parameter of the plugin, or `fallback` where it declares none.
+// A boolean parameter of the plugin, or `fallback` where it declares none
+// (any other failure is the host's error, raised).
 bool optionalBool(const dtb_host_t* host, const char* key, bool fallback) {
   int32_t value = 0;
-  if (host->config_get_bool(host->ctx, key, &value) != DTB_STATUS_OK) return fallback;
+  const dtb_status_t status = host->config_get_bool(host->ctx, key, &value);
+  if (status == DTB_STATUS_NOT_FOUND) return fallback;
+  check(status, key);
   return value != 0;
 }
 

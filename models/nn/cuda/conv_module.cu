@@ -19,7 +19,12 @@ Perf choose(const std::vector<Perf>& results, int returned, bool allowTf32, cons
   for (int i = 0; i < returned; ++i) {
     Perf perf = results[i];
     if (perf.status != CUDNN_STATUS_SUCCESS || perf.memory > kMaxWorkspace) continue;
-    if (!allowTf32) perf.mathType = CUDNN_FMA_MATH;
+    if (!allowTf32) {
+      perf.mathType = CUDNN_FMA_MATH;
+    } else if (perf.mathType != CUDNN_DEFAULT_MATH && perf.mathType != CUDNN_TENSOR_OP_MATH &&
+               perf.mathType != CUDNN_FMA_MATH) {
+      continue;  // e.g. CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION: fp32 data computed in fp16
+    }
     return perf;
   }
   throw Error(DTB_STATUS_UNSUPPORTED, std::string("cuDNN has no algorithm for this ") + what);
@@ -87,6 +92,10 @@ ConvModule::Plan& ConvModule::plan(const Shape& in) {
         "cudnnSetTensor4dDescriptor (output)");
   const bool tf32 = ctx_.options().allowTf32;
   cudnnHandle_t h = ctx_.cudnn();
+  // Heuristics and Find look at the descriptor's math type: the option's,
+  // not whatever the last plan's algorithm left there.
+  check(cudnnSetConvolutionMathType(conv_, tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH),
+        "cudnnSetConvolutionMathType");
   int returned = 0;
   std::vector<cudnnConvolutionFwdAlgoPerf_t> fwd(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
   std::vector<cudnnConvolutionBwdDataAlgoPerf_t> bwdData(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);

@@ -9,6 +9,9 @@ DeviceBuffer::~DeviceBuffer() {
 
 void* DeviceBuffer::bytes(size_t bytes) {
   if (bytes <= size_ && data_) return data_;
+  // Work queued on the model's stream may still read the old block (a
+  // growth is rare: the first steps, a larger batch).
+  if (data_) check(cudaDeviceSynchronize(), "waiting for the GPU before a buffer grows");
   if (data_) check(cudaFree(data_), "cudaFree");
   data_ = nullptr;
   size_ = 0;

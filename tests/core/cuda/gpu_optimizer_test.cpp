@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cuda/cuda_memory.h"
@@ -58,6 +60,24 @@ TEST(GpuOptimizer, EveryRuleMatchesTheHostsLoop) {
     EXPECT_LT(worst, 1e-5) << config.kind << " momentum " << config.momentum << " nesterov "
                            << config.nesterov;
   }
+}
+
+// A kernel given host memory would fault and break the CUDA context for
+// every later call: state not on the parameter's GPU is refused first.
+TEST(GpuOptimizer, StateOffTheGpuIsRefusedBeforeAnythingRuns) {
+  const CudaProbe probe = probeCuda();
+  if (probe.devices.empty()) GTEST_SKIP() << "no GPU: " << describe(probe);
+  Optimizer momentum({"sgd", 0.1, 0.9});
+  const GpuBuffer param(64 * 4, 0), grad(64 * 4, 0);
+  std::vector<float> hostState(64, 0.0f);
+  try {
+    momentum.updateOnGpu(static_cast<float*>(param.data()), static_cast<const float*>(grad.data()),
+                         hostState.data(), 64, WeightDecay::kApply, 0);
+    FAIL() << "host state accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("not memory of GPU 0"), std::string::npos) << e.what();
+  }
+  momentum.settle();  // nothing was queued, and the GPU is still usable
 }
 
 TEST(GpuOptimizer, SettleWithNothingQueuedNeedsNoGpu) {

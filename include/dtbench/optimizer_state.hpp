@@ -66,8 +66,9 @@ class OptimizerState {
   void checkSize(uint64_t size) const {
     for (const HostBuffer<float>& s : state_) {
       if (s.device().type != DTB_DEVICE_HOST)
-        throw Error(DTB_STATUS_UNSUPPORTED, "optimizer state on a GPU is not saved or loaded (no checkpoints of "
-                                            "GPU training yet)");
+        throw Error(DTB_STATUS_UNSUPPORTED,
+                    "optimizer state on a GPU is not saved or loaded (no checkpoints of "
+                    "GPU training yet)");
     }
     if (size != savedBytes()) {
       throw Error(DTB_STATUS_INVALID_ARGUMENT, "optimizer state of " + std::to_string(savedBytes()) +

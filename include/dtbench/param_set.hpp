@@ -27,8 +27,10 @@ class ParamSet {
   ParamSet(const char* strategy, const dtb_strategy_setup_t& setup, Place place = Place::kHost)
       : strategy_(strategy), params_(setup.params, setup.params + setup.param_count) {
     for (uint32_t i = 0; i < params_.size(); ++i) {
-      if (place == Place::kHost) requireHostF32(strategy, *params_[i]);
-      else requireSameDeviceF32(strategy, *params_[i], *params_[0]);
+      if (place == Place::kHost)
+        requireHostF32(strategy, *params_[i]);
+      else
+        requireSameDeviceF32(strategy, *params_[i], *params_[0]);
       if (params_[i]->index != i) {
         throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(strategy) + ": parameter '" + params_[i]->name +
                                                      "' has index " + std::to_string(params_[i]->index) +

@@ -33,9 +33,10 @@ inline void requireSameDeviceF32(const char* strategy, const dtb_param_t& p, con
   for (const dtb_tensor_t* t : {&p.value, &p.grad}) {
     if (t->dtype != DTB_DTYPE_F32 || t->device.type != d.type || t->device.index != d.index ||
         (d.type != DTB_DEVICE_HOST && d.type != DTB_DEVICE_CUDA)) {
-      throw Error(DTB_STATUS_UNSUPPORTED, std::string(strategy) + ": parameter '" + p.name +
-                                              "' is not f32 on the device of the first; this strategy works on "
-                                              "f32 tensors all on the host or all on one GPU");
+      throw Error(DTB_STATUS_UNSUPPORTED,
+                  std::string(strategy) + ": parameter '" + p.name +
+                      "' is not f32 on the device of the first; this strategy works on "
+                      "f32 tensors all on the host or all on one GPU");
     }
   }
 }

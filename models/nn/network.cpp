@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "cuda_layer_params.h"
 #include "dtbench/plugin.hpp"
 
 namespace dtb::nn {
@@ -24,8 +25,8 @@ std::unique_ptr<Layers> layersFor(const dtb_host_t* host, const dtb_device_t& de
                 "models compute on the host or a CUDA GPU; got device type " + std::to_string(device.type));
   CudaLayerOptions options;
   options.device = device.index;
-  options.benchmark = optionalBool(host, "cudnn_benchmark", options.benchmark);
-  options.allowTf32 = optionalBool(host, "allow_tf32", options.allowTf32);
+  options.benchmark = optionalBool(host, kCudnnBenchmarkKey, options.benchmark);
+  options.allowTf32 = optionalBool(host, kAllowTf32Key, options.allowTf32);
   return makeCudaLayers(options);
 }
 

@@ -1,4 +1,5 @@
 // The resnet model plugin: the C ABI over ResNet.
+#include "cuda_layer_params.h"
 #include "dtbench/descriptors.hpp"
 #include "resnet.h"
 
@@ -13,14 +14,8 @@ const dtb_param_spec_t kParams[] = {
      "First layers: imagenet (7x7/2 convolution, 3x3/2 max pool), cifar (3x3/1 convolution), auto (cifar for "
      "samples up to 64 pixels high)",
      0, 0, 0, "auto|cifar|imagenet"},
-    {sizeof(dtb_param_spec_t), "cudnn_benchmark", DTB_PARAM_BOOL, "false",
-     "On a GPU: time every cuDNN convolution algorithm once per input shape and keep the fastest "
-     "(torch.backends.cudnn.benchmark); else cuDNN's heuristics choose",
-     0, 0, 0, nullptr},
-    {sizeof(dtb_param_spec_t), "allow_tf32", DTB_PARAM_BOOL, "true",
-     "On a GPU: fp32 convolutions may run on tensor cores in TF32 (torch.backends.cudnn.allow_tf32, on by "
-     "default in PyTorch); fully connected layers stay full fp32 as PyTorch's matmul default",
-     0, 0, 0, nullptr},
+    nn::kCudnnBenchmarkParam,
+    nn::kAllowTf32Param,
 };
 
 const dtb_model_plugin_v1_t kDescriptor = modelDescriptor<ResNet>(

@@ -11,23 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "cuda/cuda_probe.h"
+#include "gpu_available.h"
 #include "layers.h"
 
 namespace dtb::nn {
 namespace {
-
-// Why GPU tests cannot run here, or "" where they can.
-std::string noGpu() {
-  const core::CudaProbe probe = core::probeCuda();
-  return probe.devices.empty() ? core::describe(probe) : "";
-}
-
-#define SKIP_WITHOUT_GPU()                               \
-  do {                                                   \
-    const std::string why = noGpu();                     \
-    if (!why.empty()) GTEST_SKIP() << "no GPU: " << why; \
-  } while (0)
 
 std::vector<float> randomValues(uint64_t count, uint64_t seed, float scale = 1.0f) {
   std::mt19937_64 rng(seed);
@@ -136,7 +124,7 @@ class Twin {
 };
 
 TEST(CudaLayers, ConvolutionsMatchOneDnn) {
-  SKIP_WITHOUT_GPU();
+  DTBENCH_SKIP_WITHOUT_GPU();
   const struct {
     Conv2dSpec spec;
     bool bias;
@@ -155,7 +143,7 @@ TEST(CudaLayers, ConvolutionsMatchOneDnn) {
 }
 
 TEST(CudaLayers, BatchNormMatchesOneDnnInTrainingAndEvaluation) {
-  SKIP_WITHOUT_GPU();
+  DTBENCH_SKIP_WITHOUT_GPU();
   Twin twin([](Layers& l, ParameterRegistry& r) { return l.batchNorm(r, "bn", 5); });
   twin.check({4, 5, 6, 6}, true, "batch norm (training)");
   twin.check({4, 5, 6, 6}, true, "batch norm (training, second step)");
@@ -164,13 +152,13 @@ TEST(CudaLayers, BatchNormMatchesOneDnnInTrainingAndEvaluation) {
 }
 
 TEST(CudaLayers, LinearMatchesOneDnn) {
-  SKIP_WITHOUT_GPU();
+  DTBENCH_SKIP_WITHOUT_GPU();
   Twin twin([](Layers& l, ParameterRegistry& r) { return l.linear(r, "fc", 48, 10); });
   twin.check({5, 3, 4, 4}, true, "linear");
 }
 
 TEST(CudaLayers, ActivationsAndPoolingMatchOneDnn) {
-  SKIP_WITHOUT_GPU();
+  DTBENCH_SKIP_WITHOUT_GPU();
   Twin relu([](Layers& l, ParameterRegistry&) { return l.relu(false); });
   relu.check({2, 3, 5, 5}, true, "relu");
   Twin relu6([](Layers& l, ParameterRegistry&) { return l.relu(true); });
@@ -184,7 +172,7 @@ TEST(CudaLayers, ActivationsAndPoolingMatchOneDnn) {
 }
 
 TEST(CudaLayers, ResidualSumMatchesOneDnn) {
-  SKIP_WITHOUT_GPU();
+  DTBENCH_SKIP_WITHOUT_GPU();
   Twin block([](Layers& l, ParameterRegistry& r) {
     auto main = l.conv(r, "main", {4, 8, 3, 2, 1});
     auto shortcut = l.conv(r, "shortcut", {4, 8, 1, 2, 0});
@@ -197,7 +185,7 @@ TEST(CudaLayers, ResidualSumMatchesOneDnn) {
 
 // Dropout draws differently on each device: checked for what it must be.
 TEST(CudaLayers, DropoutKeepsScaledValuesAndRoutesGradientsThroughThem) {
-  SKIP_WITHOUT_GPU();
+  DTBENCH_SKIP_WITHOUT_GPU();
   auto layers = makeCudaLayers({});
   auto dropout = layers->dropout(0.25, 3);
   const Shape in{4, 8, 16, 16};
@@ -227,7 +215,7 @@ TEST(CudaLayers, DropoutKeepsScaledValuesAndRoutesGradientsThroughThem) {
 }
 
 TEST(CudaLayers, CrossEntropyMatchesTheHosts) {
-  SKIP_WITHOUT_GPU();
+  DTBENCH_SKIP_WITHOUT_GPU();
   auto cpu = makeCpuLayers();
   auto gpu = makeCudaLayers({});
   for (const double smoothing : {0.0, 0.1}) {

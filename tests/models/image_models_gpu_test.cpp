@@ -20,19 +20,13 @@
 #include <string>
 #include <vector>
 
-#include "cuda/cuda_probe.h"
 #include "dtbench/plugin.hpp"
+#include "gpu_available.h"
 #include "host/plugin_instance.h"
 #include "plugin/loader.h"
 
 namespace dtb::core {
 namespace {
-
-#define SKIP_WITHOUT_GPU()                                                    \
-  do {                                                                        \
-    const CudaProbe probe = probeCuda();                                      \
-    if (probe.devices.empty()) GTEST_SKIP() << "no GPU: " << describe(probe); \
-  } while (0)
 
 dtb_model_setup_t setupOn(dtb_device_t device, int64_t size, uint32_t batch) {
   dtb_model_setup_t setup{};
@@ -152,32 +146,36 @@ void expectSameStep(const Step& gpu, const Step& cpu, const Step& cpuPerturbed, 
   EXPECT_NEAR(gpu.evalLoss, cpu.evalLoss, 5e-4 * std::abs(cpu.evalLoss)) << model << " (evaluation)";
 }
 
+// One step of `model` on the host, on the host with its inputs moved by one
+// part in a million (the noise floor), and on the GPU; then the comparison.
+void expectGpuStepLikeTheHosts(const char* model, const ParamValues& params, int64_t size, uint32_t batch,
+                               const std::string& name) {
+  const Step cpu = runStep(model, params, {DTB_DEVICE_HOST, 0}, size, batch);
+  const Step perturbed = runStep(model, params, {DTB_DEVICE_HOST, 0}, size, batch, 1e-6);
+  const Step gpu = runStep(model, params, {DTB_DEVICE_CUDA, 0}, size, batch);
+  expectSameStep(gpu, cpu, perturbed, name);
+}
+
 TEST(ImageModelsOnGpu, ResNet18StepMatchesTheHost) {
-  SKIP_WITHOUT_GPU();
+  DTBENCH_SKIP_WITHOUT_GPU();
   const ParamValues params{{"depth", int64_t{18}}, {"allow_tf32", false}};
-  const Step cpu = runStep("resnet", params, {DTB_DEVICE_HOST, 0}, 32, 8);
-  const Step perturbed = runStep("resnet", params, {DTB_DEVICE_HOST, 0}, 32, 8, 1e-6);
-  const Step gpu = runStep("resnet", params, {DTB_DEVICE_CUDA, 0}, 32, 8);
-  expectSameStep(gpu, cpu, perturbed, "resnet18");
+  expectGpuStepLikeTheHosts("resnet", params, 32, 8, "resnet18");
 }
 
 // The ImageNet stem (7x7/2 convolution, 3x3/2 max pool) and bottlenecks.
 TEST(ImageModelsOnGpu, ResNet50StepMatchesTheHost) {
-  SKIP_WITHOUT_GPU();
+  DTBENCH_SKIP_WITHOUT_GPU();
   const ParamValues params{{"depth", int64_t{50}},
                            {"stem", std::string("imagenet")},
                            {"allow_tf32", false},
                            {"cudnn_benchmark", true}};
-  const Step cpu = runStep("resnet", params, {DTB_DEVICE_HOST, 0}, 64, 3);
-  const Step perturbed = runStep("resnet", params, {DTB_DEVICE_HOST, 0}, 64, 3, 1e-6);
-  const Step gpu = runStep("resnet", params, {DTB_DEVICE_CUDA, 0}, 64, 3);
-  expectSameStep(gpu, cpu, perturbed, "resnet50");
+  expectGpuStepLikeTheHosts("resnet", params, 64, 3, "resnet50");
 }
 
 // Dropout draws differently on each device, so MobileNetV2's step is
 // compared in evaluation (dropout off) and checked for a finite loss.
 TEST(ImageModelsOnGpu, MobileNetV2RunsAndEvaluatesAsTheHost) {
-  SKIP_WITHOUT_GPU();
+  DTBENCH_SKIP_WITHOUT_GPU();
   const ParamValues params{{"allow_tf32", false}};
   const Step cpu = runStep("mobilenetv2", params, {DTB_DEVICE_HOST, 0}, 32, 4);
   const Step gpu = runStep("mobilenetv2", params, {DTB_DEVICE_CUDA, 0}, 32, 4);
@@ -187,7 +185,7 @@ TEST(ImageModelsOnGpu, MobileNetV2RunsAndEvaluatesAsTheHost) {
 }
 
 TEST(ImageModelsOnGpu, ANonexistentGpuIsRefusedByName) {
-  SKIP_WITHOUT_GPU();
+  DTBENCH_SKIP_WITHOUT_GPU();
   PluginLoader loader(SearchPath({DTBENCH_PLUGIN_DIR}));
   try {
     createModel(loader.load(PluginKind::kModel, "resnet"), {}, setupOn({DTB_DEVICE_CUDA, 99}, 32, 2));

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cuda/cuda_memory.h"
-#include "cuda/cuda_probe.h"
+#include "gpu_available.h"
 #include "train/optimizer.h"
 
 namespace dtb::core {
@@ -28,8 +28,7 @@ std::vector<float> random(size_t count, uint64_t seed) {
 }
 
 TEST(GpuOptimizer, EveryRuleMatchesTheHostsLoop) {
-  const CudaProbe probe = probeCuda();
-  if (probe.devices.empty()) GTEST_SKIP() << "no GPU: " << describe(probe);
+  DTBENCH_SKIP_WITHOUT_GPU();
   const OptimizerConfig configs[] = {
       {"sgd", 0.1, 0, false, 0},      {"sgd", 0.1, 0.9, false, 1e-2},  {"sgd", 0.1, 0.9, true, 1e-2},
       {"adam", 1e-3, 0, false, 1e-2}, {"adamw", 1e-3, 0, false, 1e-2},
@@ -65,8 +64,7 @@ TEST(GpuOptimizer, EveryRuleMatchesTheHostsLoop) {
 // A kernel given host memory would fault and break the CUDA context for
 // every later call: state not on the parameter's GPU is refused first.
 TEST(GpuOptimizer, StateOffTheGpuIsRefusedBeforeAnythingRuns) {
-  const CudaProbe probe = probeCuda();
-  if (probe.devices.empty()) GTEST_SKIP() << "no GPU: " << describe(probe);
+  DTBENCH_SKIP_WITHOUT_GPU();
   Optimizer momentum({"sgd", 0.1, 0.9});
   const GpuBuffer param(64 * 4, 0), grad(64 * 4, 0);
   std::vector<float> hostState(64, 0.0f);

@@ -91,10 +91,8 @@ TEST(DeviceCheck, RanksStartedElsewhereAreNotCountedAgainstThisMachine) {
   }
 }
 
-// The planner on this machine: a GPU matrix is refused in one line, at the
-// device key, when no GPU is usable here (CI), and plans where one is.
-TEST(DeviceCheck, ThePlannerRefusesGpuCellsWithoutAGpuInOneLine) {
-  const std::string text = R"([experiment]
+// A matrix of GPU cells over NCCL; its device key is at 9:10.
+const std::string kGpuMatrix = R"([experiment]
 name = "t"
 
 [run]
@@ -104,10 +102,15 @@ strategy = "allreduce"
 backend = "nccl"
 device = "cuda"
 )";
-  PluginLoader loader(SearchPath({DTBENCH_TEST_PLUGIN_DIR, DTBENCH_PLUGIN_DIR}));
+
+PluginLoader testLoader() { return PluginLoader(SearchPath({DTBENCH_TEST_PLUGIN_DIR, DTBENCH_PLUGIN_DIR})); }
+
+// The planner on this machine: a GPU matrix is refused in one line, at the
+// device key, when no GPU is usable here (CI), and plans where one is.
+TEST(DeviceCheck, ThePlannerRefusesGpuCellsWithoutAGpuInOneLine) {
   const bool gpuHere = !probeCuda().devices.empty();
   try {
-    planMatrix(parseMatrix("m.toml", text), loader);
+    planMatrix(parseMatrix("m.toml", kGpuMatrix), testLoader());
     EXPECT_TRUE(gpuHere) << "planned without a GPU";
   } catch (const MatrixError& e) {
     ASSERT_EQ(e.problems().size(), 1u);
@@ -123,19 +126,8 @@ device = "cuda"
 // machine: this one's missing GPU is a warning there, said once.
 TEST(DeviceCheck, ACheckOnlyPlanWarnsOnceOfThisMachine) {
   if (!probeCuda().devices.empty()) GTEST_SKIP() << "a GPU is usable here: nothing to warn of";
-  const std::string text = R"([experiment]
-name = "t"
-
-[run]
-model = "linear"
-dataset = "tiny"
-strategy = "allreduce"
-backend = "nccl"
-device = "cuda"
-lr = [0.1, 0.2]
-)";
-  PluginLoader loader(SearchPath({DTBENCH_TEST_PLUGIN_DIR, DTBENCH_PLUGIN_DIR}));
-  const Plan p = planMatrix(parseMatrix("m.toml", text), loader, PlanScope::kCheckOnly);
+  const Plan p = planMatrix(parseMatrix("m.toml", kGpuMatrix + "lr = [0.1, 0.2]\n"), testLoader(),
+                            PlanScope::kCheckOnly);
   EXPECT_EQ(p.cells.size(), 2u);
   ASSERT_EQ(p.warnings.size(), 1u);
   EXPECT_NE(p.warnings[0].message.find("(`dtbench run` refuses it on this machine)"), std::string::npos);

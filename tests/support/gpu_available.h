@@ -18,8 +18,8 @@ inline std::string whyNoGpu() {
 
 }  // namespace dtb::testing
 
-#define DTBENCH_SKIP_WITHOUT_GPU()                                        \
-  do {                                                                    \
-    const std::string whyNoGpu = ::dtb::testing::whyNoGpu();              \
-    if (!whyNoGpu.empty()) GTEST_SKIP() << "no GPU: " << whyNoGpu;        \
+#define DTBENCH_SKIP_WITHOUT_GPU()                                 \
+  do {                                                             \
+    const std::string whyNoGpu = ::dtb::testing::whyNoGpu();       \
+    if (!whyNoGpu.empty()) GTEST_SKIP() << "no GPU: " << whyNoGpu; \
   } while (0)

@@ -164,6 +164,7 @@ int run(const GlobalOptions& global) {
 void addCheckCommand(CLI::App& app, GlobalOptions& global) {
   CLI::App* cmd = app.add_subcommand(
       "check", "Self-check: build, libraries, GPU, and every plugin on the path loaded and created");
+  addPluginPathOption(*cmd, global);
   cmd->allow_extras(false);
   cmd->callback([&global] { global.exitCode = run(global); });
 }

@@ -2,14 +2,16 @@
 
 #include <toml++/toml.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
+#include "matrix/run_schema.h"
 #include "matrix/toml_depth.h"
+#include "matrix/toml_source.h"
 #include "network/network_profile.h"
+#include "sweep/sweep_memory.h"
 #include "sweep/sweep_runner.h"
 
 namespace dtb::cli {
@@ -23,6 +25,7 @@ struct Options {
   double factor = 0, timeoutS = 60;
   int64_t warmup = -1, iterations = -1, check = -1;
   int ranks = 0;
+  int gpusPerRank = 1;
   std::string db = "results.db";
 };
 
@@ -30,7 +33,7 @@ struct Options {
 // users will type them.
 std::string ncclTestsHint(const std::string& flag) {
   if (flag == "-i" || flag == "--stepbytes") return " (nccl-tests' step bytes: sizes here grow by -f only)";
-  if (flag == "-g" || flag == "-t" || flag == "--ngpus" || flag == "--nthreads") {
+  if (flag == "-t" || flag == "--nthreads") {
     return " (nccl-tests' GPUs or threads per process: here each rank is a process, --ranks)";
   }
   if (flag == "-T") return " (nccl-tests' timeout: --timeout)";
@@ -58,16 +61,12 @@ void refuseExtras(const CLI::App& cmd) {
 core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
   core::SweepOptions s;
   if (!o.file.empty()) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(o.file, ec)) throw std::invalid_argument(o.file + ": no such file");
-    std::ifstream in(o.file, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (const auto deep = core::tooDeep(text.str())) {
+    const std::string text = core::readTomlFile(o.file, "sweep file");
+    if (const auto deep = core::tooDeep(text)) {
       throw std::invalid_argument(o.file + ":" + std::to_string(deep->line) + ":" +
                                   std::to_string(deep->column) + ": " + deep->message);
     }
-    const toml::table document = toml::parse(text.str(), o.file);
+    const toml::table document = toml::parse(text, o.file);
     s.source = o.file;
     s.name = document["experiment"]["name"].value_or<std::string>("comm");
     const toml::table* comm = document["comm"].as_table();
@@ -124,9 +123,24 @@ core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
   s.launcherArgs = o.launcherArgs;
   s.interface = o.interface;
   s.timeoutS = o.timeoutS;
-  if (s.world < 1) throw std::invalid_argument("--ranks must be 1 or more");
+  if (!std::isfinite(s.timeoutS) || s.timeoutS <= 0)
+    throw std::invalid_argument("--timeout must be a number of seconds above 0, not " +
+                                std::to_string(s.timeoutS));
+  if (s.world < 1 || s.world > core::kMaxWorldSize)
+    throw std::invalid_argument("--ranks must be within 1 and " + std::to_string(core::kMaxWorldSize) +
+                                ", not " + std::to_string(s.world));
+  // nccl-tests' -g is GPUs per process; dtbench's ranks are one process per
+  // GPU, so -g 1 is what it does and anything else cannot be.
+  if (o.gpusPerRank != 1)
+    throw std::invalid_argument(
+        "-g " + std::to_string(o.gpusPerRank) +
+        ": each rank drives one GPU here (nccl-tests' -g 1); for more GPUs give more --ranks");
   if (s.backends.empty()) throw std::invalid_argument("no backend to sweep");
   s.sweep.validate();
+  // Every rank on this host unless a hostfile, Slurm or ssh spreads them
+  // (other hosts' memory is not known here: not checked).
+  const bool allHere = s.hostfile.empty() && s.launcher != "srun" && s.launcher != "ssh";
+  core::checkSweepFitsMemory(s.sweep, allHere ? s.world : 0);
   return s;
 }
 
@@ -159,6 +173,8 @@ void addCommCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("-f,--step-factor", o->factor, "Size multiplier between steps (default 2)");
   cmd->add_option("-w,--warmup-iters", o->warmup, "Untimed calls per size (default 5)");
   cmd->add_option("-n,--iters", o->iterations, "Timed calls per size (default 20)");
+  cmd->add_option("-g,--ngpus", o->gpusPerRank,
+                  "GPUs per rank, nccl-tests' -g: 1 only (one process per GPU; more GPUs, more --ranks)");
   cmd->add_option("-c,--check", o->check, "Count wrong elements after the timed calls: 1 or 0 (default 1)");
   cmd->add_option("--launcher", o->launcher,
                   "auto, local, mpirun, srun or ssh (default auto: mpirun for mpi)")
@@ -176,6 +192,7 @@ void addCommCommand(CLI::App& app, GlobalOptions& global) {
                   "Seconds any collective may take before the sweep fails (default 60)");
   cmd->add_option("--name", o->name, "The experiment's name (default: the file's, or comm)");
   cmd->add_option("--db", o->db, "The result store (SQLite file; created if missing)");
+  addPluginPathOption(*cmd, global);
   cmd->allow_extras(true);  // refused in the callback, by name
   cmd->callback([&global, o, cmd] {
     refuseExtras(*cmd);

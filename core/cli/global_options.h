@@ -6,6 +6,10 @@
 
 #include "plugin/loader.h"
 
+namespace CLI {
+class App;
+}
+
 namespace dtb::cli {
 
 struct GlobalOptions {
@@ -13,6 +17,11 @@ struct GlobalOptions {
   int verbosity = 0;                    // -v: info, -vv: debug
   int exitCode = 0;                     // set by the command that ran
 };
+
+// --plugin-path DIR on `app`, adding to options.pluginDirs: on dtbench
+// itself and again on the commands that load plugins, so that `dtbench run
+// --plugin-path DIR m.toml` works as `dtbench --plugin-path DIR run m.toml`.
+void addPluginPathOption(CLI::App& app, GlobalOptions& options);
 
 // A loader whose search path is --plugin-path, then the default path.
 core::PluginLoader makeLoader(const GlobalOptions& options);

@@ -21,6 +21,19 @@
 
 namespace dtb::cli {
 
+void addPluginPathOption(CLI::App& app, GlobalOptions& options) {
+  // A function, not the vector itself: each occurrence adds, whichever App
+  // it was given to, where a bound vector would be replaced by the last.
+  app.add_option_function<std::vector<std::string>>(
+         "--plugin-path",
+         [&options](const std::vector<std::string>& dirs) {
+           options.pluginDirs.insert(options.pluginDirs.end(), dirs.begin(), dirs.end());
+         },
+         "Directory searched for plugins before the default path (repeatable)")
+      ->type_name("DIR")
+      ->allow_extra_args(false);
+}
+
 core::PluginLoader makeLoader(const GlobalOptions& options) {
   return core::PluginLoader(core::SearchPath::fromEnvironmentAfter(options.pluginDirs),
                             core::PluginLoader::Isolation::kTryInChildFirst);
@@ -57,9 +70,7 @@ int runCommandLine(int argc, char** argv) {
   app.set_version_flag("--version", core::versionLine());
 
   cli::GlobalOptions global;
-  app.add_option("--plugin-path", global.pluginDirs,
-                 "Directory searched for plugins before the default path (repeatable)")
-      ->type_name("DIR");
+  cli::addPluginPathOption(app, global);
   app.add_flag("-v,--verbose", global.verbosity, "More log output (-v info, -vv debug)");
   app.parse_complete_callback([&] {
     if (global.verbosity >= 2) {

@@ -16,6 +16,33 @@ std::string count(size_t n, const std::string& noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
 }
 
+// Whether the cells that have `key` do not all give it one value.
+bool variesAmongItsCells(const core::Plan& plan, const std::string& key) {
+  const core::ParamValue* first = nullptr;
+  for (const core::Cell& cell : plan.cells) {
+    const core::ParamValue* v = cell.find(key);
+    if (!v) continue;
+    if (first && *v != *first) return true;
+    if (!first) first = v;
+  }
+  return false;
+}
+
+// Whether `value` of plugin key "KIND.NAME.PARAM" is the parameter's default.
+bool isPluginDefault(const core::Plan& plan, const std::string& key, const core::ParamValue& value) {
+  const size_t first = key.find('.');
+  const size_t second = first == std::string::npos ? first : key.find('.', first + 1);
+  if (second == std::string::npos) return false;
+  const auto plugin =
+      plan.plugins.find(key.substr(0, first) + "/" + key.substr(first + 1, second - first - 1));
+  if (plugin == plan.plugins.end()) return false;
+  const std::string param = key.substr(second + 1);
+  for (const core::ParamSpec& spec : plugin->second->params()) {
+    if (spec.name == param) return spec.defaultValue && *spec.defaultValue == value;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string planSummary(const std::string& file, const core::Plan& plan) {
@@ -30,21 +57,22 @@ void printCellTable(std::FILE* out, const core::Plan& plan, size_t limit) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : plan.cells.front().values) {
     if (key == core::kGlobalBatchKey || key == core::kEffectiveLrKey || key == "world_size") continue;
-    for (const core::Cell& cell : plan.cells) {
-      const core::ParamValue* v = cell.find(key);
-      if (!v || *v != value) {
-        keys.push_back(key);
-        break;
-      }
+    const bool inEveryCell = std::all_of(plan.cells.begin(), plan.cells.end(),
+                                         [&](const core::Cell& cell) { return cell.find(key) != nullptr; });
+    if (inEveryCell ? variesAmongItsCells(plan, key)
+                    : variesAmongItsCells(plan, key) || !isPluginDefault(plan, key, value)) {
+      keys.push_back(key);
     }
   }
-  // Plugin keys appear only in the cells using that plugin: include them too.
+  // Plugin keys appear only in the cells using that plugin: those too, when
+  // they vary among those cells or were set away from their default (every
+  // default of every parameter made rows ~450 characters wide).
   std::set<std::string> seen(keys.begin(), keys.end());
   for (const core::Cell& cell : plan.cells) {
     for (const auto& [key, value] : cell.values) {
       if (seen.contains(key) || plan.cells.front().find(key)) continue;
-      keys.push_back(key);
       seen.insert(key);
+      if (variesAmongItsCells(plan, key) || !isPluginDefault(plan, key, value)) keys.push_back(key);
     }
   }
   keys.insert(keys.begin(), "world_size");

@@ -186,6 +186,7 @@ int run(const GlobalOptions& global, const std::string& kindText, const std::str
 void addPluginsCommand(CLI::App& app, GlobalOptions& global) {
   CLI::App* cmd = app.add_subcommand(
       "plugins", "List plugins: kind, name, version, ABI, path and each parameter's type, default and doc");
+  addPluginPathOption(*cmd, global);
   cmd->allow_extras(false);
   auto kind = std::make_shared<std::string>();
   auto name = std::make_shared<std::string>();

@@ -1,7 +1,10 @@
 #include "cli/query_command.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 
 #include "store/read_only_query.h"
@@ -25,7 +28,18 @@ int printQuery(const std::string& db, const std::string& sql, core::ResultFormat
                                  writer.columns(std::move(columns));
                                  started = true;
                                },
-                               [&](std::vector<core::SqlValue> row) { writer.row(std::move(row)); }});
+                               [&](std::vector<core::SqlValue> row) { writer.row(std::move(row)); },
+                               [&] {
+                                 // Inside one SQL function nothing can stop SQLite but ending
+                                 // the process; the rows written so far are flushed first.
+                                 std::fflush(stdout);
+                                 std::fprintf(stderr,
+                                              "dtbench query: %s: the query was stopped after %g s, "
+                                              "inside an SQL function that SQLite cannot interrupt "
+                                              "(--timeout SECONDS allows longer)\n",
+                                              db.c_str(), timeoutS);
+                                 std::_Exit(1);
+                               }});
     writer.finish();
     return 0;
   } catch (const core::StoreError& e) {
@@ -49,7 +63,7 @@ constexpr double kRunsTimeoutS = 60;
 // one column, cost a third of the command at 10,000 runs).
 constexpr const char* kRunsSql = R"sql(
 SELECT s.experiment_id AS exp, s.experiment, s.run_id AS run, s.cell, s.repeat, s.label,
-       s.backend, s.model, s.world_size AS ranks, s.global_batch_size AS batch, s.status,
+       s.backend, s.model, s.world_size AS ranks, s.global_batch_size AS global_batch, s.status,
        ROUND(s.samples_per_s, 1) AS samples_per_s, ROUND(s.ms_per_step, 2) AS ms_per_step,
        ROUND(s.final_test_accuracy, 4) AS test_acc,
        TRIM(CASE WHEN s.loaded THEN 'loaded(' || ROUND(s.competing_cpus, 2) || ' cpus)' ELSE '' END ||
@@ -83,7 +97,15 @@ void addQueryCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--timeout", o->timeoutS,
                   "Stop the query after this many seconds inside SQLite (writing its rows does not count); "
                   "0: no limit")
-      ->check(CLI::Range(0.0, kLongestTimeoutS))
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            // CLI::Range lets nan through (no comparison with it is true); nan meant no limit.
+            const double seconds = std::strtod(text.c_str(), nullptr);
+            if (std::isfinite(seconds) && seconds >= 0 && seconds <= kLongestTimeoutS) return {};
+            return text + ": give seconds within 0 (no limit) and " +
+                   std::to_string(static_cast<int>(kLongestTimeoutS)) + " (a week)";
+          },
+          "SECONDS"))
       ->capture_default_str();
   cmd->allow_extras(false);
   cmd->callback([&global, o] {
@@ -93,15 +115,25 @@ void addQueryCommand(CLI::App& app, GlobalOptions& global) {
 
 void addRunsCommand(CLI::App& app, GlobalOptions& global) {
   struct Options {
-    std::string db, format = "table";
+    std::string db = "results.db", format = "table";
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("runs", "List the experiments and runs of a result store");
-  cmd->add_option("db", o->db, "The result store (SQLite file)")->required();
+  cmd->add_option("db", o->db, "The result store (SQLite file): dtbench run's --db, which it defaults to")
+      ->capture_default_str();
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"table", "csv", "json", "markdown"}));
   cmd->allow_extras(false);
-  cmd->callback([&global, o] {
+  cmd->callback([&global, o, cmd] {
+    std::error_code ec;
+    if (cmd->get_option("db")->count() == 0 && !std::filesystem::exists(o->db, ec)) {
+      std::fprintf(stderr,
+                   "dtbench runs: no store at %s (dtbench run's default --db) in this directory; name one: "
+                   "dtbench runs DB\n",
+                   o->db.c_str());
+      global.exitCode = 1;
+      return;
+    }
     global.exitCode = printQuery(o->db, kRunsSql, *core::parseResultFormat(o->format), kRunsTimeoutS);
   });
 }

@@ -125,6 +125,14 @@ void addSchemaCommand(CLI::App& app, GlobalOptions& global) {
   cmd->callback([&global, o] {
     try {
       std::vector<SchemaObject> objects;
+      std::error_code ec;
+      if (!o->db.empty() && !std::filesystem::exists(o->db, ec) && o->db.find('/') == std::string::npos &&
+          o->db.find('.') == std::string::npos) {
+        // `dtbench schema run`: a table's name where the store goes, and no
+        // such file here; read as a name of this dtbench's schema.
+        o->names.insert(o->names.begin(), o->db);
+        o->db.clear();
+      }
       if (o->db.empty()) {
         objects = ownSchema();
       } else {

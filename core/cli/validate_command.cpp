@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "cli/foreign_flags.h"
 #include "cli/plan_table.h"
 #include "cli/sbatch_script.h"
 #include "matrix/cell_filter.h"
@@ -79,8 +80,14 @@ int writeSbatch(const GlobalOptions& global, const Options& options, const core:
     request.command.insert(request.command.end(), {"--set", set});
   for (const std::string& only : options.only)
     request.command.insert(request.command.end(), {"--only", only});
+  std::string text;
+  try {
+    text = sbatchScript(request);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "dtbench run: cannot write %s: %s\n", script.c_str(), e.what());
+    return 1;
+  }
   std::FILE* out = std::fopen(script.c_str(), "w");
-  const std::string text = sbatchScript(request);
   if (!out || std::fwrite(text.data(), 1, text.size(), out) != text.size() || std::fclose(out) != 0) {
     std::fprintf(stderr, "dtbench run: cannot write %s: %s\n", script.c_str(), std::strerror(errno));
     return 1;
@@ -140,8 +147,20 @@ int run(const GlobalOptions& global, const Options& options, bool execute) {
   return 0;
 }
 
+// Arguments CLI11 could not place, refused naming the flag and what to type
+// instead (foreign_flags.h); true when there were any.
+bool refuseExtras(const CLI::App& cmd, const Options& options, GlobalOptions& global) {
+  const std::string error = foreignFlagsError(cmd.get_name(), cmd.remaining(), options.file);
+  if (error.empty()) return false;
+  std::fprintf(stderr, "%s\n", error.c_str());
+  global.exitCode = static_cast<int>(CLI::ExitCodes::ExtrasError);
+  return true;
+}
+
 CLI::App* addMatrixOptions(CLI::App* cmd, std::shared_ptr<Options> options) {
-  cmd->add_option("file", options->file, "The matrix (TOML)")->required()->check(CLI::ExistingFile);
+  // Not CLI::ExistingFile: after `-np 2 m.toml` it would say "File does not
+  // exist: 2" before the callback could name -np (foreign_flags.h).
+  cmd->add_option("file", options->file, "The matrix (TOML)")->required();
   cmd->add_option("--show", options->show, "Cells to list (default 20)");
   cmd->add_flag("--all", options->all, "List every cell");
   cmd->add_option("--set", options->sets,
@@ -162,8 +181,12 @@ void addValidateCommand(CLI::App& app, GlobalOptions& global) {
   CLI::App* cmd = addMatrixOptions(
       app.add_subcommand("validate", "Check a matrix file, print its cells and every problem at once"),
       options);
-  cmd->allow_extras(false);
-  cmd->callback([&global, options] { global.exitCode = run(global, *options, false); });
+  addPluginPathOption(*cmd, global);
+  cmd->allow_extras(true);  // refused in the callback, with what to type instead
+  cmd->callback([&global, options, cmd] {
+    if (refuseExtras(*cmd, *options, global)) return;
+    global.exitCode = run(global, *options, false);
+  });
 }
 
 void addRunCommand(CLI::App& app, GlobalOptions& global) {
@@ -174,14 +197,19 @@ void addRunCommand(CLI::App& app, GlobalOptions& global) {
                                    options);
   cmd->add_flag("--dry-run", options->dryRun,
                 "Validate, list cells and the plugins that would load; run nothing");
-  cmd->add_option("--db", options->db, "The result store (SQLite file; created if missing)");
+  cmd->add_option("--db", options->db, "The result store (SQLite file; created if missing)")
+      ->capture_default_str();
   cmd->add_option("--sbatch", options->sbatch,
                   "Write a Slurm batch script that runs this matrix with launcher = srun (submit it with "
                   "sbatch FILE); run nothing now");
   cmd->add_option("--nodes", options->nodes, "With --sbatch: the nodes to ask for (default: Slurm decides)")
       ->check(CLI::Range(int64_t{1}, int64_t{100000}));
-  cmd->allow_extras(false);
-  cmd->callback([&global, options] { global.exitCode = run(global, *options, !options->dryRun); });
+  addPluginPathOption(*cmd, global);
+  cmd->allow_extras(true);  // refused in the callback, with what to type instead
+  cmd->callback([&global, options, cmd] {
+    if (refuseExtras(*cmd, *options, global)) return;
+    global.exitCode = run(global, *options, !options->dryRun);
+  });
 }
 
 }  // namespace dtb::cli

@@ -40,13 +40,50 @@ const std::map<std::string, Translation>& foreignWords() {
   return words;
 }
 
+// Words of DeepSpeed's configuration with no dtbench key: what dtbench does
+// instead, so a DeepSpeed user learns it from the error, not from a search.
+const std::map<std::string, std::string>& wordsWithoutKey() {
+  const std::string precision =
+      "dtbench trains in fp32 (TF32 on GPUs, [model.NAME] allow_tf32 = true); mixed precision "
+      "(DeepSpeed's fp16 and bf16, torch.amp) is not supported yet";
+  const std::string offload =
+      "ZeRO-Offload is not implemented: every stage of strategy = \"zero\" keeps its state where the "
+      "model's tensors are";
+  static const std::map<std::string, std::string> words = {
+      {"fp16", precision},
+      {"bf16", precision},
+      {"amp", precision},
+      {"overlap_comm",
+       "strategy = \"zero\" always overlaps the gradient reduction with backward in stages 2 and 3, as "
+       "DeepSpeed's overlap_comm = true, and reduces after backward in stage 1; there is no switch"},
+      {"contiguous_gradients", "strategy = \"zero\" always reduces gradients from contiguous buckets"},
+      {"offload_optimizer", offload},
+      {"offload_param", offload},
+      {"zero_optimization",
+       "ZeRO is strategy = \"zero\" in [run], its settings in [strategy.zero]: stage, reduce_bucket_size, "
+       "param_persistence_threshold, reduce_scatter, prefetch (`dtbench plugins zero`)"},
+      {"optimizer",
+       "the optimizer is [run] keys: optimizer = \"sgd\" | \"adam\" | \"adamw\", lr, momentum, "
+       "weight_decay"},
+      {"scheduler", "the learning-rate schedule is [run] keys: schedule, warmup_epochs, lr_step_epochs, ..."},
+      {"gradient_clipping", "gradients are not clipped: dtbench has no such key"},
+  };
+  return words;
+}
+
 }  // namespace
+
+std::string foreignWordHint(const std::string& word) {
+  if (auto it = wordsWithoutKey().find(word); it != wordsWithoutKey().end()) return " (" + it->second + ")";
+  return {};
+}
 
 std::string unknownKeyHint(const std::string& key, const std::vector<ParamSpec>& candidates) {
   if (auto it = foreignWords().find(key); it != foreignWords().end()) {
     const Translation& t = it->second;
     return " (did you mean '" + t.word + "'?" + (t.why.empty() ? "" : " " + t.why) + ")";
   }
+  if (std::string foreign = foreignWordHint(key); !foreign.empty()) return foreign;
   const std::string best = closestName(key, candidates);
   return best.empty() ? "" : " (did you mean '" + best + "'?)";
 }

@@ -16,6 +16,11 @@ namespace dtb::core {
 // the closest of `candidates` (closestName, host/plugin_config.h).
 std::string unknownKeyHint(const std::string& key, const std::vector<ParamSpec>& candidates);
 
+// " (what dtbench does instead)" for a word of DeepSpeed's configuration
+// that has no dtbench key (fp16, overlap_comm, offload_optimizer, or a table
+// such as zero_optimization), or "".
+std::string foreignWordHint(const std::string& word);
+
 // The problem with a rendezvous_store value, or nullopt: it is "" (a file
 // store) or redis://... (core/run/connect.cpp refuses anything else at run
 // time; this says so at validate time, with torchrun's HOST:PORT named).

@@ -1,11 +1,12 @@
 #include "matrix/matrix_file.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
+#include "dtbench/bounded_file.hpp"
+#include "matrix/key_hints.h"
 #include "matrix/overrides.h"
 #include "matrix/toml_depth.h"
+#include "matrix/toml_source.h"
 
 namespace dtb::core {
 namespace {
@@ -31,8 +32,8 @@ class Parser {
       } else if (auto kind = parseKind(name)) {
         pluginTables(*kind, node);
       } else {
-        fail(node, "unknown table [" + name +
-                       "]; a matrix has [experiment], [run], [fault], [matrix], [comm] and plugin tables "
+        fail(node, "unknown table [" + name + "]" + foreignWordHint(name) +
+                       "; a matrix has [experiment], [run], [fault], [matrix], [comm] and plugin tables "
                        "[strategy.NAME], [backend.NAME], [model.NAME], [dataset.NAME]");
       }
     }
@@ -192,21 +193,26 @@ MatrixFile parseMatrix(const std::string& path, std::string text, const std::vec
   } catch (const toml::parse_error& e) {
     const auto& begin = e.source().begin;
     throw MatrixError({{{path, static_cast<int>(begin.line), static_cast<int>(begin.column)},
-                        "TOML syntax: " + std::string(e.description())}});
+                        "TOML syntax: " + std::string(e.description()) + otherFormatHint(m.text)}});
   }
-  std::vector<Problem> problems;
-  applyOverrides(m.document, sets, problems);
-  Parser(m, problems).parse();
-  if (!problems.empty()) throw MatrixError(std::move(problems));
+  if (m.document.contains("comm") && !m.document.contains("run")) {
+    throw MatrixError({{{path, 0, 0},
+                        "a collective sweep ([comm], no [run]): run it with `dtbench comm " + path +
+                            "`; `dtbench run` and `validate` read training matrices"}});
+  }
+  applyOverrides(m.document, sets, m.problems);
+  Parser(m, m.problems).parse();
   return m;
 }
 
 MatrixFile readMatrixFile(const std::filesystem::path& path, const std::vector<std::string>& sets) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw MatrixError({{{path.string(), 0, 0}, "cannot open the file"}});
-  std::stringstream text;
-  text << in.rdbuf();
-  return parseMatrix(path.string(), text.str(), sets);
+  std::string text;
+  try {
+    text = readTomlFile(path, "matrix file");
+  } catch (const BoundedFile::Error& e) {
+    throw MatrixError({{{path.string(), 0, 0}, e.reason()}});
+  }
+  return parseMatrix(path.string(), std::move(text), sets);
 }
 
 }  // namespace dtb::core

@@ -57,12 +57,17 @@ struct MatrixFile {
   std::vector<RawZip> zips;
   std::vector<RawRule> excludes;
   std::vector<RawRule> includes;
+  // What is wrong with the file's structure (unknown tables or keys, wrong
+  // shapes): the planner reports these with its own, every problem at once.
+  std::vector<Problem> problems;
 };
 
 // Parses `text` (read from `path`), with `sets` (--set KEY=VALUE,
-// overrides.h) written over it. Throws MatrixError with every structural
-// problem found (syntax, unknown tables or keys of [experiment]/[matrix],
-// wrong shapes); the meaning of [run] keys is checked by the planner.
+// overrides.h) written over it. Throws MatrixError only for what stops the
+// reading (TOML syntax, nesting too deep, a file that is not a regular file
+// of at most kMaxTomlFileBytes); the structural problems (unknown tables or
+// keys of [experiment]/[matrix], wrong shapes) go in `problems`, and the
+// planner checks the meaning of [run] keys and reports them all together.
 MatrixFile parseMatrix(const std::string& path, std::string text, const std::vector<std::string>& sets = {});
 MatrixFile readMatrixFile(const std::filesystem::path& path, const std::vector<std::string>& sets = {});
 

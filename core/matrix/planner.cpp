@@ -58,6 +58,7 @@ std::string tomlTypeName(const toml::node& node) {
 }
 
 std::string hint(const std::string& word, const std::vector<ParamSpec>& candidates) {
+  if (std::string foreign = foreignWordHint(word); !foreign.empty()) return foreign;
   std::string best = closestName(word, candidates);
   return best.empty() ? "" : " (did you mean '" + best + "'?)";
 }
@@ -65,7 +66,7 @@ std::string hint(const std::string& word, const std::vector<ParamSpec>& candidat
 class Planner {
  public:
   Planner(const MatrixFile& m, const PluginLoader& loader, PlanScope scope)
-      : m_(m), loader_(loader), scope_(scope) {}
+      : m_(m), loader_(loader), problems_(m.problems), scope_(scope) {}
 
   Plan plan() {
     Plan plan;
@@ -687,7 +688,7 @@ class Planner {
     for (const Cell& cell : cells) {
       const std::string error = elasticProblem(cell);
       if (error.empty()) continue;
-      const bool addFault = cell.text("fault.kind") == "add" && cell.text("recovery") != "elastic";
+      const bool addFault = error.starts_with("[fault] kind = \"add\"");
       const Column* at = findColumn(addFault ? "fault.kind" : "recovery");
       fail(at ? at->where : SourceLocation{m_.path, 1, 1}, error);
       return;
@@ -736,7 +737,9 @@ class Planner {
              "strategy '" +
              strategy + "'" + which +
              " does not (allreduce, bucketed and fusion do; ZeRO's shards are cut for one world size, "
-             "and re-cutting them for the next is not built): exclude the combination";
+             "and re-cutting them for the next is not built): exclude the combination, or give the plugin "
+             "state_size, state_save and state_load (docs/writing-a-strategy.md: what elastic copies from "
+             "rank 0 to every rank, and what must stay out)";
     }
     const std::string launcher = cell.text("launcher");
     if (launcher != "auto" && launcher != "local" && launcher != "ssh" && !launcher.empty()) {
@@ -752,6 +755,10 @@ class Planner {
     }
     if (maxNp > 0 && maxNp < world) {
       return "max_np = " + std::to_string(maxNp) + " is below world_size = " + std::to_string(world) + which;
+    }
+    if (cell.text("fault.kind") == "add" && maxNp > 0 && world >= maxNp) {
+      return "[fault] kind = \"add\" would grow world_size = " + std::to_string(world) +
+             " past max_np = " + std::to_string(maxNp) + which + ": raise max_np, or leave it 0 (no bound)";
     }
     return "";
   }

@@ -54,7 +54,8 @@ std::vector<ParamSpec> makeSchema() {
            "Where the backends' ranks meet: \"\" is a file store in the run directory; "
            "\"redis://HOST:PORT\" a Redis server (for hosts without a shared file system)"),
       spec("device", DTB_PARAM_STRING, S("cpu"), "Where tensors live", {}, {}, {"cpu", "cuda"}),
-      spec("world_size", DTB_PARAM_INT, int64_t{1}, "Number of worker processes (ranks)", 1.0, 65536.0),
+      spec("world_size", DTB_PARAM_INT, int64_t{1}, "Number of worker processes (ranks)", 1.0,
+           double{kMaxWorldSize}),
       spec("batch_size", DTB_PARAM_INT, int64_t{64},
            "Samples per rank per micro-batch; the global batch is batch_size x world_size x "
            "accumulation_steps",
@@ -119,9 +120,9 @@ std::vector<ParamSpec> makeSchema() {
       spec("min_np", DTB_PARAM_INT, int64_t{0},
            "recovery = elastic: fewest workers training goes on with; 0 means world_size (horovodrun's "
            "default: --min-np is -np)",
-           0.0, 65536.0),
+           0.0, double{kMaxWorldSize}),
       spec("max_np", DTB_PARAM_INT, int64_t{0}, "recovery = elastic: most workers; 0 sets no bound", 0.0,
-           65536.0),
+           double{kMaxWorldSize}),
       spec("reset_limit", DTB_PARAM_INT, int64_t{0},
            "recovery = elastic: resets (new worlds, after a failure or a join, as horovodrun counts them) "
            "before the run fails; 0 sets no limit (three resets in a row back to one commit still end it)",

@@ -11,6 +11,10 @@
 
 namespace dtb::core {
 
+// The most ranks a run (world_size, min_np, max_np) or a sweep (--ranks)
+// may have: a bound on the processes dtbench starts.
+constexpr int kMaxWorldSize = 65536;
+
 const std::vector<ParamSpec>& runSchema();
 const ParamSpec* findRunKey(const std::string& key);
 

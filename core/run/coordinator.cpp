@@ -58,11 +58,15 @@ std::vector<std::pair<std::string, std::string>> environmentOf(const Plan& plan,
 
 void printSummary(const std::filesystem::path& db, int64_t experiment) {
   const std::string sql =
-      "SELECT s.cell, s.label, s.backend, s.model, s.world_size AS ranks, s.global_batch_size AS batch, "
+      "SELECT s.cell, s.label, s.backend, s.model, s.world_size AS ranks, "
+      "s.global_batch_size AS global_batch, "
       "ROUND(r.median_samples_per_s, 1) AS samples_per_s, ROUND(r.spread, 3) AS spread, "
       "ROUND(c.speedup, 2) AS speedup, ROUND(c.efficiency, 2) AS efficiency, "
       "ROUND(r.mean_test_accuracy, 4) AS test_acc, SUM(s.status = 'ok') || '/' || COUNT(*) AS ok_runs, "
-      "CASE WHEN r.noisy THEN 'NOISY' ELSE '' END AS noise "
+      "CASE WHEN r.noisy THEN 'NOISY' ELSE '' END AS noise, "
+      // A cell with a failed run says why (its first), not only 0/1.
+      "COALESCE(SUBSTR(MIN(CASE WHEN s.status <> 'ok' THEN 'run ' || s.run_id || ' ' || s.status || ': ' || "
+      "COALESCE(s.error, '') END), 1, 120), '') AS failure "
       "FROM run_summary s LEFT JOIN repeat_stats r ON r.experiment_id = s.experiment_id AND r.cell = s.cell "
       "LEFT JOIN scaling c ON c.experiment_id = s.experiment_id AND c.config_key = s.config_key "
       "AND c.world_size = s.world_size WHERE s.experiment_id = " +
@@ -320,6 +324,10 @@ void runRepeat(MatrixRun& matrix, const Cell& cell, const std::string& label, in
   try {
     const RunHeartbeat alive(matrix.options.database, runId);
     outcome = runCell(cell, runId, matrix.options, matrix.interrupt, store, matrix.progress);
+  } catch (const ScratchError& e) {
+    // Its scratch could not be made (TMPDIR gone since the start, a full
+    // disk): this run fails with the cause rather than being left 'running'.
+    outcome = {LaunchOutcome::Status::kFailed, e.what()};
   } catch (const StoreError& e) {
     // The store cannot take more (a full disk, a removed file): what it
     // holds stays; the run reads 'interrupted' once it is next opened.
@@ -336,8 +344,12 @@ void runRepeat(MatrixRun& matrix, const Cell& cell, const std::string& label, in
 }  // namespace
 
 int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptions& options) {
-  // A cell that names a network fails before anything runs where none is emulated.
+  // A cell that names a network fails before anything runs where none is emulated,
+  // and one whose scratch has nowhere to go before anything is stored.
   for (const Cell& cell : plan.cells) requireEmulatedNetworkFor(cell.text("network"));
+  for (const Cell& cell : plan.cells) {
+    runDirectoryBase(cell, resolveLauncher(cell.text("launcher"), cell.text("backend")), options.database);
+  }
   ResultStore store(options.database);
   const int64_t experiment = store.addExperiment({plan.name, plan.description, matrix.path, matrix.text});
   const InterruptGuard interrupt;

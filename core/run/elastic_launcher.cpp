@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "log/log.h"
 #include "run/elastic_world.h"
 #include "run/local_ranks.h"
 #include "run/rank_output.h"
@@ -215,10 +216,22 @@ class ElasticDriver {
       if (settling_->reported.contains(slot) && !ranks_[slot].exited) survivors.push_back(slot);
     }
     const int minNp = std::max(1, elastic_.minNp);
+    if (survivors.empty()) {
+      // No member left to train, commit or ask for a worker ([fault] add
+      // comes from a member): nothing can ever join, so no wait.
+      return failed("no worker left and none can join (every member of the world of " +
+                    std::to_string(members_.size()) + " is gone), after " + cause());
+    }
     if (static_cast<int>(survivors.size()) < minNp) {
       // Nothing joins a local run by itself: the wait is Horovod's, for
-      // hosts that discovery might still bring.
-      if (!settling_->belowMinSince) settling_->belowMinSince = Clock::now();
+      // hosts that discovery might still bring; said once, not kept silent.
+      if (!settling_->belowMinSince) {
+        settling_->belowMinSince = Clock::now();
+        log(DTB_LOG_WARN, "elastic",
+            std::to_string(survivors.size()) + " worker" + (survivors.size() == 1 ? "" : "s") +
+                " left, below min_np = " + std::to_string(minNp) + ": waiting up to elastic_timeout_s = " +
+                number(elastic_.timeoutS) + " s for one to join, after " + cause());
+      }
       if (std::chrono::duration<double>(Clock::now() - *settling_->belowMinSince).count() < elastic_.timeoutS)
         return std::nullopt;
       return failed(std::to_string(survivors.size()) + " worker" + (survivors.size() == 1 ? "" : "s") +
@@ -284,8 +297,17 @@ class ElasticDriver {
   // commit (no rollback).
   std::optional<LaunchOutcome> grow() {
     growAsked_ = false;
-    if (elastic_.maxNp > 0 && static_cast<int>(members_.size()) >= elastic_.maxNp) return std::nullopt;
-    if (nextSlot_ >= static_cast<int>(ranks_.size())) return std::nullopt;
+    if (elastic_.maxNp > 0 && static_cast<int>(members_.size()) >= elastic_.maxNp) {
+      log(DTB_LOG_WARN, "elastic",
+          "[fault] add not honoured: the world has " + std::to_string(members_.size()) +
+              " workers, max_np = " + std::to_string(elastic_.maxNp));
+      return std::nullopt;
+    }
+    if (nextSlot_ >= static_cast<int>(ranks_.size())) {
+      log(DTB_LOG_WARN, "elastic",
+          "[fault] add not honoured: a run adds at most " + std::to_string(kSpareSlots) + " workers");
+      return std::nullopt;
+    }
     if (std::optional<LaunchOutcome> end = pastResetLimit("a worker asked to join")) return end;
     const int slot = nextSlot_++;
     std::vector<int> slots = members_;

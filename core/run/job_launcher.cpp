@@ -9,9 +9,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "run/rank_output.h"
+#include "run/scratch_reaper.h"
 
 namespace dtb::core {
 namespace {
@@ -99,6 +102,18 @@ std::vector<std::string> jobCommand(const LaunchOptions& options, bool runningAs
                                      "oob_tcp_if_include", options.interface});
     } else if (oneHost && !userPicksInterfaces) {
       command.insert(command.end(), {"--mca", "oob_tcp_if_include", "lo"});
+    }
+    // Open MPI's own scratch goes where the run's is reaped: its session
+    // directory (ompi.HOST.UID/pid.N/: segments and a FIFO, left behind when
+    // mpirun is killed) under the run directory, its shared-memory segments
+    // (/dev/shm/vader_segment.*, left too) in a directory of their own.
+    // Only on one host: other hosts' daemons may lack these paths.
+    if (oneHost && !userSays("tmpdir_base")) {
+      command.insert(command.end(), {"--mca", "orte_tmpdir_base", options.specFile.parent_path().string()});
+    }
+    if (oneHost && !options.sharedMemoryDir.empty() && !userSays("backing_directory")) {
+      command.insert(command.end(),
+                     {"--mca", "btl_vader_backing_directory", options.sharedMemoryDir.string()});
     }
   }
   command.insert(command.end(), options.launcherArgs.begin(), options.launcherArgs.end());
@@ -330,7 +345,18 @@ std::string jobFailure(const std::string& program, int status, const JobStreams&
   const RankOutput& output = streams.output();
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && output.firstOwnError().empty() &&
       output.firstPeerError().empty()) {
-    return "";
+    // A clean exit counts only with every rank's end reported: a launcher
+    // that started nothing (a stand-in that prints its arguments, a wrapper
+    // that forgot to exec) also exits 0.
+    const std::string silent = output.silentRanks();
+    if (silent.empty()) return "";
+    const std::string said = lastMessage(streams.launcherErrors());
+    if (output.ranksHeardFrom() == 0) {
+      return "no rank reported: " + program + " exited 0 without starting a dtbench worker that spoke" +
+             (said.empty() ? "" : " (it said: " + said + ")");
+    }
+    return silent + " ended without reporting their end, though " + program + " exited 0" +
+           (said.empty() ? "" : " (it said: " + said + ")");
   }
   std::string death = deathReport(streams.launcherErrors());
   if (!death.empty()) {
@@ -355,9 +381,23 @@ std::string jobFailure(const std::string& program, int status, const JobStreams&
   return error;
 }
 
+// A private directory in /dev/shm (tmpfs: shared memory as fast as Open
+// MPI's default place there), or "" where none can be made.
+std::filesystem::path sharedMemoryDirectory() {
+  std::string pattern = "/dev/shm/dtbench-mpi-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) return {};
+  return pattern;
+}
+
 }  // namespace
 
-LaunchOutcome launchJob(const LaunchOptions& options, const RecordHandler& onRecord) {
+LaunchOutcome launchJob(const LaunchOptions& given, const RecordHandler& onRecord) {
+  LaunchOptions options = given;
+  std::optional<ScratchReaper> sharedMemoryReaper;  // removes it even if this process is killed
+  if (options.launcher == "mpirun") {
+    options.sharedMemoryDir = sharedMemoryDirectory();
+    if (!options.sharedMemoryDir.empty()) sharedMemoryReaper.emplace(options.sharedMemoryDir);
+  }
   const std::vector<std::string> command = jobCommand(options, geteuid() == 0);
   Job job;
   if (std::string error = startJob(command, job); !error.empty())

@@ -1,5 +1,7 @@
 #include "run/launch.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -34,17 +36,35 @@ LaunchOutcome launch(const LaunchOptions& options, const RecordHandler& onRecord
   return launchJob(options, onRecord);
 }
 
+std::filesystem::path runDirectoryBase(const Cell& cell, const std::string& launcher,
+                                       const std::filesystem::path& database) {
+  std::filesystem::path base = cell.text("rendezvous_dir");
+  if (base.empty() && launcher == "local") {
+    // std::filesystem::temp_directory_path() reads TMPDIR and fails with a
+    // bare "temp_directory_path: No such file or directory": say which.
+    const char* tmpdir = std::getenv("TMPDIR");
+    base = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
+    std::error_code ec;
+    if (!std::filesystem::is_directory(base, ec) || access(base.c_str(), W_OK | X_OK) != 0) {
+      throw ScratchError(
+          std::string(tmpdir != nullptr && *tmpdir != '\0' ? "TMPDIR=" : "") + base.string() +
+          (std::filesystem::exists(base, ec) ? ": not a directory this user can write in"
+                                             : ": no such directory") +
+          "; a local run makes its scratch directory there: point TMPDIR at one, or set rendezvous_dir");
+    }
+  }
+  if (base.empty()) base = std::filesystem::absolute(database).parent_path() / ".dtbench-rendezvous";
+  return base;
+}
+
 std::filesystem::path runDirectory(const Cell& cell, const std::string& launcher,
                                    const std::filesystem::path& database, int64_t runId) {
-  std::filesystem::path base = cell.text("rendezvous_dir");
-  if (base.empty() && launcher == "local") base = std::filesystem::temp_directory_path();
-  if (base.empty()) base = std::filesystem::absolute(database).parent_path() / ".dtbench-rendezvous";
+  const std::filesystem::path base = runDirectoryBase(cell, launcher, database);
   std::error_code ignored;
   std::filesystem::create_directories(base, ignored);
   std::string pattern = (base / ("run-" + std::to_string(runId) + "-XXXXXX")).string();
   if (mkdtemp(pattern.data()) == nullptr)
-    throw std::runtime_error("cannot create a run directory in " + base.string() + ": " +
-                             std::strerror(errno));
+    throw ScratchError("cannot create a run directory in " + base.string() + ": " + std::strerror(errno));
   return pattern;
 }
 

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ struct LaunchOptions {
   std::string hostfile;                   // mpirun --hostfile, when given; the ssh launcher's hosts
   std::vector<std::string> launcherArgs;  // passed to mpirun/srun before the program; ssh: the remote shell
   std::string interface;                  // the network interface ranks talk over ("" none named)
+  // One-host mpirun: where Open MPI puts its shared-memory segments (btl
+  // vader), a directory the job launcher makes and reaps; "" its default.
+  std::filesystem::path sharedMemoryDir;
 };
 
 using RecordHandler = std::function<void(int rank, const Record&)>;
@@ -48,13 +52,26 @@ using RecordHandler = std::function<void(int rank, const Record&)>;
 // Runs the workers to completion, calling `onRecord` for each record.
 LaunchOutcome launch(const LaunchOptions& options, const RecordHandler& onRecord);
 
+// A run directory that cannot be made: the run fails with this, its cause.
+class ScratchError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // A private directory for one run: its spec and the backends' rendezvous
 // store. Ranks a job launcher or the ssh launcher starts may be on other
 // hosts, so theirs is on a shared path: the cell's rendezvous_dir, or
 // .dtbench-rendezvous beside the database (which a cluster keeps on a shared
-// file system). Local runs use the temporary directory. Throws std::runtime_error naming the directory.
+// file system). Local runs use the temporary directory ($TMPDIR, else /tmp).
+// Throws ScratchError naming the directory.
 std::filesystem::path runDirectory(const Cell& cell, const std::string& launcher,
                                    const std::filesystem::path& database, int64_t runId);
+
+// Where runDirectory would make the cell's directory; throws ScratchError
+// when that is not a directory this process can write in (TMPDIR pointing
+// nowhere), before anything runs or is stored.
+std::filesystem::path runDirectoryBase(const Cell& cell, const std::string& launcher,
+                                       const std::filesystem::path& database);
 
 // Removes a run directory, and the default .dtbench-rendezvous folder it was
 // made in once that is empty.

@@ -51,6 +51,12 @@ std::string RankOutput::silentRanks() const {
   return text;
 }
 
+int RankOutput::ranksHeardFrom() const {
+  int heard = 0;
+  for (size_t rank = 0; rank < errors_.size(); ++rank) heard += !errors_[rank].empty() || done_[rank] ? 1 : 0;
+  return heard;
+}
+
 std::string namedRanks(const std::vector<int>& ranks, const std::string& host) {
   std::string text = ranks.size() == 1 ? "rank " : "ranks ";
   for (size_t i = 0; i < ranks.size(); ++i) text += (i ? ", " : "") + std::to_string(ranks[i]);

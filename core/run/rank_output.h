@@ -41,6 +41,8 @@ class RankOutput {
   // After a failed collective these are the ones the others waited for —
   // hung, or on a host the coordinator can no longer hear.
   std::string silentRanks() const;
+  // How many ranks reported an error or their end.
+  int ranksHeardFrom() const;
   // The host rank (slot) `rank` said it runs on; "" before its host record.
   const std::string& hostOf(int rank) const { return hosts_[static_cast<size_t>(rank)]; }
 

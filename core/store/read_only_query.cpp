@@ -1,6 +1,12 @@
 #include "store/read_only_query.h"
 
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "store/store_reader.h"
 
@@ -11,16 +17,89 @@ using Clock = std::chrono::steady_clock;
 
 // The time a query has spent inside SQLite: what the limit is about. The
 // time its rows take to be written (a slow pipe, `| less`) is not counted.
-struct QueryClock {
-  Clock::duration limit;
-  Clock::duration spent{};
-  Clock::time_point stepStarted;
-  bool over() const { return spent + (Clock::now() - stepStarted) > limit; }
+// Read by the watchdog's thread too, hence atomics (nanoseconds).
+class QueryClock {
+ public:
+  explicit QueryClock(Clock::duration limit) : limit_(limit) {}
+  void stepBegins() { stepStarted_ = now(); }
+  void stepEnds() { spent_ += now() - stepStarted_.exchange(0); }
+  // How far past the limit the query is (negative: not yet).
+  Clock::duration overBy() const {
+    const int64_t started = stepStarted_;
+    const int64_t inStep = started == 0 ? 0 : now() - started;
+    return std::chrono::nanoseconds(spent_ + inStep) - limit_;
+  }
+  bool over() const { return overBy().count() > 0; }
+
+ private:
+  static int64_t now() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+  }
+  Clock::duration limit_;
+  std::atomic<int64_t> spent_{0};
+  std::atomic<int64_t> stepStarted_{0};  // 0: between steps
 };
 
 // SQLite calls this every few thousand virtual-machine steps; non-zero
 // interrupts the statement (sqlite3_progress_handler).
 int pastLimit(void* clock) { return static_cast<const QueryClock*>(clock)->over() ? 1 : 0; }
+
+// The progress handler is not called inside one SQL function: printf('%.*c',
+// 2000000000, 'x') spins in SQLite's formatter for 18 s whatever the limit.
+// This thread interrupts SQLite at the limit (taken at the next opcode) and
+// hands an overrun past kOverrunGrace to the caller (the CLI ends the
+// process, saying why): a limit nothing outlives.
+constexpr auto kOverrunGrace = std::chrono::seconds(2);
+
+class QueryWatchdog {
+ public:
+  QueryWatchdog(sqlite3* db, const QueryClock& clock, std::function<void()> overrun)
+      : thread_([this, db, &clock, overrun = std::move(overrun)] {
+          std::unique_lock lock(mutex_);
+          bool interrupted = false;
+          while (!done_) {
+            wake_.wait_for(lock, std::chrono::milliseconds(50));
+            if (done_) break;
+            const Clock::duration over = clock.overBy();
+            if (over.count() > 0 && !interrupted) {
+              sqlite3_interrupt(db);
+              interrupted = true;
+            }
+            if (over > kOverrunGrace && overrun) overrun();
+          }
+        }) {}
+  ~QueryWatchdog() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+  }
+  QueryWatchdog(const QueryWatchdog&) = delete;
+  QueryWatchdog& operator=(const QueryWatchdog&) = delete;
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false;
+  std::thread thread_;  // last: started once the members it uses exist
+};
+
+// SQLite's message for a statement that does not compile, with the line of
+// the query it points at and a caret under the place (sqlite3_error_offset).
+std::string syntaxError(sqlite3* db, const std::string& sql) {
+  std::string message = sqlite3_errmsg(db);
+  const int offset = sqlite3_error_offset(db);
+  if (offset < 0 || static_cast<size_t>(offset) > sql.size()) return message;
+  const size_t lineStart = sql.rfind('\n', offset == 0 ? 0 : static_cast<size_t>(offset) - 1);
+  const size_t begin = lineStart == std::string::npos || offset == 0 ? 0 : lineStart + 1;
+  const size_t end = std::min(sql.find('\n', static_cast<size_t>(offset)), sql.size());
+  const int line = 1 + static_cast<int>(std::count(sql.begin(), sql.begin() + offset, '\n'));
+  const size_t column = static_cast<size_t>(offset) - begin;
+  return message + " (line " + std::to_string(line) + ", column " + std::to_string(column + 1) + ")\n  " +
+         sql.substr(begin, end - begin) + "\n  " + std::string(column, ' ') + "^";
+}
 
 // Whether `tail` holds only what SQLite skips (blanks, ';', comments).
 bool onlyCommentsLeft(sqlite3* db, const char* tail) {
@@ -44,8 +123,11 @@ void streamReadOnlyQuery(Database& db, const std::string& sql, std::chrono::mill
   const std::string& path = db.path().string();
   sqlite3_stmt* raw = nullptr;
   const char* tail = nullptr;
+  // No value longer than kMaxQueryValueBytes: zeroblob(), replace() and
+  // friends fail with "string or blob too big" instead of taking memory.
+  sqlite3_limit(db.handle(), SQLITE_LIMIT_LENGTH, kMaxQueryValueBytes);
   if (sqlite3_prepare_v2(db.handle(), sql.c_str(), static_cast<int>(sql.size()), &raw, &tail) != SQLITE_OK) {
-    throw StoreError(path + ": " + sqlite3_errmsg(db.handle()));
+    throw StoreError(path + ": " + syntaxError(db.handle(), sql));
   }
   sqlite3_finalize(raw);
   if (raw == nullptr) throw StoreError("the query is empty");
@@ -65,16 +147,18 @@ void streamReadOnlyQuery(Database& db, const std::string& sql, std::chrono::mill
     sqlite3* db;
     ~Unset() { sqlite3_progress_handler(db, 0, nullptr, nullptr); }
   } unset{db.handle()};
+  std::optional<QueryWatchdog> watchdog;
+  if (limit.count() > 0) watchdog.emplace(db.handle(), clock, handler.overrun);
 
   std::vector<std::string> columns;
   for (int i = 0; i < statement.columnCount(); ++i) columns.push_back(statement.columnName(i));
   handler.columns(std::move(columns));
   for (;;) {
     bool more = false;
-    clock.stepStarted = Clock::now();
+    clock.stepBegins();
     try {
       more = statement.step();
-      clock.spent += Clock::now() - clock.stepStarted;
+      clock.stepEnds();
     } catch (const StoreError&) {
       if (limit.count() > 0 && sqlite3_errcode(db.handle()) == SQLITE_INTERRUPT) {
         const double seconds = std::chrono::duration<double>(limit).count();

@@ -14,6 +14,7 @@
 #include "run/blocking_collective.h"
 #include "sweep/gpu_check.h"
 #include "sweep/memory_bandwidth.h"
+#include "sweep/sweep_memory.h"
 #include "sweep/sweep_pattern.h"
 
 namespace dtb::core {
@@ -237,7 +238,7 @@ void runCollectiveSweep(const SweepSpec& sweep, Communicator& comm, int rank, in
   const dtb_device_t device = comm.device();
   const bool gpu = comm.memory() == DTB_DEVICE_CUDA;
   barrier(comm);
-  const int64_t referenceBytes = std::clamp<int64_t>(sweep.maxBytes, int64_t{1} << 20, int64_t{256} << 20);
+  const int64_t referenceBytes = sweepReferenceBytes(sweep);
   std::vector<double> gbps = {gpu ? gpuMemcpyGbps(referenceBytes, device.index) : memcpyGbps(referenceBytes)};
   allreduceDoubles(comm, gbps, DTB_REDUCE_AVG);
   if (rank == 0) records.reference({0, gpu ? "gpu_memcpy" : "memcpy", referenceBytes, gbps[0]});

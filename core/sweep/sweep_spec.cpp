@@ -168,8 +168,14 @@ void SweepSpec::validate() const {
     throw std::invalid_argument("sizes: -b " + std::to_string(minBytes) +
                                 " must be at least 1 and at most -e " + std::to_string(maxBytes));
   if (!(factor > 1)) throw std::invalid_argument("the size factor -f must be greater than 1");
-  if (warmup < 0) throw std::invalid_argument("warm-up iterations must be 0 or more");
-  if (iterations < 1) throw std::invalid_argument("iterations must be 1 or more");
+  // Each timed call keeps its time (a vector of `iterations` doubles): an
+  // unbounded -n ended in a bare std::bad_alloc inside the workers.
+  if (warmup < 0 || warmup > kMaxSweepIterations)
+    throw std::invalid_argument("warm-up iterations (-w) must be within 0 and " +
+                                std::to_string(kMaxSweepIterations) + ", not " + std::to_string(warmup));
+  if (iterations < 1 || iterations > kMaxSweepIterations)
+    throw std::invalid_argument("iterations (-n) must be within 1 and " +
+                                std::to_string(kMaxSweepIterations) + ", not " + std::to_string(iterations));
 }
 
 std::vector<int64_t> SweepSpec::sizes() const {

@@ -14,6 +14,9 @@
 
 namespace dtb::core {
 
+// The most warm-up or timed calls per size (nccl-tests' default is 20).
+constexpr int64_t kMaxSweepIterations = 1000000;
+
 struct SweepSpec {
   std::vector<std::string> ops = {"allreduce", "reduce_scatter", "allgather", "broadcast"};
   std::vector<std::string> dtypes = {"float"};  // nccl-tests' names: float, half, bfloat16, ...

@@ -6,10 +6,10 @@
 #include <array>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
+#include "dtbench/bounded_file.hpp"
 #include "dtbench/dataset.h"
 #include "dtbench/descriptors.hpp"
 
@@ -18,6 +18,8 @@ namespace {
 
 constexpr size_t kPixels = 3 * 32 * 32;
 constexpr size_t kRecord = 1 + kPixels;
+// A batch of the distribution is 10,000 records (30.7 MB); a hundred times that is no batch.
+constexpr uint64_t kMaxBatchFileBytes = uint64_t{100} * 10000 * kRecord;
 constexpr std::array<float, 3> kMean = {0.4914f, 0.4822f, 0.4465f};
 constexpr std::array<float, 3> kStd = {0.2470f, 0.2435f, 0.2616f};
 
@@ -29,13 +31,20 @@ struct Split {
 
 // Appends `file`'s records to `split`, checking its size and labels.
 void append(Split& split, const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) {
     throw Error(DTB_STATUS_IO_ERROR, file.string() +
                                          ": no such file (the CIFAR-10 binary version, "
                                          "cifar-10-batches-bin, is expected in `path`)");
   }
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes;
+  try {
+    // A regular file of a bounded size: a FIFO or /dev/zero is named, not read for ever.
+    BoundedFile bounded(file, kMaxBatchFileBytes, "CIFAR-10 batch file");
+    bytes = bounded.readAll();
+  } catch (const BoundedFile::Error& e) {
+    throw Error(DTB_STATUS_IO_ERROR, e.what());
+  }
   if (bytes.empty() || bytes.size() % kRecord != 0) {
     throw Error(DTB_STATUS_IO_ERROR,
                 file.string() + ": " + std::to_string(bytes.size()) +
@@ -43,10 +52,10 @@ void append(Split& split, const std::filesystem::path& file) {
                     std::to_string(bytes.size() / kRecord * kRecord) + "?)");
   }
   for (size_t offset = 0; offset < bytes.size(); offset += kRecord) {
-    if (bytes[offset] > 9) {
-      throw Error(DTB_STATUS_IO_ERROR, file.string() + ": label " + std::to_string(bytes[offset]) +
-                                           " at offset " + std::to_string(offset) +
-                                           " is not a CIFAR-10 class (0-9)");
+    if (static_cast<uint8_t>(bytes[offset]) > 9) {
+      throw Error(DTB_STATUS_IO_ERROR,
+                  file.string() + ": label " + std::to_string(static_cast<uint8_t>(bytes[offset])) +
+                      " at offset " + std::to_string(offset) + " is not a CIFAR-10 class (0-9)");
     }
   }
   split.records.insert(split.records.end(), bytes.begin(), bytes.end());

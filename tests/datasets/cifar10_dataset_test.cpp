@@ -87,5 +87,18 @@ TEST_F(Cifar10Dataset, DamagedFilesAreNamed) {
   EXPECT_NE(openError().find("test_batch.bin: label 42 at offset 3073"), std::string::npos);
 }
 
+// A batch file that is /dev/zero (here a link to it) would be read for ever.
+TEST_F(Cifar10Dataset, OnlyRegularFilesAreRead) {
+  writeAll();
+  std::filesystem::remove(temp_ / "data_batch_2.bin");
+  std::filesystem::create_symlink("/dev/zero", temp_ / "data_batch_2.bin");
+  const std::string error = openError();
+  EXPECT_NE(
+      error.find("data_batch_2.bin: is a character device, not a regular file; a CIFAR-10 batch file must "
+                 "be one"),
+      std::string::npos)
+      << error;
+}
+
 }  // namespace
 }  // namespace dtb::core

@@ -1,6 +1,7 @@
 // The idx dataset plugin on small IDX files made here: raw and gzip, the
 // normalisation it declares, and one clear error per kind of damage.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <fstream>
@@ -109,6 +110,55 @@ TEST_F(IdxDataset, TruncatedDataNamesFileAndOffset) {
       error.find("train-images-idx3-ubyte: truncated: the header promises 30 bytes of data after offset 16, "
                  "the file has 20"),
       std::string::npos)
+      << error;
+}
+
+// What the header promises is held against the file before a byte of it is
+// allocated: a 16-byte header promising a terabyte, a gzip file promising
+// more than deflate can expand to (1032:1), past the 1 GiB bound.
+TEST_F(IdxDataset, AHeaderPromisingMoreThanTheFileIsRefusedBeforeAllocating) {
+  writeSplit(temp_.path(), "t10k", 1, false);
+  writeSplit(temp_.path(), "train", 2, false);
+  writeFile(temp_.path() / "train-images-idx3-ubyte",
+            header(3, {1000000, 1000, 1000}) + std::string(20, '\1'));
+  std::string error = openError();
+  EXPECT_NE(
+      error.find("train-images-idx3-ubyte: the header's dimensions promise more than the 1073741824-byte "
+                 "limit of an IDX file"),
+      std::string::npos)
+      << error;
+  writeFile(temp_.path() / "train-images-idx3-ubyte", header(3, {0xffffffff, 0xffffffff, 0xffffffff}));
+  EXPECT_NE(openError().find("promise more than the 1073741824-byte limit"), std::string::npos);
+  std::filesystem::remove(temp_.path() / "train-images-idx3-ubyte");
+  writeFile(temp_.path() / "train-images-idx3-ubyte", header(3, {1000, 1000, 1000}) + std::string(64, '\0'),
+            true);
+  error = openError();
+  EXPECT_NE(
+      error.find("train-images-idx3-ubyte.gz: truncated: the header promises 1000000000 bytes of data after "
+                 "offset 16, more than its "),
+      std::string::npos)
+      << error;
+  EXPECT_NE(error.find("compressed bytes can inflate to"), std::string::npos) << error;
+}
+
+// A FIFO would block the worker in open() for ever, /dev/zero would be read
+// for ever: each is named for what it is.
+TEST_F(IdxDataset, OnlyRegularFilesAreRead) {
+  writeSplit(temp_.path(), "t10k", 1, false);
+  writeSplit(temp_.path(), "train", 2, false);
+  const std::filesystem::path images = temp_.path() / "train-images-idx3-ubyte";
+  std::filesystem::remove(images);
+  ASSERT_EQ(mkfifo(images.c_str(), 0600), 0);
+  std::string error = openError();
+  EXPECT_NE(error.find("train-images-idx3-ubyte: is a FIFO (named pipe), not a regular file; a dataset (IDX) "
+                       "file must be one"),
+            std::string::npos)
+      << error;
+  std::filesystem::remove(images);
+  std::filesystem::create_symlink("/dev/zero", images);
+  error = openError();
+  EXPECT_NE(error.find("train-images-idx3-ubyte: is a character device, not a regular file"),
+            std::string::npos)
       << error;
 }
 

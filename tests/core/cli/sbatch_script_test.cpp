@@ -44,5 +44,23 @@ TEST(SbatchScript, QuotesWhatTheShellWouldSplitOrExpand) {
   EXPECT_NE(text.find(" 'x=$HOME'\n"), std::string::npos) << text;
 }
 
+// sbatch splits an #SBATCH line itself (blanks outside quotes, '\' escapes,
+// an unquoted '#' starts a comment): an output path with a space, a quote or
+// a '#' reaches Slurm whole only quoted its way.
+TEST(SbatchScript, TheOutputPathIsOneArgumentOfItsSbatchLine) {
+  EXPECT_NE(sbatchScript(request()).find("\n#SBATCH --output=\"/shared/jobs/resnet scaling-%j.out\"\n"),
+            std::string::npos)
+      << sbatchScript(request());
+  SbatchRequest r = request();
+  r.output = "/shared/it's \"ours\" #1\\-%j.out";
+  EXPECT_NE(sbatchScript(r).find("\n#SBATCH --output=\"/shared/it's \\\"ours\\\" #1\\\\-%j.out\"\n"),
+            std::string::npos)
+      << sbatchScript(r);
+  r.output = "/plain/path-%j.out";
+  EXPECT_NE(sbatchScript(r).find("\n#SBATCH --output=/plain/path-%j.out\n"), std::string::npos);
+  r.output = "/a\nb-%j.out";
+  EXPECT_THROW(sbatchScript(r), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace dtb::cli

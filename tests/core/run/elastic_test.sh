@@ -12,8 +12,10 @@
 #     epoch of it would, its last step partial;
 #   - matrices/elastic_bounds.toml: a hung rank is stopped and the survivors
 #     go on; below min_np the run fails after elastic_timeout_s, naming why;
-#     reset_limit ends a run that keeps failing;
-#   - what elastic cannot run on is refused before anything runs;
+#     reset_limit ends a run that keeps failing; with every worker killed
+#     the run fails at once, since nothing can join;
+#   - what elastic cannot run on is refused before anything runs (an add
+#     past max_np too);
 #   - nothing is left running after any of them.
 #   elastic_test.sh DTBENCH MATRIX_DIR DOCS_PAGE
 set -euo pipefail
@@ -142,6 +144,28 @@ expect "SELECT substr(error, 1, 77) FROM run WHERE cell = 3" \
   "elastic: 3 resets in a row went back to the commit of step 8 and failed again" "a world that never gets on"
 [[ $(workers_left) == 0 ]] || fail "workers left behind"
 
+echo "== every worker gone: the run fails at once, not after elastic_timeout_s"
+# Nothing can join a world with no member (a worker joins through a
+# member's [fault] add): the coordinator says so instead of waiting 600 s.
+db=$scratch/gone.db
+"$dtbench" run "$matrices/long.toml" --db "$db" --set 'recovery="elastic"' --set min_np=1 --set world_size=3 \
+  --set elastic_timeout_s=600 > "$scratch/gone.txt" 2>&1 &
+coordinator=$!
+for _ in $(seq 1 300); do
+  if [[ -f $db ]] && [[ $(q "SELECT COUNT(*) FROM step" 2>/dev/null || echo 0) -gt 0 ]]; then break; fi
+  sleep 0.1
+done
+[[ $(workers_left) == 3 ]] || { cat "$scratch/gone.txt"; fail "the elastic run did not start its 3 workers"; }
+started=$SECONDS
+pkill -9 -f "dtbench worker --spec $scratch"
+wait "$coordinator" && fail "a run without workers passed"
+(( SECONDS - started < 60 )) || fail "the coordinator waited $((SECONDS - started)) s for workers that cannot come"
+# (The kills land one by one: the survivors of the first may form a world of
+# 2 or 1 before they go too, so the world's size is not checked.)
+expect "SELECT status || ': ' || substr(error, 1, 41) FROM run" \
+  "failed: elastic: no worker left and none can join" "the run's end names why"
+[[ $(workers_left) == 0 ]] || fail "workers left behind"
+
 echo "== what elastic cannot run on is refused at its line"
 refused() {  # refused SED_SCRIPT PATTERN NAME
   sed "$1" "$matrices/elastic_join.toml" > "$scratch/refused.toml"
@@ -156,4 +180,6 @@ refused 's/^recovery = "elastic"/recovery = "elastic"\nlauncher = "ssh"/' \
   'launcher = "ssh" (cell 0) starts ranks on the hosts of a hostfile: set hostfile' ssh_without_hostfile
 refused 's/^recovery = "elastic"/recovery = "none"/' 'refused.toml:28:.*\[fault\] kind = "add" needs recovery = "elastic"' add
 refused 's/^min_np = 2/min_np = 3/' "min_np = 3 is above world_size = 2" min_np
+refused 's/^min_np = 2/min_np = 2\nmax_np = 2/' \
+  'refused.toml:29:.*\[fault\] kind = "add" would grow world_size = 2 past max_np = 2 (cell 0): raise max_np' add_past_max_np
 echo "ok"

@@ -32,6 +32,34 @@ done
 [[ -z $(ls "$TMPDIR") ]] || fail "scratch left behind: $(ls "$TMPDIR")"
 ! pgrep -f "dtbench worker --spec $TMPDIR" >/dev/null || fail "workers outlived their coordinator"
 
+echo "== kill -9 the coordinator of an MPI run: Open MPI's scratch goes with the run's"
+# mpirun killed with its coordinator leaves its session directory
+# (ompi.HOST.UID/pid.N/: segments and a FIFO) and its shared-memory segments
+# behind; dtbench puts both where a reaper removes them (job_launcher.cpp).
+mpi_db=$scratch/mpi.db
+"$dtbench" run "$matrices/long.toml" --db "$mpi_db" --set 'backend="mpi"' > "$scratch/mpi.txt" 2>&1 &
+mpi_coordinator=$!
+for _ in $(seq 1 300); do
+  if [[ -f $mpi_db ]] && [[ $(q "$mpi_db" "SELECT COUNT(*) FROM step" 2>/dev/null || echo 0) -gt 0 ]]; then break; fi
+  sleep 0.1
+done
+[[ $(q "$mpi_db" "SELECT status FROM run") == running ]] || { cat "$scratch/mpi.txt"; fail "the MPI run never started"; }
+# An MPI run's directory is beside its store (its ranks may be on other hosts).
+rendezvous=$scratch/.dtbench-rendezvous
+mpirun_args=$(pgrep -a -f "mpirun .*--spec $rendezvous/" || true)
+shm=$(grep -o '/dev/shm/dtbench-mpi-[A-Za-z0-9]*' <<<"$mpirun_args" | head -1 || true)
+[[ -n $shm && -d $shm ]] || fail "mpirun has no shared-memory directory of dtbench's: $mpirun_args"
+compgen -G "$rendezvous/run-*/ompi.*" >/dev/null || fail "Open MPI's session directory is not under the run's: $(ls -R "$rendezvous" | head)"
+kill -9 "$mpi_coordinator"
+wait "$mpi_coordinator" 2>/dev/null || true
+for _ in $(seq 1 100); do  # mpirun dies with its parent, its ranks with it: allow 10 s
+  [[ -z $(ls "$rendezvous") && ! -e $shm ]] && ! pgrep -f "dtbench worker --spec $rendezvous" >/dev/null && break
+  sleep 0.1
+done
+[[ -z $(ls "$rendezvous") ]] || fail "scratch left behind: $(ls -R "$rendezvous" | head)"
+[[ ! -e $shm ]] || fail "Open MPI's shared memory left behind: $(ls "$shm")"
+! pgrep -f "dtbench worker --spec $rendezvous" >/dev/null || fail "MPI workers outlived their coordinator"
+
 echo "== the next writer marks the run interrupted, with the reason, once it missed three beats"
 [[ $(q "$db" "SELECT status FROM run") == running ]] || fail "a reader changed the status"
 beat() {  # sets the run's last heartbeat to SECONDS ago

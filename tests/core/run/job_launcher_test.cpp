@@ -44,6 +44,28 @@ TEST(JobCommand, MpirunAllowsRootAndOversubscriptionAndPassesTheHostfile) {
 // One host: shared memory between the ranks (the TCP and libfabric
 // transports listen on the machine's interfaces), the out-of-band channel
 // over loopback; a user who names hosts, transports or interfaces decides.
+// Open MPI's scratch on one host goes where the run's is reaped: its session
+// directory under the run directory, its shared-memory segments in the
+// directory the job launcher made; across hosts, and when the user names
+// them, Open MPI's own places.
+TEST(JobCommand, MpirunOnOneHostKeepsItsScratchWhereTheRunsIsReaped) {
+  LaunchOptions o = options("mpirun");
+  o.sharedMemoryDir = "/dev/shm/dtbench-mpi-abc123";
+  const std::string command = joined(jobCommand(o, false));
+  EXPECT_NE(command.find("--mca orte_tmpdir_base /shared/run-1 "), std::string::npos) << command;
+  EXPECT_NE(command.find("--mca btl_vader_backing_directory /dev/shm/dtbench-mpi-abc123 "), std::string::npos)
+      << command;
+  EXPECT_EQ(joined(jobCommand(options("mpirun"), false)).find("backing_directory"), std::string::npos)
+      << "no directory made, none named";
+  LaunchOptions hosts = o;
+  hosts.hostfile = "/shared/hosts";
+  EXPECT_EQ(joined(jobCommand(hosts, false)).find("tmpdir_base"), std::string::npos);
+  EXPECT_EQ(joined(jobCommand(hosts, false)).find("backing_directory"), std::string::npos);
+  LaunchOptions own = o;
+  own.launcherArgs = {"--mca", "orte_tmpdir_base", "/scratch/me"};
+  EXPECT_EQ(joined(jobCommand(own, false)).find("/shared/run-1 "), std::string::npos);
+}
+
 TEST(JobCommand, MpirunOnOneHostKeepsOffTheNetwork) {
   const std::string local = "--mca pml ob1 --mca btl self,vader --mca oob_tcp_if_include lo";
   EXPECT_NE(joined(jobCommand(options("mpirun"), false)).find(local), std::string::npos);

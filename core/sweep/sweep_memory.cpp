@@ -1,0 +1,54 @@
+#include "sweep/sweep_memory.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+namespace dtb::core {
+namespace {
+
+std::string gigabytes(uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f GB", static_cast<double>(bytes) / 1e9);
+  return text;
+}
+
+}  // namespace
+
+int64_t sweepReferenceBytes(const SweepSpec& sweep) {
+  return std::clamp<int64_t>(sweep.maxBytes, int64_t{1} << 20, int64_t{256} << 20);
+}
+
+uint64_t sweepBytesPerRank(const SweepSpec& sweep) {
+  const auto largest = static_cast<uint64_t>(sweep.maxBytes);
+  const auto reference = static_cast<uint64_t>(sweepReferenceBytes(sweep));
+  return 2 * std::max(largest, reference);
+}
+
+std::optional<uint64_t> availableMemoryBytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  uint64_t kilobytes = 0;
+  std::string unit;
+  while (meminfo >> key >> kilobytes >> unit) {
+    if (key == "MemAvailable:") return kilobytes * 1024;
+  }
+  return std::nullopt;
+}
+
+void checkSweepFitsMemory(const SweepSpec& sweep, int ranksHere) {
+  const std::optional<uint64_t> available = availableMemoryBytes();
+  if (!available || ranksHere < 1) return;
+  const uint64_t perRank = sweepBytesPerRank(sweep);
+  const uint64_t needed = perRank * static_cast<uint64_t>(ranksHere);
+  if (needed <= *available) return;
+  throw std::invalid_argument("-e " + std::to_string(sweep.maxBytes) + " bytes: each rank holds up to " +
+                              gigabytes(perRank) + " (the largest call's input and output), " +
+                              std::to_string(ranksHere) + " rank" + (ranksHere == 1 ? "" : "s") +
+                              " on this host " + gigabytes(needed) + ", and MemAvailable is " +
+                              gigabytes(*available) + ": lower -e (--max-bytes) or --ranks");
+}
+
+}  // namespace dtb::core

@@ -6,13 +6,13 @@
 #include <functional>
 #include <set>
 
-#include "cuda/cuda_probe.h"
-#include "dtbench/strategy.h"
 #include "host/plugin_config.h"
-#include "matrix/device_check.h"
+#include "matrix/cell_checks.h"
+#include "matrix/column.h"
 #include "matrix/key_hints.h"
 #include "matrix/path_params.h"
 #include "matrix/run_schema.h"
+#include "matrix/setting_conversion.h"
 #include "plugin/plugin_error.h"
 
 namespace dtb::core {
@@ -24,38 +24,11 @@ constexpr size_t kMaxCells = 100000;  // beyond this a matrix is surely a mistak
 // (room for exclusions to bring twice the cap back under it).
 constexpr double kMaxCombinations = 2.0 * kMaxCells;
 
-// The values one key takes: one (fixed) or several (an axis).
-struct Column {
-  std::string key;  // "world_size" or "strategy.bucketed.bucket_cap_mb"
-  std::vector<ParamValue> values;
-  bool axis = false;
-  SourceLocation where;
-};
-
 // Keys that vary together: a zip group, a single axis, or a fixed value.
 struct Dimension {
   std::vector<std::string> keys;
   std::vector<std::vector<ParamValue>> rows;  // rows[i][k] is keys[k]'s i-th value
 };
-
-std::string tomlTypeName(const toml::node& node) {
-  switch (node.type()) {
-    case toml::node_type::string:
-      return "a string";
-    case toml::node_type::integer:
-      return "an integer";
-    case toml::node_type::floating_point:
-      return "a float";
-    case toml::node_type::boolean:
-      return "a boolean";
-    case toml::node_type::array:
-      return "an array";
-    case toml::node_type::table:
-      return "a table";
-    default:
-      return "a date/time";
-  }
-}
 
 std::string hint(const std::string& word, const std::vector<ParamSpec>& candidates) {
   if (std::string foreign = foreignWordHint(word); !foreign.empty()) return foreign;
@@ -91,33 +64,12 @@ class Planner {
   }
 
  private:
-  using Rule = std::vector<Column>;
-
   void fail(SourceLocation where, std::string message) {
     problems_.push_back({std::move(where), std::move(message)});
   }
 
   void warn(SourceLocation where, std::string message) {
     warnings_.push_back({std::move(where), std::move(message), true});
-  }
-
-  // A setting from the command line (--set), not from the file.
-  bool fromCommandLine(const SourceLocation& where) const { return where.file != m_.path; }
-
-  // An int parameter given as a float that is an exact integer, as DeepSpeed
-  // configurations write them (reduce_bucket_size = 5e8): that integer.
-  std::optional<ParamValue> wholeNumber(const ParamSpec& spec, const toml::node& node,
-                                        const std::string& key) {
-    const auto real = node.value_exact<double>();
-    if (spec.type != DTB_PARAM_INT || !real) return std::nullopt;
-    // 2^63 is a double exactly; every double below it in size fits an int64.
-    if (std::isfinite(*real) && std::trunc(*real) == *real && std::abs(*real) < 9223372036854775808.0) {
-      return static_cast<int64_t>(*real);
-    }
-    fail(locate(m_.path, node), "'" + key + "' expects int, got " + formatParamValue(*real) +
-                                    ", which is not a whole number (a float is taken for an int only "
-                                    "when it is one, e.g. 5e8)");
-    return std::nullopt;
   }
 
   int64_t repeats() {
@@ -128,80 +80,6 @@ class Planner {
       return 1;
     }
     return *value;
-  }
-
-  // Converts a setting's TOML value into one value or an axis of `spec`'s type.
-  std::optional<Column> convert(const RawSetting& raw, const ParamSpec& spec, const std::string& key,
-                                bool allowAxis) {
-    Column column{key, {}, false, raw.where};
-    const toml::array* array = raw.node->as_array();
-    const bool listType = spec.type == DTB_PARAM_INT_LIST;
-    const bool isAxis = array && (!listType || (!array->empty() && array->front().is_array()));
-    std::vector<const toml::node*> elements;
-    if (isAxis) {
-      if (!allowAxis) {
-        fail(raw.where, "'" + key + "' takes one value here, not an array");
-        return std::nullopt;
-      }
-      if (array->empty()) {
-        fail(raw.where, "empty axis '" + key + "': give at least one value");
-        return std::nullopt;
-      }
-      for (const toml::node& element : *array) elements.push_back(&element);
-      column.axis = true;
-    } else {
-      elements.push_back(raw.node);
-    }
-    bool ok = true;
-    for (const toml::node* element : elements) {
-      std::optional<ParamValue> value = paramValueFromToml(spec.type, *element);
-      if (!value && element->is_floating_point() && spec.type == DTB_PARAM_INT) {
-        value = wholeNumber(spec, *element, key);
-        if (!value) {
-          ok = false;
-          continue;
-        }
-      }
-      if (!value) {
-        fail(locate(m_.path, *element), "'" + key + "' expects " + std::string(paramTypeName(spec.type)) +
-                                            ", got " + tomlTypeName(*element));
-        ok = false;
-        continue;
-      }
-      if (auto problem = checkParamValue(spec, *value)) {
-        fail(locate(m_.path, *element), "'" + key + "': " + *problem);
-        ok = false;
-        continue;
-      }
-      column.values.push_back(std::move(*value));
-    }
-    if (!ok) return std::nullopt;
-    if (isPathParam(spec) && !ownerOf(key).empty()) resolvePaths(column, raw);
-    return column;
-  }
-
-  // A relative path a plugin parameter is given in the file is read from the
-  // file's directory (path_params.h); one given with --set, from the working
-  // directory, as any path on a command line.
-  void resolvePaths(Column& column, const RawSetting& raw) const {
-    const std::filesystem::path base = fromCommandLine(raw.where) ? "." : directoryOf(m_.path);
-    for (ParamValue& value : column.values) {
-      if (auto* text = std::get_if<std::string>(&value)) *text = resolvePath(base, *text);
-    }
-  }
-
-  // A path a cell reads that is not on this machine: a warning, not an error,
-  // for the data may be only on the hosts that run it (launcher mpirun, srun).
-  void checkPathsExist(const Column& column, const RawSetting& raw) {
-    const toml::array* array = raw.node->as_array();
-    for (size_t i = 0; i < column.values.size(); ++i) {
-      const toml::node& element = array ? *array->get(i) : *raw.node;
-      const std::string written = element.value_or<std::string>("");
-      const auto* resolved = std::get_if<std::string>(&column.values[i]);
-      if (!resolved) continue;
-      if (auto problem = missingPathProblem(column.key, written, *resolved))
-        warn(locate(m_.path, element), *problem);
-    }
   }
 
   void runColumns() {
@@ -217,7 +95,7 @@ class Planner {
         continue;
       }
       given.insert(raw.key);
-      if (auto column = convert(raw, *spec, raw.key, true)) {
+      if (auto column = converter_.convert(raw, *spec, raw.key, true)) {
         if (raw.key == "rendezvous_store") checkRendezvousStores(*column, raw);
         columns_.push_back(std::move(*column));
       }
@@ -273,7 +151,8 @@ class Planner {
                                        : " (plugin keys are KIND.NAME.PARAM of a plugin some cell uses)"));
           continue;
         }
-        if (auto column = convert(setting, *spec, setting.key, !single)) rule.push_back(std::move(*column));
+        if (auto column = converter_.convert(setting, *spec, setting.key, !single))
+          rule.push_back(std::move(*column));
       }
       out.push_back(std::move(rule));
     }
@@ -345,8 +224,8 @@ class Planner {
                               "` lists them");
           continue;
         }
-        if (auto column = convert(raw, *spec, kind + "." + table.name + "." + raw.key, true)) {
-          if (isPathParam(*spec)) checkPathsExist(*column, raw);
+        if (auto column = converter_.convert(raw, *spec, kind + "." + table.name + "." + raw.key, true)) {
+          if (isPathParam(*spec)) converter_.checkPathsExist(*column, raw);
           columns_.push_back(std::move(*column));
         }
       }
@@ -359,7 +238,7 @@ class Planner {
   void unusedTable(const RawPluginTable& table, const std::string& hint) {
     const std::string kind(kindName(table.kind));
     for (const RawSetting& raw : table.settings) {
-      if (fromCommandLine(raw.where)) {
+      if (converter_.fromCommandLine(raw.where)) {
         fail(raw.where, "unknown key '" + kind + "." + table.name + "." + raw.key + "': no cell uses " +
                             kind + " '" + table.name + "'" + hint);
         return;
@@ -380,13 +259,6 @@ class Planner {
                                   "): set it in [" + kind + "." + plugin->name() + "]");
       }
     }
-  }
-
-  // The prefix "strategy.bucketed." of a plugin key; "" for run keys.
-  static std::string ownerOf(const std::string& key) {
-    const size_t first = key.find('.');
-    if (first == std::string::npos) return "";
-    return key.substr(0, key.find('.', first + 1) + 1);
   }
 
   void checkZips() {
@@ -587,194 +459,18 @@ class Planner {
       return;
     }
     for (size_t i = 0; i < cells.size(); ++i) cells[i].index = static_cast<int>(i);
-    checkFaultRanks(cells);
-    checkRestartableStrategies(cells);
-    checkElasticCells(cells);
-    checkDevices(cells);
-    checkSshLaunches(cells);
-    warnNetworksOnOneHost(cells);
+    const CellChecks checks{cells,
+                            plugins_,
+                            [this](const std::string& key) {
+                              const Column* at = findColumn(key);
+                              return at ? at->where : SourceLocation{m_.path, 1, 1};
+                            },
+                            scope_,
+                            problems_,
+                            warnings_};
+    checkRecovery(checks);
+    checkPlacement(checks);
     plan.cells = std::move(cells);
-  }
-
-  // An emulated network shapes the links between hosts; a cell whose ranks
-  // all run here (the local launcher) sends nothing over it. Allowed (its
-  // store says which network was set), but said once.
-  void warnNetworksOnOneHost(const std::vector<Cell>& cells) {
-    for (const Cell& cell : cells) {
-      const std::string network = cell.text("network");
-      if (network.empty() || network == "none") continue;
-      if (resolveLauncher(cell.text("launcher"), cell.text("backend")) != "local") continue;
-      const Column* at = findColumn("network");
-      warn(at ? at->where : SourceLocation{m_.path, 1, 1},
-           "cell " + std::to_string(cell.index) + " sets network = \"" + network +
-               "\" but runs every rank on this host (launcher local): the emulated network shapes the links "
-               "between hosts, and none of its traffic crosses one (launcher mpirun or ssh with a hostfile "
-               "does)");
-      return;
-    }
-  }
-
-  // The ssh launcher starts ranks on the hostfile's hosts: without one it
-  // has nowhere to start them.
-  void checkSshLaunches(const std::vector<Cell>& cells) {
-    for (const Cell& cell : cells) {
-      if (cell.text("launcher") != "ssh" || !cell.text("hostfile").empty()) continue;
-      const Column* at = findColumn("launcher");
-      fail(at ? at->where : SourceLocation{m_.path, 1, 1},
-           "launcher = \"ssh\" (cell " + std::to_string(cell.index) +
-               ") starts ranks on the hosts of a hostfile: set hostfile (Open MPI's format, \"HOST slots=N\" "
-               "a line)");
-      return;
-    }
-  }
-
-  // Where each cell trains (device_check.h): the first problem, at its key.
-  // The GPUs are counted only when a cell wants one (CUDA is never
-  // initialised otherwise).
-  void checkDevices(const std::vector<Cell>& cells) {
-    std::optional<LocalGpus> gpus;
-    bool warnedOfThisMachine = false;
-    for (const Cell& cell : cells) {
-      if (cell.text("device") == "cuda" && !gpus) {
-        const CudaProbe probe = probeCuda();
-        gpus = LocalGpus{static_cast<int>(probe.devices.size()),
-                         probe.problem.empty() ? describe(probe) : probe.problem};
-      }
-      const auto found = plugins_.find("backend/" + cell.text("backend"));
-      const dtb_backend_plugin_v1_t* backend =
-          found == plugins_.end() ? nullptr : &found->second->descriptor<dtb_backend_plugin_v1_t>();
-      const auto problem = deviceProblem(cell, backend, gpus.value_or(LocalGpus{}));
-      if (!problem) continue;
-      const Column* at = findColumn(problem->key);
-      const SourceLocation where = at ? at->where : SourceLocation{m_.path, 1, 1};
-      if (problem->aboutThisMachine && scope_ == PlanScope::kCheckOnly) {
-        // Once: every GPU cell would say the same of this machine.
-        if (!warnedOfThisMachine)
-          warn(where, problem->message + " (`dtbench run` refuses it on this machine)");
-        warnedOfThisMachine = true;
-        continue;
-      }
-      fail(where, problem->message);
-      return;
-    }
-  }
-
-  // recovery = "restart" brings a run back from checkpoints, which need the
-  // strategy to save its state (state_save).
-  void checkRestartableStrategies(const std::vector<Cell>& cells) {
-    for (const Cell& cell : cells) {
-      if (cell.text("recovery") != "restart") continue;
-      const auto found = plugins_.find("strategy/" + cell.text("strategy"));
-      if (found == plugins_.end()) continue;
-      const auto& api = found->second->descriptor<dtb_strategy_plugin_v1_t>();
-      if (api.state_save) continue;  // the loader took the three state members all or none
-      const Column* recovery = findColumn("recovery");
-      fail(recovery ? recovery->where : SourceLocation{m_.path, 1, 1},
-           "recovery = \"restart\" needs a strategy that saves its state (state_save) for its checkpoints; "
-           "strategy '" +
-               cell.text("strategy") + "' of cell " + std::to_string(cell.index) +
-               " does not (allreduce, bucketed and fusion do): exclude the combination");
-      return;
-    }
-  }
-
-  // recovery = "elastic" (Horovod Elastic's way) needs what it rebuilds in
-  // the same processes: a backend that can make a new communicator after a
-  // peer failed (CAP_REBUILD: gloo; MPI cannot change its world), a strategy
-  // that saves its state (each commit), and workers this coordinator starts
-  // and watches (the local launcher). [fault] add is elastic's alone.
-  void checkElasticCells(const std::vector<Cell>& cells) {
-    warnLossWithoutRoom(cells);
-    for (const Cell& cell : cells) {
-      const std::string error = elasticProblem(cell);
-      if (error.empty()) continue;
-      const bool addFault = error.starts_with("[fault] kind = \"add\"");
-      const Column* at = findColumn(addFault ? "fault.kind" : "recovery");
-      fail(at ? at->where : SourceLocation{m_.path, 1, 1}, error);
-      return;
-    }
-  }
-
-  // min_np defaults to world_size, as horovodrun's --min-np to -np: a cell
-  // that loses a worker then waits elastic_timeout_s for one that no local
-  // run brings, and fails. Allowed (it measures that), but said once.
-  void warnLossWithoutRoom(const std::vector<Cell>& cells) {
-    for (const Cell& cell : cells) {
-      const std::string fault = cell.text("fault.kind");
-      if (cell.text("recovery") != "elastic" || (fault != "kill" && fault != "stop")) continue;
-      const int64_t minNp = cell.integer("min_np") > 0 ? cell.integer("min_np") : cell.integer("world_size");
-      if (minNp < cell.integer("world_size")) continue;
-      const Column* recovery = findColumn("recovery");
-      warn(recovery ? recovery->where : SourceLocation{m_.path, 1, 1},
-           "cell " + std::to_string(cell.index) + " loses a worker ([fault] " + fault +
-               ") with min_np = world_size (min_np's default, as horovodrun's): it will wait "
-               "elastic_timeout_s = " +
-               formatParamValue(cell.values.at("elastic_timeout_s")) +
-               " s for a worker and fail; set min_np below world_size to let the survivors go on");
-      return;
-    }
-  }
-
-  std::string elasticProblem(const Cell& cell) const {
-    const std::string which = " (cell " + std::to_string(cell.index) + ")";
-    if (cell.text("recovery") != "elastic") {
-      if (cell.text("fault.kind") != "add") return "";
-      return "[fault] kind = \"add\" needs recovery = \"elastic\"" + which +
-             ": only an elastic run lets a worker join while it trains";
-    }
-    const std::string backend = cell.text("backend"), strategy = cell.text("strategy");
-    const auto b = plugins_.find("backend/" + backend);
-    if (b != plugins_.end() &&
-        !(b->second->descriptor<dtb_backend_plugin_v1_t>().capabilities & DTB_BACKEND_CAP_REBUILD)) {
-      return "recovery = \"elastic\" needs a backend that can make a new communicator in the same process "
-             "after a peer failed; backend '" +
-             backend + "'" + which +
-             " cannot (MPI cannot change its world): use gloo, or recovery = \"restart\"";
-    }
-    const auto st = plugins_.find("strategy/" + strategy);
-    if (st != plugins_.end() && !st->second->descriptor<dtb_strategy_plugin_v1_t>().state_save) {
-      return "recovery = \"elastic\" needs a strategy that saves its state (state_save) for its commits; "
-             "strategy '" +
-             strategy + "'" + which +
-             " does not (allreduce, bucketed and fusion do; ZeRO's shards are cut for one world size, "
-             "and re-cutting them for the next is not built): exclude the combination, or give the plugin "
-             "state_size, state_save and state_load (docs/writing-a-strategy.md: what elastic copies from "
-             "rank 0 to every rank, and what must stay out)";
-    }
-    const std::string launcher = cell.text("launcher");
-    if (launcher != "auto" && launcher != "local" && launcher != "ssh" && !launcher.empty()) {
-      return "recovery = \"elastic\" runs with the local or the ssh launcher, which start, watch and replace "
-             "the workers themselves; launcher '" +
-             launcher + "'" + which + " cannot change its job's world";
-    }
-    const int64_t world = cell.integer("world_size"), minNp = cell.integer("min_np"),
-                  maxNp = cell.integer("max_np");
-    if (minNp > world) {
-      return "min_np = " + std::to_string(minNp) + " is above world_size = " + std::to_string(world) + which +
-             ": the run would stop at its first failure";
-    }
-    if (maxNp > 0 && maxNp < world) {
-      return "max_np = " + std::to_string(maxNp) + " is below world_size = " + std::to_string(world) + which;
-    }
-    if (cell.text("fault.kind") == "add" && maxNp > 0 && world >= maxNp) {
-      return "[fault] kind = \"add\" would grow world_size = " + std::to_string(world) +
-             " past max_np = " + std::to_string(maxNp) + which + ": raise max_np, or leave it 0 (no bound)";
-    }
-    return "";
-  }
-
-  // A fault must strike one of the cell's ranks.
-  void checkFaultRanks(const std::vector<Cell>& cells) {
-    for (const Cell& cell : cells) {
-      if (cell.text("fault.kind") == "none" || cell.integer("fault.rank") < cell.integer("world_size"))
-        continue;
-      const Column* rank = findColumn("fault.rank");
-      fail(rank ? rank->where : SourceLocation{m_.path, 1, 1},
-           "[fault] rank = " + std::to_string(cell.integer("fault.rank")) + " is not a rank of cell " +
-               std::to_string(cell.index) + " (world_size " + std::to_string(cell.integer("world_size")) +
-               "): give a rank below world_size, or exclude the combination");
-      return;
-    }
   }
 
   const MatrixFile& m_;
@@ -782,6 +478,7 @@ class Planner {
   bool pastCap_ = false;  // expand() made more than kMaxCells cells: stop crossing
   std::vector<Problem> problems_;
   std::vector<Problem> warnings_;
+  SettingConverter converter_{m_.path, problems_, warnings_};
   std::vector<Column> columns_;
   std::vector<Rule> includeRules_;
   std::vector<Rule> excludeRules_;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "report/chart_notes.h"
+#include "report/chart_scale.h"
 #include "report/report_format.h"
 
 namespace dtb::core {
@@ -49,99 +50,6 @@ std::string marker(MarkerShape shape, double cx, double cy, const std::string& c
   return "<circle cx=\"" + num(cx) + "\" cy=\"" + num(cy) + "\" r=\"3.5\"" + fill + "</circle>";
 }
 
-// A mapping from data to pixels along one axis, with its ticks.
-struct Scale {
-  double low = 0, high = 1;
-  int logBase = 0;
-  bool integers = false;
-
-  double fraction(double v) const {
-    if (logBase > 0) return (std::log(v) - std::log(low)) / (std::log(high) - std::log(low));
-    return (v - low) / (high - low);
-  }
-
-  // Unlabelled ticks between the labelled ones on a log axis: 2..9 x 10^k,
-  // or the powers of 2 a stride skipped.
-  std::vector<double> minorTicks() const {
-    std::vector<double> out;
-    if (logBase <= 0) return out;
-    const std::vector<double> major = ticks();
-    auto isMajor = [&](double t) {
-      return std::any_of(major.begin(), major.end(), [&](double m) { return std::abs(m - t) <= 1e-9 * m; });
-    };
-    if (logBase == 10) {
-      for (double decade = std::pow(10, std::floor(std::log10(low))); decade <= high; decade *= 10) {
-        for (int m = 2; m <= 9; ++m) {
-          const double t = m * decade;
-          if (t > low * (1 + 1e-9) && t < high * (1 - 1e-9) && !isMajor(t)) out.push_back(t);
-        }
-      }
-      return out;
-    }
-    for (double t = std::pow(logBase, std::floor(std::log(low) / std::log(logBase) + 1e-9));
-         t <= high * (1 + 1e-9); t *= logBase) {
-      if (t >= low * (1 - 1e-9) && !isMajor(t)) out.push_back(t);
-    }
-    return out;
-  }
-
-  // A log10 axis spanning less than two decades labels its 2s and 5s too.
-  bool labelsMinor(double t) const {
-    if (logBase != 10 || high / low > 100) return false;
-    const double m = t / std::pow(10, std::floor(std::log10(t) + 1e-9));
-    return std::abs(m - 2) < 1e-6 || std::abs(m - 5) < 1e-6;
-  }
-
-  std::vector<double> ticks() const {
-    std::vector<double> out;
-    if (logBase > 0) {
-      const double base = logBase;
-      // At most ~8 ticks: every power of the base, or every n-th one.
-      const double decades = std::log(high / low) / std::log(base);
-      const int stride = std::max(1, static_cast<int>(std::ceil(decades / 8)));
-      for (double t = std::pow(base, std::floor(std::log(low) / std::log(base) + 1e-9));
-           t <= high * (1 + 1e-9); t *= std::pow(base, stride)) {
-        if (t >= low * (1 - 1e-9)) out.push_back(t);
-      }
-      return out;
-    }
-    const double span = high - low;
-    const double raw = span / 5;
-    const double magnitude = std::pow(10, std::floor(std::log10(raw)));
-    double nice = magnitude;
-    for (double m : {1.0, 2.0, 2.5, 5.0, 10.0}) {
-      if (m * magnitude >= raw) {
-        nice = m * magnitude;
-        break;
-      }
-    }
-    if (integers) nice = std::max(1.0, std::ceil(nice));
-    for (double t = std::ceil(low / nice) * nice; t <= high + nice * 1e-9; t += nice) out.push_back(t);
-    return out;
-  }
-};
-
-Scale scaleFor(const ChartAxis& axis, double low, double high) {
-  Scale s;
-  s.logBase = axis.logBase;
-  s.integers = axis.integers;
-  if (!(low <= high)) low = high = axis.logBase > 0 ? 1 : 0;  // no data
-  if (axis.logBase > 0) {
-    low = std::max(low, 1e-12);
-    const double base = axis.logBase;
-    s.low = std::pow(base, std::floor(std::log(low) / std::log(base) + 1e-9));
-    s.high = std::pow(base, std::ceil(std::log(std::max(high, low)) / std::log(base) - 1e-9));
-    if (s.high <= s.low) s.high = s.low * base;
-    return s;
-  }
-  if (axis.fromZero) low = std::min(low, 0.0);
-  if (high <= low) high = low + 1;
-  const double pad = (high - low) * 0.05;
-  s.low = axis.fromZero && low >= 0 ? low : low - pad;
-  s.high = high + pad;
-  return s;
-}
-
 // `extraHeight`: room below the plot for slanted bar labels.
 std::string header(const std::string& title, const std::string& kind, double extraHeight = 0) {
   const double height = kHeight + extraHeight;
@@ -153,7 +61,7 @@ std::string header(const std::string& title, const std::string& kind, double ext
          "\" width=\"" + num(kPlotWidth) + "\" height=\"" + num(kPlotHeight) + "\"/>\n";
 }
 
-std::string yAxis(const Scale& y, const ChartAxis& axis) {
+std::string yAxis(const ChartScale& y, const ChartAxis& axis) {
   std::string out;
   for (double t : y.minorTicks()) {
     const double py = kTop + kPlotHeight * (1 - y.fraction(t));
@@ -261,7 +169,7 @@ std::string notesBelow(const std::vector<std::string>& notes, double& extraHeigh
 // The x axis of a line chart: ticks, minor ticks and its label; `px` maps a
 // value to pixels.
 template <typename ToPixels>
-std::string xAxis(const Scale& x, const ChartAxis& axis, ToPixels px) {
+std::string xAxis(const ChartScale& x, const ChartAxis& axis, ToPixels px) {
   std::string out;
   for (double t : x.ticks()) {
     out += "<line class=\"grid\" x1=\"" + num(px(t)) + "\" x2=\"" + num(px(t)) + "\" y1=\"" + num(kTop) +
@@ -394,12 +302,12 @@ std::string renderLineChart(const LineChart& chart) {
       yHigh = std::max({yHigh, p.y, std::isfinite(p.high) ? p.high : p.y});
     }
   }
-  Scale x = scaleFor(chart.x, xLow, xHigh);
+  ChartScale x = scaleFor(chart.x, xLow, xHigh);
   if (xLow == xHigh && std::isfinite(xLow)) {  // one x value: centre it
     x.low = chart.x.logBase > 0 ? xLow / chart.x.logBase : xLow - 1;
     x.high = chart.x.logBase > 0 ? xLow * chart.x.logBase : xLow + 1;
   }
-  const Scale y = scaleFor(chart.y, yLow, yHigh);
+  const ChartScale y = scaleFor(chart.y, yLow, yHigh);
   auto px = [&](double v) { return kLeft + kPlotWidth * std::clamp(x.fraction(v), 0.0, 1.0); };
   auto py = [&](double v) { return kTop + kPlotHeight * (1 - std::clamp(y.fraction(v), 0.0, 1.0)); };
 
@@ -459,7 +367,7 @@ std::string renderStackedBars(const StackedBarChart& chart) {
     high = std::max(high, total);
   }
   ChartAxis axis{chart.yLabel, 0, TickFormat::kNumber, true};
-  const Scale y = scaleFor(axis, 0, high);
+  const ChartScale y = scaleFor(axis, 0, high);
   auto py = [&](double v) { return kTop + kPlotHeight * (1 - std::clamp(y.fraction(v), 0.0, 1.0)); };
   const double slot = kPlotWidth / static_cast<double>(std::max<size_t>(1, chart.bars.size()));
   // Labels whole: wrapped to the bar's slot (~6 px a character) in up to
@@ -520,7 +428,7 @@ std::string renderGroupedBars(const GroupedBarChart& chart) {
     for (double v : s.values) high = std::isfinite(v) ? std::max(high, v) : high;
   }
   ChartAxis axis{chart.yLabel, 0, TickFormat::kNumber, true};
-  const Scale y = scaleFor(axis, 0, high);
+  const ChartScale y = scaleFor(axis, 0, high);
   auto py = [&](double v) { return kTop + kPlotHeight * (1 - std::clamp(y.fraction(v), 0.0, 1.0)); };
   const double slot = kPlotWidth / static_cast<double>(std::max<size_t>(1, chart.groups.size()));
   const double width =

@@ -11,7 +11,6 @@
 #include "matrix/toml_depth.h"
 #include "matrix/toml_source.h"
 #include "network/network_profile.h"
-#include "sweep/sweep_memory.h"
 #include "sweep/sweep_runner.h"
 
 namespace dtb::cli {
@@ -80,7 +79,11 @@ core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
       s.backends.clear();
       for (const toml::node& b : *backends) s.backends.push_back(b.value_or<std::string>(""));
     }
-    s.world = static_cast<int>((*comm)["ranks"].value_or<int64_t>(s.world));
+    const int64_t ranks = (*comm)["ranks"].value_or<int64_t>(s.world);
+    if (ranks < 1 || ranks > core::kMaxWorldSize)  // checked before it is narrowed to an int
+      throw std::invalid_argument(o.file + ": [comm] ranks must be within 1 and " +
+                                  std::to_string(core::kMaxWorldSize) + ", not " + std::to_string(ranks));
+    s.world = static_cast<int>(ranks);
     s.launcher = (*comm)["launcher"].value_or(s.launcher);
     s.rendezvousStore = (*comm)["rendezvous_store"].value_or(s.rendezvousStore);
     s.network = (*comm)["network"].value_or(s.network);
@@ -123,9 +126,15 @@ core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
   s.launcherArgs = o.launcherArgs;
   s.interface = o.interface;
   s.timeoutS = o.timeoutS;
-  if (!std::isfinite(s.timeoutS) || s.timeoutS <= 0)
-    throw std::invalid_argument("--timeout must be a number of seconds above 0, not " +
-                                std::to_string(s.timeoutS));
+  // The bounds of the matrix key collective_timeout_s, which this is.
+  const core::ParamSpec& timeoutSpec = *core::findRunKey("collective_timeout_s");
+  if (!std::isfinite(s.timeoutS) || s.timeoutS < *timeoutSpec.minValue ||
+      s.timeoutS > *timeoutSpec.maxValue) {
+    char text[96];
+    std::snprintf(text, sizeof(text), "--timeout must be seconds within %g and %g, not %g",
+                  *timeoutSpec.minValue, *timeoutSpec.maxValue, s.timeoutS);
+    throw std::invalid_argument(text);
+  }
   if (s.world < 1 || s.world > core::kMaxWorldSize)
     throw std::invalid_argument("--ranks must be within 1 and " + std::to_string(core::kMaxWorldSize) +
                                 ", not " + std::to_string(s.world));
@@ -137,10 +146,6 @@ core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
         ": each rank drives one GPU here (nccl-tests' -g 1); for more GPUs give more --ranks");
   if (s.backends.empty()) throw std::invalid_argument("no backend to sweep");
   s.sweep.validate();
-  // Every rank on this host unless a hostfile, Slurm or ssh spreads them
-  // (other hosts' memory is not known here: not checked).
-  const bool allHere = s.hostfile.empty() && s.launcher != "srun" && s.launcher != "ssh";
-  core::checkSweepFitsMemory(s.sweep, allHere ? s.world : 0);
   return s;
 }
 

@@ -1,6 +1,8 @@
 #include "cli/foreign_flags.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <iterator>
 #include <map>
 
 #include "matrix/key_hints.h"
@@ -40,26 +42,35 @@ std::pair<std::string, std::string> split(const std::string& flag) {
   return {name, value};
 }
 
-bool looksLikeNumber(const std::string& text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+// A word that names the matrix rather than a flag's value.
+bool looksLikeMatrix(const std::string& word) {
+  std::error_code ec;
+  return word.ends_with(".toml") || std::filesystem::is_regular_file(word, ec);
 }
 
 }  // namespace
 
-std::string foreignFlagsError(const std::string& command, const std::vector<std::string>& extras,
+std::string foreignFlagsError(const std::string& command, const std::vector<std::string>& given,
                               const std::string& positional) {
+  // "--", which ends the options (`dtbench run -- m.toml`), is no extra.
+  std::vector<std::string> extras;
+  std::copy_if(given.begin(), given.end(), std::back_inserter(extras),
+               [](const std::string& e) { return e != "--"; });
   if (extras.empty()) return "";
   // The first flag decides the advice; a bare word is a second file.
-  const auto flag = std::find_if(extras.begin(), extras.end(),
-                                 [](const std::string& e) { return e.size() > 1 && e.front() == '-'; });
+  const auto flag = std::find_if(extras.begin(), extras.end(), [](const std::string& e) {
+    return e.size() > 1 && e.front() == '-' && e.find_first_not_of('-') != std::string::npos;
+  });
   if (flag == extras.end()) {
     return "dtbench " + command + ": unexpected argument '" + extras.front() + "' (one matrix file; " +
            "change its keys with --set KEY=VALUE)";
   }
   auto [name, value] = split(*flag);
-  // The value CLI11 took as the matrix file, or the word after the flag.
-  if (value.empty() && looksLikeNumber(positional)) value = positional;
-  if (value.empty() && flag + 1 != extras.end() && (flag + 1)->front() != '-') value = *(flag + 1);
+  // Its value: after `--backend mpi m.toml` CLI11 took "mpi" for the matrix
+  // file and left m.toml over; after `m.toml --epochs 3` it is the next word.
+  const bool nextIsWord = flag + 1 != extras.end() && !(flag + 1)->empty() && (flag + 1)->front() != '-';
+  if (value.empty() && nextIsWord && !looksLikeMatrix(*(flag + 1))) value = *(flag + 1);
+  if (value.empty() && !positional.empty() && !looksLikeMatrix(positional)) value = positional;
   const std::string shown = value.empty() ? "N" : value;
   const std::string start = "dtbench " + command + ": unknown option '" + *flag + "'";
   if (const auto known = launcherFlags().find(name); known != launcherFlags().end()) {

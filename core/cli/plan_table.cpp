@@ -57,8 +57,9 @@ void printCellTable(std::FILE* out, const core::Plan& plan, size_t limit) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : plan.cells.front().values) {
     if (key == core::kGlobalBatchKey || key == core::kEffectiveLrKey || key == "world_size") continue;
+    const std::string& name = key;  // clang 14 cannot capture a structured binding (C++20 can)
     const bool inEveryCell = std::all_of(plan.cells.begin(), plan.cells.end(),
-                                         [&](const core::Cell& cell) { return cell.find(key) != nullptr; });
+                                         [&](const core::Cell& cell) { return cell.find(name) != nullptr; });
     if (inEveryCell ? variesAmongItsCells(plan, key)
                     : variesAmongItsCells(plan, key) || !isPluginDefault(plan, key, value)) {
       keys.push_back(key);

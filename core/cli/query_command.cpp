@@ -30,14 +30,16 @@ int printQuery(const std::string& db, const std::string& sql, core::ResultFormat
                                },
                                [&](std::vector<core::SqlValue> row) { writer.row(std::move(row)); },
                                [&] {
-                                 // Inside one SQL function nothing can stop SQLite but ending
-                                 // the process; the rows written so far are flushed first.
+                                 // SQLite cannot be stopped inside one SQL function: the process
+                                 // ends. The rows a table or JSON held back for its layout are
+                                 // lost with it; those already written stay.
                                  std::fflush(stdout);
                                  std::fprintf(stderr,
                                               "dtbench query: %s: the query was stopped after %g s, "
-                                              "inside an SQL function that SQLite cannot interrupt "
-                                              "(--timeout SECONDS allows longer)\n",
-                                              db.c_str(), timeoutS);
+                                              "%d s past its limit inside an SQL function that SQLite "
+                                              "cannot interrupt (--timeout SECONDS allows longer)\n",
+                                              db.c_str(), timeoutS + core::kQueryOverrunGraceS,
+                                              core::kQueryOverrunGraceS);
                                  std::_Exit(1);
                                }});
     writer.finish();
@@ -100,9 +102,11 @@ void addQueryCommand(CLI::App& app, GlobalOptions& global) {
       ->check(CLI::Validator(
           [](const std::string& text) -> std::string {
             // CLI::Range lets nan through (no comparison with it is true); nan meant no limit.
+            // Below a millisecond, the limit would round to 0: no limit.
             const double seconds = std::strtod(text.c_str(), nullptr);
-            if (std::isfinite(seconds) && seconds >= 0 && seconds <= kLongestTimeoutS) return {};
-            return text + ": give seconds within 0 (no limit) and " +
+            if (seconds == 0 || (std::isfinite(seconds) && seconds >= 0.001 && seconds <= kLongestTimeoutS))
+              return {};
+            return text + ": give 0 (no limit) or seconds within 0.001 and " +
                    std::to_string(static_cast<int>(kLongestTimeoutS)) + " (a week)";
           },
           "SECONDS"))

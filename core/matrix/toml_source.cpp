@@ -5,7 +5,8 @@
 namespace dtb::core {
 
 std::string readTomlFile(const std::filesystem::path& path, const std::string& role) {
-  BoundedFile file(path, kMaxTomlFileBytes, role);
+  // A pipe too: `dtbench validate <(sed ... m.toml)` and `... | dtbench validate /dev/stdin`.
+  BoundedFile file(path, kMaxTomlFileBytes, role, BoundedFile::Pipes::kRead);
   return file.readAll();
 }
 

@@ -1,7 +1,7 @@
 // Reading a TOML file a user names (a matrix, a [comm] sweep): a regular
-// file of at most kMaxTomlFileBytes, read whole. A matrix is a few
+// file or a pipe of at most kMaxTomlFileBytes, read whole. A matrix is a few
 // kilobytes; the bound keeps `validate` of a 1 GB file, of /dev/zero or of
-// a FIFO from taking minutes, all memory, or for ever.
+// a FIFO nobody writes to from taking minutes, all memory, or for ever.
 #pragma once
 
 #include <cstdint>
@@ -14,8 +14,8 @@ namespace dtb::core {
 constexpr uint64_t kMaxTomlFileBytes = uint64_t{4} << 20;  // 4 MiB
 
 // The text of `path`. Throws dtb::BoundedFile::Error naming the file and
-// what it is instead (a FIFO, a device, too large); `role` says what the
-// file was meant to be ("matrix file").
+// what is wrong (a device, too large, a pipe silent for 10 s); `role` says
+// what the file was meant to be ("matrix file").
 std::string readTomlFile(const std::filesystem::path& path, const std::string& role);
 
 // A hint for text that failed to parse as TOML but is another format users

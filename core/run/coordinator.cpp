@@ -64,9 +64,11 @@ void printSummary(const std::filesystem::path& db, int64_t experiment) {
       "ROUND(c.speedup, 2) AS speedup, ROUND(c.efficiency, 2) AS efficiency, "
       "ROUND(r.mean_test_accuracy, 4) AS test_acc, SUM(s.status = 'ok') || '/' || COUNT(*) AS ok_runs, "
       "CASE WHEN r.noisy THEN 'NOISY' ELSE '' END AS noise, "
-      // A cell with a failed run says why (its first), not only 0/1.
-      "COALESCE(SUBSTR(MIN(CASE WHEN s.status <> 'ok' THEN 'run ' || s.run_id || ' ' || s.status || ': ' || "
-      "COALESCE(s.error, '') END), 1, 120), '') AS failure "
+      // A cell with a failed run says why (its first such run), not only 0/1.
+      "COALESCE((SELECT SUBSTR('run ' || f.run_id || ' ' || f.status || ': ' || "
+      "REPLACE(COALESCE(f.error, ''), char(10), ' '), 1, 120) FROM run_summary f "
+      "WHERE f.experiment_id = s.experiment_id AND f.cell = s.cell AND f.status <> 'ok' "
+      "ORDER BY f.run_id LIMIT 1), '') AS failure "
       "FROM run_summary s LEFT JOIN repeat_stats r ON r.experiment_id = s.experiment_id AND r.cell = s.cell "
       "LEFT JOIN scaling c ON c.experiment_id = s.experiment_id AND c.config_key = s.config_key "
       "AND c.world_size = s.world_size WHERE s.experiment_id = " +

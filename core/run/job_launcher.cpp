@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <string_view>
 
 #include "run/rank_output.h"
 #include "run/scratch_reaper.h"
@@ -65,6 +66,15 @@ std::string lastMessage(const std::string& text) {
 
 }  // namespace
 
+bool launcherArgsSay(const LaunchOptions& options, std::string_view word) {
+  return std::any_of(options.launcherArgs.begin(), options.launcherArgs.end(),
+                     [&](const std::string& arg) { return arg.find(word) != std::string::npos; });
+}
+
+bool mpirunOnOneHost(const LaunchOptions& options) {
+  return options.hostfile.empty() && !launcherArgsSay(options, "host") && !launcherArgsSay(options, "-H");
+}
+
 std::vector<std::string> jobCommand(const LaunchOptions& options, bool runningAsRoot) {
   std::vector<std::string> command;
   const std::string threads = std::to_string(options.threadsPerWorker);
@@ -86,11 +96,8 @@ std::vector<std::string> jobCommand(const LaunchOptions& options, bool runningAs
     // listener binds every interface in Open MPI 4.1 whatever the options:
     // docs/threat-model.md.) A user who names hosts, transports or
     // interfaces decides.
-    const auto userSays = [&](std::string_view word) {
-      return std::any_of(options.launcherArgs.begin(), options.launcherArgs.end(),
-                         [&](const std::string& arg) { return arg.find(word) != std::string::npos; });
-    };
-    const bool oneHost = options.hostfile.empty() && !userSays("host") && !userSays("-H");
+    const auto userSays = [&](std::string_view word) { return launcherArgsSay(options, word); };
+    const bool oneHost = mpirunOnOneHost(options);
     if (oneHost && !userSays("btl") && !userSays("pml") && !userSays("mtl")) {
       command.insert(command.end(), {"--mca", "pml", "ob1", "--mca", "btl", "self,vader"});
     }
@@ -107,11 +114,14 @@ std::vector<std::string> jobCommand(const LaunchOptions& options, bool runningAs
     // directory (ompi.HOST.UID/pid.N/: segments and a FIFO, left behind when
     // mpirun is killed) under the run directory, its shared-memory segments
     // (/dev/shm/vader_segment.*, left too) in a directory of their own.
-    // Only on one host: other hosts' daemons may lack these paths.
-    if (oneHost && !userSays("tmpdir_base")) {
+    // Only on one host (other hosts' daemons may lack these paths), and
+    // only where the user names neither (launcher_args or OMPI_MCA_*).
+    // Open MPI 4's parameter names; Open MPI 5 (PRRTE) would ignore the first.
+    if (oneHost && !userSays("tmpdir") && std::getenv("OMPI_MCA_orte_tmpdir_base") == nullptr) {
       command.insert(command.end(), {"--mca", "orte_tmpdir_base", options.specFile.parent_path().string()});
     }
-    if (oneHost && !options.sharedMemoryDir.empty() && !userSays("backing_directory")) {
+    if (oneHost && !options.sharedMemoryDir.empty() && !userSays("backing_directory") &&
+        std::getenv("OMPI_MCA_btl_vader_backing_directory") == nullptr) {
       command.insert(command.end(),
                      {"--mca", "btl_vader_backing_directory", options.sharedMemoryDir.string()});
     }
@@ -394,7 +404,7 @@ std::filesystem::path sharedMemoryDirectory() {
 LaunchOutcome launchJob(const LaunchOptions& given, const RecordHandler& onRecord) {
   LaunchOptions options = given;
   std::optional<ScratchReaper> sharedMemoryReaper;  // removes it even if this process is killed
-  if (options.launcher == "mpirun") {
+  if (options.launcher == "mpirun" && mpirunOnOneHost(options)) {
     options.sharedMemoryDir = sharedMemoryDirectory();
     if (!options.sharedMemoryDir.empty()) sharedMemoryReaper.emplace(options.sharedMemoryDir);
   }

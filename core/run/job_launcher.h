@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,13 @@ namespace dtb::core {
 // without --allow-run-as-root; --oversubscribe allows more ranks than cores;
 // --bind-to none leaves the cores to the OS, as the local launcher does.
 std::vector<std::string> jobCommand(const LaunchOptions& options, bool runningAsRoot);
+
+// Whether mpirun starts every rank on this host: no hostfile, and no host
+// named in launcher_args (--host, -H).
+bool mpirunOnOneHost(const LaunchOptions& options);
+
+// Whether some word of launcher_args contains `word`.
+bool launcherArgsSay(const LaunchOptions& options, std::string_view word);
 
 // One line of the launcher's output split into (rank, text):
 // "[1,3]<stdout>:text" (mpirun --tag-output) or "3: text" (srun --label).

@@ -67,9 +67,10 @@ class ScratchError : public std::runtime_error {
 std::filesystem::path runDirectory(const Cell& cell, const std::string& launcher,
                                    const std::filesystem::path& database, int64_t runId);
 
-// Where runDirectory would make the cell's directory; throws ScratchError
-// when that is not a directory this process can write in (TMPDIR pointing
-// nowhere), before anything runs or is stored.
+// Where runDirectory would make the cell's directory; for a local run (the
+// temporary directory) throws ScratchError when that is not a directory
+// this process can write in (TMPDIR pointing nowhere), before anything runs
+// or is stored. (A rendezvous_dir is made when the run starts.)
 std::filesystem::path runDirectoryBase(const Cell& cell, const std::string& launcher,
                                        const std::filesystem::path& database);
 

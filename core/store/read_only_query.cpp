@@ -25,10 +25,15 @@ class QueryClock {
   void stepEnds() { spent_ += now() - stepStarted_.exchange(0); }
   // How far past the limit the query is (negative: not yet).
   Clock::duration overBy() const {
+    // spent_ first: a step that ends between the two loads is then counted
+    // once or not at all, never twice (stepEnds() clears the start before
+    // it adds to spent_).
+    const int64_t spent = spent_;
     const int64_t started = stepStarted_;
     const int64_t inStep = started == 0 ? 0 : now() - started;
-    return std::chrono::nanoseconds(spent_ + inStep) - limit_;
+    return std::chrono::nanoseconds(spent + inStep) - limit_;
   }
+  bool inStep() const { return stepStarted_ != 0; }
   bool over() const { return overBy().count() > 0; }
 
  private:
@@ -45,11 +50,11 @@ class QueryClock {
 int pastLimit(void* clock) { return static_cast<const QueryClock*>(clock)->over() ? 1 : 0; }
 
 // The progress handler is not called inside one SQL function: printf('%.*c',
-// 2000000000, 'x') spins in SQLite's formatter for 18 s whatever the limit.
+// 2000000000, 'x') spins in SQLite 3.40's formatter for 18 s whatever the limit.
 // This thread interrupts SQLite at the limit (taken at the next opcode) and
 // hands an overrun past kOverrunGrace to the caller (the CLI ends the
 // process, saying why): a limit nothing outlives.
-constexpr auto kOverrunGrace = std::chrono::seconds(2);
+constexpr auto kOverrunGrace = std::chrono::seconds(kQueryOverrunGraceS);
 
 class QueryWatchdog {
  public:
@@ -65,7 +70,9 @@ class QueryWatchdog {
               sqlite3_interrupt(db);
               interrupted = true;
             }
-            if (over > kOverrunGrace && overrun) overrun();
+            // Only while SQLite holds the thread: between steps the caller is
+            // writing rows, and its own check of the limit comes next.
+            if (over > kOverrunGrace && clock.inStep() && overrun) overrun();
           }
         }) {}
   ~QueryWatchdog() {
@@ -160,6 +167,7 @@ void streamReadOnlyQuery(Database& db, const std::string& sql, std::chrono::mill
       more = statement.step();
       clock.stepEnds();
     } catch (const StoreError&) {
+      clock.stepEnds();  // out of SQLite: the watchdog has nothing left to stop
       if (limit.count() > 0 && sqlite3_errcode(db.handle()) == SQLITE_INTERRUPT) {
         const double seconds = std::chrono::duration<double>(limit).count();
         char text[64];

@@ -20,11 +20,17 @@ struct QueryResult {
 struct RowHandler {
   std::function<void(std::vector<std::string>)> columns;  // once, before any row
   std::function<void(std::vector<SqlValue>)> row;
-  // Called from another thread when the statement runs on 2 s past the
-  // limit inside one SQL function, where SQLite cannot be interrupted
-  // (printf('%.*c', 2000000000, 'x')); empty: it runs on.
+  // Called from another thread while the statement is still inside SQLite
+  // kQueryOverrunGraceS past the limit: in one SQL function, where SQLite
+  // cannot be interrupted (printf('%.*c', 2000000000, 'x') spins 18 s in
+  // SQLite 3.40). The caller's other members may be in use by then; empty:
+  // the statement runs on.
   std::function<void()> overrun;
 };
+
+// How long past its limit a statement may stay inside SQLite before the
+// overrun handler is called.
+constexpr int kQueryOverrunGraceS = 2;
 
 // The longest string or blob a user's query may make (SQLITE_LIMIT_LENGTH).
 constexpr int kMaxQueryValueBytes = 64 << 20;

@@ -21,10 +21,10 @@ int64_t sweepReferenceBytes(const SweepSpec& sweep) {
   return std::clamp<int64_t>(sweep.maxBytes, int64_t{1} << 20, int64_t{256} << 20);
 }
 
-uint64_t sweepBytesPerRank(const SweepSpec& sweep) {
+uint64_t sweepBytesPerRank(const SweepSpec& sweep, int hostCopies) {
   const auto largest = static_cast<uint64_t>(sweep.maxBytes);
   const auto reference = static_cast<uint64_t>(sweepReferenceBytes(sweep));
-  return 2 * std::max(largest, reference);
+  return std::max(static_cast<uint64_t>(hostCopies) * largest, 2 * reference);
 }
 
 std::optional<uint64_t> availableMemoryBytes() {
@@ -38,17 +38,19 @@ std::optional<uint64_t> availableMemoryBytes() {
   return std::nullopt;
 }
 
-void checkSweepFitsMemory(const SweepSpec& sweep, int ranksHere) {
+void checkSweepFitsMemory(const SweepSpec& sweep, int ranksHere, int hostCopies) {
   const std::optional<uint64_t> available = availableMemoryBytes();
   if (!available || ranksHere < 1) return;
-  const uint64_t perRank = sweepBytesPerRank(sweep);
+  // At most 2e12 (SweepSpec bounds the size) x 65,536 ranks: the product cannot wrap.
+  const uint64_t perRank = sweepBytesPerRank(sweep, hostCopies);
   const uint64_t needed = perRank * static_cast<uint64_t>(ranksHere);
   if (needed <= *available) return;
-  throw std::invalid_argument("-e " + std::to_string(sweep.maxBytes) + " bytes: each rank holds up to " +
-                              gigabytes(perRank) + " (the largest call's input and output), " +
-                              std::to_string(ranksHere) + " rank" + (ranksHere == 1 ? "" : "s") +
-                              " on this host " + gigabytes(needed) + ", and MemAvailable is " +
-                              gigabytes(*available) + ": lower -e (--max-bytes) or --ranks");
+  throw std::invalid_argument(
+      "-e " + std::to_string(sweep.maxBytes) + " bytes: each rank holds up to " + gigabytes(perRank) +
+      (hostCopies == 1 ? " (the largest call's input), " : " (the largest call's input and output), ") +
+      std::to_string(ranksHere) + " rank" + (ranksHere == 1 ? "" : "s") + " on this host " +
+      gigabytes(needed) + ", and MemAvailable is " + gigabytes(*available) +
+      ": lower -e (--max-bytes) or --ranks");
 }
 
 }  // namespace dtb::core

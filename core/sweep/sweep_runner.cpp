@@ -11,12 +11,14 @@
 #include "plugin/backend_memory.h"
 #include "plugin/loader.h"
 #include "run/interrupt_guard.h"
+#include "run/job_launcher.h"
 #include "run/launch.h"
 #include "run/run_heartbeat.h"
 #include "run/run_spec.h"
 #include "run/scratch_reaper.h"
 #include "store/environment.h"
 #include "store/result_store.h"
+#include "sweep/sweep_memory.h"
 #include "sweep/sweep_table.h"
 
 namespace dtb::core {
@@ -129,6 +131,20 @@ void checkGpusFor(const LoadedPlugin& backend, const SweepOptions& o) {
   }
 }
 
+// The sweep's buffers against this machine's memory, for the ranks that run
+// here: every one, unless a hostfile, Slurm or ssh spreads them (the other
+// hosts' memory is not known here). A GPU backend holds only each call's
+// input on the host.
+void checkMemoryFor(const LoadedPlugin& backend, const SweepOptions& o) {
+  const std::string launcher = resolveLauncher(o.launcher, backend.name());
+  LaunchOptions how;
+  how.hostfile = o.hostfile;
+  how.launcherArgs = splitWords(o.launcherArgs);
+  const bool allHere = launcher == "local" || (launcher == "mpirun" && mpirunOnOneHost(how));
+  const bool gpu = movesGpuMemoryOnly(backend.descriptor<dtb_backend_plugin_v1_t>());
+  checkSweepFitsMemory(o.sweep, allHere ? o.world : 0, gpu ? 1 : 2);
+}
+
 }  // namespace
 
 int runSweeps(const SweepOptions& o) {
@@ -141,6 +157,9 @@ int runSweeps(const SweepOptions& o) {
     backends.push_back(plugins.load(PluginKind::kBackend, b));  // fail early
     params.push_back(backendParams(*backends.back(), o));
     checkGpusFor(*backends.back(), o);
+    checkMemoryFor(*backends.back(), o);
+    // Where its scratch goes, before anything is stored (TMPDIR pointing nowhere).
+    runDirectoryBase(sweepCell(o, b, params.back(), 0), resolveLauncher(o.launcher, b), o.database);
   }
   for (const auto& [name, table] : o.backendParams) {
     if (std::find(o.backends.begin(), o.backends.end(), name) == o.backends.end())
@@ -168,7 +187,15 @@ int runSweeps(const SweepOptions& o) {
         runId, captureEnvironment(),
         {{"backend", p.name(), p.version(), p.abiVersion(), std::filesystem::absolute(p.path()).string()}});
     const std::string launcher = resolveLauncher(o.launcher, o.backends[i]);
-    const std::filesystem::path scratch = runDirectory(cell, launcher, o.database, runId);
+    std::filesystem::path scratch;
+    try {
+      scratch = runDirectory(cell, launcher, o.database, runId);
+    } catch (const ScratchError& e) {  // gone since the start, or a full disk: this run fails with why
+      store.finishRun(runId, RunStatus::kFailed, e.what());
+      std::fprintf(stderr, "dtbench comm: %s sweep FAILED: %s\n", o.backends[i].c_str(), e.what());
+      ++failures;
+      continue;
+    }
     const ScratchReaper reaper(scratch);          // removes it even if this process is killed
     const RunHeartbeat alive(o.database, runId);  // a long sweep is not taken for an interrupted one
     RunSpec spec;

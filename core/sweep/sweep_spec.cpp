@@ -60,7 +60,8 @@ int64_t parseSize(const std::string& text) {
     value *= 1024.0 * 1024 * 1024;
   else if (!unit.empty())
     throw std::invalid_argument("'" + text + "' is not a size (bytes, or a number with K, M or G)");
-  if (value < 1 || value > 1e12) throw std::invalid_argument("size '" + text + "' is out of range");
+  if (value < 1 || value > static_cast<double>(kMaxSweepBytes))
+    throw std::invalid_argument("size '" + text + "' is out of range (1 byte to 1e12)");
   return static_cast<int64_t>(std::llround(value));
 }
 
@@ -164,6 +165,11 @@ void SweepSpec::validate() const {
             " (the backends average floats only: give -d float,double,half,bfloat16)");
     }
   }
+  // The file's [comm] takes bytes as integers: the bound parseSize puts on
+  // -b and -e holds for them too (2^62 bytes would overflow what a rank holds).
+  if (maxBytes > kMaxSweepBytes)
+    throw std::invalid_argument("sizes: -e " + std::to_string(maxBytes) +
+                                " is past the largest size, 1e12 bytes");
   if (minBytes < 1 || maxBytes < minBytes)
     throw std::invalid_argument("sizes: -b " + std::to_string(minBytes) +
                                 " must be at least 1 and at most -e " + std::to_string(maxBytes));

@@ -16,6 +16,8 @@ namespace dtb::core {
 
 // The most warm-up or timed calls per size (nccl-tests' default is 20).
 constexpr int64_t kMaxSweepIterations = 1000000;
+// The largest message size a sweep takes (-e, max_bytes).
+constexpr int64_t kMaxSweepBytes = 1000000000000;
 
 struct SweepSpec {
   std::vector<std::string> ops = {"allreduce", "reduce_scatter", "allgather", "broadcast"};

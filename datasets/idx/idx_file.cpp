@@ -1,5 +1,6 @@
 #include "idx_file.h"
 
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -25,14 +26,19 @@ constexpr uint64_t kMaxDeflateRatio = 1032;
 class IdxReader {
  public:
   explicit IdxReader(const std::filesystem::path& file) : file_(file) {
+    int fd = -1;
     try {
       dtb::BoundedFile bounded(file, kMaxIdxFileBytes, "dataset (IDX) file");
       size_ = bounded.size();
-      in_ = gzdopen(bounded.release(), "rb");
+      fd = bounded.release();
     } catch (const dtb::BoundedFile::Error& e) {
       fail(file, e.reason());
     }
-    if (in_ == nullptr) fail(file, "cannot open");
+    in_ = gzdopen(fd, "rb");  // takes the descriptor, but not when it fails
+    if (in_ == nullptr) {
+      ::close(fd);
+      fail(file, "cannot open");
+    }
   }
   ~IdxReader() { gzclose(in_); }
   IdxReader(const IdxReader&) = delete;
@@ -130,7 +136,10 @@ IdxArray readIdx(const std::filesystem::path& requested) {
   }
   uint8_t extra[4096];
   if (const size_t past = in.read(extra, sizeof(extra)); past > 0) {
-    fail(file, "corrupt: " + std::string(past == sizeof(extra) ? "at least " : "") + std::to_string(past) +
+    // A plain file says how much follows; inflating all of a .gz to count would be unbounded.
+    const bool exact = !in.compressed() || past < sizeof(extra);
+    const uint64_t count = in.compressed() ? past : in.sizeOnDisk() - header - elements;
+    fail(file, "corrupt: " + std::string(exact ? "" : "at least ") + std::to_string(count) +
                    " bytes past the data end at offset " + std::to_string(header + elements));
   }
   return array;

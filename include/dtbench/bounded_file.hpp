@@ -1,11 +1,12 @@
-// bounded_file.hpp — a file opened for reading only when it is a regular
-// file no larger than a stated bound. Optional C++ helper; header-only.
+// bounded_file.hpp — a file read only when it is a regular file no larger
+// than a stated bound (or, where asked, a pipe read within that bound and a
+// silence timeout). Optional C++ helper; header-only.
 //
 // Why: a path a user names may be a FIFO (open() blocks until a writer
 // comes, for ever), /dev/zero or a symlink to it (reads never end), or a
-// file far larger than anything the format could hold. Checking the type
-// and size on the open descriptor, before the first byte is read, turns
-// each into one line naming the file and the limit.
+// file far larger than anything the format could hold. The type and size
+// are checked before anything is opened or read, which turns each into one
+// line naming the file and the limit.
 //
 //   dtb::BoundedFile file(path, 64 << 20, "matrix file");  // throws BoundedFile::Error
 //   std::string text = file.readAll();
@@ -13,6 +14,7 @@
 #define DTBENCH_BOUNDED_FILE_HPP
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,27 +41,43 @@ class BoundedFile {
     std::string reason_;
   };
 
-  // Opens `path` (symlinks followed) without blocking, then refuses anything
-  // but a regular file of at most `maxBytes`. `what` names the file's role
-  // in the messages ("matrix file", "IDX file").
-  BoundedFile(const std::filesystem::path& path, uint64_t maxBytes, const std::string& what)
-      : path_(path), what_(what) {
+  // Whether a pipe (a FIFO, /dev/stdin under `|`, bash's <(...)) is read.
+  // kRead reads it up to the bound, and fails when nothing arrives for
+  // kPipeSilenceSeconds (a FIFO nobody writes to).
+  enum class Pipes { kRefuse, kRead };
+  static constexpr int kPipeSilenceSeconds = 10;
+
+  // Refuses anything but a regular file of at most `maxBytes` (or a pipe,
+  // with Pipes::kRead) before opening it: opening a device can have effects
+  // of its own. Symlinks are followed. `what` names the file's role in the
+  // messages ("matrix file", "IDX file").
+  BoundedFile(const std::filesystem::path& path, uint64_t maxBytes, const std::string& what,
+              Pipes pipes = Pipes::kRefuse)
+      : path_(path), what_(what), maxBytes_(maxBytes) {
+    struct stat named {};
+    if (::stat(path.c_str(), &named) != 0) {
+      fail(errno == ENOENT ? std::string("no such file")
+                           : std::string("cannot stat: ") + std::strerror(errno));
+    }
+    pipe_ = S_ISFIFO(named.st_mode) && pipes == Pipes::kRead;
+    if (!S_ISREG(named.st_mode) && !pipe_) {
+      fail("is " + kindOf(named.st_mode) + ", not a regular file; a " + what_ + " must be one");
+    }
+    if (!pipe_ && static_cast<uint64_t>(named.st_size) > maxBytes)
+      fail(overLimit(static_cast<uint64_t>(named.st_size)));
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
     fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd_ < 0)
-      fail(errno == ENOENT ? std::string("no such file")
-                           : std::string("cannot open: ") + std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) fail(std::string("cannot stat: ") + std::strerror(errno));
-    if (!S_ISREG(st.st_mode))
-      fail("is " + kindOf(st.st_mode) + ", not a regular file; a " + what_ + " must be one");
-    size_ = static_cast<uint64_t>(st.st_size);
-    if (size_ > maxBytes) {
-      fail(std::to_string(size_) + " bytes is over the " + std::to_string(maxBytes) + "-byte limit of a " +
-           what_);
+    if (fd_ < 0) fail(std::string("cannot open: ") + std::strerror(errno));
+    struct stat opened {};
+    if (::fstat(fd_, &opened) != 0) closeAndFail(std::string("cannot stat: ") + std::strerror(errno));
+    // Replaced between the stat and the open: checked again, on what was opened.
+    if (opened.st_dev != named.st_dev || opened.st_ino != named.st_ino)
+      closeAndFail("changed while being opened");
+    size_ = pipe_ ? 0 : static_cast<uint64_t>(opened.st_size);
+    if (!pipe_) {
+      const int flags = ::fcntl(fd_, F_GETFL);
+      if (flags >= 0) ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);
     }
-    const int flags = ::fcntl(fd_, F_GETFL);
-    if (flags >= 0) ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);
   }
   ~BoundedFile() {
     if (fd_ >= 0) ::close(fd_);
@@ -67,14 +85,18 @@ class BoundedFile {
   BoundedFile(const BoundedFile&) = delete;
   BoundedFile& operator=(const BoundedFile&) = delete;
 
+  // The size fstat gave (0 for a pipe).
   uint64_t size() const { return size_; }
+  bool isPipe() const { return pipe_; }
   const std::filesystem::path& path() const { return path_; }
   // The descriptor, handed over: the caller closes it (gzdopen, fdopen).
   int release() { return std::exchange(fd_, -1); }
 
-  // The whole file: exactly size() bytes, as fstat said. A file that grew or
-  // shrank while read is refused rather than read past its bound.
+  // The whole file: exactly size() bytes, as fstat said; a file that grew or
+  // shrank while read is refused rather than read past its bound. A pipe:
+  // what comes until its writer closes it, within the bound.
   std::string readAll() {
+    if (pipe_) return readPipe();
     std::string bytes(size_, '\0');
     uint64_t done = 0;
     while (done < size_) {
@@ -93,6 +115,39 @@ class BoundedFile {
   [[noreturn]] void fail(const std::string& why) const { throw Error(path_, why); }
 
  private:
+  std::string readPipe() {
+    std::string bytes;
+    char chunk[1 << 16];
+    for (;;) {
+      pollfd wait{fd_, POLLIN, 0};
+      const int ready = ::poll(&wait, 1, kPipeSilenceSeconds * 1000);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready < 0) fail(std::string("poll failed: ") + std::strerror(errno));
+      if (ready == 0) {
+        fail("nothing came through this pipe for " + std::to_string(kPipeSilenceSeconds) +
+             " s (a FIFO nobody writes to?); a " + what_ + " is best given as a file");
+      }
+      const ssize_t n = ::read(fd_, chunk, sizeof(chunk));
+      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (n < 0) fail(std::string("read failed: ") + std::strerror(errno));
+      if (n == 0) return bytes;  // the writer closed it
+      if (bytes.size() + static_cast<uint64_t>(n) > maxBytes_)
+        fail(overLimit(bytes.size() + static_cast<uint64_t>(n)) + " (so far)");
+      bytes.append(chunk, static_cast<size_t>(n));
+    }
+  }
+
+  std::string overLimit(uint64_t bytes) const {
+    return std::to_string(bytes) + " bytes is over the " + std::to_string(maxBytes_) + "-byte limit of a " +
+           what_;
+  }
+
+  // A constructor that throws runs no destructor: the descriptor is closed here.
+  [[noreturn]] void closeAndFail(const std::string& why) {
+    ::close(std::exchange(fd_, -1));
+    fail(why);
+  }
+
   static std::string kindOf(mode_t mode) {
     if (S_ISDIR(mode)) return "a directory";
     if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
@@ -104,6 +159,8 @@ class BoundedFile {
 
   std::filesystem::path path_;
   std::string what_;
+  uint64_t maxBytes_ = 0;
+  bool pipe_ = false;
   int fd_ = -1;
   uint64_t size_ = 0;
 };

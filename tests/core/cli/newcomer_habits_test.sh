@@ -6,13 +6,13 @@
 #   - -np 2, --nproc-per-node 2, --nproc_per_node=2, --epochs 3: the matrix
 #     key to --set;
 #   - `dtbench runs` without a store, `dtbench schema TABLE` without one;
-#   - validate shows the keys that vary or were set, not every default;
+#   - validate shows the keys that vary or differ from their default, not
+#     every default;
 #   - a launcher that exits 0 while no rank reported is a failed run;
 #   - an --sbatch script whose output path has a space, quotes and '#'.
-#   newcomer_habits_test.sh DTBENCH REPO_ROOT
+#   newcomer_habits_test.sh DTBENCH REPO_ROOT TEST_PLUGIN_DIR
 set -euo pipefail
-dtbench=$(realpath "$1") root=$2
-plugins=$(dirname "$(dirname "$dtbench")")/tests/plugins  # the test plugins of this build
+dtbench=$(realpath "$1") root=$2 plugins=$3
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 db=$scratch/r.db
@@ -40,6 +40,9 @@ says 109 "dtbench validate: unknown option '--epochs': 'epochs' is a matrix key 
 says 109 "dtbench validate: unknown option '--master_addr' \(did you mean 'rendezvous_store'\?" \
   "$dtbench" validate --master_addr 10.0.0.1 "$quickstart"
 says 109 "dtbench validate: unexpected argument 'b.toml' \(one matrix file" "$dtbench" validate "$quickstart" b.toml
+says 109 "dtbench run: unknown option '--backend': 'backend' is a matrix key here: --set backend=mpi" \
+  "$dtbench" run --backend mpi "$quickstart"
+says 0 "quickstart.toml: experiment \"quickstart\"" "$dtbench" validate -- "$quickstart"
 
 echo "== --plugin-path after the command, as before it"
 says 0 "strategy +example_c" "$dtbench" plugins --plugin-path "$plugins" example_c
@@ -54,11 +57,11 @@ says 0 "run \(table\): .* id +INTEGER" "$dtbench" schema run
 says 1 "dtbench schema: no table or view named 'runz' \(there are: .*run_summary" "$dtbench" schema runz
 says 0 "--db TEXT=results.db" "$dtbench" run --help
 
-echo "== validate shows the keys that vary or were set, not every plugin default"
+echo "== validate shows the keys that vary or differ from their default, not every plugin default"
 says 0 "cell +world_size +dataset +dataset.idx.path +model +strategy +strategy.bucketed.bucket_cap_mb .*strategy.zero.stage" \
   "$dtbench" validate "$root/examples/strategies.toml"
-! "$dtbench" validate "$root/examples/strategies.toml" | grep -q "comm_hook\|powersgd_rank" \
-  || fail "validate lists parameters left at their defaults"
+table=$("$dtbench" validate "$root/examples/strategies.toml")  # whole: grep -q on a pipe could end it early
+! grep -q "comm_hook\|powersgd_rank" <<<"$table" || fail "validate lists parameters left at their defaults"
 
 echo "== a launcher that exits 0 while no rank reported is a failed run"
 mkdir "$scratch/bin"

@@ -9,9 +9,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "sample_store.h"
 #include "store/read_only_query.h"
@@ -110,6 +113,40 @@ TEST_F(StoreReader, AQueryPastItsTimeLimitIsStopped) {
     EXPECT_NE(std::string(e.what()).find("stopped after 0.2 s"), std::string::npos) << e.what();
   }
   // The connection is still good, and the limit was this query's only.
+  EXPECT_EQ(runReadOnlyQuery(db, "SELECT 1").rows.size(), 1u);
+}
+
+// Inside one SQL function SQLite calls no progress handler and takes no
+// interrupt (SQLite 3.40's printf('%.*c', 2000000000, 'x') spins 18 s): the
+// watchdog calls the caller's overrun handler once the statement is still
+// inside SQLite 2 s past its limit, and the statement, once the function
+// returns, ends as stopped. A function that sleeps stands in for the spin.
+TEST_F(StoreReader, ALimitOutlivedInsideOneFunctionIsCalledOut) {
+  testing::writeSampleStore(db_);
+  Database db = openStoreForReading(db_);
+  const auto sleepMs = [](sqlite3_context* context, int, sqlite3_value** args) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(sqlite3_value_int(args[0])));
+    sqlite3_result_int(context, 1);
+  };
+  ASSERT_EQ(
+      sqlite3_create_function(db.handle(), "sleep_ms", 1, SQLITE_UTF8, nullptr, sleepMs, nullptr, nullptr),
+      SQLITE_OK);
+  const auto started = std::chrono::steady_clock::now();
+  std::atomic<double> overrunAt{-1};
+  try {
+    streamReadOnlyQuery(
+        db, "SELECT sleep_ms(4500)", std::chrono::milliseconds(500),
+        {[](auto) {}, [](auto) {},
+         [&] {
+           if (overrunAt < 0)
+             overrunAt = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+         }});
+    FAIL() << "a statement past its limit returned";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("stopped after 0.5 s"), std::string::npos) << e.what();
+  }
+  EXPECT_GE(overrunAt.load(), 2.5) << "called before the limit and its grace had passed";
+  EXPECT_LT(overrunAt.load(), 4.5) << "not called while the function ran";
   EXPECT_EQ(runReadOnlyQuery(db, "SELECT 1").rows.size(), 1u);
 }
 

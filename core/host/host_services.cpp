@@ -271,6 +271,18 @@ dtb_status_t HostServices::relay(dtb_status_t status, const std::string& message
   return status;
 }
 
+template <typename Call>
+dtb_status_t HostServices::toCommunicator(dtb_host_ctx_t ctx, const char* function,
+                                          std::initializer_list<const void*> pointers, Call&& call) noexcept {
+  return guarded(ctx, function, [&] {
+    HostServices& h = self(ctx);
+    if (!h.communicator_) return unbound(ctx, function);
+    if (!given(ctx, function, pointers)) return DTB_STATUS_INVALID_ARGUMENT;
+    std::string error;
+    return h.relay(call(*h.communicator_, &error), error);
+  });
+}
+
 // Each comm_* member forwards to the bound communicator, or says there is none.
 void HostServices::installCommunicator() {
   table_.comm_rank = [](dtb_host_ctx_t ctx) noexcept {
@@ -283,79 +295,46 @@ void HostServices::installCommunicator() {
   };
   table_.comm_allreduce = [](dtb_host_ctx_t ctx, dtb_tensor_t* buffer, dtb_reduce_op_t op,
                              dtb_request_t* out) {
-    return guarded(ctx, "comm_allreduce", [&] {
-      HostServices& h = self(ctx);
-      if (!h.communicator_) return unbound(ctx, "comm_allreduce");
-      if (!given(ctx, "comm_allreduce", {buffer, out})) return DTB_STATUS_INVALID_ARGUMENT;
-      std::string error;
-      return h.relay(h.communicator_->allreduce(buffer, op, out, &error), error);
+    return toCommunicator(ctx, "comm_allreduce", {buffer, out}, [&](Communicator& c, std::string* error) {
+      return c.allreduce(buffer, op, out, error);
     });
   };
   table_.comm_reduce_scatter = [](dtb_host_ctx_t ctx, const dtb_tensor_t* in, dtb_tensor_t* outTensor,
                                   dtb_reduce_op_t op, dtb_request_t* out) {
-    return guarded(ctx, "comm_reduce_scatter", [&] {
-      HostServices& h = self(ctx);
-      if (!h.communicator_) return unbound(ctx, "comm_reduce_scatter");
-      if (!given(ctx, "comm_reduce_scatter", {in, outTensor, out})) return DTB_STATUS_INVALID_ARGUMENT;
-      std::string error;
-      return h.relay(h.communicator_->reduceScatter(in, outTensor, op, out, &error), error);
-    });
+    return toCommunicator(ctx, "comm_reduce_scatter", {in, outTensor, out},
+                          [&](Communicator& c, std::string* error) {
+                            return c.reduceScatter(in, outTensor, op, out, error);
+                          });
   };
   table_.comm_allgather = [](dtb_host_ctx_t ctx, const dtb_tensor_t* in, dtb_tensor_t* outTensor,
                              dtb_request_t* out) {
-    return guarded(ctx, "comm_allgather", [&] {
-      HostServices& h = self(ctx);
-      if (!h.communicator_) return unbound(ctx, "comm_allgather");
-      if (!given(ctx, "comm_allgather", {in, outTensor, out})) return DTB_STATUS_INVALID_ARGUMENT;
-      std::string error;
-      return h.relay(h.communicator_->allgather(in, outTensor, out, &error), error);
+    return toCommunicator(ctx, "comm_allgather", {in, outTensor, out}, [&](Communicator& c, std::string* error) {
+      return c.allgather(in, outTensor, out, error);
     });
   };
   table_.comm_broadcast = [](dtb_host_ctx_t ctx, dtb_tensor_t* buffer, int32_t root, dtb_request_t* out) {
-    return guarded(ctx, "comm_broadcast", [&] {
-      HostServices& h = self(ctx);
-      if (!h.communicator_) return unbound(ctx, "comm_broadcast");
-      if (!given(ctx, "comm_broadcast", {buffer, out})) return DTB_STATUS_INVALID_ARGUMENT;
-      std::string error;
-      return h.relay(h.communicator_->broadcast(buffer, root, out, &error), error);
+    return toCommunicator(ctx, "comm_broadcast", {buffer, out}, [&](Communicator& c, std::string* error) {
+      return c.broadcast(buffer, root, out, error);
     });
   };
   table_.comm_barrier = [](dtb_host_ctx_t ctx, dtb_request_t* out) {
-    return guarded(ctx, "comm_barrier", [&] {
-      HostServices& h = self(ctx);
-      if (!h.communicator_) return unbound(ctx, "comm_barrier");
-      if (!given(ctx, "comm_barrier", {out})) return DTB_STATUS_INVALID_ARGUMENT;
-      std::string error;
-      return h.relay(h.communicator_->barrier(out, &error), error);
-    });
+    return toCommunicator(ctx, "comm_barrier", {out},
+                          [&](Communicator& c, std::string* error) { return c.barrier(out, error); });
   };
   table_.comm_test = [](dtb_host_ctx_t ctx, dtb_request_t request, int32_t* done) {
-    return guarded(ctx, "comm_test", [&] {
-      HostServices& h = self(ctx);
-      if (!h.communicator_) return unbound(ctx, "comm_test");
-      if (!given(ctx, "comm_test", {done})) return DTB_STATUS_INVALID_ARGUMENT;
-      std::string error;
-      return h.relay(h.communicator_->test(request, done, &error), error);
-    });
+    return toCommunicator(ctx, "comm_test", {done},
+                          [&](Communicator& c, std::string* error) { return c.test(request, done, error); });
   };
   table_.comm_wait = [](dtb_host_ctx_t ctx, dtb_request_t request, int64_t timeoutMs) {
-    return guarded(ctx, "comm_wait", [&] {
-      HostServices& h = self(ctx);
-      if (!h.communicator_) return unbound(ctx, "comm_wait");
-      std::string error;
-      return h.relay(h.communicator_->wait(request, timeoutMs, &error), error);
-    });
+    return toCommunicator(ctx, "comm_wait", {},
+                          [&](Communicator& c, std::string* error) { return c.wait(request, timeoutMs, error); });
   };
   table_.comm_waited = [](dtb_host_ctx_t ctx, int64_t beginNs, int64_t endNs) noexcept {
     if (Communicator* c = self(ctx).communicator_) c->waitedElsewhere(beginNs, endNs);
   };
   table_.comm_set_stream = [](dtb_host_ctx_t ctx, void* stream) {
-    return guarded(ctx, "comm_set_stream", [&] {
-      HostServices& h = self(ctx);
-      if (!h.communicator_) return unbound(ctx, "comm_set_stream");
-      std::string error;
-      return h.relay(h.communicator_->setStream(stream, &error), error);
-    });
+    return toCommunicator(ctx, "comm_set_stream", {},
+                          [&](Communicator& c, std::string* error) { return c.setStream(stream, error); });
   };
 }
 

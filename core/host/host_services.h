@@ -15,6 +15,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -118,6 +119,11 @@ class HostServices {
   dtb_status_t update(dtb_tensor_t* param, const dtb_tensor_t* grad, float* state, uint32_t paramIndex);
   // The message of a failed communicator call, onto this instance's channel.
   dtb_status_t relay(dtb_status_t status, const std::string& message);
+  // The body of a comm_* member: guarded, the communicator bound, every one
+  // of `pointers` given, the communicator's message kept with its status.
+  template <typename Call>
+  static dtb_status_t toCommunicator(dtb_host_ctx_t ctx, const char* function,
+                                     std::initializer_list<const void*> pointers, Call&& call) noexcept;
 
   std::string source_;
   ParamValues config_;

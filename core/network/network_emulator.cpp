@@ -70,16 +70,6 @@ void requireEmulatedNetworkFor(const std::string& network) {
       "; on other hosts leave network unset (docs/networks.md)");
 }
 
-RunNetworkRecord networkRecord(int64_t runId, const NetworkProfile& profile) {
-  return {runId,
-          profile.name,
-          profile.emulatedLatencyUs(),
-          profile.emulatedGigabytesPerS(),
-          profile.latencyUs,
-          profile.gigabytesPerS,
-          kNetworkTimeScale};
-}
-
 std::optional<NetworkProfile> shapeNetworkFor(const std::string& network) {
   requireEmulatedNetworkFor(network);
   const std::optional<NetworkEmulator> emulator = NetworkEmulator::fromEnvironment();

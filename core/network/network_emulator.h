@@ -9,7 +9,6 @@
 #include <string>
 
 #include "network/network_profile.h"
-#include "store/records.h"
 
 namespace dtb::core {
 
@@ -40,8 +39,5 @@ std::optional<NetworkProfile> shapeNetworkFor(const std::string& network);
 
 // The same check alone, before a matrix's first run.
 void requireEmulatedNetworkFor(const std::string& network);
-
-// What the store keeps of a run's network.
-RunNetworkRecord networkRecord(int64_t runId, const NetworkProfile& profile);
 
 }  // namespace dtb::core

@@ -9,6 +9,7 @@
 #include "run/elastic_launcher.h"
 #include "run/interrupt_guard.h"
 #include "run/launch.h"
+#include "run/network_record.h"
 #include "run/machine_load.h"
 #include "run/run_heartbeat.h"
 #include "run/run_progress.h"

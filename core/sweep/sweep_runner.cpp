@@ -13,6 +13,7 @@
 #include "run/interrupt_guard.h"
 #include "run/job_launcher.h"
 #include "run/launch.h"
+#include "run/network_record.h"
 #include "run/run_heartbeat.h"
 #include "run/run_spec.h"
 #include "run/scratch_reaper.h"

@@ -13,7 +13,7 @@
 #include "host/status.h"
 #include "host/trace_recorder.h"
 #include "log/log.h"
-#include "train/optimizer.h"
+#include "host/optimizer_kernels.h"
 
 namespace dtb::core {
 namespace {
@@ -340,7 +340,7 @@ void HostServices::installCommunicator() {
 
 void HostServices::installOptimizer() {
   table_.optim_state_floats = [](dtb_host_ctx_t ctx) noexcept {
-    Optimizer* o = self(ctx).optimizer_;
+    OptimizerKernels* o = self(ctx).optimizer_;
     return o ? o->stateFloats() : uint32_t{0};
   };
   table_.optim_update = [](dtb_host_ctx_t ctx, dtb_tensor_t* param, const dtb_tensor_t* grad, float* state,

@@ -30,7 +30,7 @@ namespace dtb::core {
 class TraceRecorder;
 
 class Communicator;
-class Optimizer;
+class OptimizerKernels;
 class PluginInstance;
 
 class HostServices {
@@ -51,7 +51,7 @@ class HostServices {
   // Gives this instance the run's communicator, optimizer and model (not
   // owned; they outlive the instance). Any may be null. The model answers
   // param_release.
-  void bind(Communicator* communicator, Optimizer* optimizer, PluginInstance* model = nullptr) {
+  void bind(Communicator* communicator, OptimizerKernels* optimizer, PluginInstance* model = nullptr) {
     communicator_ = communicator;
     optimizer_ = optimizer;
     model_ = model;
@@ -133,7 +133,7 @@ class HostServices {
   std::vector<PluginEvent> events_;
   Communicator* communicator_ = nullptr;
   TraceRecorder* trace_ = nullptr;
-  Optimizer* optimizer_ = nullptr;
+  OptimizerKernels* optimizer_ = nullptr;
   PluginInstance* model_ = nullptr;
   std::vector<uint32_t> paramFlags_;  // DTB_PARAM_FLAG_* by parameter index
   dtb_host_t table_{};

@@ -40,7 +40,7 @@ template <typename Create>
 std::unique_ptr<PluginInstance> instantiate(std::shared_ptr<const LoadedPlugin> plugin,
                                             const ParamValues& given, const char* function, Create&& create,
                                             void (*destroy)(void*), Communicator* communicator = nullptr,
-                                            Optimizer* optimizer = nullptr, PluginInstance* model = nullptr,
+                                            OptimizerKernels* optimizer = nullptr, PluginInstance* model = nullptr,
                                             const dtb_strategy_setup_t* strategySetup = nullptr) {
   auto instance = std::make_unique<PluginInstance>(std::move(plugin), given);
   instance->services().bind(communicator, optimizer, model);
@@ -79,7 +79,7 @@ std::unique_ptr<PluginInstance> createModel(std::shared_ptr<const LoadedPlugin> 
 
 std::unique_ptr<PluginInstance> createStrategy(std::shared_ptr<const LoadedPlugin> plugin,
                                                const ParamValues& given, const dtb_strategy_setup_t& setup,
-                                               Communicator* communicator, Optimizer* optimizer,
+                                               Communicator* communicator, OptimizerKernels* optimizer,
                                                PluginInstance* model) {
   const auto& d = plugin->descriptor<dtb_strategy_plugin_v1_t>();
   return instantiate(

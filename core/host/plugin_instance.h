@@ -70,7 +70,7 @@ std::unique_ptr<PluginInstance> createModel(std::shared_ptr<const LoadedPlugin> 
 std::unique_ptr<PluginInstance> createStrategy(std::shared_ptr<const LoadedPlugin> plugin,
                                                const ParamValues& given, const dtb_strategy_setup_t& setup,
                                                Communicator* communicator = nullptr,
-                                               Optimizer* optimizer = nullptr,
+                                               OptimizerKernels* optimizer = nullptr,
                                                PluginInstance* model = nullptr);
 std::unique_ptr<PluginInstance> createBackend(std::shared_ptr<const LoadedPlugin> plugin,
                                               const ParamValues& given, const dtb_rendezvous_t& rdv);

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "host/optimizer_kernels.h"
+
 namespace dtb::core {
 
 struct OptimizerConfig {
@@ -21,11 +23,6 @@ struct OptimizerConfig {
   double eps = 1e-8;
 };
 
-// Whether a parameter's update includes weight decay: biases and norm
-// scales usually do without (DTB_PARAM_FLAG_NO_WEIGHT_DECAY), as PyTorch
-// users put them in a param group with weight_decay=0.
-enum class WeightDecay { kApply, kSkip };
-
 // One step's update, reduced to scalars: what the host's loop and the GPU
 // kernel (cuda/gpu_optimizer.h) both compute from, so the two cannot drift.
 struct UpdateRule {
@@ -38,13 +35,13 @@ struct UpdateRule {
   float stepSize = 0, sqrtBiasCorrection2 = 1;
 };
 
-class Optimizer {
+class Optimizer : public OptimizerKernels {
  public:
   // Throws std::invalid_argument for an unknown kind or nesterov without momentum.
   explicit Optimizer(OptimizerConfig config);
 
   // f32 state values per parameter element: SGD 0 (1 with momentum), Adam 2.
-  uint32_t stateFloats() const;
+  uint32_t stateFloats() const override;
 
   // The rate of the coming step (the schedule sets it), and the step count
   // that Adam's bias correction uses: call beginStep() once per step.
@@ -59,12 +56,12 @@ class Optimizer {
   // floats, zero before the first step (state[i], then state[count + i]).
   // kSkip: this parameter's weight decay is 0, whatever the config says.
   void update(float* param, const float* grad, float* state, size_t count,
-              WeightDecay decay = WeightDecay::kApply) const;
+              WeightDecay decay = WeightDecay::kApply) const override;
   // The same on GPU `device`'s memory (param, grad and state all there),
   // queued on that GPU; settle() returns once every queued update has run.
   // Throws GpuUnavailable in a build without CUDA.
   void updateOnGpu(float* param, const float* grad, float* state, size_t count, WeightDecay decay,
-                   int device);
+                   int device) override;
   void settle();
 
   UpdateRule rule(WeightDecay decay) const;

@@ -16,6 +16,7 @@
 #include "run/record_channel.h"
 #include "run/run_spec.h"
 #include "run/worker.h"
+#include "sweep/sweep_worker.h"
 
 namespace dtb::cli {
 namespace {
@@ -85,7 +86,7 @@ void addWorkerCommand(CLI::App& app, GlobalOptions& global) {
       }
       o->rank = rank;
       core::crash::installHandlers(o->recordFd, rank);
-      global.exitCode = core::runWorker(spec, rank, records);
+      global.exitCode = spec.sweep ? core::runSweepWorker(spec, rank, records) : core::runWorker(spec, rank, records);
     } catch (const std::exception& e) {
       const std::string what = core::redactSecrets(e.what());
       records.error(o->rank, false, what);

@@ -64,7 +64,7 @@ void RunSpec::write(const std::filesystem::path& file) const {
   toml::table values;
   for (const auto& [key, value] : cell.values) put(values, key, value);
   toml::table root{{"run", std::move(run)}, {"cell", std::move(values)}};
-  if (sweep) root.insert("sweep", sweep->toToml());
+  if (sweep) root.insert("sweep", *sweep);
   std::ofstream out(file);
   out << root << "\n";
   if (!out) throw std::runtime_error(file.string() + ": cannot write the run spec");
@@ -105,7 +105,7 @@ RunSpec RunSpec::read(const std::filesystem::path& file) {
       for (const toml::node& d : *dirs) spec.pluginDirs.push_back(d.value_or<std::string>(""));
     }
     for (const auto& [key, node] : *cell) spec.cell.values[std::string(key.str())] = get(node);
-    if (const toml::table* sweep = root["sweep"].as_table()) spec.sweep = SweepSpec::fromToml(*sweep);
+    if (const toml::table* sweep = root["sweep"].as_table()) spec.sweep = *sweep;
     return spec;
   } catch (const toml::parse_error& e) {
     throw std::runtime_error(file.string() + ": " + std::string(e.description()));

@@ -9,8 +9,9 @@
 #include <string>
 #include <vector>
 
+#include <toml++/toml.h>
+
 #include "matrix/cell.h"
-#include "sweep/sweep_spec.h"
 
 namespace dtb::core {
 
@@ -30,7 +31,9 @@ struct RunSpec {
   int64_t resumeStep = -1;              // a restart: the checkpoint's step every rank resumes from; -1 none
   int64_t startedUnixNs = 0;            // when the run began (wall clock): events are timed from it
   Cell cell;
-  std::optional<SweepSpec> sweep;  // set: a collective sweep (dtbench comm) instead of training
+  // Set: a collective sweep (dtbench comm) instead of training, its settings
+  // as sweep/sweep_spec.h writes and reads them (run/ knows no more of them).
+  std::optional<toml::table> sweep;
 
   void write(const std::filesystem::path& file) const;
   // Throws std::runtime_error naming the file when it is not a valid spec.

@@ -8,7 +8,6 @@
 #include "log/log.h"
 #include "run/connect.h"
 #include "run/training_worker.h"
-#include "sweep/collective_sweep.h"
 
 namespace dtb::core {
 
@@ -38,18 +37,13 @@ class RankWaitGuard {
 
 }  // namespace
 
-int runWorker(const RunSpec& spec, int rank, RecordWriter& records) {
+int runRank(const RunSpec& spec, int rank, RecordWriter& records,
+            const std::function<void(const RankPlace&)>& work) {
   const RankWaitGuard guard(rank, records);
   try {
     const RankPlace place = placeRank(spec, rank);  // a bad interface fails here, naming the host
     records.host({0, rank, place.localRank, place.host, place.address, usedInterface(spec, place)});
-    if (spec.sweep) {
-      PluginLoader loader = workerLoader(spec);
-      std::unique_ptr<Communicator> comm = connectRank(spec, rank, loader);
-      runCollectiveSweep(*spec.sweep, *comm, rank, spec.world, records);
-    } else {
-      TrainingWorker(spec, rank, records).run();
-    }
+    work(place);
     records.done(rank);
     return 0;
   } catch (const std::exception& e) {
@@ -62,6 +56,10 @@ int runWorker(const RunSpec& spec, int rank, RecordWriter& records) {
     log(DTB_LOG_ERROR, "worker " + std::to_string(rank), e.what());
     return 1;
   }
+}
+
+int runWorker(const RunSpec& spec, int rank, RecordWriter& records) {
+  return runRank(spec, rank, records, [&](const RankPlace&) { TrainingWorker(spec, rank, records).run(); });
 }
 
 }  // namespace dtb::core

@@ -5,13 +5,22 @@
 // is the loop around it.
 #pragma once
 
+#include <functional>
+
+#include "run/connect.h"
 #include "run/record_channel.h"
 #include "run/run_spec.h"
 
 namespace dtb::core {
 
-// Returns the process exit code: 0 when training finished, 1 after an error
-// (already reported through `records`).
+// One rank's process around `work`: a guard on waits stuck in a backend,
+// the rank's host reported, then its end or its error. Returns the exit
+// code: 0 when `work` returned, 1 after an error (already reported through
+// `records`). A collective sweep's rank runs in it too (sweep/sweep_worker.h).
+int runRank(const RunSpec& spec, int rank, RecordWriter& records,
+            const std::function<void(const RankPlace&)>& work);
+
+// A training rank (run/training_worker.h) in runRank.
 int runWorker(const RunSpec& spec, int rank, RecordWriter& records);
 
 }  // namespace dtb::core

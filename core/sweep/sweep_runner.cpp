@@ -207,7 +207,7 @@ int runSweeps(const SweepOptions& o) {
     spec.prefix = "sweep" + std::to_string(runId);
     spec.pluginDirs = o.pluginDirs;
     spec.cell = cell;
-    spec.sweep = o.sweep;
+    spec.sweep = o.sweep.toToml();
     spec.write(scratch / "spec.toml");
 
     printSweepHeader(stdout, o.backends[i], o.world, launcher, o.sweep.reduceOp, o.sweep.warmup,

@@ -86,7 +86,8 @@ void addWorkerCommand(CLI::App& app, GlobalOptions& global) {
       }
       o->rank = rank;
       core::crash::installHandlers(o->recordFd, rank);
-      global.exitCode = spec.sweep ? core::runSweepWorker(spec, rank, records) : core::runWorker(spec, rank, records);
+      global.exitCode =
+          spec.sweep ? core::runSweepWorker(spec, rank, records) : core::runWorker(spec, rank, records);
     } catch (const std::exception& e) {
       const std::string what = core::redactSecrets(e.what());
       records.error(o->rank, false, what);

@@ -9,11 +9,11 @@
 
 #include "cuda/cuda_memory.h"
 #include "host/communicator.h"
+#include "host/optimizer_kernels.h"
 #include "host/plugin_instance.h"
 #include "host/status.h"
 #include "host/trace_recorder.h"
 #include "log/log.h"
-#include "host/optimizer_kernels.h"
 
 namespace dtb::core {
 namespace {
@@ -301,16 +301,15 @@ void HostServices::installCommunicator() {
   };
   table_.comm_reduce_scatter = [](dtb_host_ctx_t ctx, const dtb_tensor_t* in, dtb_tensor_t* outTensor,
                                   dtb_reduce_op_t op, dtb_request_t* out) {
-    return toCommunicator(ctx, "comm_reduce_scatter", {in, outTensor, out},
-                          [&](Communicator& c, std::string* error) {
-                            return c.reduceScatter(in, outTensor, op, out, error);
-                          });
+    return toCommunicator(
+        ctx, "comm_reduce_scatter", {in, outTensor, out},
+        [&](Communicator& c, std::string* error) { return c.reduceScatter(in, outTensor, op, out, error); });
   };
   table_.comm_allgather = [](dtb_host_ctx_t ctx, const dtb_tensor_t* in, dtb_tensor_t* outTensor,
                              dtb_request_t* out) {
-    return toCommunicator(ctx, "comm_allgather", {in, outTensor, out}, [&](Communicator& c, std::string* error) {
-      return c.allgather(in, outTensor, out, error);
-    });
+    return toCommunicator(
+        ctx, "comm_allgather", {in, outTensor, out},
+        [&](Communicator& c, std::string* error) { return c.allgather(in, outTensor, out, error); });
   };
   table_.comm_broadcast = [](dtb_host_ctx_t ctx, dtb_tensor_t* buffer, int32_t root, dtb_request_t* out) {
     return toCommunicator(ctx, "comm_broadcast", {buffer, out}, [&](Communicator& c, std::string* error) {
@@ -326,8 +325,9 @@ void HostServices::installCommunicator() {
                           [&](Communicator& c, std::string* error) { return c.test(request, done, error); });
   };
   table_.comm_wait = [](dtb_host_ctx_t ctx, dtb_request_t request, int64_t timeoutMs) {
-    return toCommunicator(ctx, "comm_wait", {},
-                          [&](Communicator& c, std::string* error) { return c.wait(request, timeoutMs, error); });
+    return toCommunicator(ctx, "comm_wait", {}, [&](Communicator& c, std::string* error) {
+      return c.wait(request, timeoutMs, error);
+    });
   };
   table_.comm_waited = [](dtb_host_ctx_t ctx, int64_t beginNs, int64_t endNs) noexcept {
     if (Communicator* c = self(ctx).communicator_) c->waitedElsewhere(beginNs, endNs);

@@ -12,10 +12,10 @@
 
 #include <chrono>
 #include <exception>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>

@@ -40,7 +40,8 @@ template <typename Create>
 std::unique_ptr<PluginInstance> instantiate(std::shared_ptr<const LoadedPlugin> plugin,
                                             const ParamValues& given, const char* function, Create&& create,
                                             void (*destroy)(void*), Communicator* communicator = nullptr,
-                                            OptimizerKernels* optimizer = nullptr, PluginInstance* model = nullptr,
+                                            OptimizerKernels* optimizer = nullptr,
+                                            PluginInstance* model = nullptr,
                                             const dtb_strategy_setup_t* strategySetup = nullptr) {
   auto instance = std::make_unique<PluginInstance>(std::move(plugin), given);
   instance->services().bind(communicator, optimizer, model);

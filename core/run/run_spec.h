@@ -3,13 +3,13 @@
 // started by hand, or by mpirun/srun later, from the same file).
 #pragma once
 
+#include <toml++/toml.h>
+
 #include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <toml++/toml.h>
 
 #include "matrix/cell.h"
 

@@ -4,6 +4,28 @@
 #include <cmath>
 
 namespace dtb::strategy::bucketed {
+namespace {
+
+// A row-major matrix read through its strides: swapping them reads its transpose.
+struct Strided {
+  const float* data;
+  uint64_t row, col;
+  float at(uint64_t i, uint64_t k) const { return data[i * row + k * col]; }
+};
+
+// out (rows x cols, row-major) = A (rows x inner) B (inner x cols), each sum
+// in double over the inner index in order: P = M Q, Q = M^T P and M = P Q^T.
+void multiply(Strided a, Strided b, float* out, uint64_t rows, uint64_t cols, uint64_t inner) {
+  for (uint64_t i = 0; i < rows; ++i) {
+    for (uint64_t j = 0; j < cols; ++j) {
+      double sum = 0;
+      for (uint64_t k = 0; k < inner; ++k) sum += double(a.at(i, k)) * b.at(k, j);
+      out[i * cols + j] = static_cast<float>(sum);
+    }
+  }
+}
+
+}  // namespace
 
 PowerSgdBucket::PowerSgdBucket(const PowerSgdOptions& options, std::vector<BucketTensor> tensors,
                                uint64_t count, uint64_t bucketIndex)
@@ -61,16 +83,8 @@ void PowerSgdBucket::compress(const float* bucket) {
     }
     orthogonalise(q, c.tensor.cols, c.rank);
     // P (n x r) = M (n x m) Q (m x r)
-    const float* m = input_.data() + c.tensor.offset;
-    float* p = ps_.data() + c.p;
-    for (uint64_t r = 0; r < c.tensor.rows; ++r) {
-      for (uint64_t j = 0; j < c.rank; ++j) {
-        double sum = 0;
-        for (uint64_t k = 0; k < c.tensor.cols; ++k)
-          sum += double(m[r * c.tensor.cols + k]) * q[k * c.rank + j];
-        p[r * c.rank + j] = static_cast<float>(sum);
-      }
-    }
+    const Strided m{input_.data() + c.tensor.offset, c.tensor.cols, 1};
+    multiply(m, {q, c.rank, 1}, ps_.data() + c.p, c.tensor.rows, c.rank, c.tensor.cols);
   }
   haveQs_ = true;
 }
@@ -80,16 +94,8 @@ void PowerSgdBucket::computeQs(int) {
     float* p = ps_.data() + c.p;
     orthogonalise(p, c.tensor.rows, c.rank);
     // Q (m x r) = M^T (m x n) P (n x r)
-    const float* m = input_.data() + c.tensor.offset;
-    float* q = qs_.data() + c.q;
-    for (uint64_t k = 0; k < c.tensor.cols; ++k) {
-      for (uint64_t j = 0; j < c.rank; ++j) {
-        double sum = 0;
-        for (uint64_t r = 0; r < c.tensor.rows; ++r)
-          sum += double(m[r * c.tensor.cols + k]) * p[r * c.rank + j];
-        q[k * c.rank + j] = static_cast<float>(sum);
-      }
-    }
+    const Strided mTransposed{input_.data() + c.tensor.offset, 1, c.tensor.cols};
+    multiply(mTransposed, {p, c.rank, 1}, qs_.data() + c.q, c.tensor.cols, c.rank, c.tensor.rows);
   }
 }
 
@@ -102,16 +108,10 @@ void PowerSgdBucket::decompress(float* bucket, int world) {
   }
   for (float& v : qs_) v *= inverse;  // the average Q, kept for the warm start
   for (const Compressed& c : compressed_) {
-    const float* p = ps_.data() + c.p;
-    const float* q = qs_.data() + c.q;
-    float* m = bucket + c.tensor.offset;
-    for (uint64_t r = 0; r < c.tensor.rows; ++r) {
-      for (uint64_t k = 0; k < c.tensor.cols; ++k) {
-        double sum = 0;
-        for (uint64_t j = 0; j < c.rank; ++j) sum += double(p[r * c.rank + j]) * q[k * c.rank + j];
-        m[r * c.tensor.cols + k] = static_cast<float>(sum);
-      }
-    }
+    // M (n x m) = P (n x r) Q^T (r x m)
+    const Strided qTransposed{qs_.data() + c.q, 1, c.rank};
+    multiply({ps_.data() + c.p, c.rank, 1}, qTransposed, bucket + c.tensor.offset, c.tensor.rows,
+             c.tensor.cols, c.rank);
   }
   if (options_.errorFeedback) {
     for (uint64_t k = 0; k < count_; ++k) error_[k] = input_[k] - bucket[k];

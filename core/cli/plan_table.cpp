@@ -28,6 +28,12 @@ bool variesAmongItsCells(const core::Plan& plan, const std::string& key) {
   return false;
 }
 
+// Whether every cell has `key` (a plugin's keys are only in the cells using it).
+bool inEveryCell(const core::Plan& plan, const std::string& key) {
+  return std::all_of(plan.cells.begin(), plan.cells.end(),
+                     [&](const core::Cell& cell) { return cell.find(key) != nullptr; });
+}
+
 // Whether `value` of plugin key "KIND.NAME.PARAM" is the parameter's default.
 bool isPluginDefault(const core::Plan& plan, const std::string& key, const core::ParamValue& value) {
   const size_t first = key.find('.');
@@ -36,11 +42,8 @@ bool isPluginDefault(const core::Plan& plan, const std::string& key, const core:
   const auto plugin =
       plan.plugins.find(key.substr(0, first) + "/" + key.substr(first + 1, second - first - 1));
   if (plugin == plan.plugins.end()) return false;
-  const std::string param = key.substr(second + 1);
-  for (const core::ParamSpec& spec : plugin->second->params()) {
-    if (spec.name == param) return spec.defaultValue && *spec.defaultValue == value;
-  }
-  return false;
+  const core::ParamSpec* spec = plugin->second->findParam(key.substr(second + 1));
+  return spec && spec->defaultValue && *spec->defaultValue == value;
 }
 
 }  // namespace
@@ -53,27 +56,18 @@ std::string planSummary(const std::string& file, const core::Plan& plan) {
 }
 
 void printCellTable(std::FILE* out, const core::Plan& plan, size_t limit) {
-  // Columns: the keys that vary, in a stable order, then the derived ones.
+  // Columns: world size, then the keys whose value varies between the cells
+  // that have them, and a plugin's keys (only in the cells using it) set
+  // away from their default, in the first cell's order and then as the
+  // others bring them; the derived keys last. (Every default of every
+  // parameter made rows ~450 characters wide.)
   std::vector<std::string> keys;
-  for (const auto& [key, value] : plan.cells.front().values) {
-    if (key == core::kGlobalBatchKey || key == core::kEffectiveLrKey || key == "world_size") continue;
-    const std::string& name = key;  // clang 14 cannot capture a structured binding (C++20 can)
-    const bool inEveryCell = std::all_of(plan.cells.begin(), plan.cells.end(),
-                                         [&](const core::Cell& cell) { return cell.find(name) != nullptr; });
-    if (inEveryCell ? variesAmongItsCells(plan, key)
-                    : variesAmongItsCells(plan, key) || !isPluginDefault(plan, key, value)) {
-      keys.push_back(key);
-    }
-  }
-  // Plugin keys appear only in the cells using that plugin: those too, when
-  // they vary among those cells or were set away from their default (every
-  // default of every parameter made rows ~450 characters wide).
-  std::set<std::string> seen(keys.begin(), keys.end());
+  std::set<std::string> seen = {"world_size", core::kGlobalBatchKey, core::kEffectiveLrKey};
   for (const core::Cell& cell : plan.cells) {
     for (const auto& [key, value] : cell.values) {
-      if (seen.contains(key) || plan.cells.front().find(key)) continue;
-      seen.insert(key);
-      if (variesAmongItsCells(plan, key) || !isPluginDefault(plan, key, value)) keys.push_back(key);
+      if (!seen.insert(key).second) continue;
+      if (variesAmongItsCells(plan, key) || (!inEveryCell(plan, key) && !isPluginDefault(plan, key, value)))
+        keys.push_back(key);
     }
   }
   keys.insert(keys.begin(), "world_size");

@@ -4,13 +4,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "run/launch.h"
 #include "store/database.h"
 #include "store/result_format.h"
 #include "store/result_store.h"
@@ -88,14 +87,8 @@ void printRows(const std::vector<SchemaObject>& objects, core::ResultFormat form
 
 // This dtbench's schema, from a store made for the purpose and removed after.
 std::vector<SchemaObject> ownSchema() {
-  std::error_code ec;
-  const std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
-  if (ec) {
-    const char* tmpdir = std::getenv("TMPDIR");
-    throw std::runtime_error(std::string("TMPDIR=") + (tmpdir ? tmpdir : "") +
-                             ": no such directory; dtbench schema makes a scratch store there (point "
-                             "TMPDIR at a directory)");
-  }
+  const std::filesystem::path tmp =
+      core::temporaryDirectory("dtbench schema makes a scratch store there: point TMPDIR at a directory");
   const std::filesystem::path dir = tmp / ("dtbench-schema-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   std::vector<SchemaObject> objects;

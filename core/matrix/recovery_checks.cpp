@@ -1,3 +1,6 @@
+#include <optional>
+#include <utility>
+
 #include "dtbench/strategy.h"
 #include "host/plugin_config.h"
 #include "matrix/cell_checks.h"
@@ -42,52 +45,68 @@ void warnLossWithoutRoom(const CellChecks& c) {
   }
 }
 
-std::string elasticProblem(const CellChecks& c, const Cell& cell) {
+// What keeps a cell from recovering elastically, and the key it is told at.
+struct ElasticProblem {
+  const char* key;  // "recovery", or "fault.kind" for an add
+  std::string message;
+};
+
+std::optional<ElasticProblem> elasticProblem(const CellChecks& c, const Cell& cell) {
   const std::string which = " (cell " + std::to_string(cell.index) + ")";
   if (cell.text("recovery") != "elastic") {
-    if (cell.text("fault.kind") != "add") return "";
-    return "[fault] kind = \"add\" needs recovery = \"elastic\"" + which +
-           ": only an elastic run lets a worker join while it trains";
+    if (cell.text("fault.kind") != "add") return std::nullopt;
+    return ElasticProblem{"fault.kind", "[fault] kind = \"add\" needs recovery = \"elastic\"" + which +
+                                            ": only an elastic run lets a worker join while it trains"};
   }
   const std::string backend = cell.text("backend"), strategy = cell.text("strategy");
   const auto b = c.plugins.find("backend/" + backend);
   if (b != c.plugins.end() &&
       !(b->second->descriptor<dtb_backend_plugin_v1_t>().capabilities & DTB_BACKEND_CAP_REBUILD)) {
-    return "recovery = \"elastic\" needs a backend that can make a new communicator in the same process "
-           "after a peer failed; backend '" +
-           backend + "'" + which +
-           " cannot (MPI cannot change its world): use gloo, or recovery = \"restart\"";
+    return ElasticProblem{
+        "recovery",
+        "recovery = \"elastic\" needs a backend that can make a new communicator in the same process "
+        "after a peer failed; backend '" +
+            backend + "'" + which +
+            " cannot (MPI cannot change its world): use gloo, or recovery = \"restart\""};
   }
   const auto st = c.plugins.find("strategy/" + strategy);
   if (st != c.plugins.end() && !st->second->descriptor<dtb_strategy_plugin_v1_t>().state_save) {
-    return "recovery = \"elastic\" needs a strategy that saves its state (state_save) for its commits; "
-           "strategy '" +
-           strategy + "'" + which +
-           " does not (allreduce, bucketed and fusion do; ZeRO's shards are cut for one world size, "
-           "and re-cutting them for the next is not built): exclude the combination, or give the plugin "
-           "state_size, state_save and state_load (docs/writing-a-strategy.md: what elastic copies from "
-           "rank 0 to every rank, and what must stay out)";
+    return ElasticProblem{
+        "recovery",
+        "recovery = \"elastic\" needs a strategy that saves its state (state_save) for its commits; "
+        "strategy '" +
+            strategy + "'" + which +
+            " does not (allreduce, bucketed and fusion do; ZeRO's shards are cut for one world size, "
+            "and re-cutting them for the next is not built): exclude the combination, or give the plugin "
+            "state_size, state_save and state_load (docs/writing-a-strategy.md: what elastic copies from "
+            "rank 0 to every rank, and what must stay out)"};
   }
   const std::string launcher = cell.text("launcher");
   if (launcher != "auto" && launcher != "local" && launcher != "ssh" && !launcher.empty()) {
-    return "recovery = \"elastic\" runs with the local or the ssh launcher, which start, watch and replace "
-           "the workers themselves; launcher '" +
-           launcher + "'" + which + " cannot change its job's world";
+    return ElasticProblem{
+        "recovery",
+        "recovery = \"elastic\" runs with the local or the ssh launcher, which start, watch and replace "
+        "the workers themselves; launcher '" +
+            launcher + "'" + which + " cannot change its job's world"};
   }
   const int64_t world = cell.integer("world_size"), minNp = cell.integer("min_np"),
                 maxNp = cell.integer("max_np");
   if (minNp > world) {
-    return "min_np = " + std::to_string(minNp) + " is above world_size = " + std::to_string(world) + which +
-           ": the run would stop at its first failure";
+    return ElasticProblem{"recovery", "min_np = " + std::to_string(minNp) +
+                                          " is above world_size = " + std::to_string(world) + which +
+                                          ": the run would stop at its first failure"};
   }
   if (maxNp > 0 && maxNp < world) {
-    return "max_np = " + std::to_string(maxNp) + " is below world_size = " + std::to_string(world) + which;
+    return ElasticProblem{"recovery", "max_np = " + std::to_string(maxNp) +
+                                          " is below world_size = " + std::to_string(world) + which};
   }
   if (cell.text("fault.kind") == "add" && maxNp > 0 && world >= maxNp) {
-    return "[fault] kind = \"add\" would grow world_size = " + std::to_string(world) +
-           " past max_np = " + std::to_string(maxNp) + which + ": raise max_np, or leave it 0 (no bound)";
+    return ElasticProblem{"fault.kind",
+                          "[fault] kind = \"add\" would grow world_size = " + std::to_string(world) +
+                              " past max_np = " + std::to_string(maxNp) + which +
+                              ": raise max_np, or leave it 0 (no bound)"};
   }
-  return "";
+  return std::nullopt;
 }
 
 // recovery = "elastic" (Horovod Elastic's way) needs what it rebuilds in
@@ -98,11 +117,10 @@ std::string elasticProblem(const CellChecks& c, const Cell& cell) {
 void checkElasticCells(const CellChecks& c) {
   warnLossWithoutRoom(c);
   for (const Cell& cell : c.cells) {
-    const std::string error = elasticProblem(c, cell);
-    if (error.empty()) continue;
-    const bool addFault = error.starts_with("[fault] kind = \"add\"");
-    c.fail(addFault ? "fault.kind" : "recovery", error);
-    return;
+    if (std::optional<ElasticProblem> problem = elasticProblem(c, cell)) {
+      c.fail(problem->key, std::move(problem->message));
+      return;
+    }
   }
 }
 

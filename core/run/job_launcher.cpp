@@ -66,13 +66,13 @@ std::string lastMessage(const std::string& text) {
 
 }  // namespace
 
-bool launcherArgsSay(const LaunchOptions& options, std::string_view word) {
-  return std::any_of(options.launcherArgs.begin(), options.launcherArgs.end(),
+bool launcherArgsSay(const std::vector<std::string>& launcherArgs, std::string_view word) {
+  return std::any_of(launcherArgs.begin(), launcherArgs.end(),
                      [&](const std::string& arg) { return arg.find(word) != std::string::npos; });
 }
 
-bool mpirunOnOneHost(const LaunchOptions& options) {
-  return options.hostfile.empty() && !launcherArgsSay(options, "host") && !launcherArgsSay(options, "-H");
+bool mpirunOnOneHost(const std::string& hostfile, const std::vector<std::string>& launcherArgs) {
+  return hostfile.empty() && !launcherArgsSay(launcherArgs, "host") && !launcherArgsSay(launcherArgs, "-H");
 }
 
 std::vector<std::string> jobCommand(const LaunchOptions& options, bool runningAsRoot) {
@@ -96,8 +96,8 @@ std::vector<std::string> jobCommand(const LaunchOptions& options, bool runningAs
     // listener binds every interface in Open MPI 4.1 whatever the options:
     // docs/threat-model.md.) A user who names hosts, transports or
     // interfaces decides.
-    const auto userSays = [&](std::string_view word) { return launcherArgsSay(options, word); };
-    const bool oneHost = mpirunOnOneHost(options);
+    const auto userSays = [&](std::string_view word) { return launcherArgsSay(options.launcherArgs, word); };
+    const bool oneHost = mpirunOnOneHost(options.hostfile, options.launcherArgs);
     if (oneHost && !userSays("btl") && !userSays("pml") && !userSays("mtl")) {
       command.insert(command.end(), {"--mca", "pml", "ob1", "--mca", "btl", "self,vader"});
     }
@@ -404,7 +404,7 @@ std::filesystem::path sharedMemoryDirectory() {
 LaunchOutcome launchJob(const LaunchOptions& given, const RecordHandler& onRecord) {
   LaunchOptions options = given;
   std::optional<ScratchReaper> sharedMemoryReaper;  // removes it even if this process is killed
-  if (options.launcher == "mpirun" && mpirunOnOneHost(options)) {
+  if (options.launcher == "mpirun" && mpirunOnOneHost(options.hostfile, options.launcherArgs)) {
     options.sharedMemoryDir = sharedMemoryDirectory();
     if (!options.sharedMemoryDir.empty()) sharedMemoryReaper.emplace(options.sharedMemoryDir);
   }

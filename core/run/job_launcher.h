@@ -24,10 +24,10 @@ std::vector<std::string> jobCommand(const LaunchOptions& options, bool runningAs
 
 // Whether mpirun starts every rank on this host: no hostfile, and no host
 // named in launcher_args (--host, -H).
-bool mpirunOnOneHost(const LaunchOptions& options);
+bool mpirunOnOneHost(const std::string& hostfile, const std::vector<std::string>& launcherArgs);
 
 // Whether some word of launcher_args contains `word`.
-bool launcherArgsSay(const LaunchOptions& options, std::string_view word);
+bool launcherArgsSay(const std::vector<std::string>& launcherArgs, std::string_view word);
 
 // One line of the launcher's output split into (rank, text):
 // "[1,3]<stdout>:text" (mpirun --tag-output) or "3: text" (srun --label).

@@ -36,22 +36,28 @@ LaunchOutcome launch(const LaunchOptions& options, const RecordHandler& onRecord
   return launchJob(options, onRecord);
 }
 
+std::filesystem::path temporaryDirectory(const std::string& use) {
+  // std::filesystem::temp_directory_path() reads TMPDIR and fails with a
+  // bare "temp_directory_path: No such file or directory": say which.
+  const char* tmpdir = std::getenv("TMPDIR");
+  const bool fromVariable = tmpdir != nullptr && *tmpdir != '\0';
+  std::filesystem::path dir = fromVariable ? tmpdir : "/tmp";
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec) || access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw ScratchError(std::string(fromVariable ? "TMPDIR=" : "") + dir.string() +
+                       (std::filesystem::exists(dir, ec) ? ": not a directory this user can write in"
+                                                         : ": no such directory") +
+                       "; " + use);
+  }
+  return dir;
+}
+
 std::filesystem::path runDirectoryBase(const Cell& cell, const std::string& launcher,
                                        const std::filesystem::path& database) {
   std::filesystem::path base = cell.text("rendezvous_dir");
   if (base.empty() && launcher == "local") {
-    // std::filesystem::temp_directory_path() reads TMPDIR and fails with a
-    // bare "temp_directory_path: No such file or directory": say which.
-    const char* tmpdir = std::getenv("TMPDIR");
-    base = tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp";
-    std::error_code ec;
-    if (!std::filesystem::is_directory(base, ec) || access(base.c_str(), W_OK | X_OK) != 0) {
-      throw ScratchError(
-          std::string(tmpdir != nullptr && *tmpdir != '\0' ? "TMPDIR=" : "") + base.string() +
-          (std::filesystem::exists(base, ec) ? ": not a directory this user can write in"
-                                             : ": no such directory") +
-          "; a local run makes its scratch directory there: point TMPDIR at one, or set rendezvous_dir");
-    }
+    base = temporaryDirectory(
+        "a local run makes its scratch directory there: point TMPDIR at one, or set rendezvous_dir");
   }
   if (base.empty()) base = std::filesystem::absolute(database).parent_path() / ".dtbench-rendezvous";
   return base;

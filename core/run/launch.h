@@ -67,6 +67,11 @@ class ScratchError : public std::runtime_error {
 std::filesystem::path runDirectory(const Cell& cell, const std::string& launcher,
                                    const std::filesystem::path& database, int64_t runId);
 
+// The temporary directory ($TMPDIR, else /tmp). Throws ScratchError naming
+// it ("TMPDIR=X: no such directory; " + `use`) when it is not a directory
+// this user can write in.
+std::filesystem::path temporaryDirectory(const std::string& use);
+
 // Where runDirectory would make the cell's directory; for a local run (the
 // temporary directory) throws ScratchError when that is not a directory
 // this process can write in (TMPDIR pointing nowhere), before anything runs

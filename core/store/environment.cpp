@@ -11,9 +11,7 @@
 #include "cuda/cuda_probe.h"
 
 namespace dtb::core {
-namespace {
 
-// The value of the first "key: value" line starting with `key` in `file`.
 std::string procField(const char* file, const std::string& key) {
   std::ifstream in(file);
   std::string line;
@@ -26,8 +24,6 @@ std::string procField(const char* file, const std::string& key) {
   }
   return "";
 }
-
-}  // namespace
 
 std::string hostName() {
   char name[256] = {};

@@ -11,6 +11,10 @@ namespace dtb::core {
 
 std::string hostName();
 
+// The value of the first "key: value" line starting with `key` in `file`
+// (/proc/meminfo, /proc/cpuinfo); "" when there is none.
+std::string procField(const char* file, const std::string& key);
+
 // host, os, cpu_model, cpu_cores, memory_bytes, gpus, cuda_driver,
 // dtbench_version, git_commit, compiler, build_type, lib.<name> for every
 // library dtbench was built against (SQLite, Gloo, Open MPI, oneDNN, NCCL,

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <stdexcept>
 #include <string>
+
+#include "store/environment.h"
 
 namespace dtb::core {
 namespace {
@@ -28,14 +29,9 @@ uint64_t sweepBytesPerRank(const SweepSpec& sweep, int hostCopies) {
 }
 
 std::optional<uint64_t> availableMemoryBytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  uint64_t kilobytes = 0;
-  std::string unit;
-  while (meminfo >> key >> kilobytes >> unit) {
-    if (key == "MemAvailable:") return kilobytes * 1024;
-  }
-  return std::nullopt;
+  const std::string kilobytes = procField("/proc/meminfo", "MemAvailable");  // "21300000 kB"
+  if (kilobytes.empty()) return std::nullopt;
+  return std::stoull(kilobytes) * 1024;
 }
 
 void checkSweepFitsMemory(const SweepSpec& sweep, int ranksHere, int hostCopies) {

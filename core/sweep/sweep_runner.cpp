@@ -138,10 +138,8 @@ void checkGpusFor(const LoadedPlugin& backend, const SweepOptions& o) {
 // input on the host.
 void checkMemoryFor(const LoadedPlugin& backend, const SweepOptions& o) {
   const std::string launcher = resolveLauncher(o.launcher, backend.name());
-  LaunchOptions how;
-  how.hostfile = o.hostfile;
-  how.launcherArgs = splitWords(o.launcherArgs);
-  const bool allHere = launcher == "local" || (launcher == "mpirun" && mpirunOnOneHost(how));
+  const bool allHere = launcher == "local" ||
+                       (launcher == "mpirun" && mpirunOnOneHost(o.hostfile, splitWords(o.launcherArgs)));
   const bool gpu = movesGpuMemoryOnly(backend.descriptor<dtb_backend_plugin_v1_t>());
   checkSweepFitsMemory(o.sweep, allHere ? o.world : 0, gpu ? 1 : 2);
 }

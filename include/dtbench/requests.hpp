@@ -48,6 +48,22 @@ class Requests {
 
   size_t size() const { return pending_.size(); }
 
+  // Waits for the oldest request still in flight and returns its status (OK
+  // when none is): for a strategy that recycles a buffer as soon as the
+  // collective reading it is done. A failure is kept: nothing more is
+  // started, and waitAll throws it.
+  dtb_status_t waitOldest() {
+    if (pending_.empty()) return DTB_STATUS_OK;
+    const dtb_request_t oldest = pending_.front();
+    pending_.erase(pending_.begin());
+    const dtb_status_t status = host_->comm_wait(host_->ctx, oldest, DTB_TIMEOUT_DEFAULT);
+    if (failed_ == DTB_STATUS_OK && status != DTB_STATUS_OK) {
+      failed_ = status;
+      failedWhat_ = "wait";
+    }
+    return status;
+  }
+
   // Waits for each request in the order issued, calling `after(index,
   // status)` after each, then throws the first failure of issue or wait.
   template <typename After>

@@ -6,17 +6,15 @@
 
 namespace dtb::strategy::zero {
 
-ParameterCoordinator::ParameterCoordinator(const dtb_host_t* host, const std::vector<Unit>& units,
-                                           std::vector<std::vector<uint32_t>> layerUnits, bool prefetch,
-                                           uint64_t maxPadded, Layout layout)
+ParameterCoordinator::ParameterCoordinator(const dtb_host_t* host, const Layout& layout, bool prefetch,
+                                           Holder holder)
     : host_(host),
-      units_(units),
-      layerUnits_(std::move(layerUnits)),
+      layout_(layout),
       prefetch_(prefetch),
-      layout_(std::move(layout)),
-      gathered_(host, maxPadded),
-      resident_(units.size(), nullptr),
-      inFlight_(units.size(), nullptr) {}
+      holder_(std::move(holder)),
+      gathered_(host, layout.maxPadded),
+      resident_(layout.size(), nullptr),
+      inFlight_(layout.size(), nullptr) {}
 
 ParameterCoordinator::~ParameterCoordinator() {
   for (dtb_request_t& request : inFlight_) {
@@ -29,14 +27,14 @@ void ParameterCoordinator::beforeLayer(uint32_t layer, dtb_pass_t pass) {
       std::find(forwardOrder_.begin(), forwardOrder_.end(), layer) == forwardOrder_.end()) {
     forwardOrder_.push_back(layer);
   }
-  const size_t current = layerUnits_[layer].empty() ? kNone : layerUnits_[layer][0];
+  const size_t current = layout_.layerUnits[layer].empty() ? kNone : layout_.layerUnits[layer][0];
   const size_t next = prefetch_ ? nextUnit(layer, pass) : kNone;
   release(current, next);
-  if (current != kNone && layout_.sharded(current)) {
+  if (current != kNone && holder_.sharded(current)) {
     if (!resident_[current]) startGather(current);
     finishGather(current);
   }
-  if (next != kNone && layout_.sharded(next) && !resident_[next]) startGather(next);
+  if (next != kNone && holder_.sharded(next) && !resident_[next]) startGather(next);
 }
 
 void ParameterCoordinator::releaseAll() { release(kNone, kNone); }
@@ -47,15 +45,15 @@ size_t ParameterCoordinator::nextUnit(uint32_t layer, dtb_pass_t pass) const {
   const ptrdiff_t step = pass == DTB_PASS_FORWARD ? 1 : -1;
   for (ptrdiff_t k = (at - forwardOrder_.begin()) + step; k >= 0 && k < ptrdiff_t(forwardOrder_.size());
        k += step) {
-    if (!layerUnits_[forwardOrder_[k]].empty()) return layerUnits_[forwardOrder_[k]][0];
+    if (!layout_.layerUnits[forwardOrder_[k]].empty()) return layout_.layerUnits[forwardOrder_[k]][0];
   }
   return kNone;
 }
 
 void ParameterCoordinator::startGather(size_t u) {
   resident_[u] = gathered_.acquire();
-  dtb_tensor_t mine = hostTensor(layout_.ownedSlice(u), units_[u].shard, DTB_DTYPE_F32);
-  dtb_tensor_t all = hostTensor(resident_[u], units_[u].padded, DTB_DTYPE_F32);
+  dtb_tensor_t mine = hostTensor(holder_.ownedSlice(u), layout_[u].shard, DTB_DTYPE_F32);
+  dtb_tensor_t all = hostTensor(resident_[u], layout_[u].padded, DTB_DTYPE_F32);
   check(host_->comm_allgather(host_->ctx, &mine, &all, &inFlight_[u]), "zero: parameter all-gather");
   host_->metric_add(host_->ctx, "zero.parameter_gathers", 1);  // stored per step (step_metric)
 }
@@ -66,14 +64,14 @@ void ParameterCoordinator::finishGather(size_t u) {
     inFlight_[u] = nullptr;
     check(status, "parameter all-gather");
   }
-  layout_.point(u, resident_[u]);
+  holder_.point(u, resident_[u]);
 }
 
 void ParameterCoordinator::release(size_t keep1, size_t keep2) {
-  for (size_t u = 0; u < units_.size(); ++u) {
+  for (size_t u = 0; u < layout_.size(); ++u) {
     if (!resident_[u] || u == keep1 || u == keep2) continue;
     finishGather(u);  // a prefetch nobody used still completes before its buffer is reused
-    layout_.point(u, nullptr);
+    holder_.point(u, nullptr);
     gathered_.release(resident_[u]);
     resident_[u] = nullptr;
   }

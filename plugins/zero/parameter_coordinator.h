@@ -14,22 +14,20 @@
 
 #include "buffer_pool.h"
 #include "dtbench/strategy.h"
-#include "partition.h"
+#include "layout.h"
 
 namespace dtb::strategy::zero {
 
 class ParameterCoordinator {
  public:
-  // What the coordinator needs of the strategy's layout, per unit.
-  struct Layout {
+  // What the coordinator needs of whoever holds the parameters, per unit.
+  struct Holder {
     std::function<bool(size_t unit)> sharded;             // partitioned, not persistent
     std::function<float*(size_t unit)> ownedSlice;        // this rank's slice of its parameters
     std::function<void(size_t unit, float* base)> point;  // the model's views at base (nullptr: not resident)
   };
 
-  ParameterCoordinator(const dtb_host_t* host, const std::vector<Unit>& units,
-                       std::vector<std::vector<uint32_t>> layerUnits, bool prefetch, uint64_t maxPadded,
-                       Layout layout);
+  ParameterCoordinator(const dtb_host_t* host, const Layout& layout, bool prefetch, Holder holder);
   ~ParameterCoordinator();  // waits for any gather still in flight
   ParameterCoordinator(const ParameterCoordinator&) = delete;
   ParameterCoordinator& operator=(const ParameterCoordinator&) = delete;
@@ -53,10 +51,9 @@ class ParameterCoordinator {
   void release(size_t keep1, size_t keep2);
 
   const dtb_host_t* host_;
-  const std::vector<Unit>& units_;
-  std::vector<std::vector<uint32_t>> layerUnits_;  // units touching each layer
+  const Layout& layout_;
   bool prefetch_;
-  Layout layout_;
+  Holder holder_;
   BufferPool gathered_;
   std::vector<float*> resident_;         // per unit: its gathered parameters, or null
   std::vector<dtb_request_t> inFlight_;  // per unit: its gather, until waited for

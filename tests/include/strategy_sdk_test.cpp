@@ -196,6 +196,29 @@ TEST_F(StrategySdk, AFailedStartStopsIssuingAndTheStartedOnesAreStillWaited) {
   EXPECT_EQ(host_.waited, 2);
 }
 
+TEST_F(StrategySdk, TheOldestRequestIsWaitedForFirstAndItsFailureKeptForWaitAll) {
+  Requests requests(host());
+  host_.failWaitOf = {0};
+  auto issue = [&] {
+    requests.issue("reduce", [&](dtb_request_t* r) {
+      return host()->comm_allreduce(host()->ctx, nullptr, DTB_REDUCE_SUM, r);
+    });
+  };
+  issue();
+  issue();
+  EXPECT_EQ(requests.waitOldest(), DTB_STATUS_TIMEOUT);
+  EXPECT_EQ(requests.size(), 1u);
+  issue();  // after a failure nothing more starts
+  EXPECT_EQ(host_.issued, 2);
+  EXPECT_EQ(requests.waitOldest(), DTB_STATUS_OK);
+  EXPECT_EQ(requests.waitOldest(), DTB_STATUS_OK) << "none left: nothing to wait for";
+  EXPECT_EQ(host_.waited, 2);
+  EXPECT_THROW(requests.waitAll(), Error);  // the kept failure
+  issue();                                  // ... and then a new round starts
+  EXPECT_EQ(host_.issued, 3);
+  requests.waitAll();
+}
+
 TEST_F(StrategySdk, ParamSetAndArrivalsNameWhatIsWrong) {
   ParamSet params("mine", setup_);
   EXPECT_EQ(params.elements(), 6u);

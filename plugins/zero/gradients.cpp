@@ -1,0 +1,48 @@
+#include "gradients.h"
+
+namespace dtb::strategy::zero {
+
+Gradients::Gradients(const dtb_host_t* host, const Layout& layout, ModelViews& views, GradientSettings settings)
+    : host_(host),
+      layout_(layout),
+      views_(views),
+      settings_(settings),
+      reductions_(host, layout, settings.reduceScatter, settings.accumulation,
+                  [this](size_t u) { return slice(u); }) {}
+
+WholeGradients::WholeGradients(const dtb_host_t* host, const Layout& layout, ModelViews& views,
+                               GradientSettings settings)
+    : Gradients(host, layout, views, settings) {
+  for (size_t u = 0; u < layout.size(); ++u) {
+    whole_.emplace_back(host, layout[u].padded, DTB_MEM_GRADS);
+    views.pointGrads(u, whole_[u].data());
+    // The reduced slice overwrites this rank's part of the whole gradients,
+    // unless micro-batches must be summed apart.
+    summed_.emplace_back();
+    if (settings.accumulation > 1) summed_[u] = HostBuffer<float>(host, layout[u].shard, DTB_MEM_GRADS);
+  }
+}
+
+WholeGradients::~WholeGradients() {
+  reductions_.drain();
+  for (size_t u = 0; u < layout_.size(); ++u) views_.pointGrads(u, nullptr);
+}
+
+void WholeGradients::finishBackward(bool complete) {
+  if (complete) {
+    for (size_t u : layout_.backwardOrder) reductions_.issue(u, whole_[u].data());
+  }
+  reductions_.finish([](size_t) {});
+}
+
+float* WholeGradients::slice(size_t u) {
+  return summed_[u] ? summed_[u].data() : whole_[u].data() + layout_.rank * layout_[u].shard;
+}
+
+uint64_t WholeGradients::heldElements() const {
+  uint64_t held = 0;
+  for (size_t u = 0; u < layout_.size(); ++u) held += whole_[u].size() + summed_[u].size();
+  return held;
+}
+
+}  // namespace dtb::strategy::zero

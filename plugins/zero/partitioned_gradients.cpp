@@ -1,0 +1,98 @@
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "gradients.h"
+
+namespace dtb::strategy::zero {
+
+PartitionedGradients::PartitionedGradients(const dtb_host_t* host, const Layout& layout, ModelViews& views,
+                                           GradientSettings settings)
+    : Gradients(host, layout, views, settings), staging_(host, layout.maxPadded), staged_(layout.size(), nullptr) {
+  for (size_t u = 0; u < layout.size(); ++u) {
+    slices_.emplace_back(host, layout[u].shard, DTB_MEM_GRADS);
+    pending_.push_back(static_cast<uint32_t>(layout[u].params.size()));
+  }
+}
+
+PartitionedGradients::~PartitionedGradients() {
+  reductions_.drain();
+  for (size_t u = 0; u < layout_.size(); ++u) views_.pointGrads(u, nullptr);
+}
+
+void PartitionedGradients::beforeBackwardLayer(uint32_t layer) {
+  for (uint32_t u : layout_.layerUnits[layer]) {
+    if (!staged_[u]) stage(u);
+  }
+}
+
+void PartitionedGradients::stage(size_t u) {
+  // The oldest of two reductions in flight finishes, and gives its staging
+  // buffer back, before another unit starts filling one.
+  while (reductions_.inFlight() >= 2) unstage(reductions_.completeOldest());
+  staged_[u] = staging_.acquire();
+  // The padding is reduced too: keep it zero.
+  std::fill(staged_[u] + layout_[u].elements, staged_[u] + layout_[u].padded, 0.0f);
+  views_.pointGrads(u, staged_[u]);
+}
+
+void PartitionedGradients::unstage(size_t u) {
+  views_.pointGrads(u, nullptr);  // the whole gradients are gone: only the slice stays
+  staging_.release(staged_[u]);
+  staged_[u] = nullptr;
+}
+
+void PartitionedGradients::arrived(uint32_t i) {
+  const size_t u = layout_.unitOf[i];
+  if (!staged_[u]) {
+    // A model that wrote gradients without announcing the layer: take the
+    // unit's gradients from the model's own memory (those not computed yet
+    // are overwritten in the staging buffer when they are).
+    if (!views_.modelGrad(i)) {
+      throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                  std::string("zero: the model reported the gradient of '") + views_.param(i).name +
+                      "' before calling layer_begin for its layer in backward; a model that implements "
+                      "release_param must announce every layer in both passes");
+    }
+    stage(u);
+    const Unit& unit = layout_[u];
+    for (size_t k = 0; k < unit.params.size(); ++k) {
+      std::memcpy(staged_[u] + unit.offsets[k], views_.modelGrad(unit.params[k]),
+                  views_.param(unit.params[k]).grad.count * sizeof(float));
+    }
+  }
+  if (--pending_[u] == 0) issueReady();
+}
+
+void PartitionedGradients::issueReady() {
+  // In one order on every rank, whatever order this rank's gradients came in.
+  const std::vector<size_t>& order = layout_.backwardOrder;
+  while (nextIssue_ < order.size() && pending_[order[nextIssue_]] == 0) {
+    const size_t u = order[nextIssue_++];
+    reductions_.issue(u, staged_[u]);
+  }
+}
+
+void PartitionedGradients::finishBackward(bool /*complete: the complete units were reduced in backward*/) {
+  std::exception_ptr failure;
+  try {
+    reductions_.finish([this](size_t u) { unstage(u); });
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  for (size_t u = 0; u < layout_.size(); ++u) {
+    pending_[u] = static_cast<uint32_t>(layout_[u].params.size());
+    if (staged_[u]) unstage(u);  // units that never completed
+  }
+  nextIssue_ = 0;
+  if (failure) std::rethrow_exception(failure);
+}
+
+uint64_t PartitionedGradients::heldElements() const {
+  uint64_t held = 0;
+  for (const HostBuffer<float>& s : slices_) held += s.size();
+  return held;
+}
+
+}  // namespace dtb::strategy::zero

@@ -1,0 +1,70 @@
+#include "reductions.h"
+
+namespace dtb::strategy::zero {
+
+Reductions::Reductions(const dtb_host_t* host, const Layout& layout, bool reduceScatter,
+                       uint32_t accumulation, std::function<float*(size_t)> sliceOf)
+    : host_(host),
+      layout_(layout),
+      reduceScatter_(reduceScatter),
+      accumulation_(accumulation),
+      sliceOf_(std::move(sliceOf)),
+      scratch_(host, layout.maxShard),
+      requests_(host) {}
+
+void Reductions::issue(size_t u, float* gradients) {
+  const Unit& unit = layout_[u];
+  dtb_tensor_t all = hostTensor(gradients, unit.padded, DTB_DTYPE_F32);
+  InFlight reduction{u, gradients, nullptr};
+  const size_t before = requests_.size();
+  if (reduceScatter_) {
+    reduction.output = scratch_.acquire();
+    dtb_tensor_t mine = hostTensor(reduction.output, unit.shard, DTB_DTYPE_F32);
+    requests_.issue("zero: reduce-scatter", [&](dtb_request_t* r) {
+      return host_->comm_reduce_scatter(host_->ctx, &all, &mine, DTB_REDUCE_SUM, r);
+    });
+  } else {
+    requests_.issue("zero: all-reduce", [&](dtb_request_t* r) {
+      return host_->comm_allreduce(host_->ctx, &all, DTB_REDUCE_SUM, r);
+    });
+  }
+  if (requests_.size() > before) {
+    order_.push_back(reduction);
+  } else {  // not started (this or an earlier collective failed): finish() says why
+    scratch_.release(reduction.output);
+  }
+}
+
+size_t Reductions::completeOldest() {
+  const InFlight done = order_.front();
+  order_.pop_front();
+  const Unit& unit = layout_[done.unit];
+  if (requests_.waitOldest() == DTB_STATUS_OK) {
+    const float* reduced = reduceScatter_ ? done.output : done.gradients + layout_.rank * unit.shard;
+    // The mean over ranks and micro-batches, summed into the slice over the
+    // step's micro-batches.
+    const float scale = 1.0f / static_cast<float>(layout_.world * static_cast<int64_t>(accumulation_));
+    float* slice = sliceOf_(done.unit);
+    for (uint64_t k = 0; k < unit.shard; ++k) {
+      const float v = reduced[k] * scale;
+      slice[k] = microStep_ == 0 ? v : slice[k] + v;
+    }
+  }
+  scratch_.release(done.output);
+  return done.unit;
+}
+
+void Reductions::finish(const std::function<void(size_t)>& done) {
+  while (!order_.empty()) done(completeOldest());
+  requests_.waitAll();  // nothing left to wait for: throws the first failure
+}
+
+void Reductions::drain() noexcept {
+  while (!order_.empty()) {
+    requests_.waitOldest();
+    scratch_.release(order_.front().output);
+    order_.pop_front();
+  }
+}
+
+}  // namespace dtb::strategy::zero

@@ -1,9 +1,6 @@
 #include "run/epoch_sums.h"
 
-#include <vector>
-
 #include "run/blocking_collective.h"
-#include "run/step_measures.h"
 
 namespace dtb::core {
 
@@ -13,16 +10,12 @@ void EpochSums::add(const StepRecord& step) {
   samples += static_cast<double>(*step.samples);
   collectives += static_cast<double>(step.collectives.value_or(0));
   bytes += static_cast<double>(step.bytesSent.value_or(0));
-  addPhases(phases, step);
+  for (const PhaseInfo& p : kPhases) phases[p.id] += step.phases[p.id].value_or(0);
+  busBytes += step.busBytes.value_or(0);
 }
 
 EpochFigures& EpochFigures::operator+=(const EpochFigures& o) {
-  dataS += o.dataS;
-  forwardS += o.forwardS;
-  backwardS += o.backwardS;
-  commExposedS += o.commExposedS;
-  optimizerS += o.optimizerS;
-  commTotalS += o.commTotalS;
+  phases += o.phases;
   busBytes += o.busBytes;
   lossSum += o.lossSum;
   correct += o.correct;
@@ -32,26 +25,41 @@ EpochFigures& EpochFigures::operator+=(const EpochFigures& o) {
   return *this;
 }
 
+std::vector<double> EpochFigures::pack() const {
+  std::vector<double> v(phases.values.begin(), phases.values.end());
+  v.insert(v.end(), {busBytes, lossSum, correct, samples, collectives, bytes});
+  return v;
+}
+
+EpochFigures EpochFigures::unpack(const double* v) {
+  EpochFigures f;
+  for (size_t i = 0; i < kPhaseCount; ++i) f.phases.values[i] = v[i];
+  const double* rest = v + kPhaseCount;
+  f.busBytes = rest[0];
+  f.lossSum = rest[1];
+  f.correct = rest[2];
+  f.samples = rest[3];
+  f.collectives = rest[4];
+  f.bytes = rest[5];
+  return f;
+}
+
 EpochFigures reduceEpochSums(Communicator& comm, const EpochSums& mine, double* flag) {
-  const StepRecord& p = mine.phases;
-  std::vector<double> v = {p.dataS.value_or(0),
-                           p.forwardS.value_or(0),
-                           p.backwardS.value_or(0),
-                           p.commExposedS.value_or(0),
-                           p.optimizerS.value_or(0),
-                           p.commTotalS.value_or(0),
-                           p.busBytes.value_or(0),
-                           mine.lossSum,
-                           mine.correct,
-                           mine.samples,
-                           mine.collectives,
-                           mine.bytes,
-                           flag ? *flag : 0};
+  EpochFigures sums{mine.phases,  mine.busBytes,    mine.lossSum, mine.correct,
+                    mine.samples, mine.collectives, mine.bytes};
+  std::vector<double> v = sums.pack();
+  v.push_back(flag ? *flag : 0);
   allreduceDoubles(comm, v, DTB_REDUCE_SUM);
+  if (flag) *flag = v.back();
+  EpochFigures all = EpochFigures::unpack(v.data());
+  // Times, bus bytes and the collectives are per rank: the mean of the
+  // ranks'; loss, correct answers and samples are the world's.
   const double ranks = comm.size();
-  if (flag) *flag = v[12];
-  return {v[0] / ranks, v[1] / ranks, v[2] / ranks, v[3] / ranks, v[4] / ranks,  v[5] / ranks,
-          v[6] / ranks, v[7],         v[8],         v[9],         v[10] / ranks, v[11] / ranks};
+  for (double& seconds : all.phases.values) seconds /= ranks;
+  all.busBytes /= ranks;
+  all.collectives /= ranks;
+  all.bytes /= ranks;
+  return all;
 }
 
 }  // namespace dtb::core

@@ -4,14 +4,18 @@
 // those committed before the change plus the new world's since.
 #pragma once
 
+#include <vector>
+
 #include "host/communicator.h"
 #include "store/records.h"
+#include "train/step_phases.h"
 
 namespace dtb::core {
 
 // This rank's, over some of the epoch's steps.
 struct EpochSums {
-  StepRecord phases;  // phase times (and bus bytes) summed over the steps
+  PhaseSeconds phases;  // every phase, summed over the steps
+  double busBytes = 0;
   double lossSum = 0, correct = 0, samples = 0;
   // The steps' own collectives and their data size S (step.collectives,
   // step.bytes_sent): what came between steps (evaluation, the epoch's
@@ -24,12 +28,17 @@ struct EpochSums {
 // Over the ranks: each phase the mean of the ranks' sums, loss, correct
 // answers and samples summed.
 struct EpochFigures {
-  double dataS = 0, forwardS = 0, backwardS = 0, commExposedS = 0, optimizerS = 0, commTotalS = 0;
+  PhaseSeconds phases;
   double busBytes = 0;  // per rank
   double lossSum = 0, correct = 0, samples = 0;
   double collectives = 0, bytes = 0;  // per rank (the mean of the ranks': they issue the same)
 
   EpochFigures& operator+=(const EpochFigures& other);
+  // As numbers, for a collective (elastic's sync from rank 0): pack()
+  // gives kPackedSize values that unpack reads back.
+  static constexpr size_t kPackedSize = kPhaseCount + 6;
+  std::vector<double> pack() const;
+  static EpochFigures unpack(const double* packed);
 };
 
 // Every rank's `mine` put together over `comm` (one all-reduce). `flag`,

@@ -6,28 +6,10 @@
 #include <cmath>
 #include <sstream>
 
+#include "run/record_fields.h"
+
 namespace dtb::core {
 namespace {
-
-std::string number(double v) {
-  if (std::isnan(v)) return "nan";
-  char text[40];
-  std::snprintf(text, sizeof(text), "%.9g", v);
-  return text;
-}
-
-std::string number(const std::optional<double>& v) { return v ? number(*v) : "nan"; }
-
-// The whole token or nothing: "0.01[1,1]<stdout>:23" is no number.
-std::optional<double> optionalNumber(std::istream& in) {
-  std::string token;
-  in >> token;
-  if (token.empty() || token == "nan") return std::nullopt;
-  size_t used = 0;
-  const double value = std::stod(token, &used);
-  if (used != token.size()) throw std::invalid_argument("not a number: " + token);
-  return value;
-}
 
 // Messages stay on one line.
 std::string oneLine(std::string text) {
@@ -76,21 +58,17 @@ void RecordWriter::progress(int epoch, int64_t step, int64_t steps, double sampl
 
 void RecordWriter::epoch(const EpochRecord& e) {
   line("epoch " + std::to_string(e.epoch) + " " + std::to_string(e.steps) + " " + std::to_string(e.samples) +
-       " " + number(e.seconds) + " " + number(e.dataS) + " " + number(e.forwardS) + " " +
-       number(e.backwardS) + " " + number(e.commExposedS) + " " + number(e.optimizerS) + " " +
-       number(e.trainLoss) + " " + number(e.trainAccuracy) + " " + number(e.testLoss) + " " +
-       number(e.testAccuracy) + " " + std::to_string(e.bytesSent.value_or(0)) + " " +
-       std::to_string(e.collectives.value_or(0)) + " " + number(e.stepBusBytes) + " " + number(e.commTotalS));
+       " " + number(e.seconds) + " " + number(e.trainLoss) + " " + number(e.trainAccuracy) + " " +
+       number(e.testLoss) + " " + number(e.testAccuracy) + " " + std::to_string(e.bytesSent.value_or(0)) +
+       " " + std::to_string(e.collectives.value_or(0)) + " " + number(e.stepBusBytes) +
+       phaseFields(e.phases, PhaseScope::kPerEpoch));
 }
 
 void RecordWriter::step(const StepRecord& s) {
   line("step " + std::to_string(s.rank) + " " + std::to_string(s.step) + " " + std::to_string(s.epoch) + " " +
-           number(s.seconds) + " " + number(s.dataS) + " " + number(s.forwardS) + " " + number(s.backwardS) +
-           " " + number(s.commExposedS) + " " + number(s.optimizerS) + " " + number(s.loss) + " " +
-           std::to_string(s.bytesSent.value_or(0)) + " " + std::to_string(s.collectives.value_or(0)) + " " +
-           std::to_string(s.samples.value_or(0)) + " " + number(s.commTotalS) + " " + number(s.busBytes) +
-           " " + number(s.forwardWaitS) + " " + number(s.backwardWaitS) + " " + number(s.optimizerWaitS) +
-           " " + number(s.endedAtS),
+           number(s.seconds) + " " + number(s.loss) + " " + std::to_string(s.bytesSent.value_or(0)) + " " +
+           std::to_string(s.collectives.value_or(0)) + " " + std::to_string(s.samples.value_or(0)) + " " +
+           number(s.busBytes) + " " + number(s.endedAtS) + phaseFields(s.phases, PhaseScope::kPerStep),
        false);
 }
 
@@ -143,131 +121,5 @@ void RecordWriter::reset(int generation, uint64_t commitStep, const std::string&
 void RecordWriter::grow(uint64_t step) { line("grow " + std::to_string(step)); }
 
 void RecordWriter::done(int rank) { line("done " + std::to_string(rank)); }
-
-std::optional<Record> parseRecord(const std::string& text) {
-  std::istringstream in(text);
-  in.imbue(std::locale::classic());
-  std::string kind;
-  in >> kind;
-  Record r{};
-  try {
-    if (kind == "progress") {
-      r.kind = Record::Kind::kProgress;
-      in >> r.epoch >> r.step >> r.steps;
-      r.samplesPerSecond = optionalNumber(in).value_or(0);
-    } else if (kind == "epoch") {
-      r.kind = Record::Kind::kEpoch;
-      EpochRecord& e = r.epochRecord;
-      in >> e.epoch >> e.steps >> e.samples;
-      e.seconds = optionalNumber(in).value_or(0);
-      e.dataS = optionalNumber(in);
-      e.forwardS = optionalNumber(in);
-      e.backwardS = optionalNumber(in);
-      e.commExposedS = optionalNumber(in);
-      e.optimizerS = optionalNumber(in);
-      e.trainLoss = optionalNumber(in);
-      e.trainAccuracy = optionalNumber(in);
-      e.testLoss = optionalNumber(in);
-      e.testAccuracy = optionalNumber(in);
-      int64_t bytes = 0, collectives = 0;
-      in >> bytes >> collectives;
-      e.bytesSent = bytes;
-      e.collectives = collectives;
-      e.stepBusBytes = optionalNumber(in);
-      e.commTotalS = optionalNumber(in);
-    } else if (kind == "step") {
-      r.kind = Record::Kind::kStep;
-      StepRecord& s = r.stepRecord;
-      in >> s.rank >> s.step >> s.epoch;
-      s.seconds = optionalNumber(in).value_or(0);
-      s.dataS = optionalNumber(in);
-      s.forwardS = optionalNumber(in);
-      s.backwardS = optionalNumber(in);
-      s.commExposedS = optionalNumber(in);
-      s.optimizerS = optionalNumber(in);
-      s.loss = optionalNumber(in);
-      int64_t bytes = 0, collectives = 0, samples = 0;
-      in >> bytes >> collectives >> samples;
-      s.bytesSent = bytes;
-      s.collectives = collectives;
-      s.samples = samples;
-      s.commTotalS = optionalNumber(in);
-      s.busBytes = optionalNumber(in);
-      s.forwardWaitS = optionalNumber(in);
-      s.backwardWaitS = optionalNumber(in);
-      s.optimizerWaitS = optionalNumber(in);
-      if (!(in >> std::ws).eof()) s.endedAtS = optionalNumber(in);  // an older worker's line ends before it
-    } else if (kind == "metric") {
-      r.kind = Record::Kind::kMetric;
-      MetricRecord& m = r.metricRecord;
-      in >> m.rank >> m.step >> m.plugin >> m.name;
-      m.value = optionalNumber(in).value_or(NAN);
-    } else if (kind == "memory") {
-      r.kind = Record::Kind::kMemory;
-      int64_t p = 0, g = 0, o = 0, b = 0, rss = 0;
-      in >> r.memoryRecord.rank >> p >> g >> o >> b >> rss;
-      r.memoryRecord.paramBytes = p;
-      r.memoryRecord.gradBytes = g;
-      r.memoryRecord.optimizerBytes = o;
-      r.memoryRecord.bufferBytes = b;
-      r.memoryRecord.peakRssBytes = rss;
-      int64_t elements = 0, stateFloats = 0;
-      if (in >> elements >> stateFloats) {
-        r.memoryRecord.paramElements = elements;
-        r.memoryRecord.stateFloats = stateFloats;
-      }
-    } else if (kind == "host") {
-      r.kind = Record::Kind::kHost;
-      in >> r.hostRecord.rank >> r.hostRecord.localRank >> r.hostRecord.address >> r.hostRecord.host >>
-          r.hostRecord.interface;
-      if (r.hostRecord.interface == "-") r.hostRecord.interface.clear();
-      r.rank = r.hostRecord.rank;
-    } else if (kind == "event") {
-      r.kind = Record::Kind::kEvent;
-      int rank = 0;
-      in >> rank;
-      r.eventRecord.rank = rank;
-      r.eventRecord.atS = optionalNumber(in).value_or(0);
-      in >> r.eventRecord.kind;
-      std::getline(in >> std::ws, r.eventRecord.detail);
-    } else if (kind == "error") {
-      r.kind = Record::Kind::kError;
-      std::string origin;
-      in >> r.rank >> origin;
-      r.peerFailure = origin == "peer";
-      std::getline(in >> std::ws, r.message);
-    } else if (kind == "collective") {
-      r.kind = Record::Kind::kCollective;
-      CollectiveRecord& c = r.collectiveRecord;
-      in >> c.rank >> c.op >> c.dtype >> c.bytes >> c.iterations;
-      c.timeS = optionalNumber(in).value_or(0);
-      c.p50S = optionalNumber(in);
-      c.p95S = optionalNumber(in);
-      in >> c.wrong;
-    } else if (kind == "reference") {
-      r.kind = Record::Kind::kReference;
-      in >> r.referenceRecord.name >> r.referenceRecord.bytes;
-      r.referenceRecord.gbps = optionalNumber(in).value_or(0);
-    } else if (kind == "reset") {
-      r.kind = Record::Kind::kReset;
-      in >> r.generation >> r.step;
-      std::getline(in >> std::ws, r.message);
-    } else if (kind == "grow") {
-      r.kind = Record::Kind::kGrow;
-      in >> r.step;
-    } else if (kind == "done") {
-      r.kind = Record::Kind::kDone;
-      in >> r.rank;
-    } else {
-      return std::nullopt;
-    }
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  const bool textLast =
-      r.kind == Record::Kind::kError || r.kind == Record::Kind::kEvent || r.kind == Record::Kind::kReset;
-  if (in.fail() && !textLast) return std::nullopt;
-  return r;
-}
 
 }  // namespace dtb::core

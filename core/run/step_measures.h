@@ -30,15 +30,12 @@ struct CommCounters {
   static CommCounters of(const Communicator& comm);
 };
 
-// The step's phase times (and the waits taken out of them) from its timing.
+// The phases the training step measures (PhaseSource::kTrainingStep), from its timing.
 void setPhases(StepRecord& record, const StepTiming& timing);
 
 // What the step's collectives moved since `before`, and the backend's busy
 // time over it, overlapped or not.
 void setCommSince(StepRecord& record, const CommCounters& before, const Communicator& comm);
-
-// Adds the step's phase times (its data wait too) and bus bytes to an epoch's sums.
-void addPhases(StepRecord& sum, const StepRecord& step);
 
 // The phases of one training step in the trace, back to back from `begin`
 // (the training step times them in this order: forward, backward,

@@ -330,12 +330,10 @@ EpochRecord TrainingWorker::epochRecord(int64_t epoch, int64_t steps, double sec
   e.steps = steps;
   e.samples = static_cast<int64_t>(f.samples);
   e.seconds = seconds;
-  e.dataS = f.dataS;
-  e.forwardS = f.forwardS;
-  e.backwardS = f.backwardS;
-  e.commExposedS = f.commExposedS;
-  e.optimizerS = f.optimizerS;
-  if (comm.busySeconds()) e.commTotalS = f.commTotalS;
+  for (const PhaseInfo& p : kPhases) {
+    if (p.scope == PhaseScope::kPerEpoch) e.phases[p.id] = f.phases[p.id];
+  }
+  if (!comm.busySeconds()) e.phases[Phase::kCommTotal].reset();  // not counted: unknown, not zero
   e.trainLoss = f.lossSum / f.samples;
   e.trainAccuracy = f.correct / f.samples;
   e.testLoss = test.loss;
@@ -357,10 +355,10 @@ StepRecord TrainingWorker::measureStep(uint32_t epoch) {
   const CommCounters commBefore = CommCounters::of(plugins_.comm());
   const double straggling = straggle();
   MicroBatchTotals micro = runMicroBatches(epoch);
-  micro.timing.forwardS += straggling;  // a straggler computes slowly
+  micro.timing[Phase::kForward] += straggling;  // a straggler computes slowly
   r.seconds = static_cast<double>(TraceRecorder::nowNs() - begin) / 1e9;
   setPhases(r, micro.timing);
-  r.dataS = train_->waitSeconds() - dataBefore;
+  r.phases[Phase::kData] = train_->waitSeconds() - dataBefore;
   r.loss = micro.samples > 0 ? micro.lossSum / static_cast<double>(micro.samples) : NAN;
   r.samples = micro.samples;
   r.correct = micro.correct;

@@ -79,28 +79,17 @@ void TrainingWorker::enterNextWorld(PluginLoader& loader, bool failed) {
 
 void TrainingWorker::syncWithRankZero() {
   const EpochFigures& f = epochSoFar_;
-  std::vector<double> epoch = {epochStart_ ? since(*epochStart_) : 0.0,
-                               static_cast<double>(epochStepsRun_),
-                               f.dataS,
-                               f.forwardS,
-                               f.backwardS,
-                               f.commExposedS,
-                               f.optimizerS,
-                               f.commTotalS,
-                               f.busBytes,
-                               f.lossSum,
-                               f.correct,
-                               f.samples,
-                               f.collectives,
-                               f.bytes};
+  // The epoch's clock and steps, then its figures so far.
+  std::vector<double> epoch = {epochStart_ ? since(*epochStart_) : 0.0, static_cast<double>(epochStepsRun_)};
+  const std::vector<double> figures = f.pack();
+  epoch.insert(epoch.end(), figures.begin(), figures.end());
   const SyncedProgress synced = syncFromRankZero(plugins_, optimizerSteps_, at_, epoch);
   optimizerSteps_ = synced.steps;
   at_ = synced.position;
   epochStart_ =
       Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(epoch[0]));
   epochStepsRun_ = static_cast<int64_t>(epoch[1]);
-  epochSoFar_ = {epoch[2], epoch[3], epoch[4],  epoch[5],  epoch[6],  epoch[7],
-                 epoch[8], epoch[9], epoch[10], epoch[11], epoch[12], epoch[13]};
+  epochSoFar_ = EpochFigures::unpack(epoch.data() + 2);
 }
 
 void TrainingWorker::adopt(const ElasticWorld& world) {

@@ -1,11 +1,14 @@
 // What a run reports, as rows of the result store (migrations/0001_initial.sql
-// documents each column). Optional members are stored as NULL when unset.
+// documents each column; train/step_phases.h the phases' columns). Optional
+// members are stored as NULL when unset.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "train/step_phases.h"
 
 namespace dtb::core {
 
@@ -18,7 +21,7 @@ struct EpochRecord {
   int64_t steps = 0;
   int64_t samples = 0;
   double seconds = 0;
-  std::optional<double> dataS, forwardS, backwardS, commExposedS, commTotalS, optimizerS;
+  PerPhase<std::optional<double>> phases;  // the kPerEpoch ones (train/step_phases.h)
   std::optional<double> trainLoss, trainAccuracy, testLoss, testAccuracy;
   std::optional<int64_t> bytesSent, collectives;
   std::optional<double> stepBusBytes;  // per training step, nccl-tests' bus bytes
@@ -31,11 +34,11 @@ struct StepRecord {
   int64_t step = 0;  // 0-based optimizer step of the run
   int epoch = 0;     // 1-based
   double seconds = 0;
-  std::optional<double> dataS, forwardS, backwardS, commExposedS, optimizerS, loss;
+  PerPhase<std::optional<double>> phases;  // train/step_phases.h
+  std::optional<double> loss;
   std::optional<int64_t> bytesSent, collectives;  // this step's, per rank
   std::optional<int64_t> samples;
-  std::optional<double> commTotalS, busBytes;
-  std::optional<double> forwardWaitS, backwardWaitS, optimizerWaitS;  // parts of commExposedS
+  std::optional<double> busBytes;
   std::optional<double> endedAtS;  // s since the run began (the coordinator's clock) when it ended
   int64_t correct = 0;             // not stored: summed into the epoch's train accuracy
 };

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "build_info.h"
@@ -11,6 +12,7 @@
 #include "matrix/run_schema.h"
 #include "store/embedded_sql.h"
 #include "store/environment.h"
+#include "store/record_rows.h"
 #include "store/run_owner.h"
 
 namespace dtb::core {
@@ -146,6 +148,7 @@ void ResultStore::migrate() {
                        "CHECK constraint (its definition is not the one dtbench wrote)");
     }
   }
+  addPhaseColumns();
   if (version < latest) {
     // Migration 8 edits a constraint in place (writable_schema): a new schema
     // cookie makes every connection, this one too, read the schema again.
@@ -156,6 +159,22 @@ void ResultStore::migrate() {
     db_.exec("PRAGMA schema_version = " + std::to_string(next));
   }
   tx->commit();
+}
+
+void ResultStore::addPhaseColumns() {
+  // A phase added to train/step_phases.h after the store was made gets its
+  // column here, on the next open; its documentation is the table's too
+  // (schema_docs.cpp).
+  for (const char* table : {"step", "epoch"}) {
+    std::set<std::string> have;
+    Statement columns = db_.prepare(std::string("SELECT name FROM pragma_table_info('") + table + "')");
+    while (columns.step()) have.insert(columns.columnText(0));
+    for (const PhaseInfo& p : kPhases) {
+      const bool belongs = std::string(table) == "step" || p.scope == PhaseScope::kPerEpoch;
+      if (belongs && !have.count(p.column))
+        db_.exec(std::string("ALTER TABLE ") + table + " ADD COLUMN " + p.column + " REAL");
+    }
+  }
 }
 
 void ResultStore::markInterruptedRuns() {
@@ -310,149 +329,30 @@ int64_t ResultStore::forgetStepsFrom(int64_t runId, int64_t step) {
 }
 
 void ResultStore::addRecovery(const RecoveryRecord& r) {
-  db_.prepare(
-         "INSERT INTO recovery (run_id, attempt, mode, cause, failed_at_s, restarted_at_s, resumed_step, "
-         "lost_steps, world_size) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-      .bind(1, r.runId)
-      .bind(2, int64_t{r.attempt})
-      .bind(3, r.mode)
-      .bind(4, r.cause)
-      .bind(5, r.failedAtS)
-      .bind(6, r.restartedAtS)
-      .bind(7, r.resumedStep)
-      .bind(8, r.lostSteps ? SqlValue(*r.lostSteps) : SqlValue())
-      .bind(9, r.worldSize ? SqlValue(int64_t{*r.worldSize}) : SqlValue())
-      .run();
+  insertRows(db_, "INSERT", "recovery", {recoveryRow(r)});
 }
 
 void ResultStore::addWorldChange(const WorldChangeRecord& w) {
-  db_.prepare(
-         "INSERT INTO world_change (run_id, generation, at_s, kind, world_size, from_step, cause) "
-         "VALUES (?, ?, ?, ?, ?, ?, ?)")
-      .bind(1, w.runId)
-      .bind(2, int64_t{w.generation})
-      .bind(3, w.atS)
-      .bind(4, w.kind)
-      .bind(5, int64_t{w.worldSize})
-      .bind(6, w.fromStep ? SqlValue(*w.fromStep) : SqlValue())
-      .bind(7, w.cause ? SqlValue(*w.cause) : SqlValue())
-      .run();
+  insertRows(db_, "INSERT", "world_change", {worldChangeRow(w)});
 }
 
 void ResultStore::write(const RecordBatch& batch) {
   if (batch.empty()) return;
   Transaction tx(db_);
-  if (!batch.epochs.empty()) {
-    Statement s = db_.prepare(
-        "INSERT OR REPLACE INTO epoch (run_id, epoch, steps, samples, seconds, data_s, forward_s, "
-        "backward_s, "
-        "comm_exposed_s, comm_total_s, optimizer_s, train_loss, train_accuracy, test_loss, test_accuracy, "
-        "bytes_sent, collectives, step_bus_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-        "?)");
-    for (const EpochRecord& e : batch.epochs) {
-      s.bind(1, e.runId).bind(2, int64_t{e.epoch}).bind(3, e.steps).bind(4, e.samples).bind(5, e.seconds);
-      s.bind(6, optional(e.dataS)).bind(7, optional(e.forwardS)).bind(8, optional(e.backwardS));
-      s.bind(9, optional(e.commExposedS)).bind(10, optional(e.commTotalS)).bind(11, optional(e.optimizerS));
-      s.bind(12, optional(e.trainLoss)).bind(13, optional(e.trainAccuracy)).bind(14, optional(e.testLoss));
-      s.bind(15, optional(e.testAccuracy)).bind(16, optional(e.bytesSent)).bind(17, optional(e.collectives));
-      s.bind(18, optional(e.stepBusBytes));
-      s.run();
-    }
-  }
-  if (!batch.steps.empty()) {
-    Statement s = db_.prepare(
-        "INSERT OR REPLACE INTO step (run_id, rank, step, epoch, seconds, data_s, forward_s, backward_s, "
-        "comm_exposed_s, optimizer_s, loss, bytes_sent, collectives, samples, comm_total_s, bus_bytes, "
-        "forward_wait_s, backward_wait_s, optimizer_wait_s, ended_at_s) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    for (const StepRecord& r : batch.steps) {
-      s.bind(1, r.runId)
-          .bind(2, int64_t{r.rank})
-          .bind(3, r.step)
-          .bind(4, int64_t{r.epoch})
-          .bind(5, r.seconds);
-      s.bind(6, optional(r.dataS)).bind(7, optional(r.forwardS)).bind(8, optional(r.backwardS));
-      s.bind(9, optional(r.commExposedS)).bind(10, optional(r.optimizerS)).bind(11, optional(r.loss));
-      s.bind(12, optional(r.bytesSent)).bind(13, optional(r.collectives)).bind(14, optional(r.samples));
-      s.bind(15, optional(r.commTotalS)).bind(16, optional(r.busBytes)).bind(17, optional(r.forwardWaitS));
-      s.bind(18, optional(r.backwardWaitS))
-          .bind(19, optional(r.optimizerWaitS))
-          .bind(20, optional(r.endedAtS));
-      s.run();
-    }
-  }
-  if (!batch.metrics.empty()) {
-    Statement s = db_.prepare(
-        "INSERT INTO step_metric (run_id, rank, step, plugin, name, value) VALUES (?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT DO UPDATE SET value = value + excluded.value");
-    for (const MetricRecord& m : batch.metrics) {
-      s.bind(1, m.runId).bind(2, int64_t{m.rank}).bind(3, m.step).bind(4, m.plugin).bind(5, m.name);
-      s.bind(6, m.value).run();
-    }
-  }
-  if (!batch.collectives.empty()) {
-    Statement s = db_.prepare(
-        "INSERT INTO collective (run_id, rank, op, dtype, bytes, iterations, time_s, p50_s, p95_s, wrong) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    for (const CollectiveRecord& c : batch.collectives) {
-      s.bind(1, c.runId).bind(2, int64_t{c.rank}).bind(3, c.op).bind(4, c.dtype).bind(5, c.bytes);
-      s.bind(6, c.iterations).bind(7, c.timeS).bind(8, optional(c.p50S)).bind(9, optional(c.p95S));
-      s.bind(10, c.wrong).run();
-    }
-  }
-  if (!batch.references.empty()) {
-    Statement s = db_.prepare(
-        "INSERT OR REPLACE INTO bandwidth_reference (run_id, name, bytes, gbps) VALUES (?, ?, ?, ?)");
-    for (const BandwidthReferenceRecord& b : batch.references) {
-      s.bind(1, b.runId).bind(2, b.name).bind(3, b.bytes).bind(4, b.gbps).run();
-    }
-  }
-  if (!batch.events.empty()) {
-    Statement s = db_.prepare("INSERT INTO event (run_id, rank, at_s, kind, detail) VALUES (?, ?, ?, ?, ?)");
-    for (const EventRecord& e : batch.events) {
-      s.bind(1, e.runId).bind(2, e.rank ? SqlValue(int64_t{*e.rank}) : SqlValue());
-      s.bind(3, e.atS).bind(4, e.kind).bind(5, e.detail).run();
-    }
-  }
-  if (!batch.memory.empty()) {
-    Statement s = db_.prepare(
-        "INSERT OR REPLACE INTO memory (run_id, rank, param_bytes, grad_bytes, optimizer_bytes, "
-        "buffer_bytes, "
-        "peak_rss_bytes, param_elements, state_floats) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    for (const MemoryRecord& m : batch.memory) {
-      s.bind(1, m.runId)
-          .bind(2, int64_t{m.rank})
-          .bind(3, optional(m.paramBytes))
-          .bind(4, optional(m.gradBytes));
-      s.bind(5, optional(m.optimizerBytes))
-          .bind(6, optional(m.bufferBytes))
-          .bind(7, optional(m.peakRssBytes));
-      s.bind(8, optional(m.paramElements)).bind(9, optional(m.stateFloats));
-      s.run();
-    }
-  }
-  if (!batch.hosts.empty()) {
-    Statement s = db_.prepare(
-        "INSERT OR REPLACE INTO rank_host (run_id, rank, host, local_rank, address, interface) "
-        "VALUES (?, ?, ?, ?, ?, ?)");
-    for (const RankHostRecord& h : batch.hosts) {
-      s.bind(1, h.runId).bind(2, int64_t{h.rank}).bind(3, h.host).bind(4, int64_t{h.localRank});
-      s.bind(5, h.address).bind(6, h.interface).run();
-    }
-  }
+  insertRecords(db_, "INSERT OR REPLACE", "epoch", batch.epochs, epochRow);
+  insertRecords(db_, "INSERT OR REPLACE", "step", batch.steps, stepRow);
+  insertRecords(db_, "INSERT", "step_metric", batch.metrics, metricRow,
+                "ON CONFLICT DO UPDATE SET value = value + excluded.value");
+  insertRecords(db_, "INSERT", "collective", batch.collectives, collectiveRow);
+  insertRecords(db_, "INSERT OR REPLACE", "bandwidth_reference", batch.references, referenceRow);
+  insertRecords(db_, "INSERT", "event", batch.events, eventRow);
+  insertRecords(db_, "INSERT OR REPLACE", "memory", batch.memory, memoryRow);
+  insertRecords(db_, "INSERT OR REPLACE", "rank_host", batch.hosts, hostRow);
   tx.commit();
 }
 
 void ResultStore::recordNetwork(const RunNetworkRecord& n) {
-  Statement s = db_.prepare(
-      "INSERT OR REPLACE INTO run_network (run_id, profile, latency_us, link_gbps, published_latency_us, "
-      "published_gbps, time_scale) VALUES (?, ?, ?, ?, ?, ?, ?)");
-  s.bind(1, n.runId).bind(2, n.profile).bind(3, n.latencyUs);
-  // An unlimited link has no rate: NULL.
-  s.bind(4, n.gigabytesPerS > 0 ? SqlValue(n.gigabytesPerS) : SqlValue());
-  s.bind(5, n.publishedLatencyUs);
-  s.bind(6, n.publishedGigabytesPerS > 0 ? SqlValue(n.publishedGigabytesPerS) : SqlValue());
-  s.bind(7, n.timeScale).run();
+  insertRows(db_, "INSERT OR REPLACE", "run_network", {networkRow(n)});
 }
 
 }  // namespace dtb::core

@@ -71,6 +71,7 @@ class ResultStore {
   // that was the cause; returns otherwise.
   void refuseIfNotADatabase() const;
   void migrate();
+  void addPhaseColumns();  // the step's phases that no migration made a column for
   void createViews();
   // Runs still 'running' whose coordinator is gone (its process, on this
   // host; its heartbeat, on another) become 'interrupted', with the reason.

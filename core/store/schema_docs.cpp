@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "store/embedded_sql.h"
+#include "train/step_phases.h"
 
 namespace dtb::core {
 namespace {
@@ -187,7 +188,15 @@ const SchemaDocs& schemaDocs() {
     std::vector<std::string> texts;  // migrations in order, then the views
     for (const EmbeddedSql& m : schemaMigrations()) texts.emplace_back(m.sql);
     for (const EmbeddedSql& v : reportViews()) texts.emplace_back(v.sql);
-    return parseSchemaDocs(texts);
+    SchemaDocs parsed = parseSchemaDocs(texts);
+    // The step's phases are documented where they are defined.
+    for (const PhaseInfo& p : kPhases) {
+      parsed.column[{"step", p.column}] = p.meaning;
+      if (p.scope == PhaseScope::kPerEpoch)
+        parsed.column[{"epoch", p.column}] =
+            std::string(p.meaning) + "; the epoch's steps summed, mean over ranks";
+    }
+    return parsed;
   }();
   return docs;
 }

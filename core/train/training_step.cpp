@@ -85,10 +85,10 @@ StepResult TrainingStep::run(const dtb_batch_t& batch, const dtb_step_info_t& in
   checkModel("forward", modelApi_.forward(model_.context(), &batch, &hooks_, &forward));
   result.loss = forward.loss;
   result.correct = forward.correct;
-  std::tie(t.forwardS, t.forwardWaitS) = clock.lap();
+  std::tie(t[Phase::kForward], t[Phase::kForwardWait]) = clock.lap();
 
   checkModel("backward", modelApi_.backward(model_.context(), &hooks_));
-  std::tie(t.backwardS, t.backwardWaitS) = clock.lap();
+  std::tie(t[Phase::kBackward], t[Phase::kBackwardWait]) = clock.lap();
 
   strategy_.check("finish_backward", strategyApi_.finish_backward(strategy_.context()));
   // Its waits are exposed; the rest is the strategy's computation.
@@ -101,13 +101,13 @@ StepResult TrainingStep::run(const dtb_batch_t& batch, const dtb_step_info_t& in
     optimizer_.beginStep();
     strategy_.check("step", strategyApi_.step(strategy_.context()));
     optimizer_.settle();  // updates queued on a GPU have run before the next forward reads the weights
-    std::tie(t.optimizerS, t.optimizerWaitS) = clock.lap();
+    std::tie(t[Phase::kOptimizer], t[Phase::kOptimizerWait]) = clock.lap();
   }
   if (comm_) comm_->endPolling();
-  t.forwardS -= t.forwardWaitS;
-  t.backwardS -= t.backwardWaitS;
-  t.optimizerS += t.finishComputeS - t.optimizerWaitS;
-  t.commExposedS = finishWaitS + t.forwardWaitS + t.backwardWaitS + t.optimizerWaitS;
+  t[Phase::kForward] -= t[Phase::kForwardWait];
+  t[Phase::kBackward] -= t[Phase::kBackwardWait];
+  t[Phase::kOptimizer] += t.finishComputeS - t[Phase::kOptimizerWait];
+  t[Phase::kCommExposed] = finishWaitS + t.waitsInPhases();
   return result;
 }
 

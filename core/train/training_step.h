@@ -21,31 +21,27 @@
 #include "host/communicator.h"
 #include "host/plugin_instance.h"
 #include "train/optimizer.h"
+#include "train/step_phases.h"
 
 namespace dtb::core {
 
-struct StepTiming {
-  double forwardS = 0;      // before_forward and forward, less their communication waits
-  double backwardS = 0;     // includes the strategy's hooks, less their communication waits
-  double commExposedS = 0;  // every wait of the training thread, in any phase
-  // finish_backward and the strategy's step, less their communication waits.
-  double optimizerS = 0;
-  // The waits taken out of forward, backward and step() (parts of
-  // commExposedS; finish_backward's are the rest of it).
-  double forwardWaitS = 0, backwardWaitS = 0, optimizerWaitS = 0;
+// One micro-batch's phases (train/step_phases.h): this step measures
+// forward, backward, optimizer, exposed communication and the waits taken
+// out of each; the worker adds the data wait, the communicator's counters
+// the backend's busy time.
+struct StepTiming : PhaseSeconds {
   // finish_backward less its waits: the strategy's computation after
-  // backward (a part of optimizerS, for the trace).
+  // backward (a part of kOptimizer, for the trace).
   double finishComputeS = 0;
 
+  // The waits taken out of forward, backward and step() (parts of
+  // kCommExposed; finish_backward's are the rest of it).
+  double waitsInPhases() const {
+    return (*this)[Phase::kForwardWait] + (*this)[Phase::kBackwardWait] + (*this)[Phase::kOptimizerWait];
+  }
   // A step's micro-batches add up.
   StepTiming& operator+=(const StepTiming& o) {
-    forwardS += o.forwardS;
-    backwardS += o.backwardS;
-    commExposedS += o.commExposedS;
-    optimizerS += o.optimizerS;
-    forwardWaitS += o.forwardWaitS;
-    backwardWaitS += o.backwardWaitS;
-    optimizerWaitS += o.optimizerWaitS;
+    PhaseSeconds::operator+=(o);
     finishComputeS += o.finishComputeS;
     return *this;
   }

@@ -2,7 +2,8 @@
 
 namespace dtb::strategy::zero {
 
-Gradients::Gradients(const dtb_host_t* host, const Layout& layout, ModelViews& views, GradientSettings settings)
+Gradients::Gradients(const dtb_host_t* host, const Layout& layout, ModelViews& views,
+                     GradientSettings settings)
     : host_(host),
       layout_(layout),
       views_(views),

@@ -7,7 +7,11 @@ namespace dtb::strategy::zero {
 
 Layout::Layout(const ParamSet& params, uint32_t layerCount, std::vector<Unit> unitsIn, Order order,
                int rankIn, int worldIn)
-    : rank(rankIn), world(worldIn), units(std::move(unitsIn)), unitOf(params.size(), 0), layerUnits(layerCount) {
+    : rank(rankIn),
+      world(worldIn),
+      units(std::move(unitsIn)),
+      unitOf(params.size(), 0),
+      layerUnits(layerCount) {
   for (size_t u = 0; u < units.size(); ++u) {
     maxPadded = std::max(maxPadded, units[u].padded);
     maxShard = std::max(maxShard, units[u].shard);

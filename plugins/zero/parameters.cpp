@@ -37,8 +37,8 @@ void Parameters::takeSlice(size_t u) {
     const uint32_t i = unit.params[k];
     const Piece piece = overlap(unit, k, views_.param(i).value.count, begin, begin + unit.shard);
     if (piece.count) {
-      std::memcpy(owned_[u].data() + unit.offsets[k] + piece.first - begin, views_.modelValue(i) + piece.first,
-                  piece.count * sizeof(float));
+      std::memcpy(owned_[u].data() + unit.offsets[k] + piece.first - begin,
+                  views_.modelValue(i) + piece.first, piece.count * sizeof(float));
     }
   }
 }

@@ -9,7 +9,9 @@ namespace dtb::strategy::zero {
 
 PartitionedGradients::PartitionedGradients(const dtb_host_t* host, const Layout& layout, ModelViews& views,
                                            GradientSettings settings)
-    : Gradients(host, layout, views, settings), staging_(host, layout.maxPadded), staged_(layout.size(), nullptr) {
+    : Gradients(host, layout, views, settings),
+      staging_(host, layout.maxPadded),
+      staged_(layout.size(), nullptr) {
   for (size_t u = 0; u < layout.size(); ++u) {
     slices_.emplace_back(host, layout[u].shard, DTB_MEM_GRADS);
     pending_.push_back(static_cast<uint32_t>(layout[u].params.size()));

@@ -13,15 +13,16 @@ Layout stageLayout(const StageSettings& settings, const ParamSet& params, uint32
     layers.push_back(p->layer);
   }
   if (settings.stage == 3) {  // layers in forward order: backward completes them in reverse
-    return Layout(params, layerCount, layerUnits(counts, layers, layerCount, settings.persistenceThreshold, world),
+    return Layout(params, layerCount,
+                  layerUnits(counts, layers, layerCount, settings.persistenceThreshold, world),
                   Layout::Order::kForward, rank, world);
   }
   return Layout(params, layerCount, bucketUnits(counts, settings.reduceBucketElements, world),
                 Layout::Order::kBackward, rank, world);
 }
 
-Stage makeStage(const StageSettings& settings, const dtb_host_t* host, const Layout& layout, ModelViews& views,
-                bool releasing) {
+Stage makeStage(const StageSettings& settings, const dtb_host_t* host, const Layout& layout,
+                ModelViews& views, bool releasing) {
   Stage stage;
   // The parameters first: the model's own arrays are released as they are
   // copied, before anything else is allocated (else the peak is the sum).
@@ -35,7 +36,8 @@ Stage makeStage(const StageSettings& settings, const dtb_host_t* host, const Lay
       stage.gradients = std::make_unique<PartitionedGradients>(host, layout, views, settings.gradients);
       break;
     default:
-      stage.parameters = std::make_unique<PartitionedParameters>(host, layout, views, releasing, settings.prefetch);
+      stage.parameters =
+          std::make_unique<PartitionedParameters>(host, layout, views, releasing, settings.prefetch);
       stage.gradients = std::make_unique<PartitionedGradients>(host, layout, views, settings.gradients);
       break;
   }

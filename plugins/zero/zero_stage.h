@@ -22,9 +22,9 @@ namespace dtb::strategy::zero {
 
 struct StageSettings {
   int stage = 1;
-  uint64_t reduceBucketElements = 0;   // stages 1-2
-  uint64_t persistenceThreshold = 0;   // stage 3
-  bool prefetch = true;                // stage 3
+  uint64_t reduceBucketElements = 0;  // stages 1-2
+  uint64_t persistenceThreshold = 0;  // stage 3
+  bool prefetch = true;               // stage 3
   GradientSettings gradients;
 };
 
@@ -38,7 +38,7 @@ struct Stage {
 };
 
 // `releasing`: the model gives its parameter storage back once copied.
-Stage makeStage(const StageSettings& settings, const dtb_host_t* host, const Layout& layout, ModelViews& views,
-                bool releasing);
+Stage makeStage(const StageSettings& settings, const dtb_host_t* host, const Layout& layout,
+                ModelViews& views, bool releasing);
 
 }  // namespace dtb::strategy::zero

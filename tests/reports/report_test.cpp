@@ -171,11 +171,11 @@ void writeVerdictStore(const std::filesystem::path& db, const std::vector<MadeUp
       e.samples = 100 * 32 * m.worldSize;
       e.seconds = e.samples / thr;
       const double step = e.seconds / e.steps;
-      e.dataS = 0;
-      e.forwardS = e.backwardS = m.computeMs / 2000 * e.steps;
-      e.commExposedS = m.exposedMs / 1000 * e.steps;
-      e.optimizerS = std::max(step - (m.computeMs + m.exposedMs) / 1000, 0.0) * e.steps;
-      e.commTotalS = e.commExposedS;
+      e.phases[Phase::kData] = 0;
+      e.phases[Phase::kForward] = e.phases[Phase::kBackward] = m.computeMs / 2000 * e.steps;
+      e.phases[Phase::kCommExposed] = m.exposedMs / 1000 * e.steps;
+      e.phases[Phase::kOptimizer] = std::max(step - (m.computeMs + m.exposedMs) / 1000, 0.0) * e.steps;
+      e.phases[Phase::kCommTotal] = e.phases[Phase::kCommExposed];
       e.stepBusBytes = m.stepBusBytes;
       e.testAccuracy = 0.9;
       e.trainLoss = 0.5;

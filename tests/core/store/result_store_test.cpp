@@ -17,6 +17,7 @@
 #include "sample_store.h"
 #include "store/embedded_sql.h"
 #include "store/read_only_query.h"
+#include "store/schema_docs.h"
 #include "temp_dir.h"
 
 namespace dtb::core {
@@ -150,6 +151,30 @@ TEST_F(StoreTest, ReleasedColumnsAreStillThere) {
     ++checked;
   }
   EXPECT_GT(checked, 50);
+}
+
+TEST_F(StoreTest, EveryStepPhaseIsAColumnAndAPhaseNewerThanTheStoreGetsOneOnOpen) {
+  testing::writeSampleStore(db_);
+  auto has = [&](const char* table, const char* column) {
+    return number(std::string("SELECT COUNT(*) FROM pragma_table_info('") + table + "') WHERE name = '" +
+                  column + "'") == 1;
+  };
+  for (const PhaseInfo& p : kPhases) {
+    EXPECT_TRUE(has("step", p.column)) << p.column;
+    EXPECT_EQ(has("epoch", p.column), p.scope == PhaseScope::kPerEpoch) << p.column;
+    // Documented where it is defined.
+    EXPECT_EQ(schemaDocs().column.at({"step", p.column}), p.meaning);
+  }
+  {  // A store from before a phase existed: its column is missing.
+    Database raw(db_, Database::Mode::kReadWrite);
+    raw.exec("ALTER TABLE step DROP COLUMN optimizer_wait_s");
+  }
+  ASSERT_FALSE(has("step", "optimizer_wait_s"));
+  const double steps = number("SELECT COUNT(*) FROM step");
+  { ResultStore again(db_); }
+  EXPECT_TRUE(has("step", "optimizer_wait_s"));
+  EXPECT_EQ(number("SELECT COUNT(*) FROM step"), steps) << "no row lost";
+  EXPECT_EQ(number("SELECT COUNT(*) FROM step WHERE optimizer_wait_s IS NOT NULL"), 0) << "unknown, not zero";
 }
 
 TEST_F(StoreTest, RunParametersAreStoredWithTheirNumbers) {
@@ -437,8 +462,9 @@ TEST_F(StoreTest, EveryViewNamesThingsTheSameWay) {
       e.steps = 10;
       e.samples = 160;
       e.seconds = 1;
-      e.forwardS = e.backwardS = 0.4;
-      e.commExposedS = e.commTotalS = e.optimizerS = e.dataS = 0.05;
+      e.phases[Phase::kForward] = e.phases[Phase::kBackward] = 0.4;
+      e.phases[Phase::kCommExposed] = e.phases[Phase::kCommTotal] = e.phases[Phase::kOptimizer] =
+          e.phases[Phase::kData] = 0.05;
       e.stepBusBytes = 1000;
       e.testAccuracy = 0.5;
       e.trainLoss = 1;

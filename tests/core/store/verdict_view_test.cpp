@@ -57,11 +57,11 @@ class VerdictView : public ::testing::Test {
           e.steps = 100;
           e.samples = 100 * 32 * m.worldSize;
           e.seconds = static_cast<double>(e.samples) / m.samplesPerS[repeat];
-          e.dataS = 0;
-          e.forwardS = e.backwardS = 0.0025 * e.steps;
-          e.commExposedS = m.exposedMs[repeat] / 1000 * e.steps;
-          e.optimizerS = 0.001 * e.steps;
-          e.commTotalS = e.commExposedS;
+          e.phases[Phase::kData] = 0;
+          e.phases[Phase::kForward] = e.phases[Phase::kBackward] = 0.0025 * e.steps;
+          e.phases[Phase::kCommExposed] = m.exposedMs[repeat] / 1000 * e.steps;
+          e.phases[Phase::kOptimizer] = 0.001 * e.steps;
+          e.phases[Phase::kCommTotal] = e.phases[Phase::kCommExposed];
           e.stepBusBytes = 1e6;
           e.testAccuracy = epoch == 2 || m.learnsInOneEpoch ? m.accuracy[repeat] : m.accuracy[repeat] / 2;
           e.trainLoss = 0.5;

@@ -109,7 +109,7 @@ double median(const std::vector<StepTiming>& steps, const std::function<double(c
   return values.empty() ? 0 : values[values.size() / 2];
 }
 
-double exposed(const StepTiming& t) { return t.commExposedS; }
+double exposed(const StepTiming& t) { return t[Phase::kCommExposed]; }
 double finishCompute(const StepTiming& t) { return t.finishComputeS; }
 
 class ExposedCommunication : public ::testing::TestWithParam<int> {};
@@ -121,9 +121,9 @@ TEST_P(ExposedCommunication, ComputingInFinishBackwardIsTheOptimizerPhaseNotExpo
     ASSERT_EQ(ranks[r].size(), static_cast<size_t>(kSteps)) << "rank " << r;
     for (const StepTiming& t : ranks[r]) {
       // Before: the whole busy loop was exposed communication.
-      EXPECT_LT(t.commExposedS, 0.1 * busyS) << "rank " << r;
+      EXPECT_LT(t[Phase::kCommExposed], 0.1 * busyS) << "rank " << r;
       EXPECT_GE(t.finishComputeS, busyS) << "rank " << r;
-      EXPECT_GE(t.optimizerS, t.finishComputeS) << "rank " << r;
+      EXPECT_GE(t[Phase::kOptimizer], t.finishComputeS) << "rank " << r;
     }
   }
 }
@@ -134,7 +134,7 @@ TEST_P(ExposedCommunication, AWaitForTheStrategysOwnThreadIsExposed) {
   for (size_t r = 0; r < ranks.size(); ++r) {
     ASSERT_EQ(ranks[r].size(), static_cast<size_t>(kSteps)) << "rank " << r;
     // comm_waited declared the whole wait: at least the sleep, every step.
-    for (const StepTiming& t : ranks[r]) EXPECT_GE(t.commExposedS, lateS * 0.999) << "rank " << r;
+    for (const StepTiming& t : ranks[r]) EXPECT_GE(t[Phase::kCommExposed], lateS * 0.999) << "rank " << r;
     // And little of finish_backward is left as computation.
     EXPECT_LT(median(ranks[r], finishCompute), 0.1 * median(ranks[r], exposed)) << "rank " << r;
   }

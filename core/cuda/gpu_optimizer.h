@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "train/optimizer.h"
+#include "cuda/update_rule.h"
 
 namespace dtb::core {
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cuda/update_rule.h"
 #include "host/optimizer_kernels.h"
 
 namespace dtb::core {
@@ -21,18 +22,6 @@ struct OptimizerConfig {
   double beta1 = 0.9;
   double beta2 = 0.999;
   double eps = 1e-8;
-};
-
-// One step's update, reduced to scalars: what the host's loop and the GPU
-// kernel (cuda/gpu_optimizer.h) both compute from, so the two cannot drift.
-struct UpdateRule {
-  enum class Kind { kSgd, kAdam, kAdamW } kind = Kind::kSgd;
-  float lr = 0, weightDecay = 0;
-  float momentum = 0;  // sgd; 0: no state
-  bool nesterov = false;
-  float beta1 = 0, beta2 = 0, eps = 0;
-  // Adam's bias corrections at this step: lr / (1 - beta1^t), sqrt(1 - beta2^t).
-  float stepSize = 0, sqrtBiasCorrection2 = 1;
 };
 
 class Optimizer : public OptimizerKernels {

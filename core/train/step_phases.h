@@ -17,21 +17,21 @@
 namespace dtb::core {
 
 // X(id, column, scope, source, meaning)
-#define DTBENCH_STEP_PHASES(X)                                                                                \
-  X(kData, "data_s", kPerEpoch, kLoader, "waiting for the loader")                                           \
-  X(kForward, "forward_s", kPerEpoch, kTrainingStep,                                                          \
-    "computing the forward pass (its communication waits taken out)")                                         \
-  X(kBackward, "backward_s", kPerEpoch, kTrainingStep,                                                        \
-    "computing the backward pass (its communication waits taken out)")                                        \
-  X(kCommExposed, "comm_exposed_s", kPerEpoch, kTrainingStep,                                                 \
-    "the training thread blocked on communication, in any phase")                                             \
-  X(kCommTotal, "comm_total_s", kPerEpoch, kBackend,                                                          \
-    "the backend's busy time, overlapped or not; NULL when it does not count it")                             \
-  X(kOptimizer, "optimizer_s", kPerEpoch, kTrainingStep,                                                      \
-    "the strategy's step and its own compute after backward (waits taken out)")                               \
-  X(kForwardWait, "forward_wait_s", kPerStep, kTrainingStep, "waits in forward (e.g. ZeRO-3's gathers)")     \
-  X(kBackwardWait, "backward_wait_s", kPerStep, kTrainingStep, "waits in backward's hooks")                  \
-  X(kOptimizerWait, "optimizer_wait_s", kPerStep, kTrainingStep,                                              \
+#define DTBENCH_STEP_PHASES(X)                                                                           \
+  X(kData, "data_s", kPerEpoch, kLoader, "waiting for the loader")                                       \
+  X(kForward, "forward_s", kPerEpoch, kTrainingStep,                                                     \
+    "computing the forward pass (its communication waits taken out)")                                    \
+  X(kBackward, "backward_s", kPerEpoch, kTrainingStep,                                                   \
+    "computing the backward pass (its communication waits taken out)")                                   \
+  X(kCommExposed, "comm_exposed_s", kPerEpoch, kTrainingStep,                                            \
+    "the training thread blocked on communication, in any phase")                                        \
+  X(kCommTotal, "comm_total_s", kPerEpoch, kBackend,                                                     \
+    "the backend's busy time, overlapped or not; NULL when it does not count it")                        \
+  X(kOptimizer, "optimizer_s", kPerEpoch, kTrainingStep,                                                 \
+    "the strategy's step and its own compute after backward (waits taken out)")                          \
+  X(kForwardWait, "forward_wait_s", kPerStep, kTrainingStep, "waits in forward (e.g. ZeRO-3's gathers)") \
+  X(kBackwardWait, "backward_wait_s", kPerStep, kTrainingStep, "waits in backward's hooks")              \
+  X(kOptimizerWait, "optimizer_wait_s", kPerStep, kTrainingStep,                                         \
     "waits in the strategy's step (e.g. ZeRO's all-gather)")
 
 enum class Phase : uint8_t {

@@ -20,7 +20,7 @@ parts=("4096 262144 1000 50" "1048576 67108864 20 5")
 for round in 1 2 3 4 5; do
   for part in "${parts[@]}"; do
     read -r from to iters warmup <<<"$part"
-    # The transports dtbench itself gives ranks on one host (core/run/job_launcher.cpp), so both sides
+    # The transports dtbench itself gives ranks on one host (core/launch/job_launcher.cpp), so both sides
     # move data the same way.
     mpirun "${root_flag[@]}" --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader \
       --mca oob_tcp_if_include lo -np 2 "$scratch/raw_allreduce" "$from" "$to" 4 "$warmup" "$iters" \

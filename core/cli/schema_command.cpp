@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "run/launch.h"
+#include "launch/launch.h"
 #include "store/database.h"
 #include "store/result_format.h"
 #include "store/result_store.h"

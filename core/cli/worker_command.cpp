@@ -10,13 +10,13 @@
 #include <memory>
 #include <thread>
 
+#include "launch/rank_environment.h"
 #include "log/redact.h"
 #include "plugin/crash_report.h"
-#include "run/rank_environment.h"
-#include "run/record_channel.h"
-#include "run/run_spec.h"
-#include "run/worker.h"
+#include "protocol/record_channel.h"
+#include "protocol/run_spec.h"
 #include "sweep/sweep_worker.h"
+#include "worker/worker.h"
 
 namespace dtb::cli {
 namespace {

@@ -22,7 +22,7 @@ std::string unknownKeyHint(const std::string& key, const std::vector<ParamSpec>&
 std::string foreignWordHint(const std::string& word);
 
 // The problem with a rendezvous_store value, or nullopt: it is "" (a file
-// store) or redis://... (core/run/connect.cpp refuses anything else at run
+// store) or redis://... (core/worker/connect.cpp refuses anything else at run
 // time; this says so at validate time, with torchrun's HOST:PORT named).
 std::optional<std::string> rendezvousStoreProblem(const std::string& value);
 

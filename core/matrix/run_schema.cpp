@@ -131,7 +131,7 @@ std::vector<ParamSpec> makeSchema() {
            "recovery = elastic: how long a world below min_np waits for workers before the run fails "
            "(horovodrun's default, 600 s)",
            0.0, 86400.0),
-      // The [fault] table (run/fault_injector.h): keys of the run, so a fault is an axis like any other.
+      // The [fault] table (worker/fault_injector.h): keys of the run, so a fault is an axis like any other.
       spec("fault.kind", DTB_PARAM_STRING, S("none"),
            "[fault] kind: kill (SIGKILL) the rank, stop (SIGSTOP) it for `seconds`, or slow each of its "
            "steps by `slow_ms`, from optimizer step `step` on; add (recovery = elastic) starts one more "

@@ -6,8 +6,8 @@
 #include <chrono>
 #include <string>
 
+#include "protocol/record_channel.h"
 #include "run/matrix_eta.h"
-#include "run/record_channel.h"
 
 namespace dtb::core {
 

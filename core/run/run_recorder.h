@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "run/record_channel.h"
+#include "protocol/record_channel.h"
 #include "run/run_progress.h"
 #include "store/result_store.h"
 

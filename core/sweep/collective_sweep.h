@@ -7,7 +7,7 @@
 #pragma once
 
 #include "host/communicator.h"
-#include "run/record_channel.h"
+#include "protocol/record_channel.h"
 #include "sweep/sweep_spec.h"
 
 namespace dtb::core {

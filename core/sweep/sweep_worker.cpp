@@ -2,10 +2,10 @@
 
 #include <memory>
 
-#include "run/connect.h"
-#include "run/worker.h"
 #include "sweep/collective_sweep.h"
 #include "sweep/sweep_spec.h"
+#include "worker/connect.h"
+#include "worker/worker.h"
 
 namespace dtb::core {
 

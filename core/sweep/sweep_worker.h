@@ -3,12 +3,12 @@
 // [sweep] settings, each size's row reported to the coordinator.
 #pragma once
 
-#include "run/record_channel.h"
-#include "run/run_spec.h"
+#include "protocol/record_channel.h"
+#include "protocol/run_spec.h"
 
 namespace dtb::core {
 
-// The process exit code, as run/worker.h's runRank returns it.
+// The process exit code, as worker/worker.h's runRank returns it.
 int runSweepWorker(const RunSpec& spec, int rank, RecordWriter& records);
 
 }  // namespace dtb::core

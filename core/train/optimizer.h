@@ -38,7 +38,7 @@ class Optimizer : public OptimizerKernels {
   double learningRate() const { return lr_; }
   void beginStep() { ++step_; }
   int64_t step() const { return step_; }
-  // Goes on from a checkpoint's count (run/checkpoint.h).
+  // Goes on from a checkpoint's count (protocol/checkpoint.h).
   void restoreStep(int64_t step) { step_ = step; }
 
   // One update of `count` elements. `state` holds stateFloats() x count

@@ -17,11 +17,11 @@
 #include <thread>
 
 #include "plugin/loader.h"
-#include "run/blocking_collective.h"
-#include "run/connect.h"
-#include "run/rank_plugins.h"
 #include "temp_dir.h"
 #include "train/training_step.h"
+#include "worker/blocking_collective.h"
+#include "worker/connect.h"
+#include "worker/rank_plugins.h"
 
 namespace dtb::core {
 namespace {

@@ -1,0 +1,83 @@
+#include "worker/rank_checkpoint.h"
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "dtbench/plugin.hpp"
+
+namespace dtb::core {
+namespace {
+
+const dtb_strategy_plugin_v1_t& strategyApi(RankPlugins& plugins) {
+  return plugins.strategy().plugin().descriptor<dtb_strategy_plugin_v1_t>();
+}
+
+uint64_t valueBytes(const dtb_param_t& p) { return p.value.count * dtb::dtypeSize(p.value.dtype); }
+
+}  // namespace
+
+void requireSavableStrategy(RankPlugins& plugins) {
+  // The loader took the three state members all or none (checkStrategy).
+  const dtb_strategy_plugin_v1_t& api = strategyApi(plugins);
+  if (api.state_save) return;
+  throw std::runtime_error("strategy '" + std::string(api.header.name) +
+                           "' cannot save its state (it has no state_save): recovery = \"restart\" needs a "
+                           "strategy that can, such as allreduce, bucketed or fusion");
+}
+
+Checkpoint captureCheckpoint(RankPlugins& plugins, uint64_t steps, int64_t epoch, int64_t stepInEpoch) {
+  Checkpoint c;
+  c.steps = steps;
+  c.epoch = epoch;
+  c.stepInEpoch = stepInEpoch;
+  c.optimizerStep = plugins.optimizer().step();
+  for (uint32_t i = 0; i < plugins.paramCount(); ++i) {
+    const dtb_param_t& p = *plugins.params()[i];
+    if (p.value.data == nullptr) {
+      throw std::runtime_error("parameter " + std::to_string(i) +
+                               " has no values on this rank (released by the strategy): it cannot be "
+                               "checkpointed");
+    }
+    const auto* bytes = static_cast<const uint8_t*>(p.value.data);
+    c.params.emplace_back(bytes, bytes + valueBytes(p));
+  }
+  const dtb_strategy_plugin_v1_t& api = strategyApi(plugins);
+  PluginInstance& strategy = plugins.strategy();
+  uint64_t size = 0;
+  strategy.check("state_size", api.state_size(strategy.context(), &size));
+  c.strategyState.resize(size);
+  strategy.check("state_save", api.state_save(strategy.context(), c.strategyState.data(), size));
+  return c;
+}
+
+void restoreCheckpoint(RankPlugins& plugins, const Checkpoint& c) {
+  restoreParameters(plugins, c);
+  restoreState(plugins, c);
+}
+
+void restoreParameters(RankPlugins& plugins, const Checkpoint& c) {
+  if (c.params.size() != plugins.paramCount()) {
+    throw std::runtime_error("the checkpoint holds " + std::to_string(c.params.size()) +
+                             " parameters, the model " + std::to_string(plugins.paramCount()));
+  }
+  for (uint32_t i = 0; i < plugins.paramCount(); ++i) {
+    const dtb_param_t& p = *plugins.params()[i];
+    if (c.params[i].size() != valueBytes(p) || p.value.data == nullptr) {
+      throw std::runtime_error("the checkpoint's parameter " + std::to_string(i) + " has " +
+                               std::to_string(c.params[i].size()) + " bytes, the model's " +
+                               std::to_string(valueBytes(p)));
+    }
+    std::memcpy(p.value.data, c.params[i].data(), c.params[i].size());
+  }
+}
+
+void restoreState(RankPlugins& plugins, const Checkpoint& c) {
+  const dtb_strategy_plugin_v1_t& api = strategyApi(plugins);
+  PluginInstance& strategy = plugins.strategy();
+  strategy.check("state_load",
+                 api.state_load(strategy.context(), c.strategyState.data(), c.strategyState.size()));
+  plugins.optimizer().restoreStep(c.optimizerStep);
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,35 @@
+#include "worker/rank_memory.h"
+
+#include <sys/resource.h>
+
+namespace dtb::core {
+
+MemoryRecord rankMemory(RankPlugins& plugins, int rank) {
+  PluginInstance& strategy = plugins.strategy();
+  const auto& api = strategy.plugin().descriptor<dtb_strategy_plugin_v1_t>();
+  const uint32_t stateFloats = plugins.optimizer().stateFloats();
+  uint64_t elements = 0;
+  for (uint32_t i = 0; i < plugins.paramCount(); ++i) elements += plugins.params()[i]->value.count;
+  dtb_memory_report_t report{};
+  report.struct_size = sizeof(report);
+  if (api.memory_report) {
+    strategy.check("memory_report", api.memory_report(strategy.context(), &report));
+  } else {
+    report.param_bytes = report.grad_bytes = elements * sizeof(float);
+    report.optimizer_bytes = elements * sizeof(float) * stateFloats;
+  }
+  MemoryRecord m;
+  m.rank = rank;
+  m.paramBytes = static_cast<int64_t>(report.param_bytes);
+  m.gradBytes = static_cast<int64_t>(report.grad_bytes);
+  m.optimizerBytes = static_cast<int64_t>(report.optimizer_bytes);
+  m.bufferBytes = static_cast<int64_t>(report.buffer_bytes);
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  m.peakRssBytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+  m.paramElements = static_cast<int64_t>(elements);
+  m.stateFloats = stateFloats;
+  return m;
+}
+
+}  // namespace dtb::core

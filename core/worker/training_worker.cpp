@@ -1,0 +1,431 @@
+#include "worker/training_worker.h"
+
+#include <cmath>
+#include <thread>
+
+#include "cuda/cuda_probe.h"
+#include "worker/batch_view.h"
+#include "worker/blocking_collective.h"
+#include "worker/connect.h"
+#include "worker/initial_weights.h"
+#include "worker/rank_checkpoint.h"
+#include "worker/rank_memory.h"
+
+namespace dtb::core {
+namespace {
+
+// The cell's plugin of kind `kind` ("model", ...) and its parameters.
+PluginChoice chosen(const Cell& cell, const std::string& kind) {
+  return {cell.text(kind), cell.pluginParams(kind)};
+}
+
+// The learning rate a world of `world` ranks trains with: lr, times the
+// world's size with lr_scaling = "linear" (Goyal et al.); elastic training
+// applies it again to each new world, as Horovod Elastic's examples do.
+double scaledLr(const Cell& cell, int world) {
+  return cell.text("lr_scaling") == "linear" ? cell.real("lr") * world : cell.real("lr");
+}
+
+OptimizerConfig optimizerConfig(const Cell& cell, int world) {
+  OptimizerConfig config;
+  config.kind = cell.text("optimizer");
+  config.lr = scaledLr(cell, world);
+  config.momentum = cell.real("momentum");
+  config.nesterov = cell.flag("nesterov");
+  config.weightDecay = cell.real("weight_decay");
+  return config;
+}
+
+LrScheduleConfig scheduleConfig(const Cell& cell, int world) {
+  LrScheduleConfig config;
+  config.kind = cell.text("schedule");
+  config.lr = cell.real("lr");
+  config.peak = scaledLr(cell, world);
+  config.epochs = cell.integer("epochs");
+  config.warmupEpochs = cell.integer("warmup_epochs");
+  config.stepEpochs = cell.integer("lr_step_epochs");
+  config.stepGamma = cell.real("lr_step_gamma");
+  config.expGamma = cell.real("lr_exp_gamma");
+  return config;
+}
+
+// A collective failed or timed out: most likely a peer's doing (it died, or
+// hangs), which elastic training survives.
+bool isPeerFailure(const PluginCallError& e) {
+  return e.status() == DTB_STATUS_COMM_FAILURE || e.status() == DTB_STATUS_TIMEOUT;
+}
+
+}  // namespace
+
+void TrainingWorker::run() {
+  PluginLoader loader = workerLoader(spec_);
+  setUp(loader);
+  const int64_t epochs = cell_.integer("epochs");
+  std::optional<std::string> failure;  // elastic: why this rank left its world
+  bool grows = false;                  // elastic: a worker joins at this commit
+  for (;;) {
+    try {
+      if (failure || grows) enterNextWorld(loader, failure.has_value());
+      failure.reset();
+      grows = false;
+      trainEpochs(epochs);
+      break;
+    } catch (const WorldGrows&) {
+      grows = true;
+    } catch (const PluginCallError& e) {
+      if (!elastic_ || !isPeerFailure(e)) throw;
+      leaveWorld(e.what());
+      failure = e.what();
+    }
+  }
+  records_.memory(rankMemory(plugins_, rank_));
+  writeTrace();
+  if (elastic_) records_.event(rank_, runSeconds(), "parameters", parameterChecksum());
+  // No rank leaves while a peer may still be finishing a collective with it.
+  Communicator& comm = plugins_.comm();
+  runCollective(comm, [&](dtb_request_t* r, std::string* e) { return comm.barrier(r, e); });
+}
+
+void TrainingWorker::setUp(PluginLoader& loader) {
+  const bool joining = elastic_ && slot_ >= spec_.world;
+  if (joining) adopt(waitForElasticWorld(spec_.storeDir, 1, worldWaitSeconds(), slot_));
+  plugins_.openDataset(loader, chosen(cell_, "dataset"));
+  epochSamples_ = samplesPerEpoch();
+  openTrainingData(0);
+  plugins_.createModel(loader, chosen(cell_, "model"), train_->info(), modelOptions());
+  plugins_.connect(connectToWorld(loader));
+  syncInitialWeights(plugins_.comm(), plugins_.params(), plugins_.paramCount());
+  plugins_.createOptimizer(optimizerConfig(cell_, world_));
+  createStrategy(loader);
+  at_ = resume();
+  if (joining) syncWithRankZero();
+  if (elastic_) commit();  // the state a failure before the first commit goes back to
+}
+
+void TrainingWorker::createStrategy(PluginLoader& loader) {
+  const LrScheduleConfig schedule = scheduleConfig(cell_, world_);
+  schedule_.emplace(schedule);
+  peakLr_ = schedule.peak;
+  plugins_.createStrategy(loader, chosen(cell_, "strategy"), accumulation_);
+  step_.emplace(plugins_.model(), plugins_.strategy(), plugins_.optimizer(), &plugins_.comm());
+  if (!spec_.traceDir.empty()) {
+    if (!trace_) trace_ = std::make_unique<TraceRecorder>(rank_);
+    plugins_.comm().traceTo(trace_.get());
+    plugins_.strategy().services().traceTo(trace_.get());
+  }
+}
+
+std::unique_ptr<Communicator> TrainingWorker::connectToWorld(PluginLoader& loader) const {
+  RunSpec world = spec_;
+  world.world = world_;
+  world.prefix = elasticPrefix(spec_.prefix, generation_);
+  std::unique_ptr<Communicator> comm = connectRank(world, rank_, loader);
+  comm->holdTimedOut(elastic_);  // see leaveWorld()
+  return comm;
+}
+
+void TrainingWorker::openTrainingData(uint64_t offset) {
+  SamplerConfig share{plugins_.splitSamples(0),
+                      static_cast<uint64_t>(cell_.integer("dataset_scale")),
+                      world_,
+                      rank_,
+                      true,
+                      false,
+                      static_cast<uint64_t>(cell_.integer("seed"))};
+  share.end = epochSamples_;
+  share.offset = std::min(offset, share.end);
+  train_.reset();  // its prefetch threads end before the next one's start
+  train_ = std::make_unique<DataLoader>(
+      plugins_.dataset(), LoaderConfig{0, batch_, static_cast<int>(cell_.integer("loader_threads")), false},
+      DistributedSampler(share));
+  loaderWorld_ = world_;
+  loaderRank_ = rank_;
+  loaderOffset_ = offset;
+}
+
+int64_t TrainingWorker::startLoader() {
+  const uint64_t perStep = samplesPerStep();
+  const bool same = loaderWorld_ == world_ && loaderRank_ == rank_ && loaderOffset_ == 0 &&
+                    at_.samplePositions == static_cast<uint64_t>(at_.stepInEpoch) * perStep;
+  if (!same) openTrainingData(at_.samplePositions);
+  const uint64_t firstBatch = same ? static_cast<uint64_t>(at_.stepInEpoch) * accumulation_ : 0;
+  train_->startEpoch(static_cast<uint64_t>(at_.epoch), firstBatch);
+  const uint64_t batches = train_->batchesPerEpoch();
+  return static_cast<int64_t>((batches - std::min(batches, firstBatch)) / accumulation_);
+}
+
+ModelOptions TrainingWorker::modelOptions() const {
+  ModelOptions options;
+  options.maxBatch = batch_;
+  options.seed = static_cast<uint64_t>(cell_.integer("seed"));
+  options.labelSmoothing = static_cast<float>(cell_.real("label_smoothing"));
+  options.threads = threadsPerRank(cell_);
+  if (cell_.text("device") == "cuda") {
+    // The GPU this rank's backend joins with too (connectBackend).
+    options.device = gpuForLocalRank(placeRank(spec_, rank_).localRank);
+    if (options.device.type != DTB_DEVICE_CUDA)
+      throw std::runtime_error("device = \"cuda\": rank " + std::to_string(rank_) +
+                               " has no GPU: " + describe(probeCuda()));
+  }
+  return options;
+}
+
+uint64_t TrainingWorker::samplesPerEpoch() {
+  const SamplerConfig first{plugins_.splitSamples(0),
+                            static_cast<uint64_t>(cell_.integer("dataset_scale")),
+                            spec_.world,
+                            0,
+                            true,
+                            false,
+                            0};
+  const uint64_t batches = (DistributedSampler(first).samplesPerRank() + batch_ - 1) / batch_;
+  const int64_t all = static_cast<int64_t>(batches) / accumulation_;
+  const int64_t maxSteps = cell_.integer("max_steps_per_epoch");
+  const int64_t steps = maxSteps > 0 ? std::min(all, maxSteps) : all;
+  if (steps == 0)
+    throw std::runtime_error(
+        "an epoch has no full step: the dataset is too small for batch_size x accumulation_steps x "
+        "world_size");
+  // The whole split ends with a partial step (its last batch smaller): its
+  // positions end with the split's, not with the steps' full batches.
+  return std::min(
+      static_cast<uint64_t>(steps) * uint64_t{accumulation_} * batch_ * static_cast<uint64_t>(spec_.world),
+      first.datasetSize * first.scale);
+}
+
+int64_t TrainingWorker::epochLength() const {
+  // What is left makes steps as a whole epoch of it would in this world:
+  // shared out over the ranks (the tail padded), its last batch partial.
+  const uint64_t left = epochSamples_ - std::min(epochSamples_, at_.samplePositions);
+  const uint64_t world = static_cast<uint64_t>(world_);
+  const uint64_t batches = ((left + world - 1) / world + batch_ - 1) / batch_;
+  return at_.stepInEpoch + static_cast<int64_t>(batches / accumulation_);
+}
+
+EpochPosition TrainingWorker::resume() {
+  if (spec_.checkpointDir.empty()) return {};
+  requireSavableStrategy(plugins_);
+  if (spec_.attempt > 0) {
+    recoveredNote_ = "restart " + std::to_string(spec_.attempt) + ": resumed from step " +
+                     std::to_string(std::max<int64_t>(spec_.resumeStep, 0));
+  }
+  if (spec_.resumeStep < 0) return {};
+  const Checkpoint c = readCheckpoint(spec_.checkpointDir, rank_, static_cast<uint64_t>(spec_.resumeStep));
+  restoreCheckpoint(plugins_, c);
+  optimizerSteps_ = c.steps;
+  return {c.epoch, c.stepInEpoch, static_cast<uint64_t>(c.stepInEpoch) * samplesPerStep()};
+}
+
+void TrainingWorker::saveCheckpoint() {
+  epochEndCheckpoint_ = false;
+  writeCheckpoint(spec_.checkpointDir, rank_,
+                  captureCheckpoint(plugins_, optimizerSteps_, at_.epoch, at_.stepInEpoch));
+  records_.flush();  // every step up to the checkpoint is stored, whatever comes next
+}
+
+void TrainingWorker::trainEpochs(int64_t epochs) {
+  while (at_.epoch < epochs) {
+    trainEpoch();
+    at_ = {at_.epoch + 1, 0, 0};
+    sums_ = {};
+    epochSoFar_ = {};
+    epochStepsRun_ = 0;
+    epochStart_.reset();
+    if (epochEndCheckpoint_) saveCheckpoint();
+    if (elastic_) commitAndCheckForWorkers(true);
+  }
+}
+
+void TrainingWorker::trainEpoch() {
+  plugins_.modelApi().set_mode(plugins_.model().context(), DTB_MODE_TRAIN);
+  const int64_t loadable = startLoader();
+  if (!epochStart_) epochStart_ = Clock::now();
+  // The loader holds the batches epochLength() counts (both share out what
+  // is left of the epoch's positions the same way); the fewer, should they
+  // ever differ.
+  trainSteps(std::min(epochLength(), at_.stepInEpoch + loadable));
+  std::vector<double> seconds = {since(*epochStart_)};
+  records_.flush();  // every rank's steps leave at the end of each epoch
+  // Mean phase times over ranks; sums of loss and counts; with an elastic
+  // world that changed midway, what the earlier one committed too.
+  allreduceDoubles(plugins_.comm(), seconds, DTB_REDUCE_AVG);
+  EpochFigures figures = epochSoFar_;
+  figures += reduceEpochSums(plugins_.comm(), sums_);
+  const int64_t epoch = at_.epoch;
+  epochHook(&dtb_strategy_plugin_v1_t::before_evaluation, "before_evaluation", epoch);
+  const Evaluation test = evaluateTestSplit(plugins_, train_->info(), batch_, rank_, world_, *step_);
+  epochHook(&dtb_strategy_plugin_v1_t::end_epoch, "end_epoch", epoch);
+  if (rank_ == 0) records_.epoch(epochRecord(epoch, epochStepsRun_, seconds[0], figures, test));
+  forwardPluginEvents();
+}
+
+void TrainingWorker::epochHook(EpochHook dtb_strategy_plugin_v1_t::*member, const char* name, int64_t epoch) {
+  PluginInstance& strategy = plugins_.strategy();
+  const EpochHook hook = strategy.plugin().descriptor<dtb_strategy_plugin_v1_t>().*member;
+  if (!hook) return;
+  strategy.check(name, hook(strategy.context(), static_cast<uint32_t>(epoch)));
+  plugins_.comm().endPolling();  // a poll loop in the hook ends with it
+}
+
+void TrainingWorker::trainSteps(int64_t steps) {
+  auto lastProgress = Clock::now();
+  const int64_t epoch = at_.epoch;
+  while (at_.stepInEpoch < steps) {
+    plugins_.optimizer().setLearningRate(schedule_->at(epoch, at_.stepInEpoch, steps));
+    injectFaults();
+    const StepRecord record = measureStep(static_cast<uint32_t>(epoch));
+    sums_.add(record);
+    if (stepRecords_) {
+      records_.step(record);
+      for (const MetricRecord& m : takeMetrics(record.step)) records_.metric(m);
+    }
+    ++optimizerSteps_;
+    ++at_.stepInEpoch;
+    at_.samplePositions += samplesPerStep();
+    ++epochStepsRun_;
+    if (recoveredNote_ && rank_ == 0) {
+      records_.event(rank_, runSeconds(), "recovered",
+                     *recoveredNote_ + ", step " + std::to_string(record.step) + " done with " +
+                         std::to_string(world_) + " rank" + (world_ == 1 ? "" : "s"));
+      records_.flush();
+    }
+    recoveredNote_.reset();
+    const bool lastOfEpoch = at_.stepInEpoch == steps;
+    if (checkpointEvery_ > 0 && lastOfEpoch) {
+      // Every epoch ends with one, after its evaluation and record: a
+      // restart never runs a finished epoch's end again.
+      epochEndCheckpoint_ = true;
+    } else if (checkpointEvery_ > 0 && optimizerSteps_ % checkpointEvery_ == 0) {
+      saveCheckpoint();
+    }
+    if (rank_ == 0 && since(lastProgress) > 1.0) {
+      records_.progress(static_cast<int>(epoch + 1), at_.stepInEpoch, steps,
+                        (epochSoFar_.samples + sums_.samples * world_) / since(*epochStart_));
+      lastProgress = Clock::now();
+    }
+    if (commitEvery_ > 0 && !lastOfEpoch && optimizerSteps_ % commitEvery_ == 0)
+      commitAndCheckForWorkers(false);
+  }
+}
+
+void TrainingWorker::injectFaults() {
+  if (optimizerSteps_ < furthestStep_) return;
+  furthestStep_ =
+      optimizerSteps_ + 1;  // before it strikes: a failure within this step must not bring it back
+  faults_.beforeStep(optimizerSteps_, [&](const std::string& fault) {
+    records_.event(rank_, runSeconds(), "fault", fault);
+    records_.flush();  // a killed rank's last words
+  });
+  if (elastic_ && faults_.addsWorkerAt(optimizerSteps_)) {
+    records_.grow(optimizerSteps_);
+    records_.flush();
+  }
+}
+
+EpochRecord TrainingWorker::epochRecord(int64_t epoch, int64_t steps, double seconds, const EpochFigures& f,
+                                        const Evaluation& test) {
+  Communicator& comm = plugins_.comm();
+  EpochRecord e;
+  e.epoch = static_cast<int>(epoch + 1);
+  e.steps = steps;
+  e.samples = static_cast<int64_t>(f.samples);
+  e.seconds = seconds;
+  for (const PhaseInfo& p : kPhases) {
+    if (p.scope == PhaseScope::kPerEpoch) e.phases[p.id] = f.phases[p.id];
+  }
+  if (!comm.busySeconds()) e.phases[Phase::kCommTotal].reset();  // not counted: unknown, not zero
+  e.trainLoss = f.lossSum / f.samples;
+  e.trainAccuracy = f.correct / f.samples;
+  e.testLoss = test.loss;
+  e.testAccuracy = test.accuracy;
+  e.bytesSent = static_cast<int64_t>(std::llround(f.bytes));  // the epoch's steps', not the run's so far
+  e.collectives = static_cast<int64_t>(std::llround(f.collectives));
+  e.stepBusBytes = f.busBytes / static_cast<double>(steps);
+  return e;
+}
+
+StepRecord TrainingWorker::measureStep(uint32_t epoch) {
+  StepRecord r;
+  r.rank = rank_;
+  r.step = static_cast<int64_t>(optimizerSteps_);
+  r.epoch = static_cast<int>(epoch + 1);
+  takeMetrics(r.step);  // what came between steps (evaluation's gathers) is no step's
+  const int64_t begin = TraceRecorder::nowNs();
+  const double dataBefore = train_->waitSeconds();
+  const CommCounters commBefore = CommCounters::of(plugins_.comm());
+  const double straggling = straggle();
+  MicroBatchTotals micro = runMicroBatches(epoch);
+  micro.timing[Phase::kForward] += straggling;  // a straggler computes slowly
+  r.seconds = static_cast<double>(TraceRecorder::nowNs() - begin) / 1e9;
+  setPhases(r, micro.timing);
+  r.phases[Phase::kData] = train_->waitSeconds() - dataBefore;
+  r.loss = micro.samples > 0 ? micro.lossSum / static_cast<double>(micro.samples) : NAN;
+  r.samples = micro.samples;
+  r.correct = micro.correct;
+  setCommSince(r, commBefore, plugins_.comm());
+  r.endedAtS = runSeconds();
+  return r;
+}
+
+double TrainingWorker::straggle() {
+  const double delay = faults_.delayAt(optimizerSteps_);
+  if (delay <= 0) return 0;
+  const auto start = Clock::now();
+  std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+  return since(start);
+}
+
+MicroBatchTotals TrainingWorker::runMicroBatches(uint32_t epoch) {
+  MicroBatchTotals totals;
+  for (uint32_t micro = 0; micro < accumulation_; ++micro) {
+    const int64_t dataBegin = TraceRecorder::nowNs();
+    std::optional<Batch> b = train_->next();
+    if (!b) throw std::runtime_error("the data loader ran out of batches mid-epoch");
+    dtb_batch_t view = batchView(*b, train_->info());
+    dtb_step_info_t stepInfo{sizeof(dtb_step_info_t), optimizerSteps_, epoch, micro, accumulation_};
+    const int64_t stepBegin = TraceRecorder::nowNs();
+    const StepResult result = step_->run(view, stepInfo);
+    if (trace_) traceStep(*trace_, dataBegin, stepBegin, result.timing);
+    totals.timing += result.timing;
+    totals.lossSum += result.loss * b->size;
+    totals.correct += result.correct;
+    totals.samples += b->size;
+  }
+  return totals;
+}
+
+std::vector<MetricRecord> TrainingWorker::takeMetrics(int64_t step) {
+  std::vector<MetricRecord> out;
+  const std::pair<const char*, PluginInstance*> plugins[] = {{"strategy", &plugins_.strategy()},
+                                                             {"backend", &plugins_.comm().backend()},
+                                                             {"model", &plugins_.model()},
+                                                             {"dataset", &plugins_.dataset()}};
+  for (const auto& [kind, plugin] : plugins) {
+    for (const auto& [name, value] : plugin->services().takeMetrics()) {
+      out.push_back({0, rank_, step, kind, name, value});
+    }
+  }
+  return out;
+}
+
+void TrainingWorker::writeTrace() {
+  if (!trace_) return;
+  const std::filesystem::path file =
+      std::filesystem::path(spec_.traceDir) / ("rank" + std::to_string(rank_) + ".trace.json");
+  trace_->write(file);
+  records_.event(rank_, runSeconds(), "trace", file.string());
+}
+
+void TrainingWorker::forwardPluginEvents() {
+  for (PluginInstance* plugin : {&plugins_.model(), &plugins_.strategy(), &plugins_.comm().backend()}) {
+    for (const HostServices::PluginEvent& e : plugin->services().takeEvents()) {
+      records_.event(rank_, runSeconds() - since(e.at), e.kind, e.detail);
+    }
+  }
+}
+
+double TrainingWorker::runSeconds() const {
+  return spec_.startedUnixNs > 0 ? spec_.runSeconds() : since(started_);
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,120 @@
+#include "protocol/record_channel.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+namespace dtb::core {
+namespace {
+
+// What a worker writes, as the coordinator reads it back.
+std::vector<Record> roundTrip(const std::function<void(RecordWriter&)>& write) {
+  int fds[2];
+  EXPECT_EQ(pipe(fds), 0);
+  {
+    RecordWriter writer(fds[1]);
+    write(writer);
+  }
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof(buffer))) > 0;)
+    text.append(buffer, static_cast<size_t>(n));
+  close(fds[0]);
+  std::vector<Record> out;
+  size_t start = 0;
+  for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+    if (auto r = parseRecord(text.substr(start, end - start))) out.push_back(*r);
+  }
+  return out;
+}
+
+TEST(RecordChannel, StepsCarryEveryPhaseAndWait) {
+  StepRecord s;
+  s.rank = 1;
+  s.step = 41;
+  s.epoch = 3;
+  s.seconds = 0.25;
+  // Every phase of train/step_phases.h, each its own value; one left unknown.
+  for (size_t i = 0; i < kPhaseCount; ++i) s.phases.values[i] = 0.001 * static_cast<double>(i + 1);
+  s.phases[Phase::kBackwardWait].reset();
+  s.loss = 1.5;
+  s.bytesSent = 4096;
+  s.collectives = 3;
+  s.samples = 32;
+  s.busBytes = 2048;
+  s.endedAtS = 12.5;
+  const std::vector<Record> records = roundTrip([&](RecordWriter& w) { w.step(s); });
+  ASSERT_EQ(records.size(), 1u);
+  ASSERT_EQ(records[0].kind, Record::Kind::kStep);
+  const StepRecord& r = records[0].stepRecord;
+  EXPECT_EQ(r.rank, 1);
+  EXPECT_EQ(r.step, 41);
+  EXPECT_EQ(r.epoch, 3);
+  EXPECT_DOUBLE_EQ(r.seconds, 0.25);
+  for (const PhaseInfo& p : kPhases) {
+    ASSERT_EQ(r.phases[p.id].has_value(), s.phases[p.id].has_value()) << p.column;
+    if (s.phases[p.id]) {
+      EXPECT_DOUBLE_EQ(*r.phases[p.id], *s.phases[p.id]) << p.column;
+    }
+  }
+  EXPECT_DOUBLE_EQ(*r.loss, 1.5);
+  EXPECT_EQ(*r.bytesSent, 4096);
+  EXPECT_EQ(*r.samples, 32);
+  EXPECT_DOUBLE_EQ(*r.busBytes, 2048);
+  EXPECT_DOUBLE_EQ(*r.endedAtS, 12.5);
+}
+
+TEST(RecordChannel, EpochsCarryTheirPhases) {
+  EpochRecord e;
+  e.epoch = 2;
+  e.steps = 10;
+  e.samples = 640;
+  e.seconds = 3.5;
+  for (const PhaseInfo& p : kPhases) e.phases[p.id] = 0.5;
+  e.phases[Phase::kCommTotal].reset();  // a backend that does not count it
+  e.trainLoss = 0.7;
+  e.testAccuracy = 0.9;
+  e.stepBusBytes = 1e6;
+  const std::vector<Record> records = roundTrip([&](RecordWriter& w) { w.epoch(e); });
+  ASSERT_EQ(records.size(), 1u);
+  const EpochRecord& r = records[0].epochRecord;
+  EXPECT_EQ(r.steps, 10);
+  EXPECT_DOUBLE_EQ(*r.trainLoss, 0.7);
+  EXPECT_FALSE(r.testLoss);
+  EXPECT_DOUBLE_EQ(*r.stepBusBytes, 1e6);
+  for (const PhaseInfo& p : kPhases) {
+    // The epoch table has only the kPerEpoch phases: the others never travel.
+    const bool expected = p.scope == PhaseScope::kPerEpoch && p.id != Phase::kCommTotal;
+    EXPECT_EQ(r.phases[p.id].has_value(), expected) << p.column;
+  }
+}
+
+TEST(RecordChannel, APhaseThisReaderDoesNotKnowIsSkippedAndABrokenFieldRejectsTheLine) {
+  // A newer worker's step line with a phase added after this build.
+  auto step = parseRecord("step 0 5 1 0.2 1.25 10 1 8 nan 3.5 forward_s=0.1 unscale_s=0.01 optimizer_s=0.05");
+  ASSERT_TRUE(step);
+  EXPECT_DOUBLE_EQ(*step->stepRecord.phases[Phase::kForward], 0.1);
+  EXPECT_DOUBLE_EQ(*step->stepRecord.phases[Phase::kOptimizer], 0.05);
+  EXPECT_FALSE(step->stepRecord.phases[Phase::kBackward]);
+  EXPECT_FALSE(parseRecord("step 0 5 1 0.2 1.25 10 1 8 nan 3.5 forward_s=0.1x"));
+  EXPECT_FALSE(parseRecord("step 0 5 1 0.2 1.25 10 1 8 nan 3.5 forward_s"));
+}
+
+TEST(RecordChannel, MetricNamesStayOneWord) {
+  const std::vector<Record> records = roundTrip([](RecordWriter& w) {
+    w.metric({0, 2, 7, "strategy", "fused tensors", 12.5});
+  });
+  ASSERT_EQ(records.size(), 1u);
+  ASSERT_EQ(records[0].kind, Record::Kind::kMetric);
+  const MetricRecord& m = records[0].metricRecord;
+  EXPECT_EQ(m.rank, 2);
+  EXPECT_EQ(m.step, 7);
+  EXPECT_EQ(m.plugin, "strategy");
+  EXPECT_EQ(m.name, "fused_tensors");
+  EXPECT_DOUBLE_EQ(m.value, 12.5);
+}
+
+}  // namespace
+}  // namespace dtb::core

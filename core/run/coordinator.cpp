@@ -5,15 +5,14 @@
 #include "elastic/elastic_launcher.h"
 #include "launch/interrupt_guard.h"
 #include "launch/launch.h"
-#include "launch/scratch_reaper.h"
 #include "matrix/config_label.h"
 #include "matrix/run_schema.h"
 #include "network/network_emulator.h"
 #include "protocol/checkpoint.h"
 #include "protocol/run_spec.h"
 #include "run/machine_load.h"
-#include "run/network_record.h"
 #include "run/run_heartbeat.h"
+#include "run/run_lifecycle.h"
 #include "run/run_progress.h"
 #include "run/run_recorder.h"
 #include "store/environment.h"
@@ -81,50 +80,25 @@ void printSummary(const std::filesystem::path& db, int64_t experiment) {
   }
 }
 
-// Writes the run's spec into its scratch directory, where every worker
-// reads it: the cell, the world, the rendezvous store and key prefix, the
-// plugin directories and, with trace = true, where traces go.
-RunSpec writeRunSpec(const Cell& cell, int64_t runId, const CoordinatorOptions& options,
-                     const std::filesystem::path& scratch) {
-  RunSpec spec;
-  spec.runId = runId;
-  spec.world = static_cast<int>(cell.integer("world_size"));
-  spec.storeDir = (scratch / "store").string();
-  std::filesystem::create_directory(spec.storeDir);
-  spec.prefix = "run" + std::to_string(runId);
-  spec.pluginDirs = options.pluginDirs;
-  spec.cell = cell;
+// What a training run adds to its spec: when it began (the ranks' clock),
+// with recovery = "restart" where each rank's checkpoints go, and with
+// trace = true where traces go.
+void addTrainingSpec(RunLifecycle& run, const Cell& cell, const CoordinatorOptions& options) {
+  RunSpec& spec = run.spec();
   spec.startedUnixNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
-  if (cell.text("recovery") == "restart") spec.checkpointDir = (scratch / "checkpoint").string();
+  if (cell.text("recovery") == "restart") spec.checkpointDir = (run.scratch() / "checkpoint").string();
   if (cell.flag("trace")) {
     // Next to the database, one folder per store and run —
     // traces/<store>/run-<id>/rank<r>.trace.json — so two stores in one
     // folder, each with its run 1, keep their own traces.
     const std::filesystem::path traces = options.database.parent_path() / "traces" / options.database.stem() /
-                                         ("run-" + std::to_string(runId));
+                                         ("run-" + std::to_string(spec.runId));
     std::filesystem::create_directories(traces);
     spec.traceDir = traces.string();
   }
-  spec.write(scratch / "spec.toml");
-  return spec;
-}
-
-LaunchOptions launchOptions(const Cell& cell, const std::string& launcher, const RunSpec& spec,
-                            const std::filesystem::path& scratch, const CoordinatorOptions& options,
-                            const InterruptGuard& interrupt) {
-  const double timeout = cell.real("collective_timeout_s");
-  return {options.executable,
-          scratch / "spec.toml",
-          spec.world,
-          threadsPerRank(cell),
-          std::max(60.0, 2 * timeout + 10),  // silence longer than a collective may take: a hang
-          interrupt.flag(),
-          launcher,
-          cell.text("hostfile"),
-          splitWords(cell.text("launcher_args")),
-          cell.text("interface")};
+  run.writeSpec();
 }
 
 // Launches the run, and with recovery = "restart" launches it again after a
@@ -243,27 +217,24 @@ LaunchOutcome launchElasticRun(const Cell& cell, const RunSpec& spec, const Laun
 // RunRecorder), and the machine's load while it ran.
 LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions& options,
                       const InterruptGuard& interrupt, ResultStore& store, RunProgress& progress) {
-  const std::string launcher = resolveLauncher(cell.text("launcher"), cell.text("backend"));
-  const std::filesystem::path scratch = runDirectory(cell, launcher, options.database, runId);
-  const ScratchReaper reaper(scratch);  // removes it even if this process is killed
-  const RunSpec spec = writeRunSpec(cell, runId, options, scratch);
+  RunLifecycle run(cell, runId, options.database, options.pluginDirs, "run");
+  addTrainingSpec(run, cell, options);
   const LoadSampler load;
   RunRecorder recorder(runId, store, progress);
-  const LaunchOptions launching = launchOptions(cell, launcher, spec, scratch, options, interrupt);
+  const LaunchOptions launching = run.launchOptions(options.executable, interrupt);
   try {
-    if (const std::optional<NetworkProfile> network = shapeNetworkFor(cell.text("network")))
-      store.recordNetwork(networkRecord(runId, *network));
+    run.shapeNetwork(store);
   } catch (const std::runtime_error& e) {  // the cluster's switch is gone: this run cannot be had
     recorder.finish();
-    return {LaunchOutcome::Status::kFailed, std::string("network: ") + e.what(), 0, 0, std::nullopt};
+    return {LaunchOutcome::Status::kFailed, e.what(), 0, 0, std::nullopt};
   }
-  LaunchOutcome outcome = cell.text("recovery") == "elastic"
-                              ? launchElasticRun(cell, spec, launching, recorder, progress)
-                              : launchWithRestarts(cell, spec, scratch, launching, recorder, progress);
+  LaunchOutcome outcome =
+      cell.text("recovery") == "elastic"
+          ? launchElasticRun(cell, run.spec(), launching, recorder, progress)
+          : launchWithRestarts(cell, run.spec(), run.scratch(), launching, recorder, progress);
   recorder.finish();
   // srun's and ssh's ranks are not our children: their CPU time is not ours to subtract.
-  store.recordLoad(runId, load.finish(launcher != "srun" && launcher != "ssh"));
-  removeRunDirectory(scratch);
+  store.recordLoad(runId, load.finish(run.launcher() != "srun" && run.launcher() != "ssh"));
   return outcome;
 }
 
@@ -276,9 +247,8 @@ struct Tally {
 // Stores how the run ended, shows it, and counts it.
 void recordOutcome(int64_t runId, const LaunchOutcome& outcome, ResultStore& store, RunProgress& progress,
                    Tally& tally) {
-  switch (outcome.status) {
-    case LaunchOutcome::Status::kOk:
-      store.finishRun(runId, RunStatus::kOk);
+  switch (finishRun(store, runId, outcome)) {
+    case RunStatus::kOk:
       progress.endRun(outcome.restarts > 0 ? "ok after " + std::to_string(outcome.restarts) + " restart" +
                                                  (outcome.restarts == 1 ? "" : "s")
                       : outcome.resets > 0 ? "ok after " + std::to_string(outcome.resets) + " reset" +
@@ -287,15 +257,13 @@ void recordOutcome(int64_t runId, const LaunchOutcome& outcome, ResultStore& sto
                       outcome.restarts == 0 && outcome.resets == 0);
       ++tally.ok;
       break;
-    case LaunchOutcome::Status::kFailed:
-      store.finishRun(runId, RunStatus::kFailed, outcome.error);
-      progress.endRun("FAILED: " + outcome.error, false);
-      ++tally.failed;
-      break;
-    case LaunchOutcome::Status::kInterrupted:
-      store.finishRun(runId, RunStatus::kStopped, outcome.error);
+    case RunStatus::kStopped:
       progress.endRun("stopped", false);
       tally.stopped = true;
+      break;
+    default:
+      progress.endRun("FAILED: " + outcome.error, false);
+      ++tally.failed;
       break;
   }
 }

@@ -9,14 +9,12 @@
 #include "launch/interrupt_guard.h"
 #include "launch/job_launcher.h"
 #include "launch/launch.h"
-#include "launch/scratch_reaper.h"
 #include "matrix/run_schema.h"
 #include "network/network_emulator.h"
 #include "plugin/backend_memory.h"
 #include "plugin/loader.h"
-#include "protocol/run_spec.h"
-#include "run/network_record.h"
 #include "run/run_heartbeat.h"
+#include "run/run_lifecycle.h"
 #include "store/environment.h"
 #include "store/result_store.h"
 #include "sweep/sweep_memory.h"
@@ -185,58 +183,36 @@ int runSweeps(const SweepOptions& o) {
     store.startRun(
         runId, captureEnvironment(),
         {{"backend", p.name(), p.version(), p.abiVersion(), std::filesystem::absolute(p.path()).string()}});
-    const std::string launcher = resolveLauncher(o.launcher, o.backends[i]);
-    std::filesystem::path scratch;
+    std::optional<RunLifecycle> run;
     try {
-      scratch = runDirectory(cell, launcher, o.database, runId);
+      run.emplace(cell, runId, o.database, o.pluginDirs, "sweep");
     } catch (const ScratchError& e) {  // gone since the start, or a full disk: this run fails with why
       store.finishRun(runId, RunStatus::kFailed, e.what());
       std::fprintf(stderr, "dtbench comm: %s sweep FAILED: %s\n", o.backends[i].c_str(), e.what());
       ++failures;
       continue;
     }
-    const ScratchReaper reaper(scratch);          // removes it even if this process is killed
     const RunHeartbeat alive(o.database, runId);  // a long sweep is not taken for an interrupted one
-    RunSpec spec;
-    spec.runId = runId;
-    spec.world = o.world;
-    spec.storeDir = (scratch / "store").string();
-    std::filesystem::create_directory(spec.storeDir);
-    spec.prefix = "sweep" + std::to_string(runId);
-    spec.pluginDirs = o.pluginDirs;
-    spec.cell = cell;
-    spec.sweep = o.sweep.toToml();
-    spec.write(scratch / "spec.toml");
+    run->spec().sweep = o.sweep.toToml();
+    run->writeSpec();
 
-    printSweepHeader(stdout, o.backends[i], o.world, launcher, o.sweep.reduceOp, o.sweep.warmup,
+    printSweepHeader(stdout, o.backends[i], o.world, run->launcher(), o.sweep.reduceOp, o.sweep.warmup,
                      o.sweep.iterations);
     // The emulated network, shaped for this sweep and shown: its fit below is read against it.
     std::optional<NetworkProfile> network;
     try {
-      network = shapeNetworkFor(o.network);
+      network = run->shapeNetwork(store);
     } catch (const std::runtime_error& e) {
-      store.finishRun(runId, RunStatus::kFailed, std::string("network: ") + e.what());
-      std::fprintf(stderr, "dtbench comm: %s sweep FAILED: network: %s\n", o.backends[i].c_str(), e.what());
+      store.finishRun(runId, RunStatus::kFailed, e.what());
+      std::fprintf(stderr, "dtbench comm: %s sweep FAILED: %s\n", o.backends[i].c_str(), e.what());
       ++failures;
       continue;
     }
-    if (network) {
-      store.recordNetwork(networkRecord(runId, *network));
-      printNetwork(stdout, *network);
-    }
+    if (network) printNetwork(stdout, *network);
     double memcpy = 0;
     int64_t wrong = 0;
     SweepFooter footer;
-    LaunchOptions how{o.executable,
-                      scratch / "spec.toml",
-                      o.world,
-                      1,
-                      std::max(60.0, 2 * o.timeoutS + 10),
-                      interrupt.flag(),
-                      launcher,
-                      o.hostfile,
-                      splitWords(o.launcherArgs),
-                      o.interface};
+    const LaunchOptions how = run->launchOptions(o.executable, interrupt);
     const LaunchOutcome outcome = launch(how, [&](int, const Record& r) {
       RecordBatch batch;  // each row in its own transaction: a crash loses at most one
       if (r.kind == Record::Kind::kReference) {
@@ -256,23 +232,20 @@ int runSweeps(const SweepOptions& o) {
       }
       if (!batch.empty()) store.write(batch);
     });
-    removeRunDirectory(scratch);
+    run.reset();                                  // the scratch directory goes
     footer.printAverages(stdout, o.backends[i]);  // of the rows that came, even from a sweep that failed
     footer.printFits(stdout, o.backends[i]);
-    if (outcome.status == LaunchOutcome::Status::kOk) {
-      store.finishRun(runId, wrong == 0 ? RunStatus::kOk : RunStatus::kFailed,
-                      wrong == 0
-                          ? ""
-                          : std::to_string(wrong) + (wrong == 1 ? " wrong element" : " wrong elements") +
-                                " in the correctness checks");
-      if (wrong > 0) ++failures;
-    } else if (outcome.status == LaunchOutcome::Status::kInterrupted) {
-      store.finishRun(runId, RunStatus::kStopped, outcome.error);
+    const std::string wrongElements = wrong == 0 ? ""
+                                                 : std::to_string(wrong) +
+                                                       (wrong == 1 ? " wrong element" : " wrong elements") +
+                                                       " in the correctness checks";
+    const RunStatus status = finishRun(store, runId, outcome, wrongElements);
+    if (status == RunStatus::kStopped) {
       stopped = true;
-    } else {
-      store.finishRun(runId, RunStatus::kFailed, outcome.error);
-      std::fprintf(stderr, "dtbench comm: %s sweep FAILED: %s\n", o.backends[i].c_str(),
-                   outcome.error.c_str());
+    } else if (status == RunStatus::kFailed) {
+      if (outcome.status != LaunchOutcome::Status::kOk)
+        std::fprintf(stderr, "dtbench comm: %s sweep FAILED: %s\n", o.backends[i].c_str(),
+                     outcome.error.c_str());
       ++failures;
     }
   }

@@ -90,15 +90,28 @@ inline void checkHostTensor(const dtb_tensor_t& t, const char* what, const char*
     throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(backend) + ": " + what + " has an unknown dtype");
 }
 
+// A collective between a whole tensor and each rank's block of it:
 // reduce-scatter's input holds world x output.count elements of one dtype,
-// wherever the memory is; checkReduceScatterShapes() also wants host memory.
+// all-gather's output world x input.count. require*() checks the shapes
+// wherever the memory is; check*() also wants host memory.
+inline void requireWorldBlocks(const dtb_tensor_t& whole, const dtb_tensor_t& block, int world,
+                               const char* rule, const char* backend) {
+  if (whole.dtype != block.dtype || whole.count != block.count * static_cast<uint64_t>(world))
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(backend) + ": " + rule);
+}
+
 inline void requireReduceScatterShapes(const dtb_tensor_t& input, const dtb_tensor_t& output, int world,
                                        const char* backend) {
-  if (input.dtype != output.dtype || input.count != output.count * static_cast<uint64_t>(world)) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(backend) +
-                                                 ": reduce-scatter input must hold world_size x output.count "
-                                                 "elements of the output's dtype");
-  }
+  requireWorldBlocks(
+      input, output, world,
+      "reduce-scatter input must hold world_size x output.count elements of the output's dtype", backend);
+}
+
+inline void requireAllgatherShapes(const dtb_tensor_t& input, const dtb_tensor_t& output, int world,
+                                   const char* backend) {
+  requireWorldBlocks(output, input, world,
+                     "all-gather output must hold world_size x input.count elements of the input's dtype",
+                     backend);
 }
 
 inline void checkReduceScatterShapes(const dtb_tensor_t& input, const dtb_tensor_t& output, int world,
@@ -106,17 +119,6 @@ inline void checkReduceScatterShapes(const dtb_tensor_t& input, const dtb_tensor
   checkHostTensor(input, "reduce-scatter input", backend);
   checkHostTensor(output, "reduce-scatter output", backend);
   requireReduceScatterShapes(input, output, world, backend);
-}
-
-// all-gather's output holds world x input.count elements of one dtype,
-// wherever the memory is; checkAllgatherShapes() also wants host memory.
-inline void requireAllgatherShapes(const dtb_tensor_t& input, const dtb_tensor_t& output, int world,
-                                   const char* backend) {
-  if (input.dtype != output.dtype || output.count != input.count * static_cast<uint64_t>(world)) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(backend) +
-                                                 ": all-gather output must hold world_size x input.count "
-                                                 "elements of the input's dtype");
-  }
 }
 
 inline void checkAllgatherShapes(const dtb_tensor_t& input, const dtb_tensor_t& output, int world,

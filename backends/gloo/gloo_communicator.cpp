@@ -143,9 +143,7 @@ GlooCommunicator::~GlooCommunicator() {
 std::shared_ptr<Request> GlooCommunicator::enqueue(Op op, uint64_t bytesSent) {
   auto request = std::make_shared<Request>();
   queue_.push({std::move(op), nextTag_++, request});  // callers issue one at a time (the ABI)
-  bytesSent_ += bytesSent;
-  bytesReceived_ += bytesSent;  // every algorithm here is symmetric
-  ++collectives_;
+  traffic_.collective(bytesSent);
   return request;
 }
 
@@ -155,9 +153,7 @@ void GlooCommunicator::work() {
     const auto start = std::chrono::steady_clock::now();
     try {
       job.op(job.tag);
-      busyNs_ +=
-          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
-              .count();
+      traffic_.busy(std::chrono::steady_clock::now() - start);
       job.request->finish(DTB_STATUS_OK, "");
     } catch (const std::exception& e) {
       const dtb_status_t status = isTimeout(e) ? DTB_STATUS_TIMEOUT : DTB_STATUS_COMM_FAILURE;
@@ -285,15 +281,6 @@ std::shared_ptr<Request> GlooCommunicator::barrier() {
     ::gloo::barrier(opts);
   };
   return enqueue(job, 0);
-}
-
-dtb_comm_counters_t GlooCommunicator::counters() const {
-  dtb_comm_counters_t c{};
-  c.bytes_sent = bytesSent_;
-  c.bytes_received = bytesReceived_;
-  c.collectives = collectives_;
-  c.busy_ns = busyNs_;
-  return c;
 }
 
 }  // namespace dtb::backend::gloo

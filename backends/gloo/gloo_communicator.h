@@ -14,6 +14,7 @@
 
 #include "common/job_queue.h"
 #include "common/request.h"
+#include "common/traffic.h"
 #include "dtbench/backend.h"
 
 namespace gloo::rendezvous {
@@ -49,7 +50,7 @@ class GlooCommunicator {
   std::shared_ptr<Request> broadcast(const dtb_tensor_t& buffer, int root);
   std::shared_ptr<Request> barrier();
 
-  dtb_comm_counters_t counters() const;
+  dtb_comm_counters_t counters() const { return traffic_.counters(); }
 
  private:
   using Op = std::function<void(uint32_t tag)>;
@@ -72,10 +73,7 @@ class GlooCommunicator {
   uint32_t nextTag_ = 0;  // issue order, equal on every rank
   std::thread worker_;
 
-  std::atomic<uint64_t> bytesSent_{0};
-  std::atomic<uint64_t> bytesReceived_{0};
-  std::atomic<uint64_t> collectives_{0};
-  std::atomic<uint64_t> busyNs_{0};  // time the worker thread spent in collectives
+  Traffic traffic_;  // busy: the worker thread's time in collectives
 };
 
 }  // namespace dtb::backend::gloo

@@ -124,8 +124,7 @@ std::shared_ptr<Request> MpiCommunicator::enqueue(Run run, Finish finish, uint64
   }
   auto request = std::make_shared<Request>();
   queue_.push({std::move(run), std::move(finish), request, Clock::now()});
-  bytesSent_ += bytesSent;
-  ++collectives_;
+  traffic_.collective(bytesSent);
   return request;
 }
 
@@ -174,7 +173,7 @@ void MpiCommunicator::execute(Job& job, bool caller) {
     runningSinceNs_ = std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count();
     rc = job.run();
     runningSinceNs_ = 0;
-    busyNs_ += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+    traffic_.busy(Clock::now() - start);
   }
   if (rc != MPI_SUCCESS) {
     broken_ = true;  // the ranks' call sequences no longer match
@@ -335,15 +334,6 @@ std::shared_ptr<Request> MpiCommunicator::barrier() {
     return MPI_Barrier(comm_);
   };
   return enqueue(run, nullptr, 0);
-}
-
-dtb_comm_counters_t MpiCommunicator::counters() const {
-  dtb_comm_counters_t c{};
-  c.bytes_sent = bytesSent_;
-  c.bytes_received = bytesSent_;  // every collective here is symmetric over the ranks
-  c.collectives = collectives_;
-  c.busy_ns = busyNs_;
-  return c;
 }
 
 }  // namespace dtb::backend::mpi

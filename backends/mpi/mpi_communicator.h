@@ -43,6 +43,7 @@
 
 #include "common/job_queue.h"
 #include "common/request.h"
+#include "common/traffic.h"
 #include "dtbench/backend.h"
 
 namespace dtb::backend::mpi {
@@ -71,7 +72,7 @@ class MpiCommunicator {
   std::shared_ptr<Request> broadcast(const dtb_tensor_t& buffer, int root);
   std::shared_ptr<Request> barrier();
 
-  dtb_comm_counters_t counters() const;
+  dtb_comm_counters_t counters() const { return traffic_.counters(); }
 
   // The ABI's wait(): up to `timeoutMs`, and never past the collective
   // timeout of the collective in MPI now (which abandons the communicator).
@@ -136,9 +137,7 @@ class MpiCommunicator {
   std::atomic<int64_t> runningSinceNs_{0};  // when the collective in MPI now started; 0: none
   std::thread thread_;
 
-  std::atomic<uint64_t> bytesSent_{0};
-  std::atomic<uint64_t> collectives_{0};
-  std::atomic<uint64_t> busyNs_{0};  // time inside MPI's collectives
+  Traffic traffic_;  // busy: the time inside MPI's collectives
 };
 
 }  // namespace dtb::backend::mpi

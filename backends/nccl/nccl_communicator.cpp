@@ -246,8 +246,7 @@ std::shared_ptr<Request> NcclCommunicator::issue(const char* op, uint64_t busByt
   auto request = std::make_shared<Request>();
   request->op = op;  // the message is made only if it fails: issuing stays cheap
   request->sequence = ++issued_;
-  busBytes_ += busBytes;
-  ++collectives_;
+  traffic_.collective(busBytes);
   pending_.push_back({std::move(call), request});
   // A stream's order is the order of launches: nothing waits for a group then.
   if (!options_.groupCalls || userStream_) flush();
@@ -343,7 +342,7 @@ void NcclCommunicator::finish(Request& request) {
   launch.counted = true;
   float ms = 0;
   if (cudaEventElapsedTime(&ms, launch.start, launch.end) == cudaSuccess)
-    busyNs_ += static_cast<uint64_t>(static_cast<double>(ms) * 1e6);
+    traffic_.busy(std::chrono::nanoseconds(static_cast<int64_t>(static_cast<double>(ms) * 1e6)));
 }
 
 void NcclCommunicator::failRequest(Request& request, dtb_status_t status, const std::string& what) const {
@@ -404,15 +403,6 @@ dtb_status_t NcclCommunicator::wait(Request& request, std::chrono::milliseconds 
 void NcclCommunicator::setStream(void* stream) {
   flush();  // what was issued before keeps the ordering it was issued with
   userStream_ = static_cast<cudaStream_t>(stream);
-}
-
-dtb_comm_counters_t NcclCommunicator::counters() {
-  dtb_comm_counters_t c{};
-  c.bytes_sent = busBytes_;
-  c.bytes_received = busBytes_;
-  c.collectives = collectives_;
-  c.busy_ns = busyNs_;
-  return c;
 }
 
 std::shared_ptr<Request> NcclCommunicator::allreduce(const dtb_tensor_t& buffer, dtb_reduce_op_t op) {

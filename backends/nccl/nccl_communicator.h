@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/traffic.h"
 #include "dtbench/backend.h"
 #include "options.h"
 #include "watchdog.h"
@@ -69,7 +70,7 @@ class NcclCommunicator {
   dtb_status_t wait(Request& request, std::chrono::milliseconds timeout, std::string* why);
   void setStream(void* stream);
   bool measuresBusyTime() const { return options_.busyTime; }  // busy_ns is measured
-  dtb_comm_counters_t counters();
+  dtb_comm_counters_t counters() const { return traffic_.counters(); }
 
  private:
   using Call = std::function<ncclResult_t(cudaStream_t)>;
@@ -105,9 +106,7 @@ class NcclCommunicator {
   };
   std::vector<Pending> pending_;
 
-  std::atomic<uint64_t> busBytes_{0};
-  std::atomic<uint64_t> collectives_{0};
-  std::atomic<uint64_t> busyNs_{0};
+  Traffic traffic_;  // bytes: nccl-tests' bus bytes; busy: the collectives' time on the GPU
 };
 
 }  // namespace dtb::backend::nccl

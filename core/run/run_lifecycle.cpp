@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "network/network_emulator.h"
 #include "matrix/run_schema.h"
+#include "network/network_emulator.h"
 #include "run/network_record.h"
 
 namespace dtb::core {
@@ -53,7 +53,8 @@ LaunchOptions RunLifecycle::launchOptions(const std::filesystem::path& executabl
           cell_.text("interface")};
 }
 
-RunStatus finishRun(ResultStore& store, int64_t runId, const LaunchOutcome& outcome, const std::string& wrong) {
+RunStatus finishRun(ResultStore& store, int64_t runId, const LaunchOutcome& outcome,
+                    const std::string& wrong) {
   switch (outcome.status) {
     case LaunchOutcome::Status::kOk:
       store.finishRun(runId, wrong.empty() ? RunStatus::kOk : RunStatus::kFailed, wrong);

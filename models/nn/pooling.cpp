@@ -1,7 +1,8 @@
 #include "pooling.h"
 
 #include <cstddef>
-#include <limits>
+
+#include "pool_window.h"
 
 namespace dtb::nn {
 
@@ -15,23 +16,9 @@ void maxPoolForward(const float* x, int64_t n, int64_t c, int64_t h, int64_t w, 
     int64_t out = plane * oh * ow;
     for (int64_t i = 0; i < oh; ++i) {
       for (int64_t j = 0; j < ow; ++j, ++out) {
-        float best = -std::numeric_limits<float>::infinity();
-        int64_t where = -1;
-        for (int64_t di = 0; di < spec.kernel; ++di) {
-          const int64_t row = i * spec.stride - spec.padding + di;
-          if (row < 0 || row >= h) continue;
-          for (int64_t dj = 0; dj < spec.kernel; ++dj) {
-            const int64_t col = j * spec.stride - spec.padding + dj;
-            if (col < 0 || col >= w) continue;
-            const int64_t index = base + row * w + col;
-            if (where < 0 || x[index] > best) {  // first maximum wins, as PyTorch
-              best = x[index];
-              where = index;
-            }
-          }
-        }
-        y[out] = best;
-        argmax[out] = static_cast<uint32_t>(where);
+        const WindowMax best = windowMax(x, base, h, w, i, j, spec);
+        y[out] = best.value;
+        argmax[out] = static_cast<uint32_t>(best.index);
       }
     }
   }

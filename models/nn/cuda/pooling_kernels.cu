@@ -2,6 +2,7 @@
 
 #include "cuda_check.h"
 #include "kernels.h"
+#include "pool_window.h"
 
 namespace dtb::nn::cuda {
 namespace {
@@ -20,24 +21,9 @@ __global__ void maxPoolForwardKernel(const float* x, int64_t planes, int64_t h, 
        out += uint64_t{gridDim.x} * blockDim.x) {
     const int64_t j = static_cast<int64_t>(out % ow), i = static_cast<int64_t>(out / ow % oh),
                   plane = static_cast<int64_t>(out / (ow * oh));
-    const int64_t base = plane * h * w;
-    float best = -INFINITY;
-    int64_t where = -1;
-    for (int64_t di = 0; di < spec.kernel; ++di) {
-      const int64_t row = i * spec.stride - spec.padding + di;
-      if (row < 0 || row >= h) continue;
-      for (int64_t dj = 0; dj < spec.kernel; ++dj) {
-        const int64_t col = j * spec.stride - spec.padding + dj;
-        if (col < 0 || col >= w) continue;
-        const int64_t index = base + row * w + col;
-        if (where < 0 || x[index] > best) {
-          best = x[index];
-          where = index;
-        }
-      }
-    }
-    y[out] = best;
-    argmax[out] = static_cast<int32_t>(where);
+    const WindowMax best = windowMax(x, plane * h * w, h, w, i, j, spec);
+    y[out] = best.value;
+    argmax[out] = static_cast<int32_t>(best.index);
   }
 }
 

@@ -80,18 +80,11 @@ int runCommandLine(int argc, char** argv) {
     }
   });
 
-  cli::addPluginsCommand(app, global);
-  cli::addCheckCommand(app, global);
-  cli::addValidateCommand(app, global);
-  cli::addRunCommand(app, global);
-  cli::addCommCommand(app, global);
-  cli::addQueryCommand(app, global);
-  cli::addRunsCommand(app, global);
-  cli::addReportCommand(app, global);
-  cli::addSchemaCommand(app, global);
-  cli::addUpgradeCommand(app, global);
-  cli::addNewCommand(app, global);
-  cli::addWorkerCommand(app, global);
+  // The commands, in the order `dtbench --help` lists them.
+  for (auto add : {cli::addPluginsCommand, cli::addCheckCommand, cli::addValidateCommand, cli::addRunCommand,
+                   cli::addCommCommand, cli::addQueryCommand, cli::addRunsCommand, cli::addReportCommand,
+                   cli::addSchemaCommand, cli::addUpgradeCommand, cli::addNewCommand, cli::addWorkerCommand})
+    add(app, global);
 
   try {
     app.parse(argc, argv);

@@ -35,18 +35,25 @@ std::string phaseFields(const PerPhase<std::optional<double>>& phases, PhaseScop
   return fields;
 }
 
-void readPhaseFields(std::istream& in, PerPhase<std::optional<double>>& phases) {
+void readPhaseFields(std::istream& in, PerPhase<std::optional<double>>& phases, PhaseScope scope) {
+  PerPhase<bool> seen;
   for (std::string field; in >> field;) {
     const size_t equals = field.find('=');
     if (equals == std::string::npos) throw std::invalid_argument("not a phase field: " + field);
     std::istringstream value(field.substr(equals + 1));
     const std::optional<double> seconds = optionalNumber(value);
     for (const PhaseInfo& p : kPhases) {
-      if (field.compare(0, equals, p.column) == 0 && std::string_view(p.column).size() == equals)
+      if (field.compare(0, equals, p.column) == 0 && std::string_view(p.column).size() == equals) {
         phases[p.id] = seconds;
+        seen[p.id] = true;
+      }
     }
   }
   in.clear(in.rdstate() & ~std::ios::failbit);  // the end of the line ended the fields, as it should
+  for (const PhaseInfo& p : kPhases) {
+    if (!seen[p.id] && (scope == PhaseScope::kPerStep || p.scope == PhaseScope::kPerEpoch))
+      throw std::invalid_argument(std::string("no ") + p.column + " field");
+  }
 }
 
 }  // namespace dtb::core

@@ -20,7 +20,9 @@ std::optional<double> optionalNumber(std::istream& in);
 
 // " data_s=0.1 forward_s=0.2 ...": the phases of `scope` (kPerStep: all).
 std::string phaseFields(const PerPhase<std::optional<double>>& phases, PhaseScope scope);
-// Reads `column=value` fields to the end of the line into `phases`.
-void readPhaseFields(std::istream& in, PerPhase<std::optional<double>>& phases);
+// Reads `column=value` fields to the end of the line into `phases`. Every
+// phase of `scope` must be there (its value may be "nan"): a line cut short
+// is no record. A name this reader does not know is skipped.
+void readPhaseFields(std::istream& in, PerPhase<std::optional<double>>& phases, PhaseScope scope);
 
 }  // namespace dtb::core

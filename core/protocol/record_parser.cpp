@@ -29,7 +29,7 @@ void readEpoch(std::istream& in, Record& r) {
   e.bytesSent = bytes;
   e.collectives = collectives;
   e.stepBusBytes = optionalNumber(in);
-  if (in) readPhaseFields(in, e.phases);
+  if (in) readPhaseFields(in, e.phases, PhaseScope::kPerEpoch);
 }
 
 void readStep(std::istream& in, Record& r) {
@@ -44,7 +44,7 @@ void readStep(std::istream& in, Record& r) {
   s.samples = samples;
   s.busBytes = optionalNumber(in);
   s.endedAtS = optionalNumber(in);
-  if (in) readPhaseFields(in, s.phases);
+  if (in) readPhaseFields(in, s.phases, PhaseScope::kPerStep);
 }
 
 void readMetric(std::istream& in, Record& r) {

@@ -224,7 +224,7 @@ LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions&
   const LaunchOptions launching = run.launchOptions(options.executable, interrupt);
   try {
     run.shapeNetwork(store);
-  } catch (const std::runtime_error& e) {  // the cluster's switch is gone: this run cannot be had
+  } catch (const NetworkUnavailable& e) {  // the cluster's switch is gone: this run cannot be had
     recorder.finish();
     return {LaunchOutcome::Status::kFailed, e.what(), 0, 0, std::nullopt};
   }

@@ -32,7 +32,7 @@ std::optional<NetworkProfile> RunLifecycle::shapeNetwork(ResultStore& store) con
   try {
     network = shapeNetworkFor(cell_.text("network"));
   } catch (const std::runtime_error& e) {
-    throw std::runtime_error(std::string("network: ") + e.what());
+    throw NetworkUnavailable(std::string("network: ") + e.what());
   }
   if (network) store.recordNetwork(networkRecord(runId_, *network));
   return network;

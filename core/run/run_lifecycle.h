@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,13 @@
 #include "store/result_store.h"
 
 namespace dtb::core {
+
+// The emulated network a run asks for cannot be had (the cluster's switch
+// is gone): the run fails with this, its message starting "network: ".
+class NetworkUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 class RunLifecycle {
  public:
@@ -43,9 +51,8 @@ class RunLifecycle {
   void writeSpec() const { spec_.write(specFile()); }
 
   // The emulated network the cell names, shaped and stored with the run;
-  // nullopt when it names none. Throws std::runtime_error, its message
-  // starting "network: ", when it cannot be shaped (the cluster's switch is
-  // gone): the run fails with it.
+  // nullopt when it names none. Throws NetworkUnavailable when it cannot be
+  // shaped (and StoreError, as any write, when it cannot be stored).
   std::optional<NetworkProfile> shapeNetwork(ResultStore& store) const;
 
   // How the ranks are started and watched: the cell's launcher, hosts and

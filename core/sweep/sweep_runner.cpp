@@ -202,7 +202,7 @@ int runSweeps(const SweepOptions& o) {
     std::optional<NetworkProfile> network;
     try {
       network = run->shapeNetwork(store);
-    } catch (const std::runtime_error& e) {
+    } catch (const NetworkUnavailable& e) {
       store.finishRun(runId, RunStatus::kFailed, e.what());
       std::fprintf(stderr, "dtbench comm: %s sweep FAILED: %s\n", o.backends[i].c_str(), e.what());
       ++failures;

@@ -47,6 +47,10 @@ class Requests {
   }
 
   size_t size() const { return pending_.size(); }
+  // The first failure of a start or a wait since the last waitAll(); OK
+  // when none. A strategy that must stop at once (rather than at waitAll)
+  // passes it to check().
+  dtb_status_t failure() const { return failed_; }
 
   // Waits for the oldest request still in flight and returns its status (OK
   // when none is): for a strategy that recycles a buffer as soon as the

@@ -1,5 +1,7 @@
 #include "gradients.h"
 
+#include <exception>
+
 namespace dtb::strategy::zero {
 
 Gradients::Gradients(const dtb_host_t* host, const Layout& layout, ModelViews& views,
@@ -30,10 +32,22 @@ WholeGradients::~WholeGradients() {
 }
 
 void WholeGradients::finishBackward(bool complete) {
-  if (complete) {
-    for (size_t u : layout_.backwardOrder) reductions_.issue(u, whole_[u].data());
+  // Every reduction that started is waited for, even after one could not
+  // start; the first failure is passed on.
+  std::exception_ptr failure;
+  try {
+    if (complete) {
+      for (size_t u : layout_.backwardOrder) reductions_.issue(u, whole_[u].data());
+    }
+  } catch (...) {
+    failure = std::current_exception();
   }
-  reductions_.finish([](size_t) {});
+  try {
+    reductions_.finish([](const Reductions::Completed&) {});
+  } catch (...) {
+    if (!failure) failure = std::current_exception();
+  }
+  if (failure) std::rethrow_exception(failure);
 }
 
 float* WholeGradients::slice(size_t u) {

@@ -88,6 +88,7 @@ class PartitionedGradients final : public Gradients {
  private:
   void stage(size_t u);  // gives unit u a staging buffer
   void unstage(size_t u);
+  void release(const Reductions::Completed& done);  // its staging buffer, unless the reduction failed
   void issueReady();
 
   BufferPool staging_;

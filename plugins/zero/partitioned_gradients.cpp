@@ -31,8 +31,13 @@ void PartitionedGradients::beforeBackwardLayer(uint32_t layer) {
 
 void PartitionedGradients::stage(size_t u) {
   // The oldest of two reductions in flight finishes, and gives its staging
-  // buffer back, before another unit starts filling one.
-  while (reductions_.inFlight() >= 2) unstage(reductions_.completeOldest());
+  // buffer back, before another unit starts filling one. One that failed
+  // stops backward here, as the host's error.
+  while (reductions_.inFlight() >= 2) {
+    const Reductions::Completed done = reductions_.completeOldest();
+    release(done);
+    check(done.status, "zero: reduction");
+  }
   staged_[u] = staging_.acquire();
   // The padding is reduced too: keep it zero.
   std::fill(staged_[u] + layout_[u].elements, staged_[u] + layout_[u].padded, 0.0f);
@@ -43,6 +48,18 @@ void PartitionedGradients::unstage(size_t u) {
   views_.pointGrads(u, nullptr);  // the whole gradients are gone: only the slice stays
   staging_.release(staged_[u]);
   staged_[u] = nullptr;
+}
+
+void PartitionedGradients::release(const Reductions::Completed& done) {
+  if (done.ok()) {
+    unstage(done.unit);
+    return;
+  }
+  // After a failure (a timeout) the collective may still run in the
+  // backend: its staging buffer is never handed out again (the pool frees
+  // it with the strategy).
+  views_.pointGrads(done.unit, nullptr);
+  staged_[done.unit] = nullptr;
 }
 
 void PartitionedGradients::arrived(uint32_t i) {
@@ -79,7 +96,7 @@ void PartitionedGradients::issueReady() {
 void PartitionedGradients::finishBackward(bool /*complete: the complete units were reduced in backward*/) {
   std::exception_ptr failure;
   try {
-    reductions_.finish([this](size_t u) { unstage(u); });
+    reductions_.finish([this](const Reductions::Completed& done) { release(done); });
   } catch (...) {
     failure = std::current_exception();
   }

@@ -30,31 +30,32 @@ void Reductions::issue(size_t u, float* gradients) {
   }
   if (requests_.size() > before) {
     order_.push_back(reduction);
-  } else {  // not started (this or an earlier collective failed): finish() says why
-    scratch_.release(reduction.output);
+    return;
   }
+  scratch_.release(reduction.output);  // never handed to the backend
+  check(requests_.failure(), "zero: reduction");
 }
 
-size_t Reductions::completeOldest() {
+Reductions::Completed Reductions::completeOldest() {
   const InFlight done = order_.front();
   order_.pop_front();
   const Unit& unit = layout_[done.unit];
-  if (requests_.waitOldest() == DTB_STATUS_OK) {
-    const float* reduced = reduceScatter_ ? done.output : done.gradients + layout_.rank * unit.shard;
-    // The mean over ranks and micro-batches, summed into the slice over the
-    // step's micro-batches.
-    const float scale = 1.0f / static_cast<float>(layout_.world * static_cast<int64_t>(accumulation_));
-    float* slice = sliceOf_(done.unit);
-    for (uint64_t k = 0; k < unit.shard; ++k) {
-      const float v = reduced[k] * scale;
-      slice[k] = microStep_ == 0 ? v : slice[k] + v;
-    }
+  const dtb_status_t status = requests_.waitOldest();
+  if (status != DTB_STATUS_OK) return {done.unit, status};  // its output stays out of the pool
+  const float* reduced = reduceScatter_ ? done.output : done.gradients + layout_.rank * unit.shard;
+  // The mean over ranks and micro-batches, summed into the slice over the
+  // step's micro-batches.
+  const float scale = 1.0f / static_cast<float>(layout_.world * static_cast<int64_t>(accumulation_));
+  float* slice = sliceOf_(done.unit);
+  for (uint64_t k = 0; k < unit.shard; ++k) {
+    const float v = reduced[k] * scale;
+    slice[k] = microStep_ == 0 ? v : slice[k] + v;
   }
   scratch_.release(done.output);
-  return done.unit;
+  return {done.unit, status};
 }
 
-void Reductions::finish(const std::function<void(size_t)>& done) {
+void Reductions::finish(const std::function<void(const Completed&)>& done) {
   while (!order_.empty()) done(completeOldest());
   requests_.waitAll();  // nothing left to wait for: throws the first failure
 }

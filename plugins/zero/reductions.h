@@ -2,9 +2,12 @@
 // reduce-scattered (or all-reduced, keeping this rank's slice, with
 // reduce_scatter = false), in one order on every rank, and completed
 // oldest first, each adding its mean over ranks and micro-batches into the
-// slice the optimizer reads. Failures are kept, not thrown, until finish():
-// every reduction issued is waited for, and the host's error passed on as it
-// came (which rank, a timeout, a broken peer).
+// slice the optimizer reads. A reduction that cannot start throws at once
+// (check() with the host's status and message); one whose wait fails is
+// reported by completeOldest() and thrown again by finish(), after every
+// reduction issued was waited for. A failed reduction's buffers never go
+// back to a pool: after a timeout the collective may still run in the
+// backend, and must not write into memory handed to someone else.
 #pragma once
 
 #include <cstddef>
@@ -27,15 +30,22 @@ class Reductions {
   bool reduceScatter() const { return reduceScatter_; }
   // The micro-batch now computing (0 starts the slices anew).
   void setMicroStep(uint32_t microStep) { microStep_ = microStep; }
-  // Starts unit u's reduction over its padded flat gradients at `gradients`.
+  // Starts unit u's reduction over its padded flat gradients at `gradients`;
+  // throws when it cannot start (this one or an earlier one failed).
   void issue(size_t u, float* gradients);
   size_t inFlight() const { return order_.size(); }
-  // Waits for the oldest reduction in flight, adds it into its slice (unless
-  // it failed) and returns its unit.
-  size_t completeOldest();
-  // Completes every reduction in flight, calling done(unit) after each;
-  // then throws the first failure of the step, if any.
-  void finish(const std::function<void(size_t unit)>& done);
+
+  struct Completed {
+    size_t unit;
+    dtb_status_t status;
+    bool ok() const { return status == DTB_STATUS_OK; }
+  };
+  // Waits for the oldest reduction in flight and, when it succeeded, adds it
+  // into its slice.
+  Completed completeOldest();
+  // Completes every reduction in flight, calling done() after each; then
+  // throws the first failure of the step, if any.
+  void finish(const std::function<void(const Completed&)>& done);
   // Waits for every reduction in flight, keeping nothing: before the
   // buffers they read are freed (a step abandoned after a failure).
   void drain() noexcept;

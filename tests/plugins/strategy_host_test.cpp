@@ -11,7 +11,9 @@
 #include <atomic>
 #include <cctype>
 #include <cstddef>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "host/communicator.h"
 #include "plugin/loader.h"
@@ -207,6 +209,55 @@ TEST(ZeroStrategy, AReduceScatterThatTimesOutReportsTheHostsError) {
   EXPECT_NE(error.find("finish_backward failed (timeout)"), std::string::npos) << error;
   EXPECT_NE(error.find("on rank 0: "), std::string::npos) << error;
   EXPECT_NE(error.find("not finished after 300 ms"), std::string::npos) << error;
+}
+
+// Stage 2 keeps at most two reductions in flight: before a third unit is
+// staged, the oldest is waited for. When that wait times out, backward stops
+// there, at the hook, with the host's error: it does not run on issuing
+// collectives the other ranks never see, nor hand the failed reduction's
+// buffer to the next layer while the collective may still write it.
+TEST(ZeroStrategy, AReductionThatTimesOutInBackwardStopsItAtTheHook) {
+  testing::TempDir store;
+  std::atomic<bool> rank0Done{false};
+  std::vector<std::string> failed;  // the calls that failed, in order
+  dtb_status_t status = DTB_STATUS_OK;
+  auto rank = [&](int r) {
+    PluginLoader loader(SearchPath({DTBENCH_PLUGIN_DIR}));
+    auto comm = connect(loader, "gloo", r, 2, store.path().string(), std::chrono::milliseconds(300));
+    Optimizer optimizer({"sgd", 0.1, 0.0, false, 0.0});
+    Params p;
+    auto strategy = createStrategy(loader.load(PluginKind::kStrategy, "zero"),
+                                   {{"stage", int64_t{2}}, {"reduce_bucket_size", int64_t{5}}}, p.setup,
+                                   comm.get(), &optimizer);
+    if (r == 0) {
+      const auto& api = strategy->plugin().descriptor<dtb_strategy_plugin_v1_t>();
+      auto call = [&](const char* what, dtb_status_t s) {
+        try {
+          strategy->check(what, s);
+        } catch (const PluginCallError& e) {
+          failed.push_back(what);
+          if (status == DTB_STATUS_OK) status = e.status();
+        }
+      };
+      dtb_step_info_t info{sizeof(info), 0, 0, 0, 1};
+      call("before_forward", api.before_forward(strategy->context(), &info));
+      for (uint32_t l = 3; l-- > 0 && failed.empty();) {
+        call("layer_begin", api.layer_begin(strategy->context(), l, DTB_PASS_BACKWARD));
+        if (failed.empty()) call("grad_ready", api.grad_ready(strategy->context(), &p.params[l]));
+      }
+      call("finish_backward", api.finish_backward(strategy->context()));
+      rank0Done = true;
+    } else {
+      while (!rank0Done) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  };
+  std::thread t1(rank, 1);
+  rank(0);
+  t1.join();
+  EXPECT_EQ(status, DTB_STATUS_TIMEOUT);
+  // The third layer's layer_begin waits for the first reduction: it fails
+  // there, and finish_backward reports the step's failure again.
+  EXPECT_EQ(failed, (std::vector<std::string>{"layer_begin", "finish_backward"}));
 }
 
 }  // namespace

@@ -45,9 +45,7 @@ EpochFigures EpochFigures::unpack(const double* v) {
 }
 
 EpochFigures reduceEpochSums(Communicator& comm, const EpochSums& mine, double* flag) {
-  EpochFigures sums{mine.phases,  mine.busBytes,    mine.lossSum, mine.correct,
-                    mine.samples, mine.collectives, mine.bytes};
-  std::vector<double> v = sums.pack();
+  std::vector<double> v = mine.pack();
   v.push_back(flag ? *flag : 0);
   allreduceDoubles(comm, v, DTB_REDUCE_SUM);
   if (flag) *flag = v.back();

@@ -1,15 +1,13 @@
 #include "gradients.h"
 
-#include <exception>
+#include "first_failure.h"
 
 namespace dtb::strategy::zero {
 
 Gradients::Gradients(const dtb_host_t* host, const Layout& layout, ModelViews& views,
                      GradientSettings settings)
-    : host_(host),
-      layout_(layout),
+    : layout_(layout),
       views_(views),
-      settings_(settings),
       reductions_(host, layout, settings.reduceScatter, settings.accumulation,
                   [this](size_t u) { return slice(u); }) {}
 
@@ -33,21 +31,15 @@ WholeGradients::~WholeGradients() {
 
 void WholeGradients::finishBackward(bool complete) {
   // Every reduction that started is waited for, even after one could not
-  // start; the first failure is passed on.
-  std::exception_ptr failure;
-  try {
-    if (complete) {
+  // start.
+  FirstFailure failure;
+  if (complete) {
+    failure.run([&] {
       for (size_t u : layout_.backwardOrder) reductions_.issue(u, whole_[u].data());
-    }
-  } catch (...) {
-    failure = std::current_exception();
+    });
   }
-  try {
-    reductions_.finish([](const Reductions::Completed&) {});
-  } catch (...) {
-    if (!failure) failure = std::current_exception();
-  }
-  if (failure) std::rethrow_exception(failure);
+  failure.run([&] { reductions_.finish([](const Reductions::Completed&) {}); });
+  failure.rethrow();
 }
 
 float* WholeGradients::slice(size_t u) {

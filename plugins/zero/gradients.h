@@ -52,10 +52,8 @@ class Gradients {
  protected:
   Gradients(const dtb_host_t* host, const Layout& layout, ModelViews& views, GradientSettings settings);
 
-  const dtb_host_t* host_;
   const Layout& layout_;
   ModelViews& views_;
-  GradientSettings settings_;
   Reductions reductions_;
 };
 

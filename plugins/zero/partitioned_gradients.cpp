@@ -1,8 +1,8 @@
 #include <algorithm>
 #include <cstring>
-#include <exception>
 #include <string>
 
+#include "first_failure.h"
 #include "gradients.h"
 
 namespace dtb::strategy::zero {
@@ -94,18 +94,14 @@ void PartitionedGradients::issueReady() {
 }
 
 void PartitionedGradients::finishBackward(bool /*complete: the complete units were reduced in backward*/) {
-  std::exception_ptr failure;
-  try {
-    reductions_.finish([this](const Reductions::Completed& done) { release(done); });
-  } catch (...) {
-    failure = std::current_exception();
-  }
+  FirstFailure failure;
+  failure.run([&] { reductions_.finish([this](const Reductions::Completed& done) { release(done); }); });
   for (size_t u = 0; u < layout_.size(); ++u) {
     pending_[u] = static_cast<uint32_t>(layout_[u].params.size());
     if (staged_[u]) unstage(u);  // units that never completed
   }
   nextIssue_ = 0;
-  if (failure) std::rethrow_exception(failure);
+  failure.rethrow();
 }
 
 uint64_t PartitionedGradients::heldElements() const {

@@ -1,9 +1,9 @@
 #include "zero_strategy.h"
 
-#include <exception>
 #include <string>
 
 #include "dtbench/strategy.hpp"
+#include "first_failure.h"
 #include "zero_settings.h"
 
 namespace dtb::strategy::zero {
@@ -79,22 +79,12 @@ void ZeroStrategy::gradReady(dtb_param_t* param) { stage_.gradients->arrived(arr
 
 void ZeroStrategy::finishBackward() {
   const std::string unused = arrived_.missing();
-  // Every reduction issued is waited for, even when the step fails; the
-  // first failure is passed on as it came (a host call's keeps the host's
-  // status and message: which rank, a timeout or a broken peer).
-  std::exception_ptr failure;
-  try {
-    stage_.gradients->finishBackward(unused.empty());
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  try {
-    stage_.parameters->afterBackward();
-  } catch (...) {
-    if (!failure) failure = std::current_exception();
-  }
+  // Every reduction issued is waited for, even when the step fails.
+  FirstFailure failure;
+  failure.run([&] { stage_.gradients->finishBackward(unused.empty()); });
+  failure.run([&] { stage_.parameters->afterBackward(); });
   arrived_.reset();
-  if (failure) std::rethrow_exception(failure);
+  failure.rethrow();
   if (!unused.empty()) {
     throw Error(
         DTB_STATUS_INVALID_ARGUMENT,

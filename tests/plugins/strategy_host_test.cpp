@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cctype>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -167,35 +168,22 @@ INSTANTIATE_TEST_SUITE_P(Strategies, WithoutOptionalServices,
                                             ::testing::Values(Table::kNullMembers, Table::kOlderHost)),
                          caseName);
 
-// Rank 0 steps; rank 1 is connected but never joins the reduce-scatter. The
-// step fails with the host's own status and message, not one of ZeRO's.
-TEST(ZeroStrategy, AReduceScatterThatTimesOutReportsTheHostsError) {
+// Two ranks of ZeRO over Gloo, collectives timing out after 300 ms: rank 0
+// runs `step` on its strategy and parameters; rank 1 is connected but never
+// joins a collective, and leaves once rank 0 is done.
+void zeroWithASilentPeer(const ParamValues& settings,
+                         const std::function<void(PluginInstance& strategy, Params& p)>& step) {
   testing::TempDir store;
   std::atomic<bool> rank0Done{false};
-  dtb_status_t status = DTB_STATUS_OK;
-  std::string error;
   auto rank = [&](int r) {
     PluginLoader loader(SearchPath({DTBENCH_PLUGIN_DIR}));
     auto comm = connect(loader, "gloo", r, 2, store.path().string(), std::chrono::milliseconds(300));
     Optimizer optimizer({"sgd", 0.1, 0.0, false, 0.0});
     Params p;
-    // Stage 1 with one unit per parameter: three reduce-scatters in
-    // finish_backward, each timing out, the first failure passed on.
-    auto strategy = createStrategy(loader.load(PluginKind::kStrategy, "zero"),
-                                   {{"stage", int64_t{1}}, {"reduce_bucket_size", int64_t{5}}}, p.setup,
-                                   comm.get(), &optimizer);
+    auto strategy =
+        createStrategy(loader.load(PluginKind::kStrategy, "zero"), settings, p.setup, comm.get(), &optimizer);
     if (r == 0) {
-      try {
-        const auto& api = strategy->plugin().descriptor<dtb_strategy_plugin_v1_t>();
-        dtb_step_info_t info{sizeof(info), 0, 0, 0, 1};
-        strategy->check("before_forward", api.before_forward(strategy->context(), &info));
-        for (uint32_t l = 3; l-- > 0;)
-          strategy->check("grad_ready", api.grad_ready(strategy->context(), &p.params[l]));
-        strategy->check("finish_backward", api.finish_backward(strategy->context()));
-      } catch (const PluginCallError& e) {
-        status = e.status();
-        error = e.what();
-      }
+      step(*strategy, p);
       rank0Done = true;
     } else {
       while (!rank0Done) std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -204,6 +192,29 @@ TEST(ZeroStrategy, AReduceScatterThatTimesOutReportsTheHostsError) {
   std::thread t1(rank, 1);
   rank(0);
   t1.join();
+}
+
+// Rank 0 steps; rank 1 never joins the reduce-scatter. The step fails with
+// the host's own status and message, not one of ZeRO's.
+TEST(ZeroStrategy, AReduceScatterThatTimesOutReportsTheHostsError) {
+  dtb_status_t status = DTB_STATUS_OK;
+  std::string error;
+  // Stage 1 with one unit per parameter: three reduce-scatters in
+  // finish_backward, each timing out, the first failure passed on.
+  zeroWithASilentPeer({{"stage", int64_t{1}}, {"reduce_bucket_size", int64_t{5}}},
+                      [&](PluginInstance& strategy, Params& p) {
+                        try {
+                          const auto& api = strategy.plugin().descriptor<dtb_strategy_plugin_v1_t>();
+                          dtb_step_info_t info{sizeof(info), 0, 0, 0, 1};
+                          strategy.check("before_forward", api.before_forward(strategy.context(), &info));
+                          for (uint32_t l = 3; l-- > 0;)
+                            strategy.check("grad_ready", api.grad_ready(strategy.context(), &p.params[l]));
+                          strategy.check("finish_backward", api.finish_backward(strategy.context()));
+                        } catch (const PluginCallError& e) {
+                          status = e.status();
+                          error = e.what();
+                        }
+                      });
   EXPECT_EQ(status, DTB_STATUS_TIMEOUT) << error;
   // The host's message, whole: the backend and rank, what did not finish.
   EXPECT_NE(error.find("finish_backward failed (timeout)"), std::string::npos) << error;
@@ -217,43 +228,28 @@ TEST(ZeroStrategy, AReduceScatterThatTimesOutReportsTheHostsError) {
 // collectives the other ranks never see, nor hand the failed reduction's
 // buffer to the next layer while the collective may still write it.
 TEST(ZeroStrategy, AReductionThatTimesOutInBackwardStopsItAtTheHook) {
-  testing::TempDir store;
-  std::atomic<bool> rank0Done{false};
   std::vector<std::string> failed;  // the calls that failed, in order
   dtb_status_t status = DTB_STATUS_OK;
-  auto rank = [&](int r) {
-    PluginLoader loader(SearchPath({DTBENCH_PLUGIN_DIR}));
-    auto comm = connect(loader, "gloo", r, 2, store.path().string(), std::chrono::milliseconds(300));
-    Optimizer optimizer({"sgd", 0.1, 0.0, false, 0.0});
-    Params p;
-    auto strategy = createStrategy(loader.load(PluginKind::kStrategy, "zero"),
-                                   {{"stage", int64_t{2}}, {"reduce_bucket_size", int64_t{5}}}, p.setup,
-                                   comm.get(), &optimizer);
-    if (r == 0) {
-      const auto& api = strategy->plugin().descriptor<dtb_strategy_plugin_v1_t>();
-      auto call = [&](const char* what, dtb_status_t s) {
-        try {
-          strategy->check(what, s);
-        } catch (const PluginCallError& e) {
-          failed.push_back(what);
-          if (status == DTB_STATUS_OK) status = e.status();
-        }
-      };
-      dtb_step_info_t info{sizeof(info), 0, 0, 0, 1};
-      call("before_forward", api.before_forward(strategy->context(), &info));
-      for (uint32_t l = 3; l-- > 0 && failed.empty();) {
-        call("layer_begin", api.layer_begin(strategy->context(), l, DTB_PASS_BACKWARD));
-        if (failed.empty()) call("grad_ready", api.grad_ready(strategy->context(), &p.params[l]));
-      }
-      call("finish_backward", api.finish_backward(strategy->context()));
-      rank0Done = true;
-    } else {
-      while (!rank0Done) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  };
-  std::thread t1(rank, 1);
-  rank(0);
-  t1.join();
+  zeroWithASilentPeer({{"stage", int64_t{2}}, {"reduce_bucket_size", int64_t{5}}},
+                      [&](PluginInstance& strategy, Params& p) {
+                        const auto& api = strategy.plugin().descriptor<dtb_strategy_plugin_v1_t>();
+                        auto call = [&](const char* what, dtb_status_t s) {
+                          try {
+                            strategy.check(what, s);
+                          } catch (const PluginCallError& e) {
+                            failed.push_back(what);
+                            if (status == DTB_STATUS_OK) status = e.status();
+                          }
+                        };
+                        dtb_step_info_t info{sizeof(info), 0, 0, 0, 1};
+                        call("before_forward", api.before_forward(strategy.context(), &info));
+                        for (uint32_t l = 3; l-- > 0 && failed.empty();) {
+                          call("layer_begin", api.layer_begin(strategy.context(), l, DTB_PASS_BACKWARD));
+                          if (failed.empty())
+                            call("grad_ready", api.grad_ready(strategy.context(), &p.params[l]));
+                        }
+                        call("finish_backward", api.finish_backward(strategy.context()));
+                      });
   EXPECT_EQ(status, DTB_STATUS_TIMEOUT);
   // The third layer's layer_begin waits for the first reduction: it fails
   // there, and finish_backward reports the step's failure again.

@@ -56,10 +56,13 @@ db=$scratch/v.db
 
 echo "== topk's selection is its compute, not communication"
 # Per step, not per run: on a busy machine a step whose rank lost its core
-# while it waited on Gloo's thread (even alone) shows a long wait: most steps do not.
+# while it waited on Gloo's thread (even alone) shows a long wait. With the
+# selection booked as a wait, no step could show a wait under a tenth of the
+# update (the selection costs more than the update): a quarter of them must.
+# (CI's parallel suite on 2 cores left about half: a majority was too tight.)
 expect "SELECT COUNT(*) FROM (SELECT s.run_id FROM step s JOIN run r ON r.id = s.run_id
           WHERE r.label = 'topk' AND r.world_size = 1 GROUP BY s.run_id
-          HAVING AVG(s.comm_exposed_s < 0.1 * s.optimizer_s) > 0.5 AND AVG(s.optimizer_s) > 0)" 2 \
+          HAVING AVG(s.comm_exposed_s < 0.1 * s.optimizer_s) > 0.25 AND AVG(s.optimizer_s) > 0)" 2 \
   "topk's compute booked as exposed communication at one rank"
 
 echo "== topk is held against the theory it states"

@@ -16,7 +16,7 @@
 namespace dtb::cli {
 namespace {
 
-struct Options {
+struct CommOptions {
   std::string file;
   std::vector<std::string> backends, ops, dtypes;
   std::string reduceOp, minBytes, maxBytes, launcher, hostfile, launcherArgs, interface, network, name,
@@ -57,7 +57,7 @@ void refuseExtras(const CLI::App& cmd) {
 }
 
 // Settings from the file's [comm] table, then the command line's on top.
-core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
+core::SweepOptions resolve(const CommOptions& o, CLI::App& cmd) {
   core::SweepOptions s;
   if (!o.file.empty()) {
     const std::string text = core::readTomlFile(o.file, "sweep file");
@@ -152,7 +152,7 @@ core::SweepOptions resolve(const Options& o, CLI::App& cmd) {
 }  // namespace
 
 void addCommCommand(CLI::App& app, GlobalOptions& global) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<CommOptions>();
   CLI::App* cmd = app.add_subcommand(
       "comm",
       "Sweep collectives over message sizes, nccl-tests style: time, algbw, busbw, p50/p95 and #wrong\n"

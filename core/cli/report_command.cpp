@@ -13,7 +13,7 @@
 namespace dtb::cli {
 namespace {
 
-struct Options {
+struct ReportOptions {
   std::string db, output, format, sqlDir;
   std::vector<std::string> experiments;
   std::vector<std::string> compare;
@@ -81,7 +81,7 @@ std::string reportFormat(const std::string& format, const std::string& output) {
                               "'; name the file .html or .md, or say --format html|markdown");
 }
 
-int report(const Options& o) {
+int report(const ReportOptions& o) {
   if (!std::filesystem::exists(o.db)) throw std::invalid_argument(o.db + ": no such result store");
   // Read-only: an older store is refused with the command that upgrades it.
   std::vector<int64_t> ids = resolveExperiments(o.db, o.experiments);
@@ -116,7 +116,7 @@ int report(const Options& o) {
 }  // namespace
 
 void addReportCommand(CLI::App& app, GlobalOptions& global) {
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand(
       "report",
       "Charts and tables of a result store: one self-contained HTML page (-o report.html) or Markdown.\n"

@@ -18,7 +18,7 @@
 namespace dtb::cli {
 namespace {
 
-struct Options {
+struct MatrixCommandOptions {
   std::string file;
   size_t show = 20;
   bool all = false;
@@ -31,7 +31,7 @@ struct Options {
 };
 
 // "--set epochs=1 --only strategy=bucketed", or "" without either.
-std::string commandLineChanges(const Options& options) {
+std::string commandLineChanges(const MatrixCommandOptions& options) {
   std::string text;
   for (const std::string& set : options.sets) text += std::string(text.empty() ? "" : " ") + "--set " + set;
   for (const std::string& only : options.only)
@@ -42,7 +42,7 @@ std::string commandLineChanges(const Options& options) {
 // What the command line changed is stored with the experiment, in its
 // description (what listings and reports show) and as a closing comment of
 // the stored matrix text (the file itself stays as it was written).
-void recordChanges(const Options& options, core::MatrixFile& matrix, core::Plan& plan) {
+void recordChanges(const MatrixCommandOptions& options, core::MatrixFile& matrix, core::Plan& plan) {
   const std::string changes = commandLineChanges(options);
   if (changes.empty()) return;
   plan.description += std::string(plan.description.empty() ? "" : " ") + "[run with " + changes + "]";
@@ -53,14 +53,14 @@ void recordChanges(const Options& options, core::MatrixFile& matrix, core::Plan&
 // The --set arguments the matrix is read with: the user's, and for a
 // batch script launcher = srun (planned now, so that a cell srun cannot
 // run is refused here, not on the cluster).
-std::vector<std::string> effectiveSets(const Options& options) {
+std::vector<std::string> effectiveSets(const MatrixCommandOptions& options) {
   std::vector<std::string> sets = options.sets;
   if (!options.sbatch.empty()) sets.emplace_back("launcher=srun");
   return sets;
 }
 
 // Writes the batch script that runs this matrix inside a Slurm job.
-int writeSbatch(const GlobalOptions& global, const Options& options, const core::Plan& plan) {
+int writeSbatch(const GlobalOptions& global, const MatrixCommandOptions& options, const core::Plan& plan) {
   namespace fs = std::filesystem;
   SbatchRequest request;
   request.jobName = plan.name;
@@ -102,7 +102,7 @@ int writeSbatch(const GlobalOptions& global, const Options& options, const core:
   return 0;
 }
 
-int run(const GlobalOptions& global, const Options& options, bool execute) {
+int run(const GlobalOptions& global, const MatrixCommandOptions& options, bool execute) {
   core::Plan plan;
   core::MatrixFile matrix;
   try {
@@ -149,7 +149,7 @@ int run(const GlobalOptions& global, const Options& options, bool execute) {
 
 // Arguments CLI11 could not place, refused naming the flag and what to type
 // instead (foreign_flags.h); true when there were any.
-bool refuseExtras(const CLI::App& cmd, const Options& options, GlobalOptions& global) {
+bool refuseExtras(const CLI::App& cmd, const MatrixCommandOptions& options, GlobalOptions& global) {
   const std::string error = foreignFlagsError(cmd.get_name(), cmd.remaining(), options.file);
   if (error.empty()) return false;
   std::fprintf(stderr, "%s\n", error.c_str());
@@ -157,7 +157,7 @@ bool refuseExtras(const CLI::App& cmd, const Options& options, GlobalOptions& gl
   return true;
 }
 
-CLI::App* addMatrixOptions(CLI::App* cmd, std::shared_ptr<Options> options) {
+CLI::App* addMatrixOptions(CLI::App* cmd, std::shared_ptr<MatrixCommandOptions> options) {
   // Not CLI::ExistingFile: after `-np 2 m.toml` it would say "File does not
   // exist: 2" before the callback could name -np (foreign_flags.h).
   cmd->add_option("file", options->file, "The matrix (TOML)")->required();
@@ -177,7 +177,7 @@ CLI::App* addMatrixOptions(CLI::App* cmd, std::shared_ptr<Options> options) {
 }  // namespace
 
 void addValidateCommand(CLI::App& app, GlobalOptions& global) {
-  auto options = std::make_shared<Options>();
+  auto options = std::make_shared<MatrixCommandOptions>();
   CLI::App* cmd = addMatrixOptions(
       app.add_subcommand("validate", "Check a matrix file, print its cells and every problem at once"),
       options);
@@ -190,7 +190,7 @@ void addValidateCommand(CLI::App& app, GlobalOptions& global) {
 }
 
 void addRunCommand(CLI::App& app, GlobalOptions& global) {
-  auto options = std::make_shared<Options>();
+  auto options = std::make_shared<MatrixCommandOptions>();
   CLI::App* cmd = addMatrixOptions(app.add_subcommand("run",
                                                       "Run every cell of a matrix with real worker processes "
                                                       "(local, mpirun or srun); results go to --db"),

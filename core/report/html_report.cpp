@@ -80,7 +80,7 @@ std::string cellTag(const char* tag, bool right, const std::string& rowClass) {
   return "<" + std::string(tag) + (classes.empty() ? "" : " class=\"" + classes + "\"") + ">";
 }
 
-std::string table(const ReportTable& t) {
+std::string htmlTable(const ReportTable& t) {
   auto right = [&](size_t c) { return c < t.align.size() && t.align[c] == 'r'; };
   std::string out = "<table><tr>";
   for (size_t c = 0; c < t.headers.size(); ++c)
@@ -117,7 +117,7 @@ std::string verdictSection(const ReportData& data) {
       if (!h.missed.empty()) out += "<br><span class=\"missed\">" + esc(h.missed) + "</span>";
       out += "</li>\n";
     }
-    out += "</ul>\n" + table(verdictTable(data, x.id));
+    out += "</ul>\n" + htmlTable(verdictTable(data, x.id));
   }
   return out + "</section>\n";
 }
@@ -128,7 +128,7 @@ std::string comparisonSection(const ReportInput& in) {
       "<h2>Comparison: experiment " + std::to_string(b) + " against " + std::to_string(a) + "</h2>\n";
   out += "<p class=\"note\">" + esc(kComparisonNote) + "</p>\n";
   if (in.comparison->empty()) return out + "<p>No cell in common.</p>\n";
-  return out + table(comparisonTable(*in.comparison));
+  return out + htmlTable(comparisonTable(*in.comparison));
 }
 
 }  // namespace
@@ -151,7 +151,7 @@ std::string renderHtml(const ReportInput& in) {
            " failed — " + esc(x.createdAt) + " on " + esc(x.host) + ", dtbench " + esc(x.version) + ", " +
            esc(x.matrixPath) + "</p>\n";
     for (const std::string& model : data.models(x.id)) {
-      out += "<h3>" + esc(model) + "</h3>\n" + table(keyFigureTable(data, x.id, model)) +
+      out += "<h3>" + esc(model) + "</h3>\n" + htmlTable(keyFigureTable(data, x.id, model)) +
              "<div class=\"charts\">\n";
       for (const LineChart& c : scalingCharts(data, x.id, model)) out += renderLineChart(c);
       for (const GroupedBarChart& c : busBytesCharts(data, x.id, model)) out += renderGroupedBars(c);
@@ -159,12 +159,12 @@ std::string renderHtml(const ReportInput& in) {
       for (const LineChart& c : accuracyCharts(data, x.id, model)) out += renderLineChart(c);
       for (const StackedBarChart& c : memoryCharts(data, x.id, model)) out += renderStackedBars(c);
       out += "</div>\n<details><summary>the numbers behind the step-time and memory charts</summary>\n" +
-             table(breakdownTable(data, x.id, model)) + table(memoryTable(data, x.id, model)) +
+             htmlTable(breakdownTable(data, x.id, model)) + htmlTable(memoryTable(data, x.id, model)) +
              "</details>\n";
     }
     if (const ReportTable recovery = recoveryTable(data, x.id); !recovery.rows.empty()) {
       out += "<h3>Recovery from failed ranks</h3>\n<p class=\"meta\">" + esc(kRecoveryNote) + "</p>\n" +
-             table(recovery);
+             htmlTable(recovery);
     }
     if (const std::vector<LineChart> timelines = timelineCharts(data, x.id); !timelines.empty()) {
       out += "<h3>Throughput over time, faults marked</h3>\n<p class=\"meta\">" + esc(kTimelineNote) +
@@ -174,10 +174,10 @@ std::string renderHtml(const ReportInput& in) {
     }
     const std::vector<LineChart> bandwidth = bandwidthCharts(data, x.id);
     if (!bandwidth.empty()) {
-      out += "<h3>Collective sweeps</h3>\n" + table(bandwidthSummaryTable(data, x.id)) +
+      out += "<h3>Collective sweeps</h3>\n" + htmlTable(bandwidthSummaryTable(data, x.id)) +
              "<div class=\"charts\">\n";
       for (const LineChart& c : bandwidth) out += renderLineChart(c);
-      out += "</div>\n<details><summary>every size</summary>\n" + table(bandwidthTable(data, x.id)) +
+      out += "</div>\n<details><summary>every size</summary>\n" + htmlTable(bandwidthTable(data, x.id)) +
              "</details>\n";
     }
     out += "</section>\n";

@@ -11,7 +11,7 @@ std::string cell(std::string text) {
   return text;
 }
 
-std::string table(const ReportTable& t) {
+std::string markdownTable(const ReportTable& t) {
   std::string out = "|", rule = "|";
   for (size_t c = 0; c < t.headers.size(); ++c) {
     out += " " + cell(t.headers[c]) + " |";
@@ -45,7 +45,7 @@ std::string renderMarkdown(const ReportInput& in) {
       if (!h.missed.empty()) out += "  \n  " + h.missed;
       out += "\n";
     }
-    out += "\n" + table(verdictTable(data, x.id)) + "\n";
+    out += "\n" + markdownTable(verdictTable(data, x.id)) + "\n";
   }
   if (in.compared) {
     const auto [a, b] = *in.compared;
@@ -54,7 +54,7 @@ std::string renderMarkdown(const ReportInput& in) {
     if (in.comparison->empty()) {
       out += "No cell in common.\n\n";
     } else {
-      out += table(comparisonTable(*in.comparison)) + "\n";
+      out += markdownTable(comparisonTable(*in.comparison)) + "\n";
     }
   }
   for (const ReportExperiment& x : data.experiments) {
@@ -63,22 +63,23 @@ std::string renderMarkdown(const ReportInput& in) {
            " runs: " + std::to_string(x.ok) + " ok, " + std::to_string(x.failed) + " failed; " + x.createdAt +
            " on " + x.host + "\n\n";
     for (const std::string& model : data.models(x.id)) {
-      out += "### " + model + "\n\n" + table(keyFigureTable(data, x.id, model)) + "\n";
+      out += "### " + model + "\n\n" + markdownTable(keyFigureTable(data, x.id, model)) + "\n";
       const ReportTable breakdown = breakdownTable(data, x.id, model),
                         memory = memoryTable(data, x.id, model);
       if (!breakdown.rows.empty())
-        out +=
-            "Where a training step's time goes, ms per step (mean of repeats):\n\n" + table(breakdown) + "\n";
-      if (!memory.rows.empty()) out += "Memory one rank holds, by category:\n\n" + table(memory) + "\n";
+        out += "Where a training step's time goes, ms per step (mean of repeats):\n\n" +
+               markdownTable(breakdown) + "\n";
+      if (!memory.rows.empty())
+        out += "Memory one rank holds, by category:\n\n" + markdownTable(memory) + "\n";
     }
     if (const ReportTable recovery = recoveryTable(data, x.id); !recovery.rows.empty()) {
-      out +=
-          std::string("### Recovery from failed ranks\n\n") + kRecoveryNote + "\n\n" + table(recovery) + "\n";
+      out += std::string("### Recovery from failed ranks\n\n") + kRecoveryNote + "\n\n" +
+             markdownTable(recovery) + "\n";
     }
     const ReportTable sweeps = bandwidthSummaryTable(data, x.id);
     if (!sweeps.rows.empty()) {
-      out += "### Collective sweeps\n\n" + table(sweeps) + "\nEvery size:\n\n" +
-             table(bandwidthTable(data, x.id)) + "\n";
+      out += "### Collective sweeps\n\n" + markdownTable(sweeps) + "\nEvery size:\n\n" +
+             markdownTable(bandwidthTable(data, x.id)) + "\n";
     }
   }
   return out;

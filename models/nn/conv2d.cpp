@@ -10,16 +10,17 @@ using tag = dnnl::memory::format_tag;
 // where its JIT kernels run several times faster than the plain-layout GEMM
 // path); our NCHW/OIHW buffers are reordered in and out, as PyTorch's
 // oneDNN path does. The reordered copies live here, allocated once.
-namespace {
-
+//
 // A tensor copied into another layout, and the reorder that copies it; both
-// made once.
+// made once. In a named namespace, not an anonymous one: Primitives, which
+// has external linkage, holds them.
+namespace conv2d_detail {
 struct Staged {
   memory copy;
   dnnl::reorder reorder;
 };
-
-}  // namespace
+}  // namespace conv2d_detail
+using conv2d_detail::Staged;
 
 struct Conv2d::Primitives {
   memory::desc src, weights, bias, dst;  // ours, plain

@@ -6,6 +6,7 @@
 #include "matrix/cell_filter.h"
 #include "matrix/planner.h"
 #include "matrix/run_schema.h"
+#include "matrix_test_support.h"
 
 namespace dtb::core {
 namespace {
@@ -25,26 +26,16 @@ epochs = 3
 init_scale = [0.1, 0.2]
 )";
 
-PluginLoader loader() { return PluginLoader(SearchPath({DTBENCH_TEST_PLUGIN_DIR, DTBENCH_PLUGIN_DIR})); }
-
 Plan plan(const std::vector<std::string>& sets, const std::vector<std::string>& only = {}) {
-  Plan p = planMatrix(parseMatrix("m.toml", kMatrix, sets), loader());
+  Plan p = planMatrix(parseMatrix("m.toml", kMatrix, sets), testing::matrixTestLoader());
   filterCells(p, only);
   return p;
 }
 
 // The formatted problems of a command line that must not plan.
-std::vector<std::string> problems(const std::vector<std::string>& sets,
-                                  const std::vector<std::string>& only = {}) {
-  try {
-    plan(sets, only);
-  } catch (const MatrixError& e) {
-    std::vector<std::string> lines;
-    for (const Problem& p : e.problems()) lines.push_back(p.format());
-    return lines;
-  }
-  ADD_FAILURE() << "planned without problems";
-  return {};
+std::vector<std::string> commandLineProblems(const std::vector<std::string>& sets,
+                                             const std::vector<std::string>& only = {}) {
+  return testing::problemsOf([&] { plan(sets, only); });
 }
 
 TEST(MatrixSet, ValuesAreReadAsTomlAndReplaceTheFiles) {
@@ -67,32 +58,29 @@ TEST(MatrixSet, ABareWordIsAStringAndAnArrayAnAxis) {
   EXPECT_EQ(p.cells[2].integer("world_size"), 1);
 }
 
-bool contains(const std::vector<std::string>& lines, const std::string& text) {
-  for (const std::string& line : lines) {
-    if (line.find(text) != std::string::npos) return true;
-  }
-  return false;
-}
+using testing::anyLineContains;
 
 TEST(MatrixSet, ProblemsNameTheOption) {
-  auto lines = problems({"epoch=1", "lr=\"fast\"", "strategy.example_cc.op=sum", "nproc_per_node=2"});
+  auto lines =
+      commandLineProblems({"epoch=1", "lr=\"fast\"", "strategy.example_cc.op=sum", "nproc_per_node=2"});
   ASSERT_EQ(lines.size(), 4u);
-  EXPECT_TRUE(contains(lines,
-                       "--set epoch=1: error: unknown key 'epoch' in [run] (did you mean 'epochs'?); "
-                       "plugin parameters go in [KIND.NAME] tables"));
-  EXPECT_TRUE(contains(lines, "--set lr=\"fast\": error: 'lr' expects float, got a string"));
-  EXPECT_TRUE(contains(lines,
-                       "--set strategy.example_cc.op=sum: error: unknown key 'strategy.example_cc.op': no "
-                       "cell uses strategy 'example_cc' (did you mean 'example_c'?)"));
-  EXPECT_TRUE(contains(lines,
-                       "--set nproc_per_node=2: error: unknown key 'nproc_per_node' in [run] (did you "
-                       "mean 'world_size'? dtbench's world_size is the total number of ranks"));
+  EXPECT_TRUE(anyLineContains(lines,
+                              "--set epoch=1: error: unknown key 'epoch' in [run] (did you mean 'epochs'?); "
+                              "plugin parameters go in [KIND.NAME] tables"));
+  EXPECT_TRUE(anyLineContains(lines, "--set lr=\"fast\": error: 'lr' expects float, got a string"));
+  EXPECT_TRUE(
+      anyLineContains(lines,
+                      "--set strategy.example_cc.op=sum: error: unknown key 'strategy.example_cc.op': no "
+                      "cell uses strategy 'example_cc' (did you mean 'example_c'?)"));
+  EXPECT_TRUE(anyLineContains(lines,
+                              "--set nproc_per_node=2: error: unknown key 'nproc_per_node' in [run] (did you "
+                              "mean 'world_size'? dtbench's world_size is the total number of ranks"));
   EXPECT_EQ(
-      problems({"noequals"}).at(0),
+      commandLineProblems({"noequals"}).at(0),
       "--set noequals: error: --set takes KEY=VALUE, e.g. --set epochs=1 or --set strategy.zero.stage=2");
-  EXPECT_TRUE(contains(problems({"experiment.name=x"}),
-                       "--set experiment.name=x: error: unknown key "
-                       "'experiment.name': --set takes a [run] key"));
+  EXPECT_TRUE(anyLineContains(commandLineProblems({"experiment.name=x"}),
+                              "--set experiment.name=x: error: unknown key "
+                              "'experiment.name': --set takes a [run] key"));
 }
 
 TEST(MatrixOnly, EveryExpressionMustHoldAndCellsKeepTheirIndex) {
@@ -108,7 +96,8 @@ TEST(MatrixOnly, EveryExpressionMustHoldAndCellsKeepTheirIndex) {
 }
 
 TEST(MatrixOnly, ProblemsNameTheExpression) {
-  auto lines = problems({}, {"word_size=2", "world_size=two", "cells=0,x", "strategy.example_c.opp=sum"});
+  auto lines =
+      commandLineProblems({}, {"word_size=2", "world_size=two", "cells=0,x", "strategy.example_c.opp=sum"});
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[0], "--only word_size=2: error: unknown key 'word_size' (did you mean 'world_size'?)");
   EXPECT_EQ(lines[1], "--only world_size=two: error: 'two' is not a valid int");
@@ -118,7 +107,7 @@ TEST(MatrixOnly, ProblemsNameTheExpression) {
       lines[3].starts_with("--only strategy.example_c.opp=sum: error: unknown key "
                            "'strategy.example_c.opp' (did you mean 'strategy.example_c.op'?)"))
       << lines[3];
-  EXPECT_EQ(problems({}, {"world_size=4"}).at(0),
+  EXPECT_EQ(commandLineProblems({}, {"world_size=4"}).at(0),
             "--only world_size=4: error: no cell of the matrix matches every --only");
 }
 

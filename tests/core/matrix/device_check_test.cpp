@@ -8,6 +8,7 @@
 #include "cuda/cuda_probe.h"
 #include "matrix/planner.h"
 #include "matrix/problem.h"
+#include "matrix_test_support.h"
 #include "plugin/loader.h"
 
 namespace dtb::core {
@@ -103,14 +104,12 @@ backend = "nccl"
 device = "cuda"
 )";
 
-PluginLoader testLoader() { return PluginLoader(SearchPath({DTBENCH_TEST_PLUGIN_DIR, DTBENCH_PLUGIN_DIR})); }
-
 // The planner on this machine: a GPU matrix is refused in one line, at the
 // device key, when no GPU is usable here (CI), and plans where one is.
 TEST(DeviceCheck, ThePlannerRefusesGpuCellsWithoutAGpuInOneLine) {
   const bool gpuHere = !probeCuda().devices.empty();
   try {
-    planMatrix(parseMatrix("m.toml", kGpuMatrix), testLoader());
+    planMatrix(parseMatrix("m.toml", kGpuMatrix), testing::matrixTestLoader());
     EXPECT_TRUE(gpuHere) << "planned without a GPU";
   } catch (const MatrixError& e) {
     ASSERT_EQ(e.problems().size(), 1u);
@@ -126,8 +125,8 @@ TEST(DeviceCheck, ThePlannerRefusesGpuCellsWithoutAGpuInOneLine) {
 // machine: this one's missing GPU is a warning there, said once.
 TEST(DeviceCheck, ACheckOnlyPlanWarnsOnceOfThisMachine) {
   if (!probeCuda().devices.empty()) GTEST_SKIP() << "a GPU is usable here: nothing to warn of";
-  const Plan p = planMatrix(parseMatrix("m.toml", kGpuMatrix + "lr = [0.1, 0.2]\n"), testLoader(),
-                            PlanScope::kCheckOnly);
+  const Plan p = planMatrix(parseMatrix("m.toml", kGpuMatrix + "lr = [0.1, 0.2]\n"),
+                            testing::matrixTestLoader(), PlanScope::kCheckOnly);
   EXPECT_EQ(p.cells.size(), 2u);
   ASSERT_EQ(p.warnings.size(), 1u);
   EXPECT_NE(p.warnings[0].message.find("(`dtbench run` refuses it on this machine)"), std::string::npos);

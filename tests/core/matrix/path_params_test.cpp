@@ -8,12 +8,11 @@
 #include <fstream>
 
 #include "matrix/planner.h"
+#include "matrix_test_support.h"
 #include "temp_dir.h"
 
 namespace dtb::core {
 namespace {
-
-PluginLoader loader() { return PluginLoader(SearchPath({DTBENCH_TEST_PLUGIN_DIR, DTBENCH_PLUGIN_DIR})); }
 
 std::string matrix(const std::string& dataset) {
   return "[experiment]\nname = \"t\"\n[run]\nmodel = \"linear\"\ndataset = \"idx\"\nstrategy = "
@@ -37,7 +36,8 @@ TEST(PathParams, ARelativePathIsReadFromTheMatrixFilesDirectory) {
   testing::TempDir dir;
   std::filesystem::create_directories(dir / "exp/data/mnist");
   const std::string file = (dir / "exp/m.toml").string();
-  Plan p = planMatrix(parseMatrix(file, matrix("path = [\"data/mnist\", \"/abs/elsewhere\"]\n")), loader());
+  Plan p = planMatrix(parseMatrix(file, matrix("path = [\"data/mnist\", \"/abs/elsewhere\"]\n")),
+                      testing::matrixTestLoader());
   ASSERT_EQ(p.cells.size(), 2u);
   EXPECT_EQ(p.cells[0].text("dataset.idx.path"), (dir / "exp/data/mnist").string());
   EXPECT_EQ(p.cells[1].text("dataset.idx.path"), "/abs/elsewhere");  // absolute: as written
@@ -52,7 +52,7 @@ TEST(PathParams, ARelativePathIsReadFromTheMatrixFilesDirectory) {
 TEST(PathParams, AMissingPathIsReportedAtItsLine) {
   testing::TempDir dir;
   const std::string file = (dir / "m.toml").string();
-  Plan p = planMatrix(parseMatrix(file, matrix("path = \"../data/mnist\"\n")), loader());
+  Plan p = planMatrix(parseMatrix(file, matrix("path = \"../data/mnist\"\n")), testing::matrixTestLoader());
   ASSERT_EQ(p.warnings.size(), 1u);
   EXPECT_EQ(p.warnings[0].format(),
             file + ":9:8: warning: 'dataset.idx.path': ../data/mnist is " +
@@ -69,7 +69,7 @@ TEST(PathParams, ExcludeRulesCompareResolvedPaths) {
   Plan p = planMatrix(
       parseMatrix(file,
                   matrix("path = [\"a\", \"b\"]\n[matrix]\nexclude = [{ \"dataset.idx.path\" = \"b\" }]\n")),
-      loader());
+      testing::matrixTestLoader());
   ASSERT_EQ(p.cells.size(), 1u);
   EXPECT_EQ(p.cells[0].text("dataset.idx.path"), (dir / "a").string());
   EXPECT_TRUE(p.warnings.empty());

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "matrix/run_schema.h"
+#include "matrix_test_support.h"
 
 namespace dtb::core {
 namespace {
@@ -20,29 +21,16 @@ strategy = "example_c"
 backend = "single"
 )";
 
-PluginLoader loader() { return PluginLoader(SearchPath({DTBENCH_TEST_PLUGIN_DIR, DTBENCH_PLUGIN_DIR})); }
-
-Plan plan(const std::string& text) { return planMatrix(parseMatrix("m.toml", text), loader()); }
+Plan plan(const std::string& text) {
+  return planMatrix(parseMatrix("m.toml", text), testing::matrixTestLoader());
+}
 
 // The problems of a matrix that must not plan, as formatted lines.
 std::vector<std::string> problems(const std::string& text) {
-  try {
-    plan(text);
-  } catch (const MatrixError& e) {
-    std::vector<std::string> lines;
-    for (const Problem& p : e.problems()) lines.push_back(p.format());
-    return lines;
-  }
-  ADD_FAILURE() << "planned without problems:\n" << text;
-  return {};
+  return testing::problemsOf([&] { plan(text); }, text);
 }
 
-bool contains(const std::vector<std::string>& lines, const std::string& text) {
-  for (const std::string& line : lines) {
-    if (line.find(text) != std::string::npos) return true;
-  }
-  return false;
-}
+using testing::anyLineContains;
 
 TEST(Planner, FixedValuesMakeOneCellWithEveryDefault) {
   Plan p = plan(kHeader);
@@ -65,9 +53,9 @@ TEST(Planner, AGpuOnlyBackendCannotCarryTraining) {
   text.replace(text.find("backend = \"single\""), 18, "backend = [\"single\", \"nccl\"]");
   const std::vector<std::string> lines = problems(text);
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_TRUE(contains(lines, "m.toml:9:11: error: backend 'nccl' (cell 1) moves GPU memory only"))
+  EXPECT_TRUE(anyLineContains(lines, "m.toml:9:11: error: backend 'nccl' (cell 1) moves GPU memory only"))
       << lines[0];
-  EXPECT_TRUE(contains(lines, "dtbench comm --backend nccl")) << lines[0];
+  EXPECT_TRUE(anyLineContains(lines, "dtbench comm --backend nccl")) << lines[0];
 }
 #endif
 
@@ -135,7 +123,7 @@ TEST(Planner, IncludeMaySetPluginParameters) {
   EXPECT_EQ(p.cells[2].integer("world_size"), 2);
   EXPECT_EQ(p.cells[3].text("model.linear.init_scale"), "0.2");
   auto lines = problems(kHeader + "[matrix]\ninclude = [{ \"strategy.example_c.opp\" = \"sum\" }]\n");
-  EXPECT_TRUE(contains(lines, "unknown key 'strategy.example_c.opp' in include"));
+  EXPECT_TRUE(anyLineContains(lines, "unknown key 'strategy.example_c.opp' in include"));
 }
 
 TEST(Planner, ConfigKeyIgnoresOnlyTheScale) {
@@ -163,8 +151,9 @@ TEST(PlannerErrors, EveryProblemAtOnceInFileOrder) {
 
 TEST(PlannerErrors, OutOfRangeAndBadChoice) {
   auto lines = problems(kHeader + "world_size = [1, 0]\noptimizer = \"lamb\"\n");
-  EXPECT_TRUE(contains(lines, "m.toml:10:18: error: 'world_size': 0 is below the minimum 1"));
-  EXPECT_TRUE(contains(lines, "m.toml:11:13: error: 'optimizer': 'lamb' is not one of: sgd, adam, adamw"));
+  EXPECT_TRUE(anyLineContains(lines, "m.toml:10:18: error: 'world_size': 0 is below the minimum 1"));
+  EXPECT_TRUE(
+      anyLineContains(lines, "m.toml:11:13: error: 'optimizer': 'lamb' is not one of: sgd, adam, adamw"));
 }
 
 TEST(PlannerErrors, UnknownPluginNamesTheValueAndWhatExists) {
@@ -183,10 +172,10 @@ backend = "single"
 
 TEST(PlannerErrors, UnknownPluginParameterGetsAHint) {
   auto lines = problems(kHeader + "[strategy.example_c]\nopp = \"sum\"\nwait_timeout_ms = true\n");
-  EXPECT_TRUE(contains(lines,
-                       "m.toml:11:7: error: unknown parameter 'opp' of strategy 'example_c' "
-                       "(did you mean 'op'?)"));
-  EXPECT_TRUE(contains(
+  EXPECT_TRUE(anyLineContains(lines,
+                              "m.toml:11:7: error: unknown parameter 'opp' of strategy 'example_c' "
+                              "(did you mean 'op'?)"));
+  EXPECT_TRUE(anyLineContains(
       lines, "m.toml:12:19: error: 'strategy.example_c.wait_timeout_ms' expects int, got a boolean"));
 }
 
@@ -206,7 +195,7 @@ TEST(PlannerErrors, AnIntGivenAsAFractionNamesKeyFileAndLine) {
             "m.toml:11:19: error: 'strategy.example_c.wait_timeout_ms' expects int, got 5.5, which is not a "
             "whole number (a float is taken for an int only when it is one, e.g. 5e8)");
   EXPECT_TRUE(
-      contains(problems(kHeader + "epochs = 1e300\n"), "'epochs' expects int, got "));  // past any int
+      anyLineContains(problems(kHeader + "epochs = 1e300\n"), "'epochs' expects int, got "));  // past any int
 }
 
 // An emulated network shapes only the links between hosts: a cell whose
@@ -262,9 +251,9 @@ TEST(PlannerErrors, TorchrunWordsGetTheirTranslation) {
                            "'world_size'? dtbench's world_size is the total number of ranks over "
                            "every host, torchrun's nnodes x nproc_per_node;"))
       << lines[0];
-  EXPECT_TRUE(contains(lines,
-                       "unknown key 'gradient_accumulation_steps' in [run] (did you mean "
-                       "'accumulation_steps'?)"));
+  EXPECT_TRUE(anyLineContains(lines,
+                              "unknown key 'gradient_accumulation_steps' in [run] (did you mean "
+                              "'accumulation_steps'?)"));
 }
 
 TEST(PlannerErrors, RendezvousStoreInTorchrunsForm) {
@@ -276,47 +265,50 @@ TEST(PlannerErrors, RendezvousStoreInTorchrunsForm) {
       "m.toml:10:39: error: 'rendezvous_store': \"node0:29500\" is torchrun's HOST:PORT (its TCP store); "
       "dtbench's ranks meet through a Redis server: write \"redis://node0:29500\" if Redis listens there, "
       "or \"\" for a file store in the run directory");
-  EXPECT_TRUE(contains(lines, "m.toml:10:54: error: 'rendezvous_store': \"tcp://h:1\" is not a store"));
+  EXPECT_TRUE(
+      anyLineContains(lines, "m.toml:10:54: error: 'rendezvous_store': \"tcp://h:1\" is not a store"));
 }
 
 TEST(PlannerErrors, ContradictingZips) {
   auto lines = problems(kHeader +
                         "world_size = [1, 2]\nbatch_size = [8, 16, 32]\nepochs = 1\n[matrix]\n"
                         "zip = [[\"world_size\", \"batch_size\"], [\"world_size\", \"epochs\"]]\n");
-  EXPECT_TRUE(contains(lines, "zip group lengths differ: 'world_size' has 2 values, 'batch_size' has 3"));
-  EXPECT_TRUE(contains(lines, "zip names 'epochs', which is not an axis"));
-  EXPECT_TRUE(contains(lines, "'world_size' is in two zip groups"));
+  EXPECT_TRUE(
+      anyLineContains(lines, "zip group lengths differ: 'world_size' has 2 values, 'batch_size' has 3"));
+  EXPECT_TRUE(anyLineContains(lines, "zip names 'epochs', which is not an axis"));
+  EXPECT_TRUE(anyLineContains(lines, "'world_size' is in two zip groups"));
 }
 
 TEST(PlannerErrors, StructuralMistakes) {
   auto lines = problems("[experiment]\nname = \"t\"\nowner = \"me\"\n[runs]\nx = 1\n[matrix]\nrepeat = 2\n");
-  EXPECT_TRUE(contains(lines, "m.toml:3:9: error: unknown key 'owner' in [experiment]"));
-  EXPECT_TRUE(contains(lines, "m.toml:4:1: error: unknown table [runs]"));
-  EXPECT_TRUE(contains(lines, "m.toml:7:10: error: unknown key 'repeat' in [matrix]"));
+  EXPECT_TRUE(anyLineContains(lines, "m.toml:3:9: error: unknown key 'owner' in [experiment]"));
+  EXPECT_TRUE(anyLineContains(lines, "m.toml:4:1: error: unknown table [runs]"));
+  EXPECT_TRUE(anyLineContains(lines, "m.toml:7:10: error: unknown key 'repeat' in [matrix]"));
 }
 
 TEST(PlannerErrors, RequiredRunKeys) {
   auto lines =
       problems("[experiment]\nname = \"t\"\n[run]\nstrategy = \"example_c\"\nbackend = \"single\"\n");
-  EXPECT_TRUE(contains(lines, "[run] needs 'model'"));
-  EXPECT_TRUE(contains(lines, "[run] needs 'dataset'"));
+  EXPECT_TRUE(anyLineContains(lines, "[run] needs 'model'"));
+  EXPECT_TRUE(anyLineContains(lines, "[run] needs 'dataset'"));
 }
 
 TEST(PlannerErrors, EverythingExcluded) {
   auto lines = problems(kHeader + "[matrix]\nexclude = [{ world_size = 1 }]\n");
-  EXPECT_TRUE(contains(lines, "no cells are left: every combination is excluded"));
+  EXPECT_TRUE(anyLineContains(lines, "no cells are left: every combination is excluded"));
 }
 
 TEST(PlannerErrors, IncludeOfAnAxisMustSetIt) {
   auto lines = problems(kHeader +
                         "world_size = [1, 2]\noptimizer = [\"sgd\", \"adam\"]\n[matrix]\n"
                         "include = [{ world_size = 8 }]\n");
-  EXPECT_TRUE(contains(lines, "an include entry leaves axis 'optimizer' unset"));
+  EXPECT_TRUE(anyLineContains(lines, "an include entry leaves axis 'optimizer' unset"));
 }
 
 TEST(MatrixFile, TheExampleMatricesValidate) {
   for (const char* file : {"examples/matrices/tour.toml", "examples/quickstart.toml"}) {
-    Plan p = planMatrix(readMatrixFile(std::string(DTBENCH_SOURCE_DIR) + "/" + file), loader());
+    Plan p =
+        planMatrix(readMatrixFile(std::string(DTBENCH_SOURCE_DIR) + "/" + file), testing::matrixTestLoader());
     EXPECT_FALSE(p.cells.empty()) << file;
   }
 }

@@ -43,7 +43,7 @@ dtb_model_setup_t setupOn(dtb_device_t device, int64_t size, uint32_t batch) {
   return setup;
 }
 
-const dtb_model_plugin_v1_t& api(PluginInstance& model) {
+const dtb_model_plugin_v1_t& modelApi(PluginInstance& model) {
   return model.plugin().descriptor<dtb_model_plugin_v1_t>();
 }
 
@@ -78,7 +78,7 @@ Step runStep(const char* model, const ParamValues& params, dtb_device_t device, 
              double perturb = 0) {
   PluginLoader loader(SearchPath({DTBENCH_PLUGIN_DIR}));
   auto instance = createModel(loader.load(PluginKind::kModel, model), params, setupOn(device, size, batch));
-  const auto& m = api(*instance);
+  const auto& m = modelApi(*instance);
   std::vector<float> inputs(static_cast<size_t>(batch) * 3 * size * size);
   for (size_t i = 0; i < inputs.size(); ++i) inputs[i] = static_cast<float>((i * 7919 % 255) / 255.0 - 0.5);
   for (size_t i = 0; i < inputs.size(); ++i) inputs[i] *= static_cast<float>(1 + perturb * ((i % 3) - 1.0));

@@ -16,7 +16,7 @@
 namespace dtb::core {
 namespace {
 
-constexpr const char* kNames[] = {"a", "b", "c"};
+constexpr const char* kParamNames[] = {"a", "b", "c"};
 
 struct RankResult {
   std::vector<std::vector<float>> grads;
@@ -48,7 +48,7 @@ RankResult runRank(int rank, const std::string& store, const std::vector<uint32_
     grads[i].assign(counts[i], 0.0f);
     params3[i].struct_size = sizeof(dtb_param_t);
     params3[i].index = i;
-    params3[i].name = kNames[i];
+    params3[i].name = kParamNames[i];
     params3[i].value = {values[i].data(),     counts[i], DTB_DTYPE_F32,
                         {DTB_DEVICE_HOST, 0}, 1,         {int64_t(counts[i])}};
     params3[i].grad = {grads[i].data(),      counts[i], DTB_DTYPE_F32,
@@ -94,8 +94,8 @@ TEST(FusionStrategy, RanksWithDifferentGradientOrdersReduceTheSameTensors) {
     ASSERT_EQ(r0.error, "");
     ASSERT_EQ(r1.error, "");
     for (int i = 0; i < 3; ++i) {
-      EXPECT_EQ(r0.grads[i], std::vector<float>(r0.grads[i].size(), 1.5f)) << kNames[i];
-      EXPECT_EQ(r1.grads[i], r0.grads[i]) << kNames[i];
+      EXPECT_EQ(r0.grads[i], std::vector<float>(r0.grads[i].size(), 1.5f)) << kParamNames[i];
+      EXPECT_EQ(r1.grads[i], r0.grads[i]) << kParamNames[i];
     }
     std::filesystem::remove_all(store.path() / "0");
   }

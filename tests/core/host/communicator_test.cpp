@@ -14,11 +14,12 @@
 #include "dtbench/plugin.hpp"
 #include "host/host_services.h"
 #include "plugin/loader.h"
+#include "plugin_dirs.h"
 
 namespace dtb::core {
 namespace {
 
-const std::filesystem::path kGood = DTBENCH_TEST_PLUGIN_DIR;
+using testing::kTestPluginDir;
 
 dtb_rendezvous_t oneRank() {
   dtb_rendezvous_t rdv{};
@@ -29,7 +30,7 @@ dtb_rendezvous_t oneRank() {
 }
 
 std::unique_ptr<Communicator> single() {
-  PluginLoader loader(SearchPath({kGood}));
+  PluginLoader loader(SearchPath({kTestPluginDir}));
   return std::make_unique<Communicator>(
       createBackend(loader.load(PluginKind::kBackend, "single"), {}, oneRank()), 0, 1,
       std::chrono::milliseconds(1000));
@@ -120,7 +121,7 @@ dtb_backend_plugin_v1_t countingBackend(const dtb_plugin_header_t& header) {
 
 TEST(Communicator, CallsFromSeveralThreadsReachTheBackendOneAtATime) {
   // The counting backend borrows the single backend's library and header.
-  PluginLoader loader(SearchPath({kGood}));
+  PluginLoader loader(SearchPath({kTestPluginDir}));
   auto real = loader.load(PluginKind::kBackend, "single");
   auto library = std::make_shared<SharedLibrary>(real->path());
   auto plugin = std::make_shared<const LoadedPlugin>(
@@ -155,7 +156,7 @@ TEST(Communicator, CallsFromSeveralThreadsReachTheBackendOneAtATime) {
 // measure it (NCCL without busy_time) shortens struct_size before busy_ns,
 // and the host reports no busy time rather than none spent.
 TEST(Communicator, BusyTimeIsReportedOnlyWhenTheBackendMeasuredIt) {
-  PluginLoader loader(SearchPath({kGood}));
+  PluginLoader loader(SearchPath({kTestPluginDir}));
   auto real = loader.load(PluginKind::kBackend, "single");
   auto library = std::make_shared<SharedLibrary>(real->path());
   for (bool measured : {true, false}) {
@@ -218,7 +219,7 @@ dtb_backend_plugin_v1_t laggingBackend(const dtb_plugin_header_t& header) {
 // A communicator over the descriptor `make` builds from the "single" test
 // plugin's header, as if that plugin's library held it.
 std::unique_ptr<Communicator> commOver(dtb_backend_plugin_v1_t (*make)(const dtb_plugin_header_t&)) {
-  PluginLoader loader(SearchPath({kGood}));
+  PluginLoader loader(SearchPath({kTestPluginDir}));
   auto real = loader.load(PluginKind::kBackend, "single");
   auto library = std::make_shared<SharedLibrary>(real->path());
   auto plugin = std::make_shared<const LoadedPlugin>(library, PluginKind::kBackend, 1, make(real->header()),

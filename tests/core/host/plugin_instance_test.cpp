@@ -7,15 +7,16 @@
 #include "dtbench/plugin.hpp"
 #include "host/communicator.h"
 #include "plugin/loader.h"
+#include "plugin_dirs.h"
 
 namespace dtb::core {
 namespace {
 
-const std::filesystem::path kGood = DTBENCH_TEST_PLUGIN_DIR;
-const std::filesystem::path kBroken = DTBENCH_BROKEN_PLUGIN_DIR;
+using testing::kBrokenPluginDir;
+using testing::kTestPluginDir;
 
 std::shared_ptr<const LoadedPlugin> tiny() {
-  return PluginLoader(SearchPath({kGood})).load(PluginKind::kDataset, "tiny");
+  return PluginLoader(SearchPath({kTestPluginDir})).load(PluginKind::kDataset, "tiny");
 }
 
 std::string errorOf(const std::function<void()>& body) {
@@ -69,7 +70,7 @@ TEST(PluginInstance, FailedOpenReportsThePluginAndItsMessage) {
 }
 
 TEST(PluginInstance, FailedCreateReportsThePluginsMessage) {
-  auto plugin = PluginLoader(SearchPath({kBroken})).load(PluginKind::kStrategy, "create_fails");
+  auto plugin = PluginLoader(SearchPath({kBrokenPluginDir})).load(PluginKind::kStrategy, "create_fails");
   dtb_strategy_setup_t setup{};
   setup.struct_size = sizeof(setup);
   const std::string error = errorOf([&] { createStrategy(plugin, {}, setup); });
@@ -81,7 +82,8 @@ TEST(PluginInstance, FailedCreateReportsThePluginsMessage) {
 }
 
 TEST(PluginInstance, AFailureWithoutAMessageIsCalledAPluginBug) {
-  auto plugin = PluginLoader(SearchPath({kBroken})).load(PluginKind::kStrategy, "create_fails_silently");
+  auto plugin =
+      PluginLoader(SearchPath({kBrokenPluginDir})).load(PluginKind::kStrategy, "create_fails_silently");
   dtb_strategy_setup_t setup{};
   setup.struct_size = sizeof(setup);
   const std::string error = errorOf([&] { createStrategy(plugin, {}, setup); });
@@ -115,7 +117,7 @@ TEST(PluginInstance, OutlivesTheLoaderAndItsOwnPluginHandle) {
   // code after the loader and every other reference are gone.
   std::unique_ptr<PluginInstance> dataset;
   {
-    PluginLoader loader(SearchPath({kGood}));
+    PluginLoader loader(SearchPath({kTestPluginDir}));
     dataset = openDataset(loader.load(PluginKind::kDataset, "tiny"), {});
   }
   dtb_dataset_info_t info{};
@@ -198,7 +200,7 @@ TEST(HostCommunicator, InPlaceAllgatherNeedsABackendBuiltForIt) {
   rdv.struct_size = sizeof(rdv);
   rdv.world_size = 1;
   rdv.timeout_ms = 1000;
-  PluginLoader loader(SearchPath({kGood}));
+  PluginLoader loader(SearchPath({kTestPluginDir}));
   float data[4] = {1, 2, 3, 4};
   dtb_tensor_t all = dtb::hostTensor(data, 4, DTB_DTYPE_F32), mine = dtb::hostTensor(data, 4, DTB_DTYPE_F32);
   for (const char* name : {"single", "single_v11"}) {

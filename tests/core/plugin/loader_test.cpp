@@ -11,20 +11,21 @@
 #include <fstream>
 
 #include "plugin/plugin_error.h"
+#include "plugin_dirs.h"
 #include "temp_dir.h"
 
 namespace dtb::core {
 namespace {
 namespace fs = std::filesystem;
 
-const fs::path kGood = DTBENCH_TEST_PLUGIN_DIR;
-const fs::path kBroken = DTBENCH_BROKEN_PLUGIN_DIR;
+using testing::kBrokenPluginDir;
+using testing::kTestPluginDir;
 
-PluginLoader goodLoader() { return PluginLoader(SearchPath({kGood})); }
+PluginLoader goodLoader() { return PluginLoader(SearchPath({kTestPluginDir})); }
 
 // Loads a broken strategy and returns the one-line error.
 std::string loadError(const std::string& name) {
-  PluginLoader loader(SearchPath({kBroken}));
+  PluginLoader loader(SearchPath({kBrokenPluginDir}));
   try {
     loader.load(PluginKind::kStrategy, name);
   } catch (const PluginError& e) {
@@ -38,13 +39,14 @@ TEST(PluginLoader, LoadsByNameFileNameAndPath) {
   PluginLoader loader = goodLoader();
   auto byName = loader.load(PluginKind::kStrategy, "example_c");
   auto byFile = loader.load(PluginKind::kStrategy, "dtbench-strategy-example_c.so");
-  auto byPath = loader.load(PluginKind::kStrategy, (kGood / "dtbench-strategy-example_c.so").string());
+  auto byPath =
+      loader.load(PluginKind::kStrategy, (kTestPluginDir / "dtbench-strategy-example_c.so").string());
   for (const auto& plugin : {byName, byFile, byPath}) {
     EXPECT_EQ(plugin->name(), "example_c");
     EXPECT_EQ(plugin->version(), "1.0.0");
     EXPECT_EQ(plugin->abiVersion(), std::to_string(DTB_ABI_MAJOR) + "." + std::to_string(DTB_ABI_MINOR));
     EXPECT_EQ(plugin->entryMajor(), 1u);
-    EXPECT_EQ(fs::canonical(plugin->path()), fs::canonical(kGood / "dtbench-strategy-example_c.so"));
+    EXPECT_EQ(fs::canonical(plugin->path()), fs::canonical(kTestPluginDir / "dtbench-strategy-example_c.so"));
   }
 }
 
@@ -81,7 +83,7 @@ TEST(PluginLoader, DiscoversWorkingPluginsOfEveryKind) {
 }
 
 TEST(PluginLoader, DiscoverReportsBrokenPluginsWithoutThrowing) {
-  auto found = PluginLoader(SearchPath({kBroken})).discover(PluginKind::kStrategy);
+  auto found = PluginLoader(SearchPath({kBrokenPluginDir})).discover(PluginKind::kStrategy);
   ASSERT_GE(found.size(), 12u);
   for (const auto& entry : found) {
     const std::string name = entry.file.filename().string();
@@ -135,7 +137,7 @@ TEST(PluginLoader, UnknownNameSaysWhereItLooked) {
     const std::string what = e.what();
     EXPECT_NE(what.find("dtbench-strategy-zero.so"), std::string::npos) << what;
     EXPECT_NE(what.find("no such strategy plugin"), std::string::npos) << what;
-    EXPECT_NE(what.find(kGood.string()), std::string::npos) << what;
+    EXPECT_NE(what.find(kTestPluginDir.string()), std::string::npos) << what;
   }
 }
 
@@ -148,7 +150,7 @@ class WritableByOthers : public ::testing::Test {
  protected:
   void SetUp() override {
     file_ = dir_ / "dtbench-strategy-example_c.so";
-    fs::copy_file(kGood / "dtbench-strategy-example_c.so", file_);
+    fs::copy_file(kTestPluginDir / "dtbench-strategy-example_c.so", file_);
     fs::permissions(file_, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
   }
   testing::TempDir temp_;
@@ -234,19 +236,19 @@ TEST_F(WritableByOthers, AStickyRootDirectoryAboveIsAllowed) {
 }
 
 TEST(SearchPath, EnvironmentComesFirstAndMissingDirectoriesAreDropped) {
-  setenv("DTBENCH_PLUGIN_PATH", (std::string("/nonexistent:") + kBroken.string()).c_str(), 1);
+  setenv("DTBENCH_PLUGIN_PATH", (std::string("/nonexistent:") + kBrokenPluginDir.string()).c_str(), 1);
   SearchPath path = SearchPath::fromEnvironment();
   unsetenv("DTBENCH_PLUGIN_PATH");
   ASSERT_FALSE(path.dirs().empty());
-  EXPECT_EQ(path.dirs().front(), fs::canonical(kBroken));
+  EXPECT_EQ(path.dirs().front(), fs::canonical(kBrokenPluginDir));
   for (const auto& dir : path.dirs()) EXPECT_NE(dir, fs::path("/nonexistent"));
 }
 
 TEST(SearchPath, EarlierDirectoryWins) {
-  SearchPath path({kBroken});
-  path.prepend(kGood);
-  EXPECT_EQ(path.dirs().front(), fs::canonical(kGood));
-  EXPECT_EQ(path.find(PluginKind::kStrategy, "example_c")->parent_path(), fs::canonical(kGood));
+  SearchPath path({kBrokenPluginDir});
+  path.prepend(kTestPluginDir);
+  EXPECT_EQ(path.dirs().front(), fs::canonical(kTestPluginDir));
+  EXPECT_EQ(path.find(PluginKind::kStrategy, "example_c")->parent_path(), fs::canonical(kTestPluginDir));
 }
 
 }  // namespace

@@ -26,7 +26,7 @@
 namespace dtb::core {
 namespace {
 
-constexpr int kSteps = 9;
+constexpr int kTimedSteps = 9;
 constexpr uint32_t kBatch = 4;
 
 // Where the fixture is built: apart from the test plugins every strategy
@@ -35,7 +35,7 @@ std::string timingPluginDir() {
   return (std::filesystem::path(DTBENCH_TEST_PLUGIN_DIR).parent_path() / "plugins-timing").string();
 }
 
-// `kSteps` steps of the fixture with `params` on one rank; each step's timing.
+// `kTimedSteps` steps of the fixture with `params` on one rank; each step's timing.
 std::vector<StepTiming> trainRank(const std::string& backend, int rank, int world, const std::string& store,
                                   const ParamValues& params) {
   PluginLoader loader(SearchPath({DTBENCH_PLUGIN_DIR, DTBENCH_TEST_PLUGIN_DIR, timingPluginDir()}));
@@ -68,7 +68,7 @@ std::vector<StepTiming> trainRank(const std::string& backend, int rank, int worl
   std::vector<int32_t> labels(kBatch);
   std::vector<uint64_t> indices(kBatch);
   std::vector<StepTiming> timings;
-  for (int t = 0; t < kSteps; ++t) {
+  for (int t = 0; t < kTimedSteps; ++t) {
     for (uint32_t i = 0; i < kBatch; ++i) indices[i] = (t * world + rank) * kBatch + i;
     dataset.check("read",
                   data.read(dataset.context(), 0, indices.data(), kBatch, inputs.data(), labels.data()));
@@ -118,7 +118,7 @@ TEST_P(ExposedCommunication, ComputingInFinishBackwardIsTheOptimizerPhaseNotExpo
   const double busyS = 0.004;
   const auto ranks = trainWorld(GetParam(), {{"finish", std::string("compute")}, {"ms", int64_t{4}}});
   for (size_t r = 0; r < ranks.size(); ++r) {
-    ASSERT_EQ(ranks[r].size(), static_cast<size_t>(kSteps)) << "rank " << r;
+    ASSERT_EQ(ranks[r].size(), static_cast<size_t>(kTimedSteps)) << "rank " << r;
     for (const StepTiming& t : ranks[r]) {
       // Before: the whole busy loop was exposed communication.
       EXPECT_LT(t[Phase::kCommExposed], 0.1 * busyS) << "rank " << r;
@@ -132,7 +132,7 @@ TEST_P(ExposedCommunication, AWaitForTheStrategysOwnThreadIsExposed) {
   const double lateS = 0.02;  // the strategy's thread sleeps this long before it all-reduces
   const auto ranks = trainWorld(GetParam(), {{"finish", std::string("thread")}, {"ms", int64_t{20}}});
   for (size_t r = 0; r < ranks.size(); ++r) {
-    ASSERT_EQ(ranks[r].size(), static_cast<size_t>(kSteps)) << "rank " << r;
+    ASSERT_EQ(ranks[r].size(), static_cast<size_t>(kTimedSteps)) << "rank " << r;
     // comm_waited declared the whole wait: at least the sleep, every step.
     for (const StepTiming& t : ranks[r]) EXPECT_GE(t[Phase::kCommExposed], lateS * 0.999) << "rank " << r;
     // And little of finish_backward is left as computation.
@@ -149,8 +149,8 @@ INSTANTIATE_TEST_SUITE_P(Worlds, ExposedCommunication, ::testing::Values(1, 2), 
 TEST(ExposedCommunication, AWaitForALatePeerIsExposedAndThePeersComputeIsNot) {
   const double lateS = 0.02;  // rank 1 computes this long before it joins the all-reduce
   const auto ranks = trainWorld(2, {{"finish", std::string("peer")}, {"ms", int64_t{20}}});
-  ASSERT_EQ(ranks[0].size(), static_cast<size_t>(kSteps));
-  ASSERT_EQ(ranks[1].size(), static_cast<size_t>(kSteps));
+  ASSERT_EQ(ranks[0].size(), static_cast<size_t>(kTimedSteps));
+  ASSERT_EQ(ranks[1].size(), static_cast<size_t>(kTimedSteps));
   // Rank 0 waits in comm_wait for rank 1's computation, which is rank 1's
   // optimizer phase (every step: its busy loop lasts that long). Rank 1's
   // own wait is whatever rank 0 is late by (on a busy machine, ms: rank 0

@@ -1,5 +1,6 @@
 #include "cli/new_command.h"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -18,13 +19,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Each kind, with the built-in plugin its scaffold's matrix is compared with.
+// Each kind, with the built-in plugin its scaffold's matrix is compared with
+// and how: strategies and backends must end with the reference's training
+// loss (templates/same_loss/), models and datasets must learn
+// (templates/learns/); `why` opens the comparison's comment.
 struct Kind {
   std::string_view name;
   std::string_view reference;
+  std::string_view comparison;
+  std::string_view why;
 };
-constexpr std::array<Kind, 4> kKinds = {
-    {{"strategy", "allreduce"}, {"backend", "gloo"}, {"model", "linear"}, {"dataset", "synthetic"}}};
+constexpr std::array<Kind, 4> kKinds = {{
+    {"strategy", "allreduce", "same_loss", "my_plugin averages gradients as allreduce does"},
+    {"backend", "gloo", "same_loss",
+     "Collectives are exact whatever carries them: my_plugin and gloo sum alike"},
+    {"model", "linear", "learns", "my_plugin learns"},
+    {"dataset", "synthetic", "learns", "A model learns my_plugin's data"},
+}};
 
 // The placeholders the templates use, chosen to be valid identifiers so the
 // template sources read (and format) as the C++ they become.
@@ -119,24 +130,27 @@ std::vector<ScaffoldFile> renderScaffold(const std::string& kind, const std::str
     throw std::invalid_argument("plugin name '" + name + "' is the built-in " + kind +
                                 " the scaffold is compared with; choose another name");
   }
-  const std::string common = "common/", own = kind + "/";
+  // Every kind's files, the comparison's, and the kind's own.
+  const std::string folders[] = {"common/", std::string(k.comparison) + "/", kind + "/"};
   std::vector<ScaffoldFile> files;
   for (const EmbeddedFile& file : scaffoldTemplates()) {
     std::string_view path = file.path;
-    if (path.starts_with(common)) {
-      path.remove_prefix(common.size());
-    } else if (path.starts_with(own)) {
-      path.remove_prefix(own.size());
-    } else {
-      continue;
-    }
-    std::string text = replaceAll(file.text, kNamePlaceholder, name);
+    const auto folder = std::find_if(std::begin(folders), std::end(folders),
+                                     [&](const std::string& f) { return path.starts_with(f); });
+    if (folder == std::end(folders)) continue;
+    path.remove_prefix(folder->size());
+    // {{why}} first: it holds the name placeholder too.
+    std::string text = replaceAll(file.text, "{{why}}", k.why);
+    text = replaceAll(std::move(text), kNamePlaceholder, name);
     text = replaceAll(std::move(text), kClassPlaceholder, className(name));
     text = replaceAll(std::move(text), "{{kind}}", kind);
     text = replaceAll(std::move(text), "{{reference}}", k.reference);
     text = replaceAll(std::move(text), "{{dtbench_version}}", majorMinor(core::buildInfo().version));
     files.push_back({replaceAll(std::string(path), kNamePlaceholder, name), std::move(text)});
   }
+  // Listed by name, wherever in tools/templates/ each came from.
+  std::sort(files.begin(), files.end(),
+            [](const ScaffoldFile& a, const ScaffoldFile& b) { return a.path < b.path; });
   return files;
 }
 

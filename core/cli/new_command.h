@@ -16,8 +16,9 @@ struct ScaffoldFile {
   std::string text;
 };
 
-// The scaffold of a `kind` plugin named `name` (tools/templates/common/ and
-// tools/templates/<kind>/, with the placeholders filled in). Throws
+// The scaffold of a `kind` plugin named `name` (tools/templates/common/, the
+// kind's comparison, same_loss/ or learns/, and tools/templates/<kind>/, with
+// the placeholders filled in). Throws
 // std::invalid_argument naming the problem when the kind is not one of
 // strategy, backend, model, dataset or the name is not lower_snake_case.
 std::vector<ScaffoldFile> renderScaffold(const std::string& kind, const std::string& name);

@@ -1,9 +1,10 @@
--- my_plugin learns: its test accuracy on 4 classes is well above chance
--- (0.25), as the built-in linear model's is. The test passes on PASS.
+-- {{why}}:
+-- the test accuracy on its 4 classes is well above chance (0.25), as with
+-- {{reference}}. The test passes on a row saying PASS.
 SELECT CASE WHEN mine.final_test_accuracy > 0.5 THEN 'PASS' ELSE 'FAIL' END
        || ': test accuracy ' || ROUND(mine.final_test_accuracy, 4) || ' (my_plugin), '
-       || ROUND(base.final_test_accuracy, 4) || ' (linear)' AS verdict
+       || ROUND(base.final_test_accuracy, 4) || ' ({{reference}})' AS verdict
 FROM run_summary mine
 JOIN run_summary base ON base.experiment_id = mine.experiment_id
-WHERE mine.model = 'my_plugin' AND base.model = 'linear'
+WHERE mine.{{kind}} = 'my_plugin' AND base.{{kind}} = '{{reference}}'
   AND mine.status = 'ok' AND base.status = 'ok'

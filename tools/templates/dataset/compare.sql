@@ -1,9 +1,0 @@
--- A model learns my_plugin's data: the linear model's test accuracy on its 4
--- classes is well above chance (0.25), as on synthetic. The test passes on PASS.
-SELECT CASE WHEN mine.final_test_accuracy > 0.5 THEN 'PASS' ELSE 'FAIL' END
-       || ': test accuracy ' || ROUND(mine.final_test_accuracy, 4) || ' (my_plugin), '
-       || ROUND(base.final_test_accuracy, 4) || ' (synthetic)' AS verdict
-FROM run_summary mine
-JOIN run_summary base ON base.experiment_id = mine.experiment_id
-WHERE mine.dataset = 'my_plugin' AND base.dataset = 'synthetic'
-  AND mine.status = 'ok' AND base.status = 'ok'

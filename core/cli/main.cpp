@@ -9,6 +9,7 @@
 #include "cli/global_options.h"
 #include "cli/new_command.h"
 #include "cli/plugins_command.h"
+#include "cli/project_command.h"
 #include "cli/query_command.h"
 #include "cli/report_command.h"
 #include "cli/schema_command.h"
@@ -82,8 +83,9 @@ int runCommandLine(int argc, char** argv) {
 
   // The commands, in the order `dtbench --help` lists them.
   for (auto add : {cli::addPluginsCommand, cli::addCheckCommand, cli::addValidateCommand, cli::addRunCommand,
-                   cli::addCommCommand, cli::addQueryCommand, cli::addRunsCommand, cli::addReportCommand,
-                   cli::addSchemaCommand, cli::addUpgradeCommand, cli::addNewCommand, cli::addWorkerCommand})
+                   cli::addCommCommand, cli::addProjectCommand, cli::addQueryCommand, cli::addRunsCommand,
+                   cli::addReportCommand, cli::addSchemaCommand, cli::addUpgradeCommand, cli::addNewCommand,
+                   cli::addWorkerCommand})
     add(app, global);
 
   try {

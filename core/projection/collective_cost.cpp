@@ -1,0 +1,95 @@
+#include "projection/collective_cost.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace dtb::core {
+namespace {
+
+double ceilLog2(int n) { return n > 1 ? std::ceil(std::log2(static_cast<double>(n))) : 0; }
+
+// The nodes `gpus` GPUs fill, and how many of a node's GPUs they use.
+struct Placement {
+  int nodes = 1;
+  int perNode = 1;
+};
+
+Placement place(int gpus, const SystemModel& system) {
+  if (gpus < 1) throw std::invalid_argument("a projection needs at least 1 GPU, not " + std::to_string(gpus));
+  if (gpus <= system.gpusPerNode) return {1, gpus};
+  if (gpus % system.gpusPerNode != 0) {
+    throw std::invalid_argument(std::to_string(gpus) + " GPUs do not fill whole nodes of " +
+                                std::to_string(system.gpusPerNode) + " (" + system.name + ")");
+  }
+  return {gpus / system.gpusPerNode, system.gpusPerNode};
+}
+
+}  // namespace
+
+double ringAllreduceS(double bytes, int ranks, const Link& link) {
+  if (ranks <= 1) return 0;
+  const double p = ranks;
+  return 2 * (p - 1) * link.latencyS + 2 * (p - 1) / p * bytes / link.bytesPerS;
+}
+
+double ringReduceScatterS(double bytes, int ranks, const Link& link) {
+  if (ranks <= 1) return 0;
+  const double p = ranks;
+  return (p - 1) * link.latencyS + (p - 1) / p * bytes / link.bytesPerS;
+}
+
+double ringAllgatherS(double bytes, int ranks, const Link& link) { return ringReduceScatterS(bytes, ranks, link); }
+
+double treeAllreduceS(double bytes, int ranks, const Link& link) {
+  if (ranks <= 1) return 0;
+  return 2 * ceilLog2(ranks) * link.latencyS + 2 * bytes / link.bytesPerS;
+}
+
+AllreduceCost allreduceCost(double bytes, int gpus, const SystemModel& system) {
+  const Placement at = place(gpus, system);
+  AllreduceCost cost;
+  if (gpus == 1) {
+    cost.best = "ring";
+    return cost;
+  }
+  const Link& intra = system.intraNode;
+  const Link& inter = system.interNode;
+  // Across nodes NCCL runs a channel per NIC, each carrying its share of the
+  // array; a channel's hop inside a node shares the node's GPU link. The
+  // slower of the two paces every step, and a step waits on the slowest
+  // hop's latency (an inter-node one, once there are two nodes).
+  const int nics = std::min(system.nicsPerNode, at.perNode);
+  const double pathBytesPerS =
+      at.nodes > 1 ? std::min(nics * inter.bytesPerS, intra.bytesPerS) : intra.bytesPerS;
+  const double stepLatencyS = at.nodes > 1 ? inter.latencyS : intra.latencyS;
+  cost.ringS = ringAllreduceS(bytes, gpus, {stepLatencyS, pathBytesPerS});
+  // NCCL's tree: a chain through each node's GPUs, a double binary tree of
+  // nodes; up then down, pipelined.
+  cost.treeS = 2 * (ceilLog2(at.nodes) * inter.latencyS + (at.perNode - 1) * intra.latencyS) +
+               2 * bytes / pathBytesPerS;
+  // Hierarchical: each GPU of a node all-reduces its 1/perNode slice with
+  // the same GPU of every other node, the node's NICs shared among them.
+  const Link perSlice{inter.latencyS, inter.bytesPerS * std::min(1.0, static_cast<double>(nics) / at.perNode)};
+  cost.hierarchicalS = ringReduceScatterS(bytes, at.perNode, intra) +
+                       ringAllreduceS(bytes / at.perNode, at.nodes, perSlice) +
+                       ringAllgatherS(bytes, at.perNode, intra);
+  cost.best = "ring";
+  cost.bestS = cost.ringS;
+  if (cost.treeS < cost.bestS) {
+    cost.best = "tree";
+    cost.bestS = cost.treeS;
+  }
+  if (cost.hierarchicalS < cost.bestS) {
+    cost.best = "hierarchical";
+    cost.bestS = cost.hierarchicalS;
+  }
+  return cost;
+}
+
+double allreduceBusBytesPerS(double bytes, double seconds, int ranks) {
+  if (ranks <= 1 || seconds <= 0) return 0;
+  return bytes / seconds * 2.0 * (ranks - 1) / ranks;
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,56 @@
+// A target system for a projection: how many GPUs share a node, the link
+// between two GPUs of a node and between nodes, and how many NICs a node
+// has. Read from a system file (examples/systems/, docs/projection.md):
+//
+//   [system]
+//   name = "JUWELS Booster"
+//   gpus_per_node = 4
+//   nics_per_node = 4
+//   sources = ["where each figure comes from", ...]
+//   [system.intra_node]
+//   latency_us = 1.0
+//   bandwidth_gbps = 300     # GB/s (1e9 bytes), one direction, per GPU
+//   [system.inter_node]
+//   latency_us = 1.0
+//   bandwidth_gbps = 25      # per NIC
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "projection/link.h"
+
+namespace dtb::core {
+
+struct SystemModel {
+  std::string name;
+  int gpusPerNode = 1;
+  int nicsPerNode = 1;
+  Link intraNode;  // GPU to GPU within a node
+  Link interNode;  // one NIC to another node's
+  std::vector<std::string> sources;
+};
+
+// Bounds that keep a typo from projecting nonsense: a node of 1 to 64 GPUs
+// and NICs, latencies up to a second, bandwidths up to 100 TB/s.
+constexpr int kMaxGpusPerNode = 64;
+constexpr double kMaxLatencyUs = 1e6;
+constexpr double kMaxBandwidthGbps = 1e5;
+
+// A system file's mistake, formatted "FILE:LINE:COLUMN: error: what".
+class SystemFileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Reads `path` (bounded, as a matrix file). Throws SystemFileError naming
+// the file, the line and what is wrong: a syntax error, an unknown or
+// missing key, a value out of its bounds.
+SystemModel readSystemFile(const std::filesystem::path& path);
+// The same from text; `source` names it in errors.
+SystemModel parseSystem(std::string_view text, const std::string& source);
+
+}  // namespace dtb::core

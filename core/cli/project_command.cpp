@@ -44,8 +44,9 @@ int project(const ProjectOptions& o) {
               system.nicsPerNode);
   printLink("GPU link", system.intraNode);
   printLink("; NIC", system.interNode);
-  std::printf("\n# all-reduce of %s (%lld bytes) by alpha-beta models of NCCL's schedules (docs/projection.md)\n",
-              core::formatSize(bytes).c_str(), static_cast<long long>(bytes));
+  std::printf(
+      "\n# all-reduce of %s (%lld bytes) by alpha-beta models of NCCL's schedules (docs/projection.md)\n",
+      core::formatSize(bytes).c_str(), static_cast<long long>(bytes));
   std::printf("%6s %6s %10s %10s %16s %13s %11s\n", "gpus", "nodes", "ring_ms", "tree_ms", "hierarchical_ms",
               "best", "busbw_GBps");
   for (size_t i = 0; i < gpus.size(); ++i) {

@@ -39,7 +39,9 @@ double ringReduceScatterS(double bytes, int ranks, const Link& link) {
   return (p - 1) * link.latencyS + (p - 1) / p * bytes / link.bytesPerS;
 }
 
-double ringAllgatherS(double bytes, int ranks, const Link& link) { return ringReduceScatterS(bytes, ranks, link); }
+double ringAllgatherS(double bytes, int ranks, const Link& link) {
+  return ringReduceScatterS(bytes, ranks, link);
+}
 
 double treeAllreduceS(double bytes, int ranks, const Link& link) {
   if (ranks <= 1) return 0;
@@ -70,7 +72,8 @@ AllreduceCost allreduceCost(double bytes, int gpus, const SystemModel& system) {
                2 * bytes / pathBytesPerS;
   // Hierarchical: each GPU of a node all-reduces its 1/perNode slice with
   // the same GPU of every other node, the node's NICs shared among them.
-  const Link perSlice{inter.latencyS, inter.bytesPerS * std::min(1.0, static_cast<double>(nics) / at.perNode)};
+  const Link perSlice{inter.latencyS,
+                      inter.bytesPerS * std::min(1.0, static_cast<double>(nics) / at.perNode)};
   cost.hierarchicalS = ringReduceScatterS(bytes, at.perNode, intra) +
                        ringAllreduceS(bytes / at.perNode, at.nodes, perSlice) +
                        ringAllgatherS(bytes, at.perNode, intra);

@@ -6,8 +6,8 @@
 namespace dtb::core {
 
 struct Link {
-  double latencyS = 0;    // alpha: the cost of a message of no bytes
-  double bytesPerS = 0;   // 1 / beta: bytes per second, one direction
+  double latencyS = 0;   // alpha: the cost of a message of no bytes
+  double bytesPerS = 0;  // 1 / beta: bytes per second, one direction
 
   double seconds(double bytes) const { return latencyS + bytes / bytesPerS; }
 };

@@ -24,7 +24,8 @@ void onlyKnownKeys(const std::string& source, const toml::table& table, const st
     if (!known.contains(std::string(key.str()))) {
       std::string list;
       for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-      fail(source, key.source(), "unknown key '" + std::string(key.str()) + "' in " + where + " (known: " + list + ")");
+      fail(source, key.source(),
+           "unknown key '" + std::string(key.str()) + "' in " + where + " (known: " + list + ")");
     }
   }
 }
@@ -43,16 +44,16 @@ const toml::table& table(const std::string& source, const toml::table& parent, c
   return *node->as_table();
 }
 
-double number(const std::string& source, const toml::table& t, const std::string& key, const std::string& where,
-              double low, double high) {
+double number(const std::string& source, const toml::table& t, const std::string& key,
+              const std::string& where, double low, double high) {
   const toml::node* node = t.get(key);
   if (!node) fail(source, t.source(), where + " needs '" + key + "'");
   const std::optional<double> value = node->value<double>();
   if (!value) fail(source, node->source(), "'" + key + "' must be a number");
   if (!std::isfinite(*value) || *value <= low || *value > high) {
     fail(source, node->source(),
-         "'" + key + "' is " + shortNumber(*value) + ": it must be above " + shortNumber(low) + " and at most " +
-             shortNumber(high));
+         "'" + key + "' is " + shortNumber(*value) + ": it must be above " + shortNumber(low) +
+             " and at most " + shortNumber(high));
   }
   return *value;
 }
@@ -94,7 +95,8 @@ SystemModel parseSystem(std::string_view text, const std::string& source) {
                 {"name", "gpus_per_node", "nics_per_node", "sources", "intra_node", "inter_node"});
   SystemModel model;
   const toml::node* name = system.get("name");
-  if (!name || !name->is_string()) fail(source, name ? name->source() : system.source(), "[system] needs a 'name' string");
+  if (!name || !name->is_string())
+    fail(source, name ? name->source() : system.source(), "[system] needs a 'name' string");
   model.name = *name->value<std::string>();
   model.gpusPerNode = count(source, system, "gpus_per_node");
   model.nicsPerNode = count(source, system, "nics_per_node");

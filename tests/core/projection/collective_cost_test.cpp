@@ -81,7 +81,8 @@ TEST(CollectiveCost, AcrossNodesTheSlowerPathPacesTheRing) {
   EXPECT_DOUBLE_EQ(c.ringS, ringAllreduceS(bytes, 16, {system.interNode.latencyS, 100e9}));
   // Hierarchical: a quarter of the array per NIC across 4 nodes, the node's rings around it.
   const double expected = ringReduceScatterS(bytes, 4, system.intraNode) +
-                          ringAllreduceS(bytes / 4, 4, system.interNode) + ringAllgatherS(bytes, 4, system.intraNode);
+                          ringAllreduceS(bytes / 4, 4, system.interNode) +
+                          ringAllgatherS(bytes, 4, system.intraNode);
   EXPECT_DOUBLE_EQ(c.hierarchicalS, expected);
   // One NIC a node: the four slices share it.
   SystemModel oneNic = system;
@@ -100,7 +101,8 @@ TEST(CollectiveCost, GpusThatDoNotFillNodesAreRefused) {
 }
 
 TEST(CollectiveCost, TheJuwelsExampleAtAThousandGpus) {
-  const SystemModel juwels = readSystemFile(std::string(DTBENCH_SOURCE_DIR) + "/examples/systems/juwels_booster.toml");
+  const SystemModel juwels =
+      readSystemFile(std::string(DTBENCH_SOURCE_DIR) + "/examples/systems/juwels_booster.toml");
   // 100 MB at 1,024 GPUs (256 nodes): the tree's 2 x 11 latencies and 2 S over
   // the four NICs' 100 GB/s, about 2.02 ms; the ring pays 2 x 1,023 latencies.
   const AllreduceCost c = allreduceCost(1e8, 1024, juwels);

@@ -63,7 +63,8 @@ TEST(SystemFile, MistakesAreNamedAtTheirLine) {
   EXPECT_EQ(errorOf(replaced(kGood, "[system.inter_node]\nlatency_us = 10\nbandwidth_gbps = 12.5\n", "")),
             "s.toml:1:1: error: [system] needs [inter_node]");
   EXPECT_NE(errorOf("[system]\nname = \"x\"\ngpus_per_node = \n").find("s.toml:3:"), std::string::npos);
-  EXPECT_EQ(errorOf("[sytem]\n"), "s.toml:1:2: error: unknown key 'sytem' in the system file (known: system)");
+  EXPECT_EQ(errorOf("[sytem]\n"),
+            "s.toml:1:2: error: unknown key 'sytem' in the system file (known: system)");
 }
 
 }  // namespace

@@ -27,10 +27,9 @@ mapfile -t library < <(git ls-files "${rooms[@]/%//*.cpp}" "${rooms[@]/%//*.c}")
 units=$(mktemp)
 log=$(mktemp)
 trap 'rm -f "$units" "$log"' EXIT
-python3 - "$build" "$root" "${library[@]}" >"$units" <<'EOF'
+python3 - "$build" "$root" "${rooms[*]}" "${library[@]}" >"$units" <<'EOF'
 import json, os, re, sys
-build, root, library = sys.argv[1], sys.argv[2], set(sys.argv[3:])
-rooms = {"core", "plugins", "backends", "models", "datasets", "reports"}
+build, root, rooms, library = sys.argv[1], sys.argv[2], set(sys.argv[3].split()), set(sys.argv[4:])
 covered, units = set(), []
 for entry in json.load(open(os.path.join(build, "compile_commands.json"))):
     path = os.path.join(entry["directory"], entry["file"])

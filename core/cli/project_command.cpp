@@ -52,8 +52,7 @@ int project(const ProjectOptions& o) {
   for (size_t i = 0; i < gpus.size(); ++i) {
     const int g = gpus[i];
     const core::AllreduceCost& c = costs[i];
-    const int nodes = g <= system.gpusPerNode ? 1 : g / system.gpusPerNode;
-    std::printf("%6d %6d %10.3f %10.3f %16.3f %13s %11.1f\n", g, nodes, c.ringS * 1e3, c.treeS * 1e3,
+    std::printf("%6d %6d %10.3f %10.3f %16.3f %13s %11.1f\n", g, c.nodes, c.ringS * 1e3, c.treeS * 1e3,
                 c.hierarchicalS * 1e3, c.best.c_str(),
                 core::allreduceBusBytesPerS(static_cast<double>(bytes), c.bestS, g) / 1e9);
   }

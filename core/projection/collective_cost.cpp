@@ -51,6 +51,7 @@ double treeAllreduceS(double bytes, int ranks, const Link& link) {
 AllreduceCost allreduceCost(double bytes, int gpus, const SystemModel& system) {
   const Placement at = place(gpus, system);
   AllreduceCost cost;
+  cost.nodes = at.nodes;
   if (gpus == 1) {
     cost.best = "ring";
     return cost;

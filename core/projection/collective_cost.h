@@ -29,6 +29,7 @@ double treeAllreduceS(double bytes, int ranks, const Link& link);
 // All-reduce across `gpus` GPUs of `system` (gpus a multiple of its GPUs per
 // node, or fewer than one node), by each schedule NCCL has for it.
 struct AllreduceCost {
+  int nodes = 1;             // the nodes the GPUs fill
   double ringS = 0;          // one ring through every GPU, a channel per NIC
   double treeS = 0;          // chains within nodes, a double binary tree across them
   double hierarchicalS = 0;  // reduce-scatter in the node, all-reduce across, all-gather in the node

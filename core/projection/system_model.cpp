@@ -6,15 +6,20 @@
 #include <cstdio>
 #include <set>
 
+#include "matrix/problem.h"
 #include "matrix/toml_depth.h"
 #include "matrix/toml_source.h"
 
 namespace dtb::core {
 namespace {
 
+// Formatted as a matrix file's problems are: "FILE:LINE:COLUMN: error: what".
+[[noreturn]] void fail(const std::string& source, int line, int column, const std::string& what) {
+  throw SystemFileError(Problem{{source, line, column}, what}.format());
+}
+
 [[noreturn]] void fail(const std::string& source, const toml::source_region& where, const std::string& what) {
-  throw SystemFileError(source + ":" + std::to_string(where.begin.line) + ":" +
-                        std::to_string(where.begin.column) + ": error: " + what);
+  fail(source, static_cast<int>(where.begin.line), static_cast<int>(where.begin.column), what);
 }
 
 // Every key of `table` is one of `known`; the first that is not is named.
@@ -79,10 +84,7 @@ Link link(const std::string& source, const toml::table& system, const std::strin
 }  // namespace
 
 SystemModel parseSystem(std::string_view text, const std::string& source) {
-  if (auto deep = tooDeep(text)) {
-    throw SystemFileError(source + ":" + std::to_string(deep->line) + ":" + std::to_string(deep->column) +
-                          ": error: " + deep->message);
-  }
+  if (auto deep = tooDeep(text)) fail(source, deep->line, deep->column, deep->message);
   toml::table root;
   try {
     root = toml::parse(text, source);

@@ -106,6 +106,7 @@ TEST(CollectiveCost, TheJuwelsExampleAtAThousandGpus) {
   // 100 MB at 1,024 GPUs (256 nodes): the tree's 2 x 11 latencies and 2 S over
   // the four NICs' 100 GB/s, about 2.02 ms; the ring pays 2 x 1,023 latencies.
   const AllreduceCost c = allreduceCost(1e8, 1024, juwels);
+  EXPECT_EQ(c.nodes, 256);
   EXPECT_EQ(c.best, "tree");
   EXPECT_NEAR(c.treeS, 2 * (8 + 3) * 1e-6 + 2 * 1e8 / 100e9, 1e-12);
   EXPECT_NEAR(c.ringS, 2 * 1023 * 1e-6 + 2 * 1023.0 / 1024 * 1e8 / 100e9, 1e-12);

@@ -42,3 +42,46 @@ function(dtbench_add_plugin)
     install(TARGETS ${target} LIBRARY DESTINATION ${DTBENCH_PLUGIN_INSTALL_DIR})
   endif()
 endfunction()
+
+# dtbench_add_plugin_tests(KIND <kind> NAME <name> MATRIX <file.toml>
+#                          COMPARE <file.sql> [TIMEOUT <seconds>])
+#
+# The tests `dtbench new` gives a plugin, run by ctest with the dtbench this
+# package belongs to and the plugin's own build folder on the plugin path:
+#   <name>.check    every plugin on the path loads and creates an instance
+#   <name>.run      MATRIX runs into a fresh <name>.db in the build folder
+#   <name>.compare  COMPARE's SQL over those results answers a row "PASS: ..."
+# Exported with the package, like dtbench_add_plugin.
+function(dtbench_add_plugin_tests)
+  cmake_parse_arguments(ARG "" "KIND;NAME;MATRIX;COMPARE;TIMEOUT" "" ${ARGN})
+  foreach(required KIND NAME MATRIX COMPARE)
+    if(NOT ARG_${required})
+      message(FATAL_ERROR "dtbench_add_plugin_tests: ${required} is required")
+    endif()
+  endforeach()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 120)
+  endif()
+  set(name ${ARG_NAME})
+  set(plugin dtbench-${ARG_KIND}-${name})
+  get_filename_component(matrix ${ARG_MATRIX} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+  get_filename_component(compare_file ${ARG_COMPARE} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+  set(dtbench $<TARGET_FILE:dtbench::dtbench> --plugin-path $<TARGET_FILE_DIR:${plugin}>)
+  set(db ${CMAKE_CURRENT_BINARY_DIR}/${name}.db)
+
+  add_test(NAME ${name}.check COMMAND ${dtbench} check)
+  set_tests_properties(${name}.check PROPERTIES PASS_REGULAR_EXPRESSION "ok +${ARG_KIND} +${name}\n"
+                       FAIL_REGULAR_EXPRESSION "self-check: FAILED")
+  add_test(NAME ${name}.fresh_results COMMAND ${CMAKE_COMMAND} -E rm -f ${db} ${db}-wal ${db}-shm)
+  set_tests_properties(${name}.fresh_results PROPERTIES FIXTURES_SETUP ${name}.db)
+  add_test(NAME ${name}.run COMMAND ${dtbench} run ${matrix} --db ${db})
+  set_tests_properties(${name}.run PROPERTIES FIXTURES_REQUIRED ${name}.db FIXTURES_SETUP ${name}.results
+                       TIMEOUT ${ARG_TIMEOUT})
+  # The SQL is read at configure time (ctest passes it as one argument);
+  # editing it re-runs cmake.
+  file(READ ${compare_file} compare)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${compare_file})
+  add_test(NAME ${name}.compare COMMAND ${dtbench} query ${db} "${compare}")
+  set_tests_properties(${name}.compare PROPERTIES FIXTURES_REQUIRED ${name}.results
+                       PASS_REGULAR_EXPRESSION "\nPASS: " FAIL_REGULAR_EXPRESSION "\nFAIL: ")
+endfunction()

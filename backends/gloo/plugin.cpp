@@ -6,6 +6,7 @@
 
 #include "common/wiring.h"
 #include "dtbench/backend.h"
+#include "dtbench/export.hpp"
 #include "gloo_communicator.h"
 
 namespace dtb::backend::gloo {
@@ -20,14 +21,8 @@ const dtb_param_spec_t kParams[] = {
 
 dtb_backend_plugin_v1_t makeDescriptor() {
   dtb_backend_plugin_v1_t d{};
-  d.header = {sizeof(dtb_backend_plugin_v1_t),
-              DTB_ABI_VERSION,
-              DTB_PLUGIN_BACKEND,
-              "gloo",
-              "0.1.0",
-              "Gloo collectives over TCP (CPU memory), rendezvous through a file store",
-              kParams,
-              1};
+  d.header = pluginHeader<dtb_backend_plugin_v1_t>(
+      "gloo", "0.1.0", "Gloo collectives over TCP (CPU memory), rendezvous through a file store", kParams);
   d.capabilities = DTB_BACKEND_CAP_HOST_MEMORY | DTB_BACKEND_CAP_ALLREDUCE | DTB_BACKEND_CAP_REDUCE_SCATTER |
                    DTB_BACKEND_CAP_ALLGATHER | DTB_BACKEND_CAP_BROADCAST | DTB_BACKEND_CAP_BARRIER |
                    DTB_BACKEND_CAP_REBUILD;
@@ -42,11 +37,8 @@ dtb_backend_plugin_v1_t makeDescriptor() {
   return d;
 }
 
-const dtb_backend_plugin_v1_t kDescriptor = makeDescriptor();
-
 }  // namespace
-}  // namespace dtb::backend::gloo
 
-extern "C" const dtb_backend_plugin_v1_t* dtb_backend_plugin_v1(void) {
-  return &dtb::backend::gloo::kDescriptor;
-}
+DTB_EXPORT_BACKEND_PLUGIN(makeDescriptor())
+
+}  // namespace dtb::backend::gloo

@@ -8,6 +8,7 @@
 
 #include "common/wiring.h"
 #include "dtbench/backend.h"
+#include "dtbench/export.hpp"
 #include "mpi_communicator.h"
 
 namespace dtb::backend::mpi {
@@ -15,16 +16,10 @@ namespace {
 
 dtb_backend_plugin_v1_t makeDescriptor() {
   dtb_backend_plugin_v1_t d{};
-  d.header = {
-      sizeof(dtb_backend_plugin_v1_t),
-      DTB_ABI_VERSION,
-      DTB_PLUGIN_BACKEND,
-      "mpi",
-      "0.1.0",
+  d.header = pluginHeader<dtb_backend_plugin_v1_t>(
+      "mpi", "0.1.0",
       "MPI's blocking collectives, run by the waiting caller or the communicator's thread (CPU memory), "
-      "between processes started by mpirun or srun",
-      nullptr,
-      0};
+      "between processes started by mpirun or srun");
   // No REBUILD: an MPI job cannot lose a rank and go on (no ULFM here).
   d.capabilities = DTB_BACKEND_CAP_HOST_MEMORY | DTB_BACKEND_CAP_ALLREDUCE | DTB_BACKEND_CAP_REDUCE_SCATTER |
                    DTB_BACKEND_CAP_ALLGATHER | DTB_BACKEND_CAP_BROADCAST | DTB_BACKEND_CAP_BARRIER;
@@ -46,11 +41,8 @@ dtb_backend_plugin_v1_t makeDescriptor() {
   return d;
 }
 
-const dtb_backend_plugin_v1_t kDescriptor = makeDescriptor();
-
 }  // namespace
-}  // namespace dtb::backend::mpi
 
-extern "C" const dtb_backend_plugin_v1_t* dtb_backend_plugin_v1(void) {
-  return &dtb::backend::mpi::kDescriptor;
-}
+DTB_EXPORT_BACKEND_PLUGIN(makeDescriptor())
+
+}  // namespace dtb::backend::mpi

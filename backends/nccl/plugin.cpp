@@ -7,6 +7,7 @@
 
 #include "common/wiring.h"
 #include "dtbench/backend.h"
+#include "dtbench/export.hpp"
 #include "nccl_communicator.h"
 
 namespace dtb::backend::nccl {
@@ -39,15 +40,10 @@ Request& requestOf(dtb_request_t handle) { return *fromHandle<Request>(handle); 
 
 dtb_backend_plugin_v1_t makeDescriptor() {
   dtb_backend_plugin_v1_t d{};
-  d.header = {
-      sizeof(dtb_backend_plugin_v1_t),
-      DTB_ABI_VERSION,
-      DTB_PLUGIN_BACKEND,
-      "nccl",
-      "0.1.0",
+  d.header = pluginHeader<dtb_backend_plugin_v1_t>(
+      "nccl", "0.1.0",
       "NCCL collectives between GPUs (CUDA memory), one rank per GPU, the NCCL id through the run's store",
-      kParams,
-      sizeof(kParams) / sizeof(kParams[0])};
+      kParams);
   d.capabilities = DTB_BACKEND_CAP_CUDA_MEMORY | DTB_BACKEND_CAP_ALLREDUCE | DTB_BACKEND_CAP_REDUCE_SCATTER |
                    DTB_BACKEND_CAP_ALLGATHER | DTB_BACKEND_CAP_BROADCAST | DTB_BACKEND_CAP_BARRIER |
                    DTB_BACKEND_CAP_REBUILD;
@@ -84,11 +80,8 @@ dtb_backend_plugin_v1_t makeDescriptor() {
   return d;
 }
 
-const dtb_backend_plugin_v1_t kDescriptor = makeDescriptor();
-
 }  // namespace
-}  // namespace dtb::backend::nccl
 
-extern "C" const dtb_backend_plugin_v1_t* dtb_backend_plugin_v1(void) {
-  return &dtb::backend::nccl::kDescriptor;
-}
+DTB_EXPORT_BACKEND_PLUGIN(makeDescriptor())
+
+}  // namespace dtb::backend::nccl

@@ -203,9 +203,9 @@ void addCommCommand(CLI::App& app, GlobalOptions& global) {
     refuseExtras(*cmd);
     try {
       core::SweepOptions s = resolve(*o, *cmd);
-      s.database = o->db;
-      s.pluginDirs = global.pluginDirs;
-      s.executable = std::filesystem::read_symlink("/proc/self/exe");
+      s.context.database = o->db;
+      s.context.pluginDirs = global.pluginDirs;
+      s.context.executable = std::filesystem::read_symlink("/proc/self/exe");
       global.exitCode = core::runSweeps(s);
     } catch (const toml::parse_error& e) {
       std::fprintf(stderr, "%s:%u:%u: error: %s\n", o->file.c_str(), e.source().begin.line,

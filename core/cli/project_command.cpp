@@ -1,12 +1,17 @@
 #include "cli/project_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "projection/collective_cost.h"
+#include "projection/step_simulation.h"
+#include "projection/stored_profile.h"
 #include "projection/system_model.h"
+#include "store/store_reader.h"
 #include "sweep/sweep_spec.h"
 
 namespace dtb::cli {
@@ -18,6 +23,10 @@ struct ProjectOptions {
   std::string system;
   std::string bytes = "100M";  // about ResNet-50's fp32 gradients (25.6 M parameters)
   std::vector<int> gpus;
+  std::string db;   // with run: the store the run is in
+  int64_t run = 0;  // project this run's step; 0: the all-reduce alone
+  std::vector<std::string> strategies;
+  double computeSpeedup = 1;  // the target GPU's compute against the measured device's
 };
 
 // Powers of two within a node, then whole nodes doubling, to 1,024 GPUs.
@@ -32,8 +41,81 @@ void printLink(const char* what, const core::Link& link) {
   std::printf("%s %.1f GB/s, %.2f us", what, link.bytesPerS / 1e9, link.latencyS * 1e6);
 }
 
+core::CollectiveCosts costsOn(const core::SystemModel& system, int gpus) {
+  return {[&system, gpus](double bytes) { return core::allreduceCost(bytes, gpus, system).bestS; },
+          [&system, gpus](double bytes) { return core::reduceScatterCostS(bytes, gpus, system); },
+          [&system, gpus](double bytes) { return core::allgatherCostS(bytes, gpus, system); }};
+}
+
+std::vector<core::StrategySchedule> chosenSchedules(const std::vector<std::string>& names) {
+  std::vector<core::StrategySchedule> all = core::builtInSchedules();
+  if (names.empty()) return all;
+  std::vector<core::StrategySchedule> chosen;
+  for (const std::string& name : names) {
+    std::string known;
+    for (const core::StrategySchedule& s : all) {
+      if (s.name == name) chosen.push_back(s);
+      known += (known.empty() ? "" : ", ") + s.name;
+    }
+    if (chosen.empty() || chosen.back().name != name)
+      throw std::invalid_argument("no schedule for strategy '" + name + "'; projected are " + known);
+  }
+  return chosen;
+}
+
+// The run's step on each GPU count under each strategy: step time,
+// throughput, speed-up and efficiency against the smallest count, and the
+// share of the step that waits for communication.
+int projectRun(const ProjectOptions& o, const core::SystemModel& system, std::vector<int> gpus) {
+  core::Database store = core::openStoreForReading(o.db);
+  const core::ProfiledRun run = core::readProfiledRun(store, o.run);
+  const core::StepProfile profile = run.profile.onFasterDevice(o.computeSpeedup);
+  const std::vector<core::StrategySchedule> schedules = chosenSchedules(o.strategies);
+  std::sort(gpus.begin(), gpus.end());
+  for (int g : gpus) core::allreduceCost(1, g, system);  // every count checked before a table's head
+  const core::StepProfile& m = run.profile;
+  std::printf("# %s: %d GPUs and %d NICs a node; ", system.name.c_str(), system.gpusPerNode,
+              system.nicsPerNode);
+  printLink("GPU link", system.intraNode);
+  printLink("; NIC", system.interNode);
+  std::printf(
+      "\n# run %lld: %s on %s, %s at %d rank%s (%s): a rank's step of %lld samples in %.2f ms = data %.2f, "
+      "forward %.2f, backward %.2f, optimizer %.2f, other %.2f; %zu gradients, %.2f MB\n",
+      static_cast<long long>(run.runId), run.model.c_str(), run.dataset.c_str(), run.strategy.c_str(),
+      run.worldSize, run.worldSize == 1 ? "" : "s", run.device.c_str(),
+      static_cast<long long>(m.samplesPerStep),
+      (m.dataS + m.forwardS + m.backwardS + m.optimizerS + m.otherS) * 1e3, m.dataS * 1e3, m.forwardS * 1e3,
+      m.backwardS * 1e3, m.optimizerS * 1e3, m.otherS * 1e3, m.gradients.size(), m.gradientBytes() / 1e6);
+  std::printf(
+      "# compute %g x as fast as measured; speed-up and efficiency against %d GPU%s (docs/projection.md)\n",
+      o.computeSpeedup, gpus.front(), gpus.front() == 1 ? "" : "s");
+  std::printf("%-10s %6s %6s %10s %13s %8s %10s %13s\n", "strategy", "gpus", "nodes", "step_ms",
+              "samples_per_s", "speedup", "efficiency", "exposed_share");
+  for (const core::StrategySchedule& schedule : schedules) {
+    double baseThroughput = 0;
+    for (int g : gpus) {
+      const core::SimulatedStep step = core::simulateStep(profile, schedule, costsOn(system, g), g);
+      const double throughput = g * static_cast<double>(profile.samplesPerStep) / step.stepS;
+      if (baseThroughput == 0) baseThroughput = throughput;
+      const double speedup = throughput / baseThroughput;
+      std::printf("%-10s %6d %6d %10.3f %13.1f %8.2f %10.3f %13.3f\n", schedule.name.c_str(), g,
+                  core::allreduceCost(1, g, system).nodes, step.stepS * 1e3, throughput, speedup,
+                  speedup * gpus.front() / g, step.exposedS / step.stepS);
+    }
+  }
+  return 0;
+}
+
 int project(const ProjectOptions& o) {
   const core::SystemModel system = core::readSystemFile(o.system);
+  if (o.run > 0) {
+    std::vector<int> gpus = o.gpus;
+    if (gpus.empty()) {
+      gpus = defaultGpus(system.gpusPerNode);
+      gpus.insert(gpus.begin(), 1);
+    }
+    return projectRun(o, system, gpus);
+  }
   const int64_t bytes = core::parseSize(o.bytes);
   const std::vector<int> gpus = o.gpus.empty() ? defaultGpus(system.gpusPerNode) : o.gpus;
   // Every count costed before anything is printed: one that does not fill
@@ -65,9 +147,12 @@ void addProjectCommand(CLI::App& app, GlobalOptions& global) {
   auto o = std::make_shared<ProjectOptions>();
   CLI::App* cmd = app.add_subcommand(
       "project",
-      "What an all-reduce costs on a target system, from one node to 1,024 GPUs: NCCL's ring, tree and\n"
-      "hierarchical schedules by their alpha-beta models, the cheapest, and its bus bandwidth.\n"
+      "A stored run's step projected to a target system, from 1 GPU to 1,024, as each strategy schedules\n"
+      "it (--run): step time, samples/s, speed-up, efficiency, exposed communication. Without --run, what\n"
+      "an all-reduce costs there: NCCL's ring, tree and hierarchical schedules, the cheapest, its bus\n"
+      "bandwidth.\n"
       "Examples:\n"
+      "  dtbench project --system examples/systems/juwels_booster.toml --db results.db --run 1\n"
       "  dtbench project --system examples/systems/juwels_booster.toml\n"
       "  dtbench project --system my_cluster.toml --bytes 25M --gpus 8,64,512");
   cmd->add_option("--system", o->system, "The system file (TOML: docs/projection.md)")->required();
@@ -75,9 +160,20 @@ void addProjectCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--gpus", o->gpus, "GPU counts, comma-separated (default: 2, 4, ... to 1,024)")
       ->delimiter(',')
       ->check(CLI::Range(1, kMaxProjectedGpus));
+  cmd->add_option("--db", o->db, "With --run: the results database the run is in")->check(CLI::ExistingFile);
+  cmd->add_option("--run", o->run, "The run (run.id) whose step to project; best a 1-rank run")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--strategy", o->strategies,
+                  "With --run: strategies to project, comma-separated (default: allreduce, bucketed, fusion, "
+                  "zero-1, zero-2, zero-3)")
+      ->delimiter(',');
+  cmd->add_option("--compute-speedup", o->computeSpeedup,
+                  "With --run: the target's compute this many times as fast as the run's device (default 1)")
+      ->check(CLI::Range(1e-3, 1e6));
   cmd->allow_extras(false);
   cmd->callback([&global, o] {
     try {
+      if (o->run > 0 && o->db.empty()) throw std::invalid_argument("--run needs --db, the store it is in");
       global.exitCode = project(*o);
     } catch (const core::SystemFileError& e) {
       std::fprintf(stderr, "%s\n", e.what());  // FILE:LINE:COLUMN: error: ..., as a compiler's

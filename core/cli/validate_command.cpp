@@ -128,7 +128,7 @@ int run(const GlobalOptions& global, const MatrixCommandOptions& options, bool e
   if (!options.sbatch.empty()) return writeSbatch(global, options, plan);
   if (execute) {
     recordChanges(options, matrix, plan);
-    core::CoordinatorOptions run;
+    core::RunContext run;
     run.database = options.db;
     run.pluginDirs = global.pluginDirs;
     run.executable = std::filesystem::read_symlink("/proc/self/exe");

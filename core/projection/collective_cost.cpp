@@ -25,6 +25,17 @@ Placement place(int gpus, const SystemModel& system) {
   return {gpus / system.gpusPerNode, system.gpusPerNode};
 }
 
+// The link a ring through every GPU sees at each step: across nodes NCCL
+// runs a channel per NIC, each carrying its share of the array; a channel's
+// hop inside a node shares the node's GPU link. The slower of the two paces
+// every step, and a step waits on the slowest hop's latency (an inter-node
+// one, once there are two nodes).
+Link ringPath(const Placement& at, const SystemModel& system) {
+  const int nics = std::min(system.nicsPerNode, at.perNode);
+  if (at.nodes == 1) return system.intraNode;
+  return {system.interNode.latencyS, std::min(nics * system.interNode.bytesPerS, system.intraNode.bytesPerS)};
+}
+
 }  // namespace
 
 double ringAllreduceS(double bytes, int ranks, const Link& link) {
@@ -58,15 +69,10 @@ AllreduceCost allreduceCost(double bytes, int gpus, const SystemModel& system) {
   }
   const Link& intra = system.intraNode;
   const Link& inter = system.interNode;
-  // Across nodes NCCL runs a channel per NIC, each carrying its share of the
-  // array; a channel's hop inside a node shares the node's GPU link. The
-  // slower of the two paces every step, and a step waits on the slowest
-  // hop's latency (an inter-node one, once there are two nodes).
   const int nics = std::min(system.nicsPerNode, at.perNode);
-  const double pathBytesPerS =
-      at.nodes > 1 ? std::min(nics * inter.bytesPerS, intra.bytesPerS) : intra.bytesPerS;
-  const double stepLatencyS = at.nodes > 1 ? inter.latencyS : intra.latencyS;
-  cost.ringS = ringAllreduceS(bytes, gpus, {stepLatencyS, pathBytesPerS});
+  const Link path = ringPath(at, system);
+  const double pathBytesPerS = path.bytesPerS;
+  cost.ringS = ringAllreduceS(bytes, gpus, path);
   // NCCL's tree: a chain through each node's GPUs, a double binary tree of
   // nodes; up then down, pipelined.
   cost.treeS = 2 * (ceilLog2(at.nodes) * inter.latencyS + (at.perNode - 1) * intra.latencyS) +
@@ -89,6 +95,14 @@ AllreduceCost allreduceCost(double bytes, int gpus, const SystemModel& system) {
     cost.bestS = cost.hierarchicalS;
   }
   return cost;
+}
+
+double reduceScatterCostS(double bytes, int gpus, const SystemModel& system) {
+  return ringReduceScatterS(bytes, gpus, ringPath(place(gpus, system), system));
+}
+
+double allgatherCostS(double bytes, int gpus, const SystemModel& system) {
+  return ringAllgatherS(bytes, gpus, ringPath(place(gpus, system), system));
 }
 
 double allreduceBusBytesPerS(double bytes, double seconds, int ranks) {

@@ -38,6 +38,13 @@ struct AllreduceCost {
 };
 AllreduceCost allreduceCost(double bytes, int gpus, const SystemModel& system);
 
+// Reduce-scatter and all-gather across `gpus` GPUs of `system`: NCCL runs
+// them as rings only, through every GPU, a channel per NIC across nodes (as
+// the all-reduce's ring). `bytes` is the whole array (the reduce-scatter's
+// input, the all-gather's output).
+double reduceScatterCostS(double bytes, int gpus, const SystemModel& system);
+double allgatherCostS(double bytes, int gpus, const SystemModel& system);
+
 // nccl-tests' figures for an all-reduce of `bytes` in `seconds` on `ranks`:
 // algbw = S / t, busbw = algbw x 2(p - 1) / p (bytes per second).
 double allreduceBusBytesPerS(double bytes, double seconds, int ranks);

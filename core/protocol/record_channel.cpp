@@ -95,6 +95,13 @@ void RecordWriter::event(int rank, double atS, const std::string& kind, const st
   line("event " + std::to_string(rank) + " " + number(atS) + " " + kind + " " + oneLine(detail));
 }
 
+void RecordWriter::gradient(const GradientReadyRecord& g) {
+  line("gradient " + std::to_string(g.rank) + " " + std::to_string(g.param) + " " + std::to_string(g.layer) +
+           " " + std::to_string(g.bytes) + " " + number(g.readyS) + " " + number(g.backwardS) + " " +
+           std::to_string(g.steps) + " " + oneWord(g.name),
+       false);
+}
+
 void RecordWriter::host(const RankHostRecord& h) {
   line("host " + std::to_string(h.rank) + " " + std::to_string(h.localRank) + " " + oneWord(h.address) + " " +
        oneWord(h.host) + " " + oneWord(h.interface));

@@ -25,6 +25,10 @@
 //   grow <step>                            (recovery = "elastic": the rank
 //                                          [fault] add names asks for a worker
 //                                          to join)
+//   gradient <rank> <param> <layer> <bytes> <ready_s> <backward_s> <steps>
+//            <name>                        (when a gradient is ready in
+//                                          backward, once per parameter at
+//                                          the end of the run)
 //   host <rank> <local_rank> <address> <hostname>
 //                                          (where the rank runs, once, when
 //                                          it has joined its peers)
@@ -62,6 +66,7 @@ class RecordWriter {
   void flush();
   void memory(const MemoryRecord& m);
   void host(const RankHostRecord& h);
+  void gradient(const GradientReadyRecord& g);
   void event(int rank, double atS, const std::string& kind, const std::string& detail);
   void collective(const CollectiveRecord& c);
   void reference(const BandwidthReferenceRecord& b);
@@ -85,6 +90,7 @@ struct Record {
     kMetric,
     kMemory,
     kHost,
+    kGradient,
     kEvent,
     kCollective,
     kReference,
@@ -101,6 +107,7 @@ struct Record {
   MetricRecord metricRecord;
   MemoryRecord memoryRecord;
   RankHostRecord hostRecord;
+  GradientReadyRecord gradientRecord;
   EventRecord eventRecord;
   CollectiveRecord collectiveRecord;
   BandwidthReferenceRecord referenceRecord;

@@ -76,6 +76,16 @@ void readHost(std::istream& in, Record& r) {
   r.rank = h.rank;
 }
 
+void readGradient(std::istream& in, Record& r) {
+  GradientReadyRecord& g = r.gradientRecord;
+  in >> g.rank >> g.param >> g.layer >> g.bytes;
+  g.readyS = optionalNumber(in).value_or(0);
+  g.backwardS = optionalNumber(in).value_or(0);
+  in >> g.steps >> g.name;
+  if (g.name == "-") g.name.clear();
+  r.rank = g.rank;
+}
+
 void readEvent(std::istream& in, Record& r) {
   int rank = 0;
   in >> rank;
@@ -128,6 +138,7 @@ constexpr LineKind kKinds[] = {
     {"metric", Record::Kind::kMetric, readMetric, false},
     {"memory", Record::Kind::kMemory, readMemory, false},
     {"host", Record::Kind::kHost, readHost, false},
+    {"gradient", Record::Kind::kGradient, readGradient, false},
     {"event", Record::Kind::kEvent, readEvent, true},
     {"error", Record::Kind::kError, readError, true},
     {"collective", Record::Kind::kCollective, readCollective, false},

@@ -83,7 +83,7 @@ void printSummary(const std::filesystem::path& db, int64_t experiment) {
 // What a training run adds to its spec: when it began (the ranks' clock),
 // with recovery = "restart" where each rank's checkpoints go, and with
 // trace = true where traces go.
-void addTrainingSpec(RunLifecycle& run, const Cell& cell, const CoordinatorOptions& options) {
+void addTrainingSpec(RunLifecycle& run, const Cell& cell, const RunContext& context) {
   RunSpec& spec = run.spec();
   spec.startedUnixNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
                            std::chrono::system_clock::now().time_since_epoch())
@@ -93,7 +93,7 @@ void addTrainingSpec(RunLifecycle& run, const Cell& cell, const CoordinatorOptio
     // Next to the database, one folder per store and run —
     // traces/<store>/run-<id>/rank<r>.trace.json — so two stores in one
     // folder, each with its run 1, keep their own traces.
-    const std::filesystem::path traces = options.database.parent_path() / "traces" / options.database.stem() /
+    const std::filesystem::path traces = context.database.parent_path() / "traces" / context.database.stem() /
                                          ("run-" + std::to_string(spec.runId));
     std::filesystem::create_directories(traces);
     spec.traceDir = traces.string();
@@ -215,13 +215,13 @@ LaunchOutcome launchElasticRun(const Cell& cell, const RunSpec& spec, const Laun
 
 // Starts the cell's workers and stores what they report as it comes (see
 // RunRecorder), and the machine's load while it ran.
-LaunchOutcome runCell(const Cell& cell, int64_t runId, const CoordinatorOptions& options,
+LaunchOutcome runCell(const Cell& cell, int64_t runId, const RunContext& context,
                       const InterruptGuard& interrupt, ResultStore& store, RunProgress& progress) {
-  RunLifecycle run(cell, runId, options.database, options.pluginDirs, "run");
-  addTrainingSpec(run, cell, options);
+  RunLifecycle run(cell, runId, context, "run");
+  addTrainingSpec(run, cell, context);
   const LoadSampler load;
   RunRecorder recorder(runId, store, progress);
-  const LaunchOptions launching = run.launchOptions(options.executable, interrupt);
+  const LaunchOptions launching = run.launchOptions(interrupt);
   try {
     run.shapeNetwork(store);
   } catch (const NetworkUnavailable& e) {  // the cluster's switch is gone: this run cannot be had
@@ -271,7 +271,7 @@ void recordOutcome(int64_t runId, const LaunchOutcome& outcome, ResultStore& sto
 // One matrix: its store, its progress line, the labels of its cells.
 struct MatrixRun {
   const Plan& plan;
-  const CoordinatorOptions& options;
+  const RunContext& context;
   ResultStore& store;
   int64_t experiment;
   const InterruptGuard& interrupt;
@@ -293,8 +293,8 @@ void runRepeat(MatrixRun& matrix, const Cell& cell, const std::string& label, in
       static_cast<int>(cell.integer("epochs")));
   LaunchOutcome outcome;
   try {
-    const RunHeartbeat alive(matrix.options.database, runId);
-    outcome = runCell(cell, runId, matrix.options, matrix.interrupt, store, matrix.progress);
+    const RunHeartbeat alive(matrix.context.database, runId);
+    outcome = runCell(cell, runId, matrix.context, matrix.interrupt, store, matrix.progress);
   } catch (const ScratchError& e) {
     // Its scratch could not be made (TMPDIR gone since the start, a full
     // disk): this run fails with the cause rather than being left 'running'.
@@ -314,22 +314,22 @@ void runRepeat(MatrixRun& matrix, const Cell& cell, const std::string& label, in
 
 }  // namespace
 
-int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptions& options) {
+int runMatrix(const MatrixFile& matrix, const Plan& plan, const RunContext& context) {
   // A cell that names a network fails before anything runs where none is emulated,
   // and one whose scratch has nowhere to go before anything is stored.
   for (const Cell& cell : plan.cells) requireEmulatedNetworkFor(cell.text("network"));
   for (const Cell& cell : plan.cells) {
-    runDirectoryBase(cell, resolveLauncher(cell.text("launcher"), cell.text("backend")), options.database);
+    runDirectoryBase(cell, resolveLauncher(cell.text("launcher"), cell.text("backend")), context.database);
   }
-  ResultStore store(options.database);
+  ResultStore store(context.database);
   const int64_t experiment = store.addExperiment({plan.name, plan.description, matrix.path, matrix.text});
   const InterruptGuard interrupt;
   const size_t total = plan.cells.size() * static_cast<size_t>(plan.repeats);
   RunProgress progress(etaOf(plan));
   const std::vector<std::string> labels = cellLabels(plan);
   std::fprintf(stderr, "dtbench run: experiment \"%s\" (id %lld): %zu run%s into %s\n", plan.name.c_str(),
-               static_cast<long long>(experiment), total, total == 1 ? "" : "s", options.database.c_str());
-  MatrixRun run{plan, options, store, experiment, interrupt, progress};
+               static_cast<long long>(experiment), total, total == 1 ? "" : "s", context.database.c_str());
+  MatrixRun run{plan, context, store, experiment, interrupt, progress};
   Tally tally;
   // Repeats run in rounds, every cell once a round: a machine that drifts
   // (a neighbour starts, the host throttles) then slows every cell alike
@@ -342,9 +342,9 @@ int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptio
     }
   }
   std::fprintf(stderr, "dtbench run: %zu ok, %zu failed%s; results in %s (experiment %lld)\n", tally.ok,
-               tally.failed, tally.stopped ? ", stopped by the user" : "", options.database.c_str(),
+               tally.failed, tally.stopped ? ", stopped by the user" : "", context.database.c_str(),
                static_cast<long long>(experiment));
-  printSummary(options.database, experiment);
+  printSummary(context.database, experiment);
   return tally.stopped ? 130 : tally.failed > 0 ? 1 : 0;
 }
 

@@ -11,16 +11,11 @@
 
 #include "matrix/matrix_file.h"
 #include "matrix/planner.h"
+#include "run/run_lifecycle.h"
 
 namespace dtb::core {
 
-struct CoordinatorOptions {
-  std::filesystem::path database;
-  std::vector<std::string> pluginDirs;  // passed on to the workers
-  std::filesystem::path executable;     // dtbench, to start workers with
-};
-
 // Returns 0 when every run succeeded, 1 when some failed, 130 when stopped.
-int runMatrix(const MatrixFile& matrix, const Plan& plan, const CoordinatorOptions& options);
+int runMatrix(const MatrixFile& matrix, const Plan& plan, const RunContext& context);
 
 }  // namespace dtb::core

@@ -9,19 +9,20 @@
 
 namespace dtb::core {
 
-RunLifecycle::RunLifecycle(const Cell& cell, int64_t runId, const std::filesystem::path& database,
-                           std::vector<std::string> pluginDirs, const std::string& prefix)
+RunLifecycle::RunLifecycle(const Cell& cell, int64_t runId, const RunContext& context,
+                           const std::string& prefix)
     : cell_(cell),
       runId_(runId),
+      executable_(context.executable),
       launcher_(resolveLauncher(cell.text("launcher"), cell.text("backend"))),
-      scratch_(runDirectory(cell, launcher_, database, runId)),
+      scratch_(runDirectory(cell, launcher_, context.database, runId)),
       reaper_(scratch_) {
   spec_.runId = runId;
   spec_.world = static_cast<int>(cell.integer("world_size"));
   spec_.storeDir = (scratch_ / "store").string();
   std::filesystem::create_directory(spec_.storeDir);
   spec_.prefix = prefix + std::to_string(runId);
-  spec_.pluginDirs = std::move(pluginDirs);
+  spec_.pluginDirs = context.pluginDirs;
   spec_.cell = cell;
 }
 
@@ -38,10 +39,9 @@ std::optional<NetworkProfile> RunLifecycle::shapeNetwork(ResultStore& store) con
   return network;
 }
 
-LaunchOptions RunLifecycle::launchOptions(const std::filesystem::path& executable,
-                                          const InterruptGuard& interrupt) const {
+LaunchOptions RunLifecycle::launchOptions(const InterruptGuard& interrupt) const {
   const double timeout = cell_.real("collective_timeout_s");
-  return {executable,
+  return {executable_,
           specFile(),
           spec_.world,
           threadsPerRank(cell_),

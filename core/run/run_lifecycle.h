@@ -32,14 +32,22 @@ class NetworkUnavailable : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What every run of one dtbench command shares: the store its results go
+// to, the plugin directories its workers search, and the dtbench binary
+// that starts them.
+struct RunContext {
+  std::filesystem::path database;
+  std::vector<std::string> pluginDirs;
+  std::filesystem::path executable;
+};
+
 class RunLifecycle {
  public:
   // Makes the run's scratch directory, with its reaper, and a spec filled
   // with what every run has (the run, its world, its rendezvous store and
   // key prefix `prefix`<runId>, the plugin directories, the cell). Throws
   // ScratchError when the directory cannot be made.
-  RunLifecycle(const Cell& cell, int64_t runId, const std::filesystem::path& database,
-               std::vector<std::string> pluginDirs, const std::string& prefix);
+  RunLifecycle(const Cell& cell, int64_t runId, const RunContext& context, const std::string& prefix);
   ~RunLifecycle();  // removes the scratch directory
   RunLifecycle(const RunLifecycle&) = delete;
   RunLifecycle& operator=(const RunLifecycle&) = delete;
@@ -55,13 +63,15 @@ class RunLifecycle {
   // shaped (and StoreError, as any write, when it cannot be stored).
   std::optional<NetworkProfile> shapeNetwork(ResultStore& store) const;
 
-  // How the ranks are started and watched: the cell's launcher, hosts and
-  // threads; silence longer than a collective may take is a hang.
-  LaunchOptions launchOptions(const std::filesystem::path& executable, const InterruptGuard& interrupt) const;
+  // How the ranks are started (by the context's dtbench) and watched: the
+  // cell's launcher, hosts and threads; silence longer than a collective may
+  // take is a hang.
+  LaunchOptions launchOptions(const InterruptGuard& interrupt) const;
 
  private:
   const Cell& cell_;
   int64_t runId_;
+  std::filesystem::path executable_;
   std::string launcher_;
   std::filesystem::path scratch_;
   ScratchReaper reaper_;

@@ -24,6 +24,9 @@ void RunRecorder::add(const Record& r) {
     case Record::Kind::kHost:
       stamp(endOfRun_.hosts, r.hostRecord);
       break;
+    case Record::Kind::kGradient:
+      stamp(endOfRun_.gradients, r.gradientRecord);
+      break;
     case Record::Kind::kEvent:
       stamp(endOfRun_.events, r.eventRecord);
       break;

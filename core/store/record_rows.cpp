@@ -80,6 +80,14 @@ Row hostRow(const RankHostRecord& h) {
   return row;
 }
 
+Row gradientRow(const GradientReadyRecord& g) {
+  Row row;
+  row.add("run_id", g.runId).add("rank", g.rank).add("param", g.param).add("layer", g.layer);
+  row.add("name", g.name).add("bytes", g.bytes).add("ready_s", g.readyS).add("backward_s", g.backwardS);
+  row.add("steps", g.steps);
+  return row;
+}
+
 Row recoveryRow(const RecoveryRecord& r) {
   Row row;
   row.add("run_id", r.runId).add("attempt", r.attempt).add("mode", r.mode).add("cause", r.cause);

@@ -43,6 +43,7 @@ Row referenceRow(const BandwidthReferenceRecord& b);
 Row eventRow(const EventRecord& e);
 Row memoryRow(const MemoryRecord& m);
 Row hostRow(const RankHostRecord& h);
+Row gradientRow(const GradientReadyRecord& g);
 Row recoveryRow(const RecoveryRecord& r);
 Row worldChangeRow(const WorldChangeRecord& w);
 Row networkRow(const RunNetworkRecord& n);

@@ -111,6 +111,21 @@ struct MemoryRecord {
   std::optional<int64_t> paramElements, stateFloats;
 };
 
+// When one gradient of one rank became ready in backward, on average over
+// the run's steps (train/gradient_profile.h): what `dtbench project`
+// schedules a strategy's communication against.
+struct GradientReadyRecord {
+  int64_t runId = 0;
+  int rank = 0;
+  int64_t param = 0;  // the parameter's index
+  int64_t layer = 0;
+  std::string name;
+  int64_t bytes = 0;
+  double readyS = 0;     // after backward began
+  double backwardS = 0;  // the mean backward those times are within
+  int64_t steps = 0;     // the backwards averaged
+};
+
 // Where one rank of a run lived: its host, its rank among that host's
 // ranks, and the address its transport bound.
 struct RankHostRecord {
@@ -158,10 +173,11 @@ struct RecordBatch {
   std::vector<EventRecord> events;
   std::vector<MemoryRecord> memory;
   std::vector<RankHostRecord> hosts;
+  std::vector<GradientReadyRecord> gradients;
 
   bool empty() const {
     return epochs.empty() && steps.empty() && metrics.empty() && collectives.empty() && references.empty() &&
-           events.empty() && memory.empty() && hosts.empty();
+           events.empty() && memory.empty() && hosts.empty() && gradients.empty();
   }
 };
 

@@ -348,6 +348,7 @@ void ResultStore::write(const RecordBatch& batch) {
   insertRecords(db_, "INSERT", "event", batch.events, eventRow);
   insertRecords(db_, "INSERT OR REPLACE", "memory", batch.memory, memoryRow);
   insertRecords(db_, "INSERT OR REPLACE", "rank_host", batch.hosts, hostRow);
+  insertRecords(db_, "INSERT OR REPLACE", "gradient_ready", batch.gradients, gradientRow);
   tx.commit();
 }
 

@@ -146,7 +146,7 @@ void checkMemoryFor(const LoadedPlugin& backend, const SweepOptions& o) {
 
 int runSweeps(const SweepOptions& o) {
   o.sweep.validate();
-  PluginLoader plugins(SearchPath::fromEnvironmentAfter(o.pluginDirs),
+  PluginLoader plugins(SearchPath::fromEnvironmentAfter(o.context.pluginDirs),
                        PluginLoader::Isolation::kTryInChildFirst);
   std::vector<std::shared_ptr<const LoadedPlugin>> backends;
   std::vector<ParamValues> params;
@@ -156,7 +156,7 @@ int runSweeps(const SweepOptions& o) {
     checkGpusFor(*backends.back(), o);
     checkMemoryFor(*backends.back(), o);
     // Where its scratch goes, before anything is stored (TMPDIR pointing nowhere).
-    runDirectoryBase(sweepCell(o, b, params.back(), 0), resolveLauncher(o.launcher, b), o.database);
+    runDirectoryBase(sweepCell(o, b, params.back(), 0), resolveLauncher(o.launcher, b), o.context.database);
   }
   for (const auto& [name, table] : o.backendParams) {
     if (std::find(o.backends.begin(), o.backends.end(), name) == o.backends.end())
@@ -166,7 +166,7 @@ int runSweeps(const SweepOptions& o) {
   }
 
   requireEmulatedNetworkFor(o.network);  // before anything is stored
-  ResultStore store(o.database);
+  ResultStore store(o.context.database);
   const int64_t experiment = store.addExperiment(
       {o.name, "collective sweep", o.source.empty() ? "(dtbench comm)" : o.source, asToml(o)});
   const InterruptGuard interrupt;
@@ -175,7 +175,8 @@ int runSweeps(const SweepOptions& o) {
   bool stopped = false;
   std::fprintf(stderr, "dtbench comm: experiment \"%s\" (id %lld): %zu backend%s x %d rank%s into %s\n",
                o.name.c_str(), static_cast<long long>(experiment), o.backends.size(),
-               o.backends.size() == 1 ? "" : "s", o.world, o.world == 1 ? "" : "s", o.database.c_str());
+               o.backends.size() == 1 ? "" : "s", o.world, o.world == 1 ? "" : "s",
+               o.context.database.c_str());
   for (size_t i = 0; i < o.backends.size() && !stopped; ++i) {
     const Cell cell = sweepCell(o, o.backends[i], params[i], static_cast<int>(i));
     const int64_t runId = store.addRun(experiment, cell, 0);
@@ -185,14 +186,14 @@ int runSweeps(const SweepOptions& o) {
         {{"backend", p.name(), p.version(), p.abiVersion(), std::filesystem::absolute(p.path()).string()}});
     std::optional<RunLifecycle> run;
     try {
-      run.emplace(cell, runId, o.database, o.pluginDirs, "sweep");
+      run.emplace(cell, runId, o.context, "sweep");
     } catch (const ScratchError& e) {  // gone since the start, or a full disk: this run fails with why
       store.finishRun(runId, RunStatus::kFailed, e.what());
       std::fprintf(stderr, "dtbench comm: %s sweep FAILED: %s\n", o.backends[i].c_str(), e.what());
       ++failures;
       continue;
     }
-    const RunHeartbeat alive(o.database, runId);  // a long sweep is not taken for an interrupted one
+    const RunHeartbeat alive(o.context.database, runId);  // a long sweep is not taken for an interrupted one
     run->spec().sweep = o.sweep.toToml();
     run->writeSpec();
 
@@ -212,7 +213,7 @@ int runSweeps(const SweepOptions& o) {
     double memcpy = 0;
     int64_t wrong = 0;
     SweepFooter footer;
-    const LaunchOptions how = run->launchOptions(o.executable, interrupt);
+    const LaunchOptions how = run->launchOptions(interrupt);
     const LaunchOutcome outcome = launch(how, [&](int, const Record& r) {
       RecordBatch batch;  // each row in its own transaction: a crash loses at most one
       if (r.kind == Record::Kind::kReference) {
@@ -254,7 +255,7 @@ int runSweeps(const SweepOptions& o) {
       "dtbench comm: results in %s (experiment %lld); compare with:\n"
       "  dtbench query %s \"SELECT backend, op, bytes, busbw_gbps, of_memcpy FROM collective_bandwidth "
       "WHERE experiment_id = %lld\"\n",
-      o.database.c_str(), static_cast<long long>(experiment), o.database.c_str(),
+      o.context.database.c_str(), static_cast<long long>(experiment), o.context.database.c_str(),
       static_cast<long long>(experiment));
   return stopped ? 130 : failures > 0 ? 1 : 0;
 }

@@ -9,16 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "run/run_lifecycle.h"
 #include "sweep/sweep_spec.h"
 
 namespace dtb::core {
 
 struct SweepOptions {
-  std::filesystem::path database;
-  std::vector<std::string> pluginDirs;  // passed on to the workers
-  std::filesystem::path executable;     // dtbench, to start workers with
-  std::string name = "comm";            // the experiment's name
-  std::string source;                   // the matrix file it came from, if any
+  RunContext context;
+  std::string name = "comm";  // the experiment's name
+  std::string source;         // the matrix file it came from, if any
   std::vector<std::string> backends = {"gloo"};
   int world = 2;
   std::string launcher = "auto";

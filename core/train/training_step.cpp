@@ -34,17 +34,18 @@ class PhaseClock {
 }  // namespace
 
 TrainingStep::TrainingStep(PluginInstance& model, PluginInstance& strategy, Optimizer& optimizer,
-                           Communicator* comm)
+                           Communicator* comm, GradientProfile* profile)
     : model_(model),
       strategy_(strategy),
       optimizer_(optimizer),
       comm_(comm),
+      profile_(profile),
       modelApi_(model.plugin().descriptor<dtb_model_plugin_v1_t>()),
       strategyApi_(strategy.plugin().descriptor<dtb_strategy_plugin_v1_t>()) {
   hooks_.struct_size = sizeof(hooks_);
   hooks_.user = this;
   hooks_.layer_begin = strategyApi_.layer_begin ? &layerBegin : nullptr;
-  hooks_.grad_ready = strategyApi_.grad_ready ? &gradReady : nullptr;
+  hooks_.grad_ready = strategyApi_.grad_ready || profile_ ? &gradReady : nullptr;
   declaresItsWaits_ = strategyApi_.header.abi_version >= DTB_ABI_MAKE_VERSION(1, 6);
 }
 
@@ -58,6 +59,8 @@ dtb_status_t TrainingStep::layerBegin(void* self, uint32_t layer, dtb_pass_t pas
 
 dtb_status_t TrainingStep::gradReady(void* self, dtb_param_t* param) {
   auto* step = static_cast<TrainingStep*>(self);
+  if (step->profile_) step->profile_->ready(*param);
+  if (!step->strategyApi_.grad_ready) return DTB_STATUS_OK;
   const dtb_status_t status = step->strategyApi_.grad_ready(step->strategy_.context(), param);
   if (step->comm_) step->comm_->endPolling();  // back to the model's compute
   if (status != DTB_STATUS_OK && !step->failedHook_) step->failedHook_ = "grad_ready";
@@ -87,7 +90,9 @@ StepResult TrainingStep::run(const dtb_batch_t& batch, const dtb_step_info_t& in
   result.correct = forward.correct;
   std::tie(t[Phase::kForward], t[Phase::kForwardWait]) = clock.lap();
 
+  if (profile_) profile_->beginBackward();
   checkModel("backward", modelApi_.backward(model_.context(), &hooks_));
+  if (profile_) profile_->endBackward();
   std::tie(t[Phase::kBackward], t[Phase::kBackwardWait]) = clock.lap();
 
   strategy_.check("finish_backward", strategyApi_.finish_backward(strategy_.context()));

@@ -20,6 +20,7 @@
 
 #include "host/communicator.h"
 #include "host/plugin_instance.h"
+#include "train/gradient_profile.h"
 #include "train/optimizer.h"
 #include "train/step_phases.h"
 
@@ -58,7 +59,9 @@ class TrainingStep {
   // `model` and `strategy` are live instances; the strategy was created over
   // the model's parameters and bound to `optimizer` and `comm` (null: no
   // waits to take out of the phases), on this thread, which created `comm`.
-  TrainingStep(PluginInstance& model, PluginInstance& strategy, Optimizer& optimizer, Communicator* comm);
+  // `profile`, when given, learns when each gradient is ready in backward.
+  TrainingStep(PluginInstance& model, PluginInstance& strategy, Optimizer& optimizer, Communicator* comm,
+               GradientProfile* profile = nullptr);
 
   // Runs one micro-batch; applies the optimizer when `info` is the last
   // micro-batch of a step. Throws PluginCallError naming the plugin that
@@ -78,6 +81,7 @@ class TrainingStep {
   PluginInstance& strategy_;
   Optimizer& optimizer_;
   Communicator* comm_;
+  GradientProfile* profile_;
   const dtb_model_plugin_v1_t& modelApi_;
   const dtb_strategy_plugin_v1_t& strategyApi_;
   // A strategy built for ABI 1.6 or later can declare its waits on a thread

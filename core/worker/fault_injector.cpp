@@ -15,7 +15,7 @@
 namespace dtb::core {
 namespace {
 
-std::string number(double s) {
+std::string shortNumber(double s) {
   char text[32];
   std::snprintf(text, sizeof(text), "%g", s);
   return text;
@@ -38,9 +38,9 @@ std::string FaultPlan::describe() const {
   const std::string where = "rank " + std::to_string(rank) + " at step " + std::to_string(step);
   if (kind == "kill") return "kill " + where;
   if (kind == "add") return "add a worker at step " + std::to_string(step);
-  if (kind == "stop") return "stop " + where + " for " + number(seconds) + " s";
+  if (kind == "stop") return "stop " + where + " for " + shortNumber(seconds) + " s";
   if (kind == "slow") {
-    return "slow rank " + std::to_string(rank) + " by " + number(slowMs) + " ms per step from step " +
+    return "slow rank " + std::to_string(rank) + " by " + shortNumber(slowMs) + " ms per step from step " +
            std::to_string(step);
   }
   return "none";

@@ -79,6 +79,7 @@ void TrainingWorker::run() {
     }
   }
   records_.memory(rankMemory(plugins_, rank_));
+  recordGradientProfile();
   writeTrace();
   if (elastic_) records_.event(rank_, runSeconds(), "parameters", parameterChecksum());
   // No rank leaves while a peer may still be finishing a collective with it.
@@ -107,7 +108,8 @@ void TrainingWorker::createStrategy(PluginLoader& loader) {
   schedule_.emplace(schedule);
   peakLr_ = schedule.peak;
   plugins_.createStrategy(loader, chosen(cell_, "strategy"), accumulation_);
-  step_.emplace(plugins_.model(), plugins_.strategy(), plugins_.optimizer(), &plugins_.comm());
+  step_.emplace(plugins_.model(), plugins_.strategy(), plugins_.optimizer(), &plugins_.comm(),
+                &gradientProfile_);
   if (!spec_.traceDir.empty()) {
     if (!trace_) trace_ = std::make_unique<TraceRecorder>(rank_);
     plugins_.comm().traceTo(trace_.get());
@@ -406,6 +408,14 @@ std::vector<MetricRecord> TrainingWorker::takeMetrics(int64_t step) {
     }
   }
   return out;
+}
+
+void TrainingWorker::recordGradientProfile() {
+  const double backwardS = gradientProfile_.backwardS();
+  for (const ReadyGradient& g : gradientProfile_.gradients()) {
+    records_.gradient({0, rank_, g.index, g.layer, g.name, static_cast<int64_t>(g.bytes), g.readyS, backwardS,
+                       gradientProfile_.backwards()});
+  }
 }
 
 void TrainingWorker::writeTrace() {

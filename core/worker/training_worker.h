@@ -202,6 +202,9 @@ class TrainingWorker {
 
   // Writes this rank's trace where the coordinator asked, and says where.
   void writeTrace();
+  // When each gradient was ready in backward (gradientProfile_), one
+  // record per parameter.
+  void recordGradientProfile();
 
   // What the plugins reported with host->event() (a strategy's rebucket,
   // overflow, ...) goes to the store's event table, stamped from the run's start.
@@ -256,6 +259,7 @@ class TrainingWorker {
   // the training step before the plugins it drives, the plugins, then the
   // trace they all record into.
   std::unique_ptr<TraceRecorder> trace_;  // trace = true
+  GradientProfile gradientProfile_;       // over every training step this worker ran
   RankPlugins plugins_;
   std::unique_ptr<DataLoader> train_;
   std::optional<TrainingStep> step_;

@@ -131,13 +131,9 @@ const dtb_param_spec_t kParams[] = {
      0, 0, 0, nullptr},
 };
 
-const dtb_dataset_plugin_v1_t kDescriptor =
-    datasetDescriptor<Cifar10>({sizeof(dtb_dataset_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_DATASET,
-                                "cifar10", "0.1.0", "CIFAR-10 from its binary batches", kParams, 2});
-
 }  // namespace
-}  // namespace dtb::dataset::cifar10
 
-extern "C" const dtb_dataset_plugin_v1_t* dtb_dataset_plugin_v1(void) {
-  return &dtb::dataset::cifar10::kDescriptor;
-}
+DTB_EXPORT_DATASET_PLUGIN(datasetDescriptor<Cifar10>("cifar10", "0.1.0", "CIFAR-10 from its binary batches",
+                                                     kParams))
+
+}  // namespace dtb::dataset::cifar10

@@ -126,13 +126,10 @@ const dtb_param_spec_t kParams[] = {
      nullptr},
 };
 
-const dtb_dataset_plugin_v1_t kDescriptor = datasetDescriptor<IdxDataset>(
-    {sizeof(dtb_dataset_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_DATASET, "idx", "0.1.0",
-     "MNIST and Fashion-MNIST from IDX files (raw or .gz)", kParams, 4});
-
 }  // namespace
-}  // namespace dtb::dataset::idx
 
-extern "C" const dtb_dataset_plugin_v1_t* dtb_dataset_plugin_v1(void) {
-  return &dtb::dataset::idx::kDescriptor;
-}
+DTB_EXPORT_DATASET_PLUGIN(datasetDescriptor<IdxDataset>("idx", "0.1.0",
+                                                        "MNIST and Fashion-MNIST from IDX files (raw or .gz)",
+                                                        kParams))
+
+}  // namespace dtb::dataset::idx

@@ -131,14 +131,9 @@ const dtb_param_spec_t kParams[] = {
      DTB_PARAM_HAS_MIN, 0, 0, nullptr},
 };
 
-const dtb_dataset_plugin_v1_t kDescriptor = datasetDescriptor<SyntheticDataset>(
-    {sizeof(dtb_dataset_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_DATASET, "synthetic", "0.1.0",
-     "Deterministic generated samples of any shape and class count", kParams,
-     sizeof(kParams) / sizeof(kParams[0])});
-
 }  // namespace
-}  // namespace dtb::dataset::synthetic
 
-extern "C" const dtb_dataset_plugin_v1_t* dtb_dataset_plugin_v1(void) {
-  return &dtb::dataset::synthetic::kDescriptor;
-}
+DTB_EXPORT_DATASET_PLUGIN(datasetDescriptor<SyntheticDataset>(
+    "synthetic", "0.1.0", "Deterministic generated samples of any shape and class count", kParams))
+
+}  // namespace dtb::dataset::synthetic

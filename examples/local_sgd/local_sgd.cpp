@@ -68,11 +68,8 @@ class LocalSgd {
   int64_t steps_ = 0;
 };
 
-const dtb_strategy_plugin_v1_t kDescriptor = dtb::strategyDescriptor<LocalSgd>(
-    {sizeof(dtb_strategy_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_STRATEGY, "local_sgd", "0.1.0",
-     "Local SGD: each rank steps on its own gradients; parameters averaged every sync_every steps", kParams,
-     1});
-
 }  // namespace
 
-extern "C" const dtb_strategy_plugin_v1_t* dtb_strategy_plugin_v1(void) { return &kDescriptor; }
+DTB_EXPORT_STRATEGY_PLUGIN(dtb::strategyDescriptor<LocalSgd>(
+    "local_sgd", "0.1.0",
+    "Local SGD: each rank steps on its own gradients; parameters averaged every sync_every steps", kParams))

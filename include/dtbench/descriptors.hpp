@@ -3,13 +3,15 @@
 // wiring. Every entry point goes through dtb::guard (no exception crosses the
 // boundary). Header-only; links nothing from the host.
 //
-//   const dtb_model_plugin_v1_t kDescriptor = dtb::modelDescriptor<LeNet>(
-//       {sizeof(dtb_model_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_MODEL, "lenet", "0.1.0", "...", kParams,
-//       1});
+//   DTB_EXPORT_MODEL_PLUGIN(dtb::modelDescriptor<LeNet>("lenet", "0.1.0", "LeNet ...", kParams))
+//
+// (the entry point's macro is export.hpp's; the header from the name, the
+// version, the one-line description and the parameter array).
 #ifndef DTBENCH_DESCRIPTORS_HPP
 #define DTBENCH_DESCRIPTORS_HPP
 
 #include "dtbench/dataset.h"
+#include "dtbench/export.hpp"
 #include "dtbench/model.h"
 #include "dtbench/plugin.hpp"
 #include "dtbench/strategy.h"
@@ -177,6 +179,28 @@ dtb_strategy_plugin_v1_t strategyDescriptor(dtb_plugin_header_t header) {
     };
   }
   return d;
+}
+
+// The same, with the header made from the plugin's name, version, one-line
+// description and parameters (pluginHeader).
+template <typename Model>
+dtb_model_plugin_v1_t modelDescriptor(const char* name, const char* version, const char* description,
+                                      std::span<const dtb_param_spec_t> params = {}) {
+  return modelDescriptor<Model>(pluginHeader<dtb_model_plugin_v1_t>(name, version, description, params));
+}
+
+template <typename Dataset>
+dtb_dataset_plugin_v1_t datasetDescriptor(const char* name, const char* version, const char* description,
+                                          std::span<const dtb_param_spec_t> params = {}) {
+  return datasetDescriptor<Dataset>(
+      pluginHeader<dtb_dataset_plugin_v1_t>(name, version, description, params));
+}
+
+template <typename Strategy>
+dtb_strategy_plugin_v1_t strategyDescriptor(const char* name, const char* version, const char* description,
+                                            std::span<const dtb_param_spec_t> params = {}) {
+  return strategyDescriptor<Strategy>(
+      pluginHeader<dtb_strategy_plugin_v1_t>(name, version, description, params));
 }
 
 }  // namespace dtb

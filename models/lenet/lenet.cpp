@@ -19,7 +19,7 @@ constexpr int64_t kClasses = 10;
 LeNet::LeNet(const dtb_host_t* host, const dtb_model_setup_t& setup)
     : host_(host), labelSmoothing_(setup.label_smoothing), rng_(setup.seed ^ 0x5eedULL) {
   nn::requireHost("lenet", setup.device);
-  check(host->config_get_float(host->ctx, "dropout", &dropout_), "dropout");
+  dropout_ = kDropout.get(host);
   if (setup.input_ndim != 3 || setup.input_shape[0] != 1 || setup.input_shape[1] != 28 ||
       setup.input_shape[2] != 28) {
     throw Error(DTB_STATUS_INVALID_ARGUMENT, "lenet expects 1x28x28 samples (MNIST, Fashion-MNIST)");

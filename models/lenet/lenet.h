@@ -12,10 +12,16 @@
 
 #include "conv2d.h"
 #include "dtbench/model.h"
+#include "dtbench/settings.hpp"
 #include "linear_layer.h"
 #include "parameter.h"
 
 namespace dtb::model::lenet {
+
+// The plugin's parameter (plugin.cpp declares it, the constructor reads it).
+inline constexpr FloatSetting kDropout{
+    "dropout", "0.5", "Drop probability of conv2's Dropout2d and of the dropout after fc1 (0 turns both off)",
+    between(0, 0.99)};
 
 class LeNet {
  public:

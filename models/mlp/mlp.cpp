@@ -14,8 +14,8 @@ Mlp::Mlp(const dtb_host_t* host, const dtb_model_setup_t& setup)
   nn::requireHost("mlp", setup.device);
   int64_t widths[32];
   uint64_t depth = 0;
-  check(host->config_get_int_list(host->ctx, "widths", widths, 32, &depth), "widths");
-  check(host->config_get_float(host->ctx, "dropout", &dropout_), "dropout");
+  check(host->config_get_int_list(host->ctx, kWidths.name(), widths, 32, &depth), kWidths.name());
+  dropout_ = kDropout.get(host);
   if (depth > 32) throw Error(DTB_STATUS_INVALID_ARGUMENT, "mlp: at most 32 hidden layers");
   for (int d = 0; d < setup.input_ndim; ++d) inputs_ *= setup.input_shape[d];
   sizes_.push_back(inputs_);

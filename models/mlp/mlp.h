@@ -10,10 +10,17 @@
 #include <vector>
 
 #include "dtbench/model.h"
+#include "dtbench/settings.hpp"
 #include "linear_layer.h"
 #include "parameter.h"
 
 namespace dtb::model::mlp {
+
+// The plugin's parameters (plugin.cpp declares them, the constructor reads them).
+inline constexpr Setting<DTB_PARAM_INT_LIST> kWidths{"widths", "[512, 256]",
+                                                     "Units of each hidden layer, in order", atLeast(1)};
+inline constexpr FloatSetting kDropout{"dropout", "0.0", "Drop probability after each hidden layer",
+                                       between(0, 0.99)};
 
 class Mlp {
  public:

@@ -53,8 +53,7 @@ std::unique_ptr<nn::Module> invertedResidual(nn::Layers& layers, nn::ParameterRe
 }  // namespace
 
 MobileNetV2::MobileNetV2(const dtb_host_t* host, const dtb_model_setup_t& setup) : Network(host, setup) {
-  double width = 1;
-  check(host->config_get_float(host->ctx, "width", &width), "width");
+  const double width = kWidth.get(host);
   const bool cifar = cifarStem();
 
   auto& r = registry();

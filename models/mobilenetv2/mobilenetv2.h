@@ -9,9 +9,16 @@
 #pragma once
 
 #include "dtbench/model.h"
+#include "dtbench/settings.hpp"
 #include "network.h"
 
 namespace dtb::model::mobilenetv2 {
+
+// The plugin's own parameter (plugin.cpp declares it with Network's, the
+// constructor reads it).
+inline constexpr FloatSetting kWidth{
+    "width", "1.0", "Width multiplier: every layer's channels scaled by it, rounded to a multiple of 8",
+    between(0.1, 4.0)};
 
 class MobileNetV2 : public nn::Network {
  public:

@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "cuda_layer_params.h"
 #include "dtbench/plugin.hpp"
+#include "network_params.h"
 
 namespace dtb::nn {
 namespace {
@@ -25,8 +25,8 @@ std::unique_ptr<Layers> layersFor(const dtb_host_t* host, const dtb_device_t& de
                 "models compute on the host or a CUDA GPU; got device type " + std::to_string(device.type));
   CudaLayerOptions options;
   options.device = device.index;
-  options.benchmark = optionalBool(host, kCudnnBenchmarkKey, options.benchmark);
-  options.allowTf32 = optionalBool(host, kAllowTf32Key, options.allowTf32);
+  options.benchmark = optionalBool(host, kCudnnBenchmark.name(), options.benchmark);
+  options.allowTf32 = optionalBool(host, kAllowTf32.name(), options.allowTf32);
   return makeCudaLayers(options);
 }
 
@@ -46,9 +46,7 @@ Network::Network(const dtb_host_t* host, const dtb_model_setup_t& setup)
 }
 
 bool Network::cifarStem() const {
-  const char* stem = nullptr;
-  check(host_->config_get_string(host_->ctx, "stem", &stem), "stem");
-  const std::string name = stem;
+  const std::string name = kStem.get(host_);
   return name == "cifar" || (name == "auto" && sample_.h <= 64);
 }
 

@@ -4,7 +4,7 @@
 // finishBuilding(), and gets everything dtb::modelDescriptor needs. The
 // setup's device chooses the layers: oneDNN on the host, cuDNN and cuBLAS
 // on a GPU (then the plugin's `cudnn_benchmark` and `allow_tf32`, when it
-// declares them, pass to the CUDA layers).
+// declares them, pass to the CUDA layers; network_params.h declares them).
 #pragma once
 
 #include <memory>

@@ -30,9 +30,7 @@ const Architecture& architecture(int64_t depth) {
 }  // namespace
 
 ResNet::ResNet(const dtb_host_t* host, const dtb_model_setup_t& setup) : Network(host, setup) {
-  int64_t depth = 0;
-  check(host->config_get_int(host->ctx, "depth", &depth), "depth");
-  const Architecture& arch = architecture(depth);
+  const Architecture& arch = architecture(kDepth.get(host));
   const bool cifar = cifarStem();
 
   auto& r = registry();

@@ -6,9 +6,15 @@
 #pragma once
 
 #include "dtbench/model.h"
+#include "dtbench/settings.hpp"
 #include "network.h"
 
 namespace dtb::model::resnet {
+
+// The plugin's own parameter (plugin.cpp declares it with Network's, the
+// constructor reads it).
+inline constexpr IntSetting kDepth{"depth", "18", "Number of weighted layers: 18, 34, 50, 101 or 152",
+                                   between(18, 152)};
 
 class ResNet : public nn::Network {
  public:

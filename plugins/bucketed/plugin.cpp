@@ -22,14 +22,10 @@ constexpr dtb_param_spec_t kParams[] = {
     kPowerSgdSeed.spec(),
 };
 
-const dtb_strategy_plugin_v1_t kDescriptor = strategyDescriptor<BucketedStrategy>(
-    {sizeof(dtb_strategy_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_STRATEGY, "bucketed", "0.1.0",
-     "PyTorch DDP's reducer: gradient buckets all-reduced during backward, rebuilt in ready order", kParams,
-     std::size(kParams)});
-
 }  // namespace
-}  // namespace dtb::strategy::bucketed
 
-extern "C" const dtb_strategy_plugin_v1_t* dtb_strategy_plugin_v1(void) {
-  return &dtb::strategy::bucketed::kDescriptor;
-}
+DTB_EXPORT_STRATEGY_PLUGIN(strategyDescriptor<BucketedStrategy>(
+    "bucketed", "0.1.0",
+    "PyTorch DDP's reducer: gradient buckets all-reduced during backward, rebuilt in ready order", kParams))
+
+}  // namespace dtb::strategy::bucketed

@@ -1,7 +1,9 @@
-// GPU memory that grows to the largest size asked of it and is freed with
-// its owner: each module's output and input gradient, as the oneDNN modules
-// keep std::vectors. Growth happens in the first steps only (the largest
-// batch stays), so cudaMalloc never runs in the steady state.
+// Memory that grows to the largest size asked of it and is freed with its
+// owner: each module's output and input gradient on the GPU, as the oneDNN
+// modules keep std::vectors, and the pinned host memory that batches are
+// staged in (a pageable source makes cudaMemcpyAsync synchronous). Growth
+// happens in the first steps only (the largest batch stays), so cudaMalloc
+// never runs in the steady state.
 #pragma once
 
 #include <cstddef>
@@ -9,12 +11,15 @@
 
 namespace dtb::nn::cuda {
 
-class DeviceBuffer {
+enum class Memory { kDevice, kPinnedHost };
+
+template <Memory kKind>
+class GrowingBuffer {
  public:
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer();
+  GrowingBuffer() = default;
+  GrowingBuffer(const GrowingBuffer&) = delete;
+  GrowingBuffer& operator=(const GrowingBuffer&) = delete;
+  ~GrowingBuffer();
 
   // At least `bytes`, contents undefined after a growth.
   void* bytes(size_t bytes);
@@ -27,20 +32,7 @@ class DeviceBuffer {
   size_t size_ = 0;
 };
 
-// Pinned host memory, grown the same way: the staging area of copies to the
-// GPU (a pageable source makes cudaMemcpyAsync synchronous).
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  ~PinnedBuffer();
-
-  void* bytes(size_t bytes);
-
- private:
-  void* data_ = nullptr;
-  size_t size_ = 0;
-};
+using DeviceBuffer = GrowingBuffer<Memory::kDevice>;
+using PinnedBuffer = GrowingBuffer<Memory::kPinnedHost>;
 
 }  // namespace dtb::nn::cuda

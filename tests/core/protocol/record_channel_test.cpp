@@ -128,5 +128,26 @@ TEST(RecordChannel, MetricNamesStayOneWord) {
   EXPECT_DOUBLE_EQ(m.value, 12.5);
 }
 
+TEST(RecordChannel, GradientTimesArriveWhole) {
+  const std::vector<Record> records = roundTrip([](RecordWriter& w) {
+    w.gradient({0, 1, 4, 2, "layers.2.weight", 10240, 4.5e-5, 2.3e-3, 19});
+    w.gradient({0, 1, 5, 2, "", 40, 4.4e-5, 2.3e-3, 19});  // a model that names none
+    w.flush();
+  });
+  ASSERT_EQ(records.size(), 2u);
+  ASSERT_EQ(records[0].kind, Record::Kind::kGradient);
+  const GradientReadyRecord& g = records[0].gradientRecord;
+  EXPECT_EQ(g.rank, 1);
+  EXPECT_EQ(g.param, 4);
+  EXPECT_EQ(g.layer, 2);
+  EXPECT_EQ(g.name, "layers.2.weight");
+  EXPECT_EQ(g.bytes, 10240);
+  EXPECT_DOUBLE_EQ(g.readyS, 4.5e-5);
+  EXPECT_DOUBLE_EQ(g.backwardS, 2.3e-3);
+  EXPECT_EQ(g.steps, 19);
+  EXPECT_EQ(records[1].gradientRecord.name, "");
+  EXPECT_FALSE(parseRecord("gradient 1 4 2 10240"));  // cut short
+}
+
 }  // namespace
 }  // namespace dtb::core

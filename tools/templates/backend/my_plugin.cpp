@@ -8,6 +8,7 @@
 #include <string>
 
 #include "dtbench/backend.h"
+#include "dtbench/export.hpp"
 #include "dtbench/plugin.hpp"
 
 namespace {
@@ -37,14 +38,8 @@ dtb_status_t copy(void* comm, const dtb_tensor_t* in, dtb_tensor_t* out, dtb_req
 
 dtb_backend_plugin_v1_t makeDescriptor() {
   dtb_backend_plugin_v1_t d{};
-  d.header = {sizeof(dtb_backend_plugin_v1_t),
-              DTB_ABI_VERSION,
-              DTB_PLUGIN_BACKEND,
-              "my_plugin",
-              "0.1.0",
-              "A world of one rank (dtbench new's starting point)",
-              nullptr,
-              0};
+  d.header = dtb::pluginHeader<dtb_backend_plugin_v1_t>("my_plugin", "0.1.0",
+                                                        "A world of one rank (dtbench new's starting point)");
   d.capabilities = DTB_BACKEND_CAP_HOST_MEMORY | DTB_BACKEND_CAP_ALLREDUCE | DTB_BACKEND_CAP_REDUCE_SCATTER |
                    DTB_BACKEND_CAP_ALLGATHER | DTB_BACKEND_CAP_BROADCAST | DTB_BACKEND_CAP_BARRIER;
   d.create = [](const dtb_host_t* host, const dtb_rendezvous_t* rdv, void** out) {
@@ -86,8 +81,6 @@ dtb_backend_plugin_v1_t makeDescriptor() {
   return d;
 }
 
-const dtb_backend_plugin_v1_t kDescriptor = makeDescriptor();
-
 }  // namespace
 
-extern "C" const dtb_backend_plugin_v1_t* dtb_backend_plugin_v1(void) { return &kDescriptor; }
+DTB_EXPORT_BACKEND_PLUGIN(makeDescriptor())

@@ -87,10 +87,7 @@ class MyPlugin {
   uint64_t samples_[2];
 };
 
-const dtb_dataset_plugin_v1_t kDescriptor = dtb::datasetDescriptor<MyPlugin>(
-    {sizeof(dtb_dataset_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_DATASET, "my_plugin", "0.1.0",
-     "Generated 1x8x8 samples (dtbench new's starting point)", kParams, 3});
-
 }  // namespace
 
-extern "C" const dtb_dataset_plugin_v1_t* dtb_dataset_plugin_v1(void) { return &kDescriptor; }
+DTB_EXPORT_DATASET_PLUGIN(dtb::datasetDescriptor<MyPlugin>(
+    "my_plugin", "0.1.0", "Generated 1x8x8 samples (dtbench new's starting point)", kParams))

@@ -110,10 +110,7 @@ class MyPlugin {
   std::vector<int32_t> labels_;
 };
 
-const dtb_model_plugin_v1_t kDescriptor = dtb::modelDescriptor<MyPlugin>(
-    {sizeof(dtb_model_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_MODEL, "my_plugin", "0.1.0",
-     "Softmax regression (dtbench new's starting point)", nullptr, 0});
-
 }  // namespace
 
-extern "C" const dtb_model_plugin_v1_t* dtb_model_plugin_v1(void) { return &kDescriptor; }
+DTB_EXPORT_MODEL_PLUGIN(dtb::modelDescriptor<MyPlugin>("my_plugin", "0.1.0",
+                                                       "Softmax regression (dtbench new's starting point)"))

@@ -53,10 +53,8 @@ class MyPlugin {
   dtb::OptimizerState optimizer_;
 };
 
-const dtb_strategy_plugin_v1_t kDescriptor = dtb::strategyDescriptor<MyPlugin>(
-    {sizeof(dtb_strategy_plugin_v1_t), DTB_ABI_VERSION, DTB_PLUGIN_STRATEGY, "my_plugin", "0.1.0",
-     "One averaged all-reduce per gradient after backward (dtbench new's starting point)", nullptr, 0});
-
 }  // namespace
 
-extern "C" const dtb_strategy_plugin_v1_t* dtb_strategy_plugin_v1(void) { return &kDescriptor; }
+DTB_EXPORT_STRATEGY_PLUGIN(dtb::strategyDescriptor<MyPlugin>(
+    "my_plugin", "0.1.0",
+    "One averaged all-reduce per gradient after backward (dtbench new's starting point)"))

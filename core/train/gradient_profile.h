@@ -1,0 +1,55 @@
+// When each gradient becomes ready in backward, averaged over a run's
+// steps: what a projection needs to schedule a strategy's communication
+// against backward (core/projection/step_simulation.h), as DDP launches a
+// bucket when its last gradient is ready and Horovod fuses what is ready
+// each cycle. The first backward is left out (its allocations and cold
+// caches are not the steady state).
+//
+// The times are the host's: on a GPU, when the model called grad_ready,
+// which is when the gradient's kernels were queued, not when they ran.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dtbench/model.h"
+
+namespace dtb::core {
+
+struct ReadyGradient {
+  uint32_t index = 0;  // the parameter's index (registration order)
+  uint32_t layer = 0;  // the layer that uses it
+  std::string name;    // "conv1.weight"
+  uint64_t bytes = 0;  // the gradient's size
+  double readyS = 0;   // seconds after backward began, the mean over the profiled backwards
+};
+
+class GradientProfile {
+ public:
+  void beginBackward();
+  void ready(const dtb_param_t& param);
+  void endBackward();
+
+  // Every gradient seen, in the order they became ready (by mean time).
+  std::vector<ReadyGradient> gradients() const;
+  // The mean length of the profiled backwards; 0 before one.
+  double backwardS() const;
+  int64_t backwards() const { return profiled_; }
+
+ private:
+  struct Sum {
+    ReadyGradient gradient;
+    double readySum = 0;
+    int64_t count = 0;
+  };
+  std::chrono::steady_clock::time_point begin_;
+  bool counting_ = false;  // this backward is profiled (not the first)
+  int64_t seen_ = 0;       // backwards begun
+  int64_t profiled_ = 0;
+  double backwardSum_ = 0;
+  std::vector<Sum> sums_;  // by parameter index
+};
+
+}  // namespace dtb::core

@@ -1,0 +1,29 @@
+// The model parameters that Network reads, declared once for every plugin
+// built on it: each lists these three in its kParams. The stem chooses the
+// first layers (each model's header says what its two stems are); the CUDA
+// layers' two (CudaLayerOptions) are read when the model computes on a GPU.
+#pragma once
+
+#include "dtbench/settings.hpp"
+
+namespace dtb::nn {
+
+inline constexpr StringSetting kStem{
+    "stem",
+    "auto",
+    "First layers: imagenet (torchvision's, strided for 224x224 samples), cifar (stride 1, as the papers' "
+    "CIFAR variants), auto (cifar for samples up to 64 pixels high)",
+    {},
+    "auto|cifar|imagenet"};
+
+inline constexpr BoolSetting kCudnnBenchmark{
+    "cudnn_benchmark", "false",
+    "On a GPU: time every cuDNN convolution algorithm once per input shape and keep the fastest "
+    "(torch.backends.cudnn.benchmark); else cuDNN's heuristics choose"};
+
+inline constexpr BoolSetting kAllowTf32{
+    "allow_tf32", "true",
+    "On a GPU: fp32 convolutions may run on tensor cores in TF32 (torch.backends.cudnn.allow_tf32, on by "
+    "default in PyTorch); fully connected layers stay full fp32 as PyTorch's matmul default"};
+
+}  // namespace dtb::nn

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# dtbench project --run, as a user runs it: a 1-rank run of an MLP stores
+# when each of its gradients became ready (in backward's order, every
+# parameter once, their bytes the model's), and its step is projected to a
+# system file's GPUs under every strategy: 1 GPU is the measured step at
+# efficiency 1, more GPUs cost the baseline efficiency, and a run without
+# gradient times is refused with what to do.
+#   project_run_test.sh DTBENCH PLUGIN_DIR SYSTEM_FILE
+set -euo pipefail
+dtbench=$1 plugins=$2 system=$3
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+q() { "$dtbench" query "$scratch/r.db" "$1" --format csv | tail -n +2 | tr -d '\r'; }
+
+cat > "$scratch/profile.toml" <<'TOML'
+[experiment]
+name = "profile"
+[run]
+model = "mlp"
+dataset = "synthetic"
+strategy = "allreduce"
+backend = "gloo"
+world_size = 1
+batch_size = 32
+epochs = 2
+[dataset.synthetic]
+train_samples = 320
+test_samples = 64
+TOML
+"$dtbench" --plugin-path "$plugins" run "$scratch/profile.toml" --db "$scratch/r.db" > "$scratch/run.txt" 2>&1 ||
+  { cat "$scratch/run.txt"; fail "the profiling run failed"; }
+
+# Every parameter once, as many bytes as the model's parameters, the
+# output layer's ready first and the input layer's last.
+[[ $(q "SELECT COUNT(*), COUNT(DISTINCT param) FROM gradient_ready") == "6,6" ]] ||
+  fail "not one row per parameter: $(q "SELECT COUNT(*), COUNT(DISTINCT param) FROM gradient_ready")"
+[[ $(q "SELECT SUM(g.bytes) = m.param_bytes FROM gradient_ready g JOIN memory m USING (run_id, rank)") == 1 ]] ||
+  fail "the gradients' bytes are not the model's"
+order=$(q "SELECT group_concat(layer, '') FROM (SELECT layer FROM gradient_ready ORDER BY ready_s, param)")
+[[ $order == 221100 ]] || fail "gradients not in backward's order: layers $order"
+[[ $(q "SELECT MIN(steps) >= 19 AND MAX(ready_s) <= MAX(backward_s) FROM gradient_ready") == 1 ]] ||
+  fail "the times are not averaged over the steps, within backward"
+
+"$dtbench" project --system "$system" --db "$scratch/r.db" --run 1 --gpus 1,4,64 > "$scratch/p.txt" 2>&1 ||
+  { cat "$scratch/p.txt"; fail "dtbench project --run failed"; }
+cat "$scratch/p.txt"
+grep -q "^# run 1: mlp on synthetic, allreduce at 1 rank (cpu): a rank's step of 32 samples" "$scratch/p.txt" ||
+  fail "no description of the run"
+for strategy in allreduce bucketed fusion zero-1 zero-2 zero-3; do
+  [[ $(grep -c "^$strategy " "$scratch/p.txt") == 3 ]] || fail "$strategy is not projected at 3 GPU counts"
+done
+awk '$2 == 1 && $1 != "fusion" && ($6 != "1.00" || $7 != "1.000" || $8 != "0.000") { exit 1 }' "$scratch/p.txt" ||
+  fail "1 GPU is not the measured step"
+awk '$1 == "allreduce" && $2 == 64 && ($7 >= 1 || $8 <= 0) { exit 1 }' "$scratch/p.txt" ||
+  fail "64 GPUs cost the baseline nothing"
+
+"$dtbench" project --system "$system" --db "$scratch/r.db" --run 1 --strategy bucketed,zero-9 > "$scratch/e.txt" 2>&1 &&
+  fail "an unknown strategy was projected"
+grep -q "no schedule for strategy 'zero-9'; projected are allreduce, bucketed, fusion, zero-1, zero-2, zero-3" \
+  "$scratch/e.txt" || fail "the unknown strategy is not named: $(cat "$scratch/e.txt")"
+sqlite3 "$scratch/r.db" "DELETE FROM gradient_ready" 2>/dev/null ||
+  python3 -c "import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); d.execute('DELETE FROM gradient_ready'); d.commit()" "$scratch/r.db"
+"$dtbench" project --system "$system" --db "$scratch/r.db" --run 1 > "$scratch/e.txt" 2>&1 &&
+  fail "a run without gradient times was projected"
+grep -q "dtbench project: run 1: no gradient_ready rows" "$scratch/e.txt" || fail "no reason given: $(cat "$scratch/e.txt")"
+echo "ok"

@@ -11,6 +11,7 @@
 #include "projection/step_simulation.h"
 #include "projection/stored_profile.h"
 #include "projection/system_model.h"
+#include "store/result_store.h"
 #include "store/store_reader.h"
 #include "sweep/sweep_spec.h"
 
@@ -26,8 +27,44 @@ struct ProjectOptions {
   std::string db;   // with run: the store the run is in
   int64_t run = 0;  // project this run's step; 0: the all-reduce alone
   std::vector<std::string> strategies;
-  double computeSpeedup = 1;  // the target GPU's compute against the measured device's
+  double computeSpeedup = 0;  // the target GPU's compute against the measured device's; 0: not given
+  int64_t batch = 0;          // samples per GPU a step on the target; 0: the run's
+  bool store = false;         // write the rows to the store's projection table
 };
+
+// The run's step as one of the target's GPUs takes it, and a line saying
+// how that was decided: at --batch samples (every phase in proportion),
+// then --compute-speedup, or else the system file's throughput for the
+// model (one GPU's whole step), or else as measured.
+std::pair<core::StepProfile, std::string> targetStep(const core::ProfiledRun& run,
+                                                     const core::SystemModel& system,
+                                                     const ProjectOptions& o) {
+  core::StepProfile p = run.profile;
+  std::string how;
+  if (o.batch > 0 && o.batch != p.samplesPerStep && p.samplesPerStep > 0) {
+    p = p.scaled(static_cast<double>(o.batch) / static_cast<double>(p.samplesPerStep));
+    how = "batch " + std::to_string(o.batch) + " a GPU (the run's phases scaled from its " +
+          std::to_string(p.samplesPerStep) + "); ";
+    p.samplesPerStep = o.batch;
+  }
+  char text[160];
+  const auto known = system.samplesPerS.find(run.model);
+  if (o.computeSpeedup > 0) {
+    p = p.onFasterDevice(o.computeSpeedup);
+    std::snprintf(text, sizeof text, "forward, backward and optimizer %g x as fast as measured",
+                  o.computeSpeedup);
+  } else if (known != system.samplesPerS.end()) {
+    p = p.scaled(static_cast<double>(p.samplesPerStep) / known->second / p.stepS());
+    std::snprintf(
+        text, sizeof text,
+        "one GPU trains %s at %g samples/s (the system file's throughput), every phase in proportion",
+        run.model.c_str(), known->second);
+  } else {
+    std::snprintf(text, sizeof text, "compute as measured (the system file has no throughput for %s)",
+                  run.model.c_str());
+  }
+  return {p, how + text};
+}
 
 // Powers of two within a node, then whole nodes doubling, to 1,024 GPUs.
 std::vector<int> defaultGpus(int perNode) {
@@ -39,6 +76,14 @@ std::vector<int> defaultGpus(int perNode) {
 
 void printLink(const char* what, const core::Link& link) {
   std::printf("%s %.1f GB/s, %.2f us", what, link.bytesPerS / 1e9, link.latencyS * 1e6);
+}
+
+void printSystem(const core::SystemModel& system) {
+  std::printf("# %s: %d GPUs and %d NICs a node; ", system.name.c_str(), system.gpusPerNode,
+              system.nicsPerNode);
+  printLink("GPU link", system.intraNode);
+  printLink("; NIC", system.interNode);
+  std::printf("\n");
 }
 
 core::CollectiveCosts costsOn(const core::SystemModel& system, int gpus) {
@@ -66,42 +111,76 @@ std::vector<core::StrategySchedule> chosenSchedules(const std::vector<std::strin
 // The run's step on each GPU count under each strategy: step time,
 // throughput, speed-up and efficiency against the smallest count, and the
 // share of the step that waits for communication.
-int projectRun(const ProjectOptions& o, const core::SystemModel& system, std::vector<int> gpus) {
-  core::Database store = core::openStoreForReading(o.db);
-  const core::ProfiledRun run = core::readProfiledRun(store, o.run);
-  const core::StepProfile profile = run.profile.onFasterDevice(o.computeSpeedup);
-  const std::vector<core::StrategySchedule> schedules = chosenSchedules(o.strategies);
-  std::sort(gpus.begin(), gpus.end());
-  for (int g : gpus) core::allreduceCost(1, g, system);  // every count checked before a table's head
-  const core::StepProfile& m = run.profile;
-  std::printf("# %s: %d GPUs and %d NICs a node; ", system.name.c_str(), system.gpusPerNode,
-              system.nicsPerNode);
-  printLink("GPU link", system.intraNode);
-  printLink("; NIC", system.interNode);
-  std::printf(
-      "\n# run %lld: %s on %s, %s at %d rank%s (%s): a rank's step of %lld samples in %.2f ms = data %.2f, "
-      "forward %.2f, backward %.2f, optimizer %.2f, other %.2f; %zu gradients, %.2f MB\n",
-      static_cast<long long>(run.runId), run.model.c_str(), run.dataset.c_str(), run.strategy.c_str(),
-      run.worldSize, run.worldSize == 1 ? "" : "s", run.device.c_str(),
-      static_cast<long long>(m.samplesPerStep),
-      (m.dataS + m.forwardS + m.backwardS + m.optimizerS + m.otherS) * 1e3, m.dataS * 1e3, m.forwardS * 1e3,
-      m.backwardS * 1e3, m.optimizerS * 1e3, m.otherS * 1e3, m.gradients.size(), m.gradientBytes() / 1e6);
-  std::printf(
-      "# compute %g x as fast as measured; speed-up and efficiency against %d GPU%s (docs/projection.md)\n",
-      o.computeSpeedup, gpus.front(), gpus.front() == 1 ? "" : "s");
-  std::printf("%-10s %6s %6s %10s %13s %8s %10s %13s\n", "strategy", "gpus", "nodes", "step_ms",
-              "samples_per_s", "speedup", "efficiency", "exposed_share");
+std::vector<core::ProjectionRecord> projectedRows(const core::ProfiledRun& run,
+                                                  const core::StepProfile& profile, const std::string& target,
+                                                  const core::SystemModel& system,
+                                                  const std::vector<int>& gpus,
+                                                  const std::vector<core::StrategySchedule>& schedules) {
+  std::vector<core::ProjectionRecord> rows;
   for (const core::StrategySchedule& schedule : schedules) {
     double baseThroughput = 0;
     for (int g : gpus) {
       const core::SimulatedStep step = core::simulateStep(profile, schedule, costsOn(system, g), g);
-      const double throughput = g * static_cast<double>(profile.samplesPerStep) / step.stepS;
-      if (baseThroughput == 0) baseThroughput = throughput;
-      const double speedup = throughput / baseThroughput;
-      std::printf("%-10s %6d %6d %10.3f %13.1f %8.2f %10.3f %13.3f\n", schedule.name.c_str(), g,
-                  core::allreduceCost(1, g, system).nodes, step.stepS * 1e3, throughput, speedup,
-                  speedup * gpus.front() / g, step.exposedS / step.stepS);
+      core::ProjectionRecord r;
+      r.runId = run.runId;
+      r.system = system.name;
+      r.target = target;
+      r.strategy = schedule.name;
+      r.gpus = g;
+      r.nodes = core::allreduceCost(1, g, system).nodes;
+      r.samplesPerGpu = profile.samplesPerStep;
+      r.stepS = step.stepS;
+      r.samplesPerS = g * static_cast<double>(profile.samplesPerStep) / step.stepS;
+      if (baseThroughput == 0) baseThroughput = r.samplesPerS;
+      r.refGpus = gpus.front();
+      r.speedup = r.samplesPerS / baseThroughput;
+      r.efficiency = r.speedup * r.refGpus / g;
+      r.exposedShare = step.exposedS / step.stepS;
+      r.commS = step.commS;
+      rows.push_back(r);
     }
+  }
+  return rows;
+}
+
+void printRun(const core::ProfiledRun& run) {
+  const core::StepProfile& m = run.profile;
+  std::printf(
+      "# run %lld: %s on %s, %s at %d rank%s (%s): a rank's step of %lld samples in %.2f ms = data %.2f, "
+      "forward %.2f, backward %.2f, optimizer %.2f, other %.2f; %zu gradients, %.2f MB\n",
+      static_cast<long long>(run.runId), run.model.c_str(), run.dataset.c_str(), run.strategy.c_str(),
+      run.worldSize, run.worldSize == 1 ? "" : "s", run.device.c_str(),
+      static_cast<long long>(m.samplesPerStep), m.stepS() * 1e3, m.dataS * 1e3, m.forwardS * 1e3,
+      m.backwardS * 1e3, m.optimizerS * 1e3, m.otherS * 1e3, m.gradients.size(), m.gradientBytes() / 1e6);
+}
+
+int projectRun(const ProjectOptions& o, const core::SystemModel& system, std::vector<int> gpus) {
+  std::sort(gpus.begin(), gpus.end());
+  for (int g : gpus) core::allreduceCost(1, g, system);  // every count checked before a table's head
+  const std::vector<core::StrategySchedule> schedules = chosenSchedules(o.strategies);
+  core::ProfiledRun run;
+  {
+    core::Database store = core::openStoreForReading(o.db);
+    run = core::readProfiledRun(store, o.run);
+  }
+  const auto [profile, target] = targetStep(run, system, o);
+  const std::vector<core::ProjectionRecord> rows =
+      projectedRows(run, profile, target, system, gpus, schedules);
+  printSystem(system);
+  printRun(run);
+  std::printf("# target: %s; speed-up and efficiency against %d GPU%s (docs/projection.md)\n", target.c_str(),
+              gpus.front(), gpus.front() == 1 ? "" : "s");
+  std::printf("%-10s %6s %6s %10s %13s %8s %10s %13s %10s\n", "strategy", "gpus", "nodes", "step_ms",
+              "samples_per_s", "speedup", "efficiency", "exposed_share", "comm_share");
+  for (const core::ProjectionRecord& r : rows) {
+    std::printf("%-10s %6d %6d %10.3f %13.1f %8.2f %10.3f %13.3f %10.3f\n", r.strategy.c_str(), r.gpus,
+                r.nodes, r.stepS * 1e3, r.samplesPerS, r.speedup, r.efficiency, r.exposedShare,
+                r.commS / r.stepS);
+  }
+  if (o.store) {
+    core::ResultStore(o.db).recordProjection(rows);
+    std::printf("# stored: %zu rows in %s's projection table (dtbench report draws them)\n", rows.size(),
+                o.db.c_str());
   }
   return 0;
 }
@@ -122,12 +201,9 @@ int project(const ProjectOptions& o) {
   // whole nodes is refused alone, not after a table's head.
   std::vector<core::AllreduceCost> costs;
   for (int g : gpus) costs.push_back(core::allreduceCost(static_cast<double>(bytes), g, system));
-  std::printf("# %s: %d GPUs and %d NICs a node; ", system.name.c_str(), system.gpusPerNode,
-              system.nicsPerNode);
-  printLink("GPU link", system.intraNode);
-  printLink("; NIC", system.interNode);
+  printSystem(system);
   std::printf(
-      "\n# all-reduce of %s (%lld bytes) by alpha-beta models of NCCL's schedules (docs/projection.md)\n",
+      "# all-reduce of %s (%lld bytes) by alpha-beta models of NCCL's schedules (docs/projection.md)\n",
       core::formatSize(bytes).c_str(), static_cast<long long>(bytes));
   std::printf("%6s %6s %10s %10s %16s %13s %11s\n", "gpus", "nodes", "ring_ms", "tree_ms", "hierarchical_ms",
               "best", "busbw_GBps");
@@ -152,7 +228,7 @@ void addProjectCommand(CLI::App& app, GlobalOptions& global) {
       "an all-reduce costs there: NCCL's ring, tree and hierarchical schedules, the cheapest, its bus\n"
       "bandwidth.\n"
       "Examples:\n"
-      "  dtbench project --system examples/systems/juwels_booster.toml --db results.db --run 1\n"
+      "  dtbench project --system examples/systems/juwels_booster.toml --db results.db --run 1 --store\n"
       "  dtbench project --system examples/systems/juwels_booster.toml\n"
       "  dtbench project --system my_cluster.toml --bytes 25M --gpus 8,64,512");
   cmd->add_option("--system", o->system, "The system file (TOML: docs/projection.md)")->required();
@@ -168,8 +244,16 @@ void addProjectCommand(CLI::App& app, GlobalOptions& global) {
                   "zero-1, zero-2, zero-3)")
       ->delimiter(',');
   cmd->add_option("--compute-speedup", o->computeSpeedup,
-                  "With --run: the target's compute this many times as fast as the run's device (default 1)")
+                  "With --run: the target's forward, backward and optimizer this many times as fast as the "
+                  "run's device (default: the system file's throughput for the model, or as measured)")
       ->check(CLI::Range(1e-3, 1e6));
+  cmd->add_option("--batch", o->batch,
+                  "With --run: samples per GPU a step on the target (default: the run's batch); the run's "
+                  "phases scale in proportion")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
+  cmd->add_flag("--store", o->store,
+                "With --run: also store the rows in the database's projection table, replacing an earlier "
+                "projection of the same run, system, target and strategy");
   cmd->allow_extras(false);
   cmd->callback([&global, o] {
     try {

@@ -29,6 +29,14 @@ struct StepProfile {
     for (const ProfiledGradient& g : gradients) sum += g.bytes;
     return sum;
   }
+  double stepS() const { return dataS + forwardS + backwardS + optimizerS + otherS; }
+  // Every phase, and every gradient's time, `factor` times as long.
+  StepProfile scaled(double factor) const {
+    StepProfile p = *this;
+    for (double* phase : {&p.dataS, &p.forwardS, &p.backwardS, &p.optimizerS, &p.otherS}) *phase *= factor;
+    for (ProfiledGradient& g : p.gradients) g.readyS *= factor;
+    return p;
+  }
   // Forward, backward and the optimizer `speedup` times faster (a faster
   // device), each gradient ready at the same fraction of backward.
   StepProfile onFasterDevice(double speedup) const {

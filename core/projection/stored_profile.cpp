@@ -25,7 +25,9 @@ ProfiledRun readProfiledRun(Database& db, int64_t runId) {
   const std::string which = "run " + std::to_string(runId);
   ProfiledRun run;
   run.runId = runId;
-  Statement r = db.prepare("SELECT model, dataset, strategy, world_size FROM run WHERE id = ?");
+  Statement r = db.prepare(
+      "SELECT rm.model, r.dataset, r.strategy, r.world_size FROM run r JOIN run_model rm ON rm.run_id = r.id "
+      "WHERE r.id = ?");
   r.bind(1, runId);
   if (!r.step()) throw ProfileError(which + ": no such run in this store");
   run.model = r.columnText(0);

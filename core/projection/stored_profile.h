@@ -15,7 +15,8 @@ namespace dtb::core {
 
 struct ProfiledRun {
   int64_t runId = 0;
-  std::string model, dataset, strategy, device;
+  std::string model;  // as the field names it, with its depth: resnet50 (the run_model view)
+  std::string dataset, strategy, device;
   int worldSize = 1;
   StepProfile profile;
 };

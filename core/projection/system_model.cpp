@@ -93,8 +93,9 @@ SystemModel parseSystem(std::string_view text, const std::string& source) {
   }
   onlyKnownKeys(source, root, "the system file", {"system"});
   const toml::table& system = table(source, root, "system", "a system file");
-  onlyKnownKeys(source, system, "[system]",
-                {"name", "gpus_per_node", "nics_per_node", "sources", "intra_node", "inter_node"});
+  onlyKnownKeys(
+      source, system, "[system]",
+      {"name", "gpus_per_node", "nics_per_node", "sources", "intra_node", "inter_node", "throughput"});
   SystemModel model;
   const toml::node* name = system.get("name");
   if (!name || !name->is_string())
@@ -112,6 +113,12 @@ SystemModel parseSystem(std::string_view text, const std::string& source) {
   }
   model.intraNode = link(source, system, "intra_node");
   model.interNode = link(source, system, "inter_node");
+  if (system.contains("throughput")) {
+    const toml::table& t = table(source, system, "throughput", "[system]");
+    for (const auto& [key, node] : t)
+      model.samplesPerS[std::string(key.str())] =
+          number(source, t, std::string(key.str()), "[system.throughput]", 0, kMaxSamplesPerS);
+  }
   return model;
 }
 

@@ -13,9 +13,12 @@
 //   [system.inter_node]
 //   latency_us = 1.0
 //   bandwidth_gbps = 25      # per NIC
+//   [system.throughput]      # optional: one GPU's samples/s training a model
+//   resnet50 = 938           # (the model as the store names it, run_model)
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -32,6 +35,9 @@ struct SystemModel {
   Link intraNode;  // GPU to GPU within a node
   Link interNode;  // one NIC to another node's
   std::vector<std::string> sources;
+  // Samples/s one GPU trains each model at, alone (published figures): a
+  // projection's step on one GPU, by model name ("resnet50").
+  std::map<std::string, double> samplesPerS;
 };
 
 // Bounds that keep a typo from projecting nonsense: a node of 1 to 64 GPUs
@@ -39,6 +45,7 @@ struct SystemModel {
 constexpr int kMaxGpusPerNode = 64;
 constexpr double kMaxLatencyUs = 1e6;
 constexpr double kMaxBandwidthGbps = 1e5;
+constexpr double kMaxSamplesPerS = 1e9;
 
 // A system file's mistake, formatted "FILE:LINE:COLUMN: error: what".
 class SystemFileError : public std::runtime_error {

@@ -154,6 +154,7 @@ std::string renderHtml(const ReportInput& in) {
       out += "<h3>" + esc(model) + "</h3>\n" + htmlTable(keyFigureTable(data, x.id, model)) +
              "<div class=\"charts\">\n";
       for (const LineChart& c : scalingCharts(data, x.id, model)) out += renderLineChart(c);
+      for (const LineChart& c : projectionCharts(data, x.id, model)) out += renderLineChart(c);
       for (const GroupedBarChart& c : busBytesCharts(data, x.id, model)) out += renderGroupedBars(c);
       for (const StackedBarChart& c : breakdownCharts(data, x.id, model)) out += renderStackedBars(c);
       for (const LineChart& c : accuracyCharts(data, x.id, model)) out += renderLineChart(c);

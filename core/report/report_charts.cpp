@@ -5,6 +5,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace dtb::core {
 namespace {
@@ -91,6 +92,48 @@ std::vector<LineChart> scalingCharts(const ReportData& data, int64_t experiment,
   for (int w : worlds) ideal.points.push_back({double(w), 1.0});
   efficiency.series.push_back(ideal);
   return {throughput, efficiency};
+}
+
+std::vector<LineChart> projectionCharts(const ReportData& data, int64_t experiment,
+                                        const std::string& model) {
+  std::map<std::tuple<std::string, int64_t, std::string>, std::vector<const ProjectionRow*>> sets;
+  for (const ProjectionRow& p : data.projections) {
+    if (p.experiment == experiment && p.model == model) sets[{p.system, p.run, p.target}].push_back(&p);
+  }
+  std::vector<LineChart> charts;
+  for (const auto& [which, rows] : sets) {
+    const auto& [system, run, target] = which;
+    LineChart chart{model + ": parallel efficiency projected to " + system + " from run " +
+                        std::to_string(run) + ", beside the measured",
+                    {"GPUs", 2, TickFormat::kNumber, false, false, "GPUs"},
+                    {"efficiency", 0, TickFormat::kPercent, true},
+                    {},
+                    "ideal (100 %)"};
+    std::map<std::string, size_t> seriesOf;
+    std::set<int> gpus;
+    for (const ProjectionRow* p : rows) {
+      auto [it, fresh] = seriesOf.try_emplace(p->strategy, chart.series.size());
+      if (fresh) chart.series.push_back({"projected: " + p->strategy, {}, static_cast<int>(it->second)});
+      chart.series[it->second].points.push_back({double(p->gpus), p->efficiency});
+      gpus.insert(p->gpus);
+    }
+    std::map<std::string, size_t> measuredOf;
+    for (const ScalingRow* r : rowsOf(data, data.scaling, experiment, model)) {
+      const ReportConfig* c = data.config(r->experiment, r->key);
+      auto [it, fresh] = measuredOf.try_emplace(r->key, chart.series.size());
+      if (fresh)
+        chart.series.push_back(
+            {"measured: " + c->label, {}, c->color, false, true, true, MarkerShape::kSquare, c->label});
+      chart.series[it->second].points.push_back(
+          {double(r->world), r->world == r->refWorld ? 1.0 : r->efficiency});
+      gpus.insert(r->world);
+    }
+    ChartSeries ideal{"ideal", {}, 9, true, false, false};
+    for (int g : gpus) ideal.points.push_back({double(g), 1.0});
+    chart.series.push_back(ideal);
+    charts.push_back(chart);
+  }
+  return charts;
 }
 
 std::vector<StackedBarChart> breakdownCharts(const ReportData& data, int64_t experiment,

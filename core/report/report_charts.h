@@ -16,6 +16,10 @@ namespace dtb::core {
 
 // Each returns nothing when the experiment has no such data.
 std::vector<LineChart> scalingCharts(const ReportData& data, int64_t experiment, const std::string& model);
+// Each strategy's efficiency as `dtbench project --store` projected it from
+// a run of the experiment, one chart per system (and run and target), the
+// experiment's measured efficiency on the same axes.
+std::vector<LineChart> projectionCharts(const ReportData& data, int64_t experiment, const std::string& model);
 std::vector<StackedBarChart> breakdownCharts(const ReportData& data, int64_t experiment,
                                              const std::string& model);
 std::vector<LineChart> accuracyCharts(const ReportData& data, int64_t experiment, const std::string& model);

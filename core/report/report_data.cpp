@@ -173,6 +173,13 @@ ReportData loadReport(const ReportQueries& queries, const std::vector<int64_t>& 
                             r.numberOr("ideal_samples_per_s", NAN), r.numberOr("speedup", NAN),
                             r.numberOr("efficiency", NAN), integer(r, "ref_world_size")});
   });
+  each("projection", [&](const RowView& r) {
+    data.projections.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)),
+                                static_cast<int64_t>(r.numberOr("run_id", 0)), r.text("model"),
+                                r.text("system"), r.text("target"), r.text("strategy"), integer(r, "gpus"),
+                                integer(r, "ref_gpus"), r.numberOr("samples_per_s", NAN),
+                                r.numberOr("efficiency", NAN), r.numberOr("exposed_share", NAN)});
+  });
   each("step_breakdown", [&](const RowView& r) {
     data.breakdown.push_back({static_cast<int64_t>(r.numberOr("experiment_id", 0)), r.text("config_key"),
                               integer(r, "world_size"), r.numberOr("data_ms", 0), r.numberOr("forward_ms", 0),

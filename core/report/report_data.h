@@ -38,6 +38,15 @@ struct ScalingRow {
   int refWorld = 0;  // the configuration's smallest world size: speed-up and efficiency are NULL there
 };
 
+// A strategy's step projected to a system's GPUs from a run of the
+// experiment (reports/queries/25_projection.sql): not a measurement.
+struct ProjectionRow {
+  int64_t experiment = 0, run = 0;
+  std::string model, system, target, strategy;
+  int gpus = 1, refGpus = 1;
+  double samplesPerS = NAN, efficiency = NAN, exposedShare = NAN;
+};
+
 struct BreakdownRow {
   int64_t experiment = 0;
   std::string key;
@@ -130,6 +139,7 @@ struct ReportData {
   std::vector<ReportExperiment> experiments;
   std::vector<ReportConfig> configs;
   std::vector<ScalingRow> scaling;
+  std::vector<ProjectionRow> projections;
   std::vector<BreakdownRow> breakdown;
   std::vector<AccuracyRow> accuracy;
   std::vector<MemoryRow> memory;

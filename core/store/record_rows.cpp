@@ -88,6 +88,19 @@ Row gradientRow(const GradientReadyRecord& g) {
   return row;
 }
 
+Row projectionRow(const ProjectionRecord& p) {
+  Row row;
+  row.add("run_id", p.runId).add("system", p.system).add("target", p.target).add("strategy", p.strategy);
+  row.add("gpus", p.gpus)
+      .add("nodes", p.nodes)
+      .add("samples_per_gpu", p.samplesPerGpu)
+      .add("step_s", p.stepS);
+  row.add("samples_per_s", p.samplesPerS).add("ref_gpus", p.refGpus).add("speedup", p.speedup);
+  row.add("efficiency", p.efficiency).add("exposed_share", p.exposedShare).add("comm_s", p.commS);
+  row.add("created_at", p.createdAt);
+  return row;
+}
+
 Row recoveryRow(const RecoveryRecord& r) {
   Row row;
   row.add("run_id", r.runId).add("attempt", r.attempt).add("mode", r.mode).add("cause", r.cause);

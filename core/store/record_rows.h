@@ -44,6 +44,7 @@ Row eventRow(const EventRecord& e);
 Row memoryRow(const MemoryRecord& m);
 Row hostRow(const RankHostRecord& h);
 Row gradientRow(const GradientReadyRecord& g);
+Row projectionRow(const ProjectionRecord& p);
 Row recoveryRow(const RecoveryRecord& r);
 Row worldChangeRow(const WorldChangeRecord& w);
 Row networkRow(const RunNetworkRecord& n);

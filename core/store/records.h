@@ -126,6 +126,19 @@ struct GradientReadyRecord {
   int64_t steps = 0;     // the backwards averaged
 };
 
+// One GPU count of one strategy, as `dtbench project --store` projected a
+// run's step (core/projection/).
+struct ProjectionRecord {
+  int64_t runId = 0;
+  std::string system, target, strategy;
+  int gpus = 1, nodes = 1;
+  int64_t samplesPerGpu = 0;
+  double stepS = 0, samplesPerS = 0;
+  int refGpus = 1;
+  double speedup = 1, efficiency = 1, exposedShare = 0, commS = 0;
+  std::string createdAt;  // the store sets it
+};
+
 // Where one rank of a run lived: its host, its rank among that host's
 // ranks, and the address its transport bound.
 struct RankHostRecord {

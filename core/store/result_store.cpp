@@ -352,6 +352,15 @@ void ResultStore::write(const RecordBatch& batch) {
   tx.commit();
 }
 
+void ResultStore::recordProjection(const std::vector<ProjectionRecord>& rows) {
+  std::vector<ProjectionRecord> stamped = rows;
+  const std::string now = utcNow();
+  for (ProjectionRecord& p : stamped) p.createdAt = now;
+  Transaction tx(db_);
+  insertRecords(db_, "INSERT OR REPLACE", "projection", stamped, projectionRow);
+  tx.commit();
+}
+
 void ResultStore::recordNetwork(const RunNetworkRecord& n) {
   insertRows(db_, "INSERT OR REPLACE", "run_network", {networkRow(n)});
 }

@@ -63,6 +63,9 @@ class ResultStore {
   void addRecovery(const RecoveryRecord& r);
   void addWorldChange(const WorldChangeRecord& w);
   void recordNetwork(const RunNetworkRecord& n);
+  // A projection's rows, in one transaction, each replacing an earlier
+  // projection of the same run, system, target, strategy and GPU count.
+  void recordProjection(const std::vector<ProjectionRecord>& rows);
 
   Database& database() { return db_; }
 

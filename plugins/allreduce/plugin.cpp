@@ -3,7 +3,6 @@
 #include "dtbench/descriptors.hpp"
 
 namespace dtb::strategy::allreduce {
-namespace {}  // namespace
 
 DTB_EXPORT_STRATEGY_PLUGIN(strategyDescriptor<AllreduceStrategy>(
     "allreduce", "0.1.0",

@@ -3,8 +3,10 @@
 # when each of its gradients became ready (in backward's order, every
 # parameter once, their bytes the model's), and its step is projected to a
 # system file's GPUs under every strategy: 1 GPU is the measured step at
-# efficiency 1, more GPUs cost the baseline efficiency, and a run without
-# gradient times is refused with what to do.
+# efficiency 1, more GPUs cost the baseline efficiency; a system file's
+# throughput for the model sets one GPU's step; --store keeps the rows
+# (a second projection replaces them) and the report draws them; a run
+# without gradient times is refused with what to do.
 #   project_run_test.sh DTBENCH PLUGIN_DIR SYSTEM_FILE
 set -euo pipefail
 dtbench=$1 plugins=$2 system=$3
@@ -54,6 +56,27 @@ awk '$2 == 1 && $1 != "fusion" && ($6 != "1.00" || $7 != "1.000" || $8 != "0.000
   fail "1 GPU is not the measured step"
 awk '$1 == "allreduce" && $2 == 64 && ($7 >= 1 || $8 <= 0) { exit 1 }' "$scratch/p.txt" ||
   fail "64 GPUs cost the baseline nothing"
+
+# One GPU of a system that trains the MLP at 5,000 samples/s: the step is
+# 32 / 5,000 s, every phase in proportion; stored, and stored again.
+sed '/^\[system.throughput\]/a mlp = 5000' "$system" > "$scratch/system.toml"
+grep -q "^mlp = 5000" "$scratch/system.toml" || fail "the test's system file has no throughput for mlp"
+for time in first second; do
+  "$dtbench" project --system "$scratch/system.toml" --db "$scratch/r.db" --run 1 --gpus 1,4,8 --store \
+    > "$scratch/s.txt" 2>&1 || { cat "$scratch/s.txt"; fail "dtbench project --store failed"; }
+done
+cat "$scratch/s.txt"
+grep -q "^# target: one GPU trains mlp at 5000 samples/s (the system file's throughput)" "$scratch/s.txt" ||
+  fail "the target line does not say where one GPU's step came from"
+awk '$1 == "bucketed" && $2 == 1 && ($4 < 6.39 || $4 > 6.41 || $5 < 4999 || $5 > 5001) { exit 1 }' \
+  "$scratch/s.txt" || fail "one GPU's step is not 32 samples at 5,000 samples/s"
+[[ $(q "SELECT COUNT(*), COUNT(DISTINCT strategy), MIN(ref_gpus), MAX(gpus) FROM projection") == "18,6,1,8" ]] ||
+  fail "not 6 strategies x 3 GPU counts stored once: $(q "SELECT COUNT(*), COUNT(DISTINCT strategy) FROM projection")"
+[[ $(q "SELECT COUNT(*) FROM projection WHERE gpus = 1 AND strategy <> 'fusion' AND ABS(efficiency - 1) > 1e-9") == 0 ]] ||
+  fail "a stored projection at 1 GPU is not at efficiency 1"
+"$dtbench" report "$scratch/r.db" -o "$scratch/report.html" > /dev/null 2>&1 || fail "dtbench report failed"
+grep -q "mlp: parallel efficiency projected to JUWELS Booster from run 1, beside the measured" "$scratch/report.html" ||
+  fail "the report does not draw the projection"
 
 "$dtbench" project --system "$system" --db "$scratch/r.db" --run 1 --strategy bucketed,zero-9 > "$scratch/e.txt" 2>&1 &&
   fail "an unknown strategy was projected"

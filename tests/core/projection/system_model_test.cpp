@@ -51,7 +51,7 @@ TEST(SystemFile, ReadsTheNodeAndItsLinks) {
 TEST(SystemFile, MistakesAreNamedAtTheirLine) {
   EXPECT_EQ(errorOf(replaced(kGood, "nics_per_node", "nic_per_node")),
             "s.toml:4:1: error: unknown key 'nic_per_node' in [system] (known: gpus_per_node, inter_node, "
-            "intra_node, name, nics_per_node, sources)");
+            "intra_node, name, nics_per_node, sources, throughput)");
   EXPECT_EQ(errorOf(replaced(kGood, "bandwidth_gbps = 12.5", "bandwidth_gbps = 0")),
             "s.toml:11:18: error: 'bandwidth_gbps' is 0: it must be above 0 and at most 100000");
   EXPECT_EQ(errorOf(replaced(kGood, "gpus_per_node = 2", "gpus_per_node = 2.5")),
@@ -65,6 +65,16 @@ TEST(SystemFile, MistakesAreNamedAtTheirLine) {
   EXPECT_NE(errorOf("[system]\nname = \"x\"\ngpus_per_node = \n").find("s.toml:3:"), std::string::npos);
   EXPECT_EQ(errorOf("[sytem]\n"),
             "s.toml:1:2: error: unknown key 'sytem' in the system file (known: system)");
+}
+
+TEST(SystemFile, ThroughputsAreOptionalAndBounded) {
+  EXPECT_TRUE(parseSystem(kGood, "s.toml").samplesPerS.empty());
+  const SystemModel s = parseSystem(kGood + "[system.throughput]\nresnet50 = 938\nlenet = 1.5e5\n", "s.toml");
+  EXPECT_EQ(s.samplesPerS, (std::map<std::string, double>{{"lenet", 1.5e5}, {"resnet50", 938}}));
+  EXPECT_EQ(errorOf(kGood + "[system.throughput]\nresnet50 = -938\n"),
+            "s.toml:13:12: error: 'resnet50' is -938: it must be above 0 and at most 1e+09");
+  EXPECT_EQ(errorOf(kGood + "[system.throughput]\nresnet50 = \"fast\"\n"),
+            "s.toml:13:12: error: 'resnet50' must be a number");
 }
 
 }  // namespace

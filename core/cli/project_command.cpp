@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "projection/collective_cost.h"
+#include "projection/fitted_network.h"
 #include "projection/step_simulation.h"
 #include "projection/stored_profile.h"
 #include "projection/system_model.h"
@@ -30,6 +31,7 @@ struct ProjectOptions {
   double computeSpeedup = 0;  // the target GPU's compute against the measured device's; 0: not given
   int64_t batch = 0;          // samples per GPU a step on the target; 0: the run's
   bool store = false;         // write the rows to the store's projection table
+  int64_t fitRun = 0;         // a sweep whose all-reduce fit is the network, instead of a system file
 };
 
 // The run's step as one of the target's GPUs takes it, and a line saying
@@ -86,7 +88,15 @@ void printSystem(const core::SystemModel& system) {
   std::printf("\n");
 }
 
-core::CollectiveCosts costsOn(const core::SystemModel& system, int gpus) {
+// NCCL's schedules on a described system: the cheapest all-reduce of
+// three; a fitted network's: the ring, as the fit measured the backend's
+// own algorithm (Gloo and MPI have no NCCL trees).
+core::CollectiveCosts costsOn(const core::SystemModel& system, int gpus, bool ringOnly) {
+  if (ringOnly) {
+    return {[&system, gpus](double bytes) { return core::allreduceCost(bytes, gpus, system).ringS; },
+            [&system, gpus](double bytes) { return core::reduceScatterCostS(bytes, gpus, system); },
+            [&system, gpus](double bytes) { return core::allgatherCostS(bytes, gpus, system); }};
+  }
   return {[&system, gpus](double bytes) { return core::allreduceCost(bytes, gpus, system).bestS; },
           [&system, gpus](double bytes) { return core::reduceScatterCostS(bytes, gpus, system); },
           [&system, gpus](double bytes) { return core::allgatherCostS(bytes, gpus, system); }};
@@ -108,22 +118,32 @@ std::vector<core::StrategySchedule> chosenSchedules(const std::vector<std::strin
   return chosen;
 }
 
+// Where a projection runs: a system file's system (NCCL's schedules), or
+// a fitted network (the backend's ring).
+struct Target {
+  core::SystemModel system;
+  bool ringOnly = false;
+  std::string network;  // a fitted sweep's emulated network
+};
+
 // The run's step on each GPU count under each strategy: step time,
 // throughput, speed-up and efficiency against the smallest count, and the
 // share of the step that waits for communication.
 std::vector<core::ProjectionRecord> projectedRows(const core::ProfiledRun& run,
                                                   const core::StepProfile& profile, const std::string& target,
-                                                  const core::SystemModel& system,
-                                                  const std::vector<int>& gpus,
+                                                  const Target& where, const std::vector<int>& gpus,
                                                   const std::vector<core::StrategySchedule>& schedules) {
   std::vector<core::ProjectionRecord> rows;
   for (const core::StrategySchedule& schedule : schedules) {
     double baseThroughput = 0;
     for (int g : gpus) {
-      const core::SimulatedStep step = core::simulateStep(profile, schedule, costsOn(system, g), g);
+      const core::SystemModel& system = where.system;
+      const core::SimulatedStep step =
+          core::simulateStep(profile, schedule, costsOn(system, g, where.ringOnly), g);
       core::ProjectionRecord r;
       r.runId = run.runId;
       r.system = system.name;
+      r.network = where.network;
       r.target = target;
       r.strategy = schedule.name;
       r.gpus = g;
@@ -154,7 +174,36 @@ void printRun(const core::ProfiledRun& run) {
       m.backwardS * 1e3, m.optimizerS * 1e3, m.otherS * 1e3, m.gradients.size(), m.gradientBytes() / 1e6);
 }
 
-int projectRun(const ProjectOptions& o, const core::SystemModel& system, std::vector<int> gpus) {
+// With --store: the stored rows beside the measured runs of the store
+// they predict (the projection_error view).
+void printAgainstMeasured(const ProjectOptions& o, const std::string& system) {
+  core::Database store = core::openStoreForReading(o.db);
+  core::Statement q = store.prepare(
+      "SELECT strategy, gpus, projected_ms, measured_run_id, measured_ms, error FROM projection_error "
+      "WHERE profile_run_id = ? AND system = ? ORDER BY strategy, gpus, measured_run_id");
+  q.bind(1, o.run).bind(2, system);
+  bool any = false;
+  while (q.step()) {
+    if (!any) {
+      std::printf(
+          "# against the measured runs it predicts (projection_error):\n%-10s %6s %12s %12s %12s %8s\n",
+          "strategy", "gpus", "projected_ms", "measured_run", "measured_ms", "error");
+      any = true;
+    }
+    const auto number = [&q](int column) {
+      const core::SqlValue v = q.column(column);
+      if (const auto* d = std::get_if<double>(&v)) return *d;
+      if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+      return 0.0;
+    };
+    std::printf("%-10s %6lld %12.3f %12lld %12.3f %+7.1f%%\n", q.columnText(0).c_str(),
+                static_cast<long long>(q.columnInt(1)), number(2), static_cast<long long>(q.columnInt(3)),
+                number(4), 100 * number(5));
+  }
+}
+
+int projectRun(const ProjectOptions& o, const Target& where, std::vector<int> gpus) {
+  const core::SystemModel& system = where.system;
   std::sort(gpus.begin(), gpus.end());
   for (int g : gpus) core::allreduceCost(1, g, system);  // every count checked before a table's head
   const std::vector<core::StrategySchedule> schedules = chosenSchedules(o.strategies);
@@ -165,8 +214,8 @@ int projectRun(const ProjectOptions& o, const core::SystemModel& system, std::ve
   }
   const auto [profile, target] = targetStep(run, system, o);
   const std::vector<core::ProjectionRecord> rows =
-      projectedRows(run, profile, target, system, gpus, schedules);
-  printSystem(system);
+      projectedRows(run, profile, target, where, gpus, schedules);
+  if (!where.ringOnly) printSystem(system);
   printRun(run);
   std::printf("# target: %s; speed-up and efficiency against %d GPU%s (docs/projection.md)\n", target.c_str(),
               gpus.front(), gpus.front() == 1 ? "" : "s");
@@ -181,20 +230,34 @@ int projectRun(const ProjectOptions& o, const core::SystemModel& system, std::ve
     core::ResultStore(o.db).recordProjection(rows);
     std::printf("# stored: %zu rows in %s's projection table (dtbench report draws them)\n", rows.size(),
                 o.db.c_str());
+    printAgainstMeasured(o, system.name);
   }
   return 0;
 }
 
+// The fitted network of --fit-run, said in a line.
+Target fittedTarget(const ProjectOptions& o) {
+  core::Database store = core::openStoreForReading(o.db);
+  const core::FittedNetwork fit = core::readFittedNetwork(store, o.fitRun);
+  std::printf(
+      "# network: %s all-reduce at %d ranks fitted in run %lld%s: a = %.1f us, B = %.4f GB/s; ring "
+      "schedules, as the backend's\n",
+      fit.backend.c_str(), fit.ranks, static_cast<long long>(fit.runId),
+      fit.network.empty() ? "" : (" on " + fit.network).c_str(), fit.latencyS * 1e6, fit.busBytesPerS / 1e9);
+  return {fit.system, true, fit.network};
+}
+
 int project(const ProjectOptions& o) {
-  const core::SystemModel system = core::readSystemFile(o.system);
   if (o.run > 0) {
+    const Target where = o.fitRun > 0 ? fittedTarget(o) : Target{core::readSystemFile(o.system)};
     std::vector<int> gpus = o.gpus;
     if (gpus.empty()) {
-      gpus = defaultGpus(system.gpusPerNode);
+      gpus = defaultGpus(where.system.gpusPerNode);
       gpus.insert(gpus.begin(), 1);
     }
-    return projectRun(o, system, gpus);
+    return projectRun(o, where, gpus);
   }
+  const core::SystemModel system = core::readSystemFile(o.system);
   const int64_t bytes = core::parseSize(o.bytes);
   const std::vector<int> gpus = o.gpus.empty() ? defaultGpus(system.gpusPerNode) : o.gpus;
   // Every count costed before anything is printed: one that does not fill
@@ -231,7 +294,7 @@ void addProjectCommand(CLI::App& app, GlobalOptions& global) {
       "  dtbench project --system examples/systems/juwels_booster.toml --db results.db --run 1 --store\n"
       "  dtbench project --system examples/systems/juwels_booster.toml\n"
       "  dtbench project --system my_cluster.toml --bytes 25M --gpus 8,64,512");
-  cmd->add_option("--system", o->system, "The system file (TOML: docs/projection.md)")->required();
+  cmd->add_option("--system", o->system, "The system file (TOML: docs/projection.md)");
   cmd->add_option("--bytes", o->bytes, "The all-reduced array: bytes, or a size like 100M (default 100M)");
   cmd->add_option("--gpus", o->gpus, "GPU counts, comma-separated (default: 2, 4, ... to 1,024)")
       ->delimiter(',')
@@ -251,6 +314,11 @@ void addProjectCommand(CLI::App& app, GlobalOptions& global) {
                   "With --run: samples per GPU a step on the target (default: the run's batch); the run's "
                   "phases scale in proportion")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
+  cmd->add_option(
+         "--fit-run", o->fitRun,
+         "With --run, instead of --system: a dtbench comm all-reduce sweep in the same store whose fit "
+         "is the network (one rank a host, the backend's ring)")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--store", o->store,
                 "With --run: also store the rows in the database's projection table, replacing an earlier "
                 "projection of the same run, system, target and strategy");
@@ -258,6 +326,10 @@ void addProjectCommand(CLI::App& app, GlobalOptions& global) {
   cmd->callback([&global, o] {
     try {
       if (o->run > 0 && o->db.empty()) throw std::invalid_argument("--run needs --db, the store it is in");
+      if (o->fitRun > 0 && o->run == 0) throw std::invalid_argument("--fit-run goes with --run");
+      if ((o->fitRun > 0) == !o->system.empty())
+        throw std::invalid_argument(o->fitRun > 0 ? "--system or --fit-run, not both"
+                                                  : "--system names the target (or --fit-run, with --run)");
       global.exitCode = project(*o);
     } catch (const core::SystemFileError& e) {
       std::fprintf(stderr, "%s\n", e.what());  // FILE:LINE:COLUMN: error: ..., as a compiler's

@@ -23,7 +23,7 @@ struct StrategySchedule {
 
   double fusionBytes = 128.0 * (1 << 20);  // Horovod: HOROVOD_FUSION_THRESHOLD (v0.21 on)
   double cycleS = 1e-3;                    // Horovod: HOROVOD_CYCLE_TIME
-  double cacheBitsBytes = 1024 / 8;        // the response cache's bits, AND-all-reduced each cycle
+  double cacheBitsBytes = 1024.0 / 8;      // the response cache's 1,024 bits, AND-all-reduced each cycle
 
   int zeroStage = 1;
   double reduceBucketBytes = 5e8 * 4;  // reduce_bucket_size: 5e8 f32 elements

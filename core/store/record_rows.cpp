@@ -90,7 +90,8 @@ Row gradientRow(const GradientReadyRecord& g) {
 
 Row projectionRow(const ProjectionRecord& p) {
   Row row;
-  row.add("run_id", p.runId).add("system", p.system).add("target", p.target).add("strategy", p.strategy);
+  row.add("run_id", p.runId).add("system", p.system).add("network", p.network).add("target", p.target);
+  row.add("strategy", p.strategy);
   row.add("gpus", p.gpus)
       .add("nodes", p.nodes)
       .add("samples_per_gpu", p.samplesPerGpu)

@@ -130,7 +130,7 @@ struct GradientReadyRecord {
 // run's step (core/projection/).
 struct ProjectionRecord {
   int64_t runId = 0;
-  std::string system, target, strategy;
+  std::string system, network, target, strategy;
   int gpus = 1, nodes = 1;
   int64_t samplesPerGpu = 0;
   double stepS = 0, samplesPerS = 0;

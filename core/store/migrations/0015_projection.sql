@@ -4,7 +4,8 @@
 -- them dashed beside the measured scaling of the run's experiment.
 CREATE TABLE projection (
   run_id          INTEGER NOT NULL REFERENCES run(id), -- the run the step profile came from
-  system          TEXT NOT NULL,     -- the system file's name
+  system          TEXT NOT NULL,     -- the system file's name, or the sweep whose fit stood for the network
+  network         TEXT NOT NULL,     -- that sweep's emulated network (run_network.profile); '' for a system file
   target          TEXT NOT NULL,     -- how one GPU's step was decided: a throughput, a speed-up, as measured
   strategy        TEXT NOT NULL,     -- the schedule simulated: allreduce, bucketed, fusion, zero-1, zero-2, zero-3
   gpus            INTEGER NOT NULL,  -- GPUs training together

@@ -59,7 +59,7 @@ python3 - "$scratch/rw/store.db" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 db.executescript("""
-  DROP TRIGGER run_figure_after_epoch_insert; DROP TRIGGER run_figure_after_epoch_update;
+  DROP VIEW projection_error; DROP TRIGGER run_figure_after_epoch_insert; DROP TRIGGER run_figure_after_epoch_update;
   DROP TRIGGER run_figure_after_epoch_delete; DROP VIEW run_figure_of_epochs; DROP VIEW step_breakdown;
   DROP VIEW verdict; DROP VIEW scaling; DROP VIEW repeat_stats; DROP VIEW run_summary; DROP TABLE run_figure;
   DROP TRIGGER cell_figure_after_run_update; DROP TRIGGER cell_figure_after_run_delete;

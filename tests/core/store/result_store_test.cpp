@@ -206,7 +206,8 @@ TEST_F(StoreTest, RunFiguresFollowTheEpochs) {
   {  // As an older dtbench left it: epochs without figures.
     Database raw(db_, Database::Mode::kReadWrite);
     raw.exec(
-        "DROP TRIGGER run_figure_after_epoch_insert; DROP TRIGGER run_figure_after_epoch_update; "
+        "DROP VIEW projection_error; DROP TRIGGER run_figure_after_epoch_insert; DROP TRIGGER "
+        "run_figure_after_epoch_update; "
         "DROP TRIGGER run_figure_after_epoch_delete; DROP VIEW run_figure_of_epochs; DROP VIEW "
         "step_breakdown; "
         "DROP VIEW verdict; DROP VIEW scaling; DROP VIEW repeat_stats; DROP VIEW run_summary; DROP TABLE "

@@ -190,15 +190,9 @@ void printAgainstMeasured(const ProjectOptions& o, const std::string& system) {
           "strategy", "gpus", "projected_ms", "measured_run", "measured_ms", "error");
       any = true;
     }
-    const auto number = [&q](int column) {
-      const core::SqlValue v = q.column(column);
-      if (const auto* d = std::get_if<double>(&v)) return *d;
-      if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
-      return 0.0;
-    };
     std::printf("%-10s %6lld %12.3f %12lld %12.3f %+7.1f%%\n", q.columnText(0).c_str(),
-                static_cast<long long>(q.columnInt(1)), number(2), static_cast<long long>(q.columnInt(3)),
-                number(4), 100 * number(5));
+                static_cast<long long>(q.columnInt(1)), q.columnReal(2),
+                static_cast<long long>(q.columnInt(3)), q.columnReal(4), 100 * q.columnReal(5));
   }
 }
 

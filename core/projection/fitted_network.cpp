@@ -6,16 +6,6 @@
 #include "projection/stored_profile.h"
 
 namespace dtb::core {
-namespace {
-
-double real(const SqlValue& value) {
-  if (const auto* d = std::get_if<double>(&value)) return *d;
-  if (const auto* i = std::get_if<int64_t>(&value)) return static_cast<double>(*i);
-  return 0;
-}
-
-}  // namespace
-
 FittedNetwork readFittedNetwork(Database& db, int64_t sweepRunId) {
   Statement fit = db.prepare(
       "SELECT f.backend, f.world_size, f.latency_us, f.bus_gbps, COALESCE(n.profile, '') FROM collective_fit "
@@ -33,8 +23,8 @@ FittedNetwork readFittedNetwork(Database& db, int64_t sweepRunId) {
   n.backend = fit.columnText(0);
   n.ranks = static_cast<int>(fit.columnInt(1));
   // A least-squares intercept can fall below zero: no latency, then.
-  n.latencyS = std::max(0.0, real(fit.column(2))) * 1e-6;
-  n.busBytesPerS = real(fit.column(3)) * 1e9;
+  n.latencyS = std::max(0.0, fit.columnReal(2)) * 1e-6;
+  n.busBytesPerS = fit.columnReal(3) * 1e9;
   n.network = fit.columnText(4);
   const Link link = linkFromAllreduceFit(n.latencyS, n.busBytesPerS, n.ranks);
   n.system.name = n.backend + " all-reduce fit of run " + std::to_string(sweepRunId) +

@@ -6,13 +6,6 @@
 namespace dtb::core {
 namespace {
 
-double real(const Statement& row, int column) {
-  const SqlValue value = row.column(column);
-  if (const auto* d = std::get_if<double>(&value)) return *d;
-  if (const auto* i = std::get_if<int64_t>(&value)) return static_cast<double>(*i);
-  return 0;
-}
-
 std::string runParam(Database& db, int64_t runId, const std::string& key, const std::string& fallback) {
   Statement q = db.prepare("SELECT value FROM run_param WHERE run_id = ? AND key = ?");
   q.bind(1, runId).bind(2, key);
@@ -42,13 +35,13 @@ ProfiledRun readProfiledRun(Database& db, int64_t runId) {
   Statement phases = db.prepare(
       "SELECT data_ms, forward_ms, backward_ms, optimizer_ms, other_ms FROM step_breakdown WHERE run_id = ?");
   phases.bind(1, runId);
-  if (!phases.step() || real(phases, 2) <= 0)
+  if (!phases.step() || phases.columnReal(2) <= 0)
     throw ProfileError(which + ": no steady steps with their phases (a run needs 2 epochs, or step records)");
-  p.dataS = real(phases, 0) / 1e3;
-  p.forwardS = real(phases, 1) / 1e3;
-  p.backwardS = real(phases, 2) / 1e3;
-  p.optimizerS = real(phases, 3) / 1e3;
-  p.otherS = std::max(0.0, real(phases, 4) / 1e3);
+  p.dataS = phases.columnReal(0) / 1e3;
+  p.forwardS = phases.columnReal(1) / 1e3;
+  p.backwardS = phases.columnReal(2) / 1e3;
+  p.optimizerS = phases.columnReal(3) / 1e3;
+  p.otherS = std::max(0.0, phases.columnReal(4) / 1e3);
   p.samplesPerStep = std::stoll(runParam(db, runId, "batch_size", "0")) *
                      std::stoll(runParam(db, runId, "accumulation_steps", "1"));
 
@@ -59,9 +52,9 @@ ProfiledRun readProfiledRun(Database& db, int64_t runId) {
       "ORDER BY ready_s, param");
   g.bind(1, runId);
   while (g.step()) {
-    const double measuredBackwardS = real(g, 4);
-    const double share = measuredBackwardS > 0 ? std::min(1.0, real(g, 3) / measuredBackwardS) : 1.0;
-    p.gradients.push_back({g.columnInt(0), g.columnInt(1), real(g, 2), share * p.backwardS});
+    const double measuredBackwardS = g.columnReal(4);
+    const double share = measuredBackwardS > 0 ? std::min(1.0, g.columnReal(3) / measuredBackwardS) : 1.0;
+    p.gradients.push_back({g.columnInt(0), g.columnInt(1), g.columnReal(2), share * p.backwardS});
   }
   if (p.gradients.empty())
     throw ProfileError(which +

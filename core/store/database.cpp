@@ -159,6 +159,8 @@ SqlValue Statement::column(int index) const {
 
 int64_t Statement::columnInt(int index) const { return sqlite3_column_int64(stmt_, index); }
 
+double Statement::columnReal(int index) const { return sqlite3_column_double(stmt_, index); }
+
 std::string Statement::columnText(int index) const {
   const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, index));
   return text ? std::string(text, sqlite3_column_bytes(stmt_, index)) : std::string();

@@ -81,6 +81,7 @@ class Statement {
   std::string columnName(int index) const;
   SqlValue column(int index) const;
   int64_t columnInt(int index) const;
+  double columnReal(int index) const;  // an integer as a double; NULL as 0
   std::string columnText(int index) const;
 
   bool readOnly() const;

@@ -15,17 +15,18 @@
 --   measured_run_id  a measured run it predicts
 --   measured_ms      that run's step time (step_breakdown, steady epochs)
 --   error            (projected - measured) / measured
+-- (CROSS JOIN keeps the projections first: a store with none pays nothing.)
 CREATE VIEW projection_error AS
-SELECT b.experiment, b.experiment_id, p.run_id AS profile_run_id, p.system, p.network, p.target, p.strategy, p.gpus,
-       1000.0 * p.step_s AS projected_ms, b.run_id AS measured_run_id, b.step_ms AS measured_ms,
+SELECT b.experiment, b.experiment_id, p.run_id AS profile_run_id, p.system, p.network, p.target, p.strategy,
+       p.gpus, 1000.0 * p.step_s AS projected_ms, b.run_id AS measured_run_id, b.step_ms AS measured_ms,
        (1000.0 * p.step_s - b.step_ms) / b.step_ms AS error
 FROM projection p
-JOIN run src ON src.id = p.run_id
-JOIN run_model src_model ON src_model.run_id = src.id
-JOIN step_breakdown b ON b.model = src_model.model AND b.world_size = p.gpus AND b.run_id <> p.run_id
-JOIN run m ON m.id = b.run_id AND m.dataset = src.dataset AND m.status = 'ok'
+CROSS JOIN run src ON src.id = p.run_id
+CROSS JOIN run m ON m.dataset = src.dataset AND m.world_size = p.gpus AND m.status = 'ok' AND m.id <> src.id
+CROSS JOIN step_breakdown b ON b.run_id = m.id
 LEFT JOIN run_network n ON n.run_id = m.id
-WHERE COALESCE(n.profile, '') = p.network
+WHERE b.model = (SELECT model FROM run_model WHERE run_id = src.id)
+  AND COALESCE(n.profile, '') = p.network
   AND (SELECT value FROM run_param WHERE run_id = m.id AND key = 'batch_size') = CAST(p.samples_per_gpu AS TEXT)
   AND (p.strategy = m.strategy
        OR p.strategy = 'zero-' || (SELECT value FROM run_param WHERE run_id = m.id AND key = 'strategy.zero.stage'));

@@ -102,19 +102,10 @@ core::CollectiveCosts costsOn(const core::SystemModel& system, int gpus, bool ri
           [&system, gpus](double bytes) { return core::allgatherCostS(bytes, gpus, system); }};
 }
 
-std::vector<core::StrategySchedule> chosenSchedules(const std::vector<std::string>& names) {
-  std::vector<core::StrategySchedule> all = core::builtInSchedules();
-  if (names.empty()) return all;
+std::vector<core::StrategySchedule> chosenSchedules(const std::vector<std::string>& specs) {
+  if (specs.empty()) return core::builtInSchedules();
   std::vector<core::StrategySchedule> chosen;
-  for (const std::string& name : names) {
-    std::string known;
-    for (const core::StrategySchedule& s : all) {
-      if (s.name == name) chosen.push_back(s);
-      known += (known.empty() ? "" : ", ") + s.name;
-    }
-    if (chosen.empty() || chosen.back().name != name)
-      throw std::invalid_argument("no schedule for strategy '" + name + "'; projected are " + known);
-  }
+  for (const std::string& spec : specs) chosen.push_back(core::parseSchedule(spec));
   return chosen;
 }
 
@@ -297,8 +288,9 @@ void addProjectCommand(CLI::App& app, GlobalOptions& global) {
   cmd->add_option("--run", o->run, "The run (run.id) whose step to project; best a 1-rank run")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--strategy", o->strategies,
-                  "With --run: strategies to project, comma-separated (default: allreduce, bucketed, fusion, "
-                  "zero-1, zero-2, zero-3)")
+                  "With --run: strategies to project, comma-separated, each NAME[:KEY=VALUE]... with its "
+                  "plugin's parameters (bucketed:bucket_cap_mb=5; default: allreduce, bucketed, fusion, "
+                  "zero-1, zero-2, zero-3 as their anchors ship)")
       ->delimiter(',');
   cmd->add_option("--compute-speedup", o->computeSpeedup,
                   "With --run: the target's forward, backward and optimizer this many times as fast as the "

@@ -210,15 +210,4 @@ SimulatedStep simulateStep(const StepProfile& profile, const StrategySchedule& s
   return perTensor(profile, costs);
 }
 
-std::vector<StrategySchedule> builtInSchedules() {
-  using Kind = StrategySchedule::Kind;
-  std::vector<StrategySchedule> all;
-  all.push_back({.kind = Kind::kAllreduce, .name = "allreduce"});
-  all.push_back({.kind = Kind::kBucketed, .name = "bucketed"});
-  all.push_back({.kind = Kind::kFusion, .name = "fusion"});
-  for (int stage = 1; stage <= 3; ++stage)
-    all.push_back({.kind = Kind::kZero, .name = "zero-" + std::to_string(stage), .zeroStage = stage});
-  return all;
-}
-
 }  // namespace dtb::core

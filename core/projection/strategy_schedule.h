@@ -34,4 +34,13 @@ struct StrategySchedule {
 // allreduce, bucketed, fusion, zero-1, zero-2, zero-3 with their defaults.
 std::vector<StrategySchedule> builtInSchedules();
 
+// A built-in schedule with some of its plugin's parameters set, as
+// "NAME[:KEY=VALUE]...": "bucketed:bucket_cap_mb=5", "fusion:preset=horovod-legacy",
+// "zero-3:prefetch=false". The keys are the plugin's (dtbench plugins NAME):
+//   bucketed   bucket_cap_mb, first_bucket_mb
+//   fusion     fusion_threshold_mb, cycle_time_ms, cache_capacity, preset
+//   zero-N     reduce_bucket_size, param_persistence_threshold, prefetch
+// Throws std::invalid_argument naming an unknown schedule, key or value.
+StrategySchedule parseSchedule(const std::string& spec);
+
 }  // namespace dtb::core

@@ -78,6 +78,17 @@ awk '$1 == "bucketed" && $2 == 1 && ($4 < 6.39 || $4 > 6.41 || $5 < 4999 || $5 >
 grep -q "mlp: parallel efficiency projected to JUWELS Booster from run 1, beside the measured" "$scratch/report.html" ||
   fail "the report does not draw the projection"
 
+# A schedule with its plugin's parameters: DDP with buckets of 10 KiB
+# issues one all-reduce per gradient here, as the baseline does, but
+# during backward.
+"$dtbench" project --system "$system" --db "$scratch/r.db" --run 1 --gpus 64 \
+  --strategy allreduce,bucketed:bucket_cap_mb=0.01:first_bucket_mb=0.01 > "$scratch/b.txt" 2>&1 ||
+  { cat "$scratch/b.txt"; fail "a schedule with parameters was refused"; }
+grep -q "^bucketed:bucket_cap_mb=0.01:first_bucket_mb=0.01 " "$scratch/b.txt" ||
+  fail "the schedule is not named with its parameters: $(cat "$scratch/b.txt")"
+awk '$1 == "allreduce" { base = $4 } $1 ~ /^bucketed:/ { small = $4 } END { exit !(small < base) }' "$scratch/b.txt" ||
+  fail "small buckets during backward are not faster than the baseline's after it"
+
 "$dtbench" project --system "$system" --db "$scratch/r.db" --run 1 --strategy bucketed,zero-9 > "$scratch/e.txt" 2>&1 &&
   fail "an unknown strategy was projected"
 grep -q "no schedule for strategy 'zero-9'; projected are allreduce, bucketed, fusion, zero-1, zero-2, zero-3" \

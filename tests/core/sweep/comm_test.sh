@@ -32,12 +32,18 @@ grep -q "memcpy reference: .* GB/s per rank" "$scratch/out.txt" || fail "no memc
   || fail "all-reduce bus factor"
 [[ $(q "$scratch/c.db" "SELECT COUNT(*) FROM collective_bandwidth WHERE op = 'allgather' AND ABS(busbw_gbps - algbw_gbps / 2) > 1e-9") == 0 ]] \
   || fail "all-gather bus factor"
-# The latency-bandwidth fit: one per collective and backend, printed and in the store, the two the same.
-[[ $(q "$scratch/c.db" "SELECT COUNT(*) FROM collective_fit WHERE sizes = 8 AND latency_us IS NOT NULL AND bus_gbps > 0") == 8 ]] \
-  || fail "collective_fit incomplete"
-printed=$(grep "^# Fit t = a + bus bytes / B: .*(mpi allreduce, 8 sizes)" "$scratch/out.txt" | sed -E 's/.*B = ([0-9.]+) GB.*/\1/')
-stored=$(q "$scratch/c.db" "SELECT printf('%.3f', bus_gbps) FROM collective_fit WHERE backend = 'mpi' AND op = 'allreduce'")
-[[ -n $printed && $printed == "$stored" ]] || fail "printed fit ($printed GB/s) is not the stored one ($stored)"
+# The latency-bandwidth fit: a row per collective and backend, printed and
+# in the store, the two the same. A fit is NULL where a busy machine made
+# the times shrink with size (the view says so; CI saw MPI's all-gather
+# take 862 us at 4 MiB and 4,056 us at 1 MiB): then neither prints one.
+[[ $(q "$scratch/c.db" "SELECT COUNT(*) FROM collective_fit WHERE sizes = 8") == 8 ]] || fail "collective_fit incomplete"
+fits=$(q "$scratch/c.db" "SELECT COUNT(*) FROM collective_fit WHERE latency_us IS NOT NULL AND bus_gbps > 0")
+(( fits >= 6 )) || fail "only $fits of 8 collectives fitted"
+[[ $(grep -c "^# Fit t = a + bus bytes / B: " "$scratch/out.txt") == "$fits" ]] || fail "printed fits are not the stored ones"
+read -r backend op stored < <(q "$scratch/c.db" "SELECT backend, op, printf('%.3f', bus_gbps) FROM collective_fit
+                                 WHERE bus_gbps > 0 ORDER BY op = 'allreduce' DESC, backend = 'mpi' DESC LIMIT 1" | tr ',' ' ')
+printed=$(grep "^# Fit t = a + bus bytes / B: .*($backend $op, 8 sizes)" "$scratch/out.txt" | sed -E 's/.*B = ([0-9.]+) GB.*/\1/')
+[[ -n $printed && $printed == "$stored" ]] || fail "printed fit ($printed GB/s) is not the stored one ($stored, $backend $op)"
 
 echo "== dtbench report draws one bus-bandwidth chart per collective"
 "$dtbench" report "$scratch/c.db" -o "$scratch/c.html" 2>/dev/null || fail "report of the sweep failed"

@@ -6,11 +6,11 @@
 #include "projection/stored_profile.h"
 
 namespace dtb::core {
+
 FittedNetwork readFittedNetwork(Database& db, int64_t sweepRunId) {
   Statement fit = db.prepare(
-      "SELECT f.backend, f.world_size, f.latency_us, f.bus_gbps, COALESCE(n.profile, '') FROM collective_fit "
-      "f "
-      "LEFT JOIN run_network n ON n.run_id = f.run_id "
+      "SELECT f.backend, f.world_size, f.latency_us, f.bus_gbps, COALESCE(n.profile, '') "
+      "FROM collective_fit f LEFT JOIN run_network n ON n.run_id = f.run_id "
       "WHERE f.run_id = ? AND f.op = 'allreduce' AND f.bus_gbps > 0 ORDER BY f.dtype = 'f32' DESC LIMIT 1");
   fit.bind(1, sweepRunId);
   if (!fit.step()) {

@@ -110,7 +110,9 @@ StrategySchedule parseSchedule(const std::string& spec) {
       const size_t eq = parts[i].find('=');
       const std::string key = parts[i].substr(0, eq);
       const auto setter = keys.find(key);
-      if (eq == std::string::npos || setter == keys.end()) {
+      if (eq == std::string::npos && setter != keys.end())
+        throw std::invalid_argument("'" + spec + "': " + key + " needs a value (KEY=VALUE)");
+      if (setter == keys.end()) {
         std::string names;
         for (const auto& [name, set] : keys) names += (names.empty() ? "" : ", ") + name;
         throw std::invalid_argument("'" + spec + "': " + parts.front() + " has no parameter '" + key +

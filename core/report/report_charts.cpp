@@ -52,6 +52,11 @@ std::vector<StackedBarChart> splitByWorld(const StackedBarChart& chart, const st
   return out;
 }
 
+// A measured point's efficiency: the store has none at the reference world
+// size itself (nothing to compare with); a chart draws the line from
+// there, at 100 % by definition.
+double measuredEfficiency(const ScalingRow& r) { return r.world == r.refWorld ? 1.0 : r.efficiency; }
+
 }  // namespace
 
 std::vector<LineChart> scalingCharts(const ReportData& data, int64_t experiment, const std::string& model) {
@@ -82,10 +87,7 @@ std::vector<LineChart> scalingCharts(const ReportData& data, int64_t experiment,
     }
     throughput.series[it->second].points.push_back({double(r->world), r->samplesPerS, r->low, r->high});
     throughput.series[it->second + 1].points.push_back({double(r->world), r->ideal});
-    // The store has no efficiency at the reference itself (nothing to compare
-    // with); the chart draws its line from there, at 100 % by definition.
-    const double e = r->world == r->refWorld ? 1.0 : r->efficiency;
-    efficiency.series[it->second / 2].points.push_back({double(r->world), e});
+    efficiency.series[it->second / 2].points.push_back({double(r->world), measuredEfficiency(*r)});
     worlds.insert(r->world);
   }
   ChartSeries ideal{"ideal", {}, 9, true, false, false};
@@ -124,8 +126,7 @@ std::vector<LineChart> projectionCharts(const ReportData& data, int64_t experime
       if (fresh)
         chart.series.push_back(
             {"measured: " + c->label, {}, c->color, false, true, true, MarkerShape::kSquare, c->label});
-      chart.series[it->second].points.push_back(
-          {double(r->world), r->world == r->refWorld ? 1.0 : r->efficiency});
+      chart.series[it->second].points.push_back({double(r->world), measuredEfficiency(*r)});
       gpus.insert(r->world);
     }
     ChartSeries ideal{"ideal", {}, 9, true, false, false};

@@ -1,7 +1,8 @@
 -- What `dtbench project --store` predicted from a stored run: its step
 -- under each strategy's schedule on a target system's GPUs
 -- (docs/projection.md). Projections, not measurements: the report draws
--- them dashed beside the measured scaling of the run's experiment.
+-- them on a chart of their own, beside the measured efficiency of the
+-- run's experiment.
 CREATE TABLE projection (
   run_id          INTEGER NOT NULL REFERENCES run(id), -- the run the step profile came from
   system          TEXT NOT NULL,     -- the system file's name, or the sweep whose fit stood for the network

@@ -59,6 +59,8 @@ TEST(StrategySchedule, MistakesAreNamed) {
   EXPECT_EQ(errorOf("bucketed:bucket_cap=5"),
             "'bucketed:bucket_cap=5': bucketed has no parameter 'bucket_cap' in a projection (bucket_cap_mb, "
             "first_bucket_mb; KEY=VALUE)");
+  EXPECT_EQ(errorOf("bucketed:bucket_cap_mb"),
+            "'bucketed:bucket_cap_mb': bucket_cap_mb needs a value (KEY=VALUE)");
   EXPECT_EQ(errorOf("allreduce:x=1"),
             "'allreduce:x=1': allreduce has no parameter 'x' in a projection (it takes none; KEY=VALUE)");
   EXPECT_EQ(errorOf("fusion:cycle_time_ms=fast"),

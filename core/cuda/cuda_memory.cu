@@ -76,6 +76,14 @@ void copyToGpu(void* gpu, const void* host, uint64_t bytes, int device) {
   checked(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize");
 }
 
+uint64_t gpuUsedBytes(int device) {
+  useDevice(device);
+  size_t free = 0, total = 0;
+  const cudaError_t asked = cudaMemGetInfo(&free, &total);
+  if (asked != cudaSuccess) throw GpuUnavailable("cudaMemGetInfo: " + problem(asked));
+  return total - free;
+}
+
 void copyFromGpu(void* host, const void* gpu, uint64_t bytes, int device) {
   useDevice(device);
   checked(cudaMemcpy(host, gpu, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy from the GPU");

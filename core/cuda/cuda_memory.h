@@ -47,6 +47,11 @@ class GpuBuffer {
   int device_;
 };
 
+// Bytes of GPU `device`'s memory in use, as the driver counts them (total
+// minus free, cudaMemGetInfo: every process's allocations and CUDA
+// contexts on it, what nvidia-smi shows). Throws GpuUnavailable.
+uint64_t gpuUsedBytes(int device);
+
 // Device-to-device copy bandwidth of GPU `device` (bytes copied per second
 // / 1e9, the median of `repetitions` copies timed with CUDA events): the
 // GPU counterpart of memcpyGbps, the reference a GPU sweep is read against.

@@ -23,6 +23,8 @@ void pinnedFree(void* /*ptr*/) {}
 void copyToGpu(void*, const void*, uint64_t, int) { unavailable(); }
 void copyFromGpu(void*, const void*, uint64_t, int) { unavailable(); }
 
+uint64_t gpuUsedBytes(int) { unavailable(); }
+
 void copyToGpuOn(void*, const void*, uint64_t, void*) { unavailable(); }
 void copyOnGpu(void*, const void*, uint64_t, void*) { unavailable(); }
 double gpuMemcpyGbps(int64_t, int, int) { unavailable(); }

@@ -4,8 +4,10 @@
 #include <cmath>
 
 #include "cuda/cuda_memory.h"
+#include "cuda/gpu_tensor_ops.h"
 #include "dtbench/plugin.hpp"
 #include "host/status.h"
+#include "log/log.h"
 #include "plugin/backend_memory.h"
 
 namespace dtb::core {
@@ -89,11 +91,13 @@ dtb_status_t Communicator::failed(dtb_status_t status, std::string* error) {
 
 dtb_status_t Communicator::started(dtb_status_t status, dtb_request_t* request, const char* op,
                                    uint64_t bytes, double busFactor, std::string* error,
-                                   std::shared_ptr<GpuStaging::Staged> staged) {
+                                   std::shared_ptr<GpuStaging::Staged> staged,
+                                   std::shared_ptr<GpuStaging::Staged> stagedInput) {
   endPolling();  // issuing is work of its own, not a wait
   if (status != DTB_STATUS_OK) {
     *request = nullptr;  // whatever the backend left there: nothing to wait for
     if (staged) staging_.finish(*staged, false);
+    if (stagedInput) staging_.finish(*stagedInput, false);
     return failed(status, error);
   }
   ++collectives_;
@@ -102,7 +106,8 @@ dtb_status_t Communicator::started(dtb_status_t status, dtb_request_t* request, 
   // the double product gives as 3999.99...
   busBytes_ += static_cast<uint64_t>(std::llround(static_cast<double>(bytes) * busFactor));
   std::lock_guard lock(mutex_);
-  outstanding_.emplace(*request, InFlight{op, TraceRecorder::nowNs(), std::move(staged)});
+  outstanding_.emplace(*request,
+                       InFlight{op, TraceRecorder::nowNs(), std::move(staged), std::move(stagedInput)});
   return status;
 }
 
@@ -145,8 +150,7 @@ bool Communicator::misplaced(const dtb_tensor_t& tensor, dtb_request_t* out, std
   *out = nullptr;
   if (error) {
     *error = backend_->plugin().label() + " on rank " + std::to_string(rank_) + ": " +
-             (onGpu ? "a tensor in GPU memory, but this backend moves host memory only (all-reduce and "
-                      "broadcast stage GPU tensors through the host; reduce-scatter and all-gather do not): "
+             (onGpu ? "a tensor in GPU memory, but this backend moves host memory only: "
                       "use nccl for GPU tensors, or copy them to the host first"
                     : "a tensor in host memory, but this backend moves GPU memory only: allocate it on "
                       "DTB_DEVICE_CUDA, or use gloo or mpi");
@@ -155,11 +159,11 @@ bool Communicator::misplaced(const dtb_tensor_t& tensor, dtb_request_t* out, std
 }
 
 bool Communicator::stageIfNeeded(const dtb_tensor_t& tensor, std::shared_ptr<GpuStaging::Staged>* staged,
-                                 dtb_request_t* out, std::string* error) {
+                                 dtb_request_t* out, std::string* error, bool copyIn) {
   if (!stagedThroughHost(tensor, api().capabilities)) return true;
   std::string why;
   try {
-    *staged = staging_.stage(tensor);
+    *staged = staging_.stage(tensor, copyIn);
     return true;
   } catch (const std::bad_alloc&) {
     why = "no pinned host memory for " + std::to_string(bytesOf(tensor)) + " bytes";
@@ -176,6 +180,19 @@ bool Communicator::stageIfNeeded(const dtb_tensor_t& tensor, std::shared_ptr<Gpu
   return false;
 }
 
+bool Communicator::stageBoth(const dtb_tensor_t& input, const dtb_tensor_t& output,
+                             std::shared_ptr<GpuStaging::Staged>* stagedIn,
+                             std::shared_ptr<GpuStaging::Staged>* stagedOut, dtb_request_t* out,
+                             std::string* error) {
+  if (misplaced(input, out, error, true) || misplaced(output, out, error, true)) return false;
+  if (!stageIfNeeded(input, stagedIn, out, error)) return false;
+  // The output is overwritten whole (all-gather in place: its own block
+  // comes from the staged input), so nothing is copied in.
+  if (stageIfNeeded(output, stagedOut, out, error, /*copyIn=*/false)) return true;
+  if (*stagedIn) staging_.finish(**stagedIn, false);
+  return false;
+}
+
 dtb_status_t Communicator::setStream(void* stream, std::string* error) {
   // An older backend's missing member reads as NULL: the loader copied its
   // descriptor into a zeroed struct of this host's layout.
@@ -186,8 +203,29 @@ dtb_status_t Communicator::setStream(void* stream, std::string* error) {
     return DTB_STATUS_UNSUPPORTED;
   }
   std::lock_guard lock(backendMutex_);
+  streamChosen_ = true;
   const dtb_status_t status = d.set_stream(backend_->context(), stream);
   return status == DTB_STATUS_OK ? status : failed(status, error);
+}
+
+void Communicator::onHostStreamByDefault(const dtb_tensor_t& tensor) {
+  if (streamChosen_ || tensor.device.type != DTB_DEVICE_CUDA || tensor.count == 0 ||
+      !(api().capabilities & DTB_BACKEND_CAP_CUDA_MEMORY) || api().set_stream == nullptr)
+    return;
+  streamChosen_ = true;
+  void* stream = nullptr;
+  try {
+    stream = gpuWorkStream(tensor.device.index);
+  } catch (const std::exception& e) {  // no GPU: the backend will say so at the collective
+    log(DTB_LOG_WARN, "communicator", std::string("the host's GPU stream: ") + e.what());
+    return;
+  }
+  if (api().set_stream(backend_->context(), stream) != DTB_STATUS_OK) {
+    const std::optional<std::string> why = backend_->services().takeError();
+    log(DTB_LOG_WARN, "communicator",
+        backend_->plugin().label() + " refused the host's GPU stream (" + why.value_or("no message") +
+            "): its collectives are ordered with tensor copies by the strategy's waits only");
+  }
 }
 
 dtb_status_t Communicator::allreduce(dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out,
@@ -196,27 +234,32 @@ dtb_status_t Communicator::allreduce(dtb_tensor_t* buffer, dtb_reduce_op_t op, d
   if (misplaced(*buffer, out, error, true) || !stageIfNeeded(*buffer, &staged, out, error))
     return DTB_STATUS_UNSUPPORTED;
   dtb_tensor_t* given = staged ? &staged->host : buffer;
-  const dtb_status_t status = issue([&] { return api().allreduce(backend_->context(), given, op, out); });
+  const dtb_status_t status =
+      issue(buffer, [&] { return api().allreduce(backend_->context(), given, op, out); });
   return started(status, out, "allreduce", bytesOf(*buffer), 2.0 * (world_ - 1) / world_, error,
                  std::move(staged));
 }
 
 dtb_status_t Communicator::reduceScatter(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_reduce_op_t op,
                                          dtb_request_t* out, std::string* error) {
-  if (misplaced(*input, out, error) || misplaced(*output, out, error)) return DTB_STATUS_UNSUPPORTED;
+  std::shared_ptr<GpuStaging::Staged> stagedIn, stagedOut;
+  if (!stageBoth(*input, *output, &stagedIn, &stagedOut, out, error)) return DTB_STATUS_UNSUPPORTED;
+  const dtb_tensor_t* in = stagedIn ? &stagedIn->host : input;
+  dtb_tensor_t* result = stagedOut ? &stagedOut->host : output;
   const dtb_status_t status =
-      issue([&] { return api().reduce_scatter(backend_->context(), input, output, op, out); });
-  return started(status, out, "reduce_scatter", bytesOf(*input), double(world_ - 1) / world_, error);
+      issue(input, [&] { return api().reduce_scatter(backend_->context(), in, result, op, out); });
+  return started(status, out, "reduce_scatter", bytesOf(*input), double(world_ - 1) / world_, error,
+                 std::move(stagedOut), std::move(stagedIn));
 }
 
 dtb_status_t Communicator::allgather(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_request_t* out,
                                      std::string* error) {
-  if (misplaced(*input, out, error) || misplaced(*output, out, error)) return DTB_STATUS_UNSUPPORTED;
   // In place (input inside output) is ABI 1.2; an older backend would take
   // it as the aliasing MPI forbids. Refused with a way out, never corrupted.
-  const auto* in = static_cast<const char*>(input->data);
-  const auto* all = static_cast<const char*>(output->data);
-  const bool overlaps = bytesOf(*input) > 0 && in < all + bytesOf(*output) && all < in + bytesOf(*input);
+  const auto* inBytes = static_cast<const char*>(input->data);
+  const auto* allBytes = static_cast<const char*>(output->data);
+  const bool overlaps =
+      bytesOf(*input) > 0 && inBytes < allBytes + bytesOf(*output) && allBytes < inBytes + bytesOf(*input);
   const uint32_t built = backend_->plugin().descriptor<dtb_backend_plugin_v1_t>().header.abi_version;
   if (overlaps && DTB_ABI_VERSION_MINOR(built) < 2) {
     *out = nullptr;
@@ -225,8 +268,16 @@ dtb_status_t Communicator::allgather(const dtb_tensor_t* input, dtb_tensor_t* ou
                ", before all-gather in place (ABI 1.2): rebuild it against this dtbench's headers";
     return DTB_STATUS_UNSUPPORTED;
   }
-  const dtb_status_t status = issue([&] { return api().allgather(backend_->context(), input, output, out); });
-  return started(status, out, "allgather", bytesOf(*output), double(world_ - 1) / world_, error);
+  // Staged, the input is its own pinned copy: no longer in place for the
+  // backend, the same result.
+  std::shared_ptr<GpuStaging::Staged> stagedIn, stagedOut;
+  if (!stageBoth(*input, *output, &stagedIn, &stagedOut, out, error)) return DTB_STATUS_UNSUPPORTED;
+  const dtb_tensor_t* in = stagedIn ? &stagedIn->host : input;
+  dtb_tensor_t* result = stagedOut ? &stagedOut->host : output;
+  const dtb_status_t status =
+      issue(input, [&] { return api().allgather(backend_->context(), in, result, out); });
+  return started(status, out, "allgather", bytesOf(*output), double(world_ - 1) / world_, error,
+                 std::move(stagedOut), std::move(stagedIn));
 }
 
 dtb_status_t Communicator::broadcast(dtb_tensor_t* buffer, int32_t root, dtb_request_t* out,
@@ -235,13 +286,14 @@ dtb_status_t Communicator::broadcast(dtb_tensor_t* buffer, int32_t root, dtb_req
   if (misplaced(*buffer, out, error, true) || !stageIfNeeded(*buffer, &staged, out, error))
     return DTB_STATUS_UNSUPPORTED;
   dtb_tensor_t* given = staged ? &staged->host : buffer;
-  const dtb_status_t status = issue([&] { return api().broadcast(backend_->context(), given, root, out); });
+  const dtb_status_t status =
+      issue(buffer, [&] { return api().broadcast(backend_->context(), given, root, out); });
   return started(status, out, "broadcast", bytesOf(*buffer), world_ > 1 ? 1.0 : 0.0, error,
                  std::move(staged));
 }
 
 dtb_status_t Communicator::barrier(dtb_request_t* out, std::string* error) {
-  const dtb_status_t status = issue([&] { return api().barrier(backend_->context(), out); });
+  const dtb_status_t status = issue(nullptr, [&] { return api().barrier(backend_->context(), out); });
   return started(status, out, "barrier", 0, 0.0, error);
 }
 
@@ -295,6 +347,7 @@ dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::s
   backendLock.unlock();
   // The result back on the GPU. A request that timed out may still run in
   // the backend: its pinned buffer stays out of the pool for good.
+  if (inFlight->stagedInput && status != DTB_STATUS_TIMEOUT) staging_.finish(*inFlight->stagedInput, false);
   if (inFlight->staged && status != DTB_STATUS_TIMEOUT) {
     try {
       staging_.finish(*inFlight->staged, status == DTB_STATUS_OK);

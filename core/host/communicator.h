@@ -39,9 +39,9 @@ class Communicator {
 
   // Each returns the backend's status; on failure `*error` gets its message,
   // prefixed with the backend and rank, and `*out` is null. GPU tensors of
-  // an all-reduce or broadcast over a backend that moves host memory only
-  // are staged through pinned host memory (gpu_staging.h): their result is
-  // on the GPU when wait() returns.
+  // a collective over a backend that moves host memory only are staged
+  // through pinned host memory (gpu_staging.h): their result is on the GPU
+  // when wait() returns.
   //
   // Thread-safe: a strategy may call from threads of its own. Calls into the
   // backend are serialised (backend.h promises a backend one thread at a time
@@ -153,15 +153,25 @@ class Communicator {
   const dtb_backend_plugin_v1_t& api() const {
     return backend_->plugin().descriptor<dtb_backend_plugin_v1_t>();
   }
+  // `staged` is copied back to the GPU at the wait; `stagedInput` only
+  // returns to the pool.
   dtb_status_t started(dtb_status_t status, dtb_request_t* request, const char* op, uint64_t bytes,
                        double busFactor, std::string* error,
-                       std::shared_ptr<GpuStaging::Staged> staged = nullptr);
-  // Starts a collective: `start` calls the backend, one caller at a time.
+                       std::shared_ptr<GpuStaging::Staged> staged = nullptr,
+                       std::shared_ptr<GpuStaging::Staged> stagedInput = nullptr);
+  // Starts a collective on `tensor`: `start` calls the backend, one caller
+  // at a time, after ordering it with the host's GPU stream.
   template <typename Start>
-  dtb_status_t issue(Start&& start) {
+  dtb_status_t issue(const dtb_tensor_t* tensor, Start&& start) {
     std::lock_guard lock(backendMutex_);
+    if (tensor) onHostStreamByDefault(*tensor);
     return start();
   }
+  // A GPU backend's collectives on a GPU tensor run on the host's stream for
+  // that GPU (gpu_tensor_ops.h), where tensor_copy queues its copies, unless
+  // someone chose a stream with setStream: what a strategy copied into a
+  // bucket is there before the bucket is reduced, with no host wait.
+  void onHostStreamByDefault(const dtb_tensor_t& tensor);
   dtb_status_t failed(dtb_status_t status, std::string* error);
   // A tensor in memory the backend cannot take (host memory to NCCL, GPU
   // memory to Gloo or MPI unless `stageable`), refused before it reaches the
@@ -172,7 +182,13 @@ class Communicator {
   // stand-in (left null when none is needed); false, with the error, when
   // the copy cannot be made (no GPU behind the pointer, no pinned memory).
   bool stageIfNeeded(const dtb_tensor_t& tensor, std::shared_ptr<GpuStaging::Staged>* staged,
-                     dtb_request_t* out, std::string* error);
+                     dtb_request_t* out, std::string* error, bool copyIn = true);
+  // Both tensors of a reduce-scatter or all-gather checked and, where
+  // needed, staged (the input copied in); false, with the error, as
+  // stageIfNeeded.
+  bool stageBoth(const dtb_tensor_t& input, const dtb_tensor_t& output,
+                 std::shared_ptr<GpuStaging::Staged>* stagedIn,
+                 std::shared_ptr<GpuStaging::Staged>* stagedOut, dtb_request_t* out, std::string* error);
   dtb_status_t unknown(const char* function, std::string* error) const;
   bool isOutstanding(dtb_request_t request);
   // Tests `requests` until each has ended or `within` passed, freeing those
@@ -187,6 +203,7 @@ class Communicator {
   int world_;
   std::chrono::milliseconds defaultTimeout_;
   dtb_device_t device_;
+  bool streamChosen_ = false;  // setStream was called, or the host's stream set (under backendMutex_)
   std::atomic<uint64_t> collectives_{0};
   std::atomic<uint64_t> bytes_{0};
   std::atomic<uint64_t> busBytes_{0};
@@ -204,6 +221,7 @@ class Communicator {
     const char* op;
     int64_t beginNs;
     std::shared_ptr<GpuStaging::Staged> staged;  // a GPU tensor's pinned stand-in, copied back at the wait
+    std::shared_ptr<GpuStaging::Staged> stagedInput;  // a GPU input's, given back at the wait
   };
   std::multimap<dtb_request_t, InFlight> outstanding_;
   bool holdTimedOut_ = false;

@@ -10,7 +10,7 @@ GpuStaging::~GpuStaging() {
   for (const auto& [buffer, bytes] : sizes_) pinnedFree(buffer);
 }
 
-std::shared_ptr<GpuStaging::Staged> GpuStaging::stage(const dtb_tensor_t& gpu) {
+std::shared_ptr<GpuStaging::Staged> GpuStaging::stage(const dtb_tensor_t& gpu, bool copyIn) {
   auto staged = std::make_shared<Staged>();
   staged->gpu = gpu.data;
   staged->device = gpu.device.index;
@@ -30,7 +30,7 @@ std::shared_ptr<GpuStaging::Staged> GpuStaging::stage(const dtb_tensor_t& gpu) {
     sizes_[pinned] = staged->bytes;
   }
   try {
-    copyFromGpu(pinned, staged->gpu, staged->bytes, staged->device);
+    if (copyIn) copyFromGpu(pinned, staged->gpu, staged->bytes, staged->device);
   } catch (...) {
     std::lock_guard lock(mutex_);
     free_.emplace(sizes_.at(pinned), pinned);

@@ -32,9 +32,10 @@ class GpuStaging {
   GpuStaging& operator=(const GpuStaging&) = delete;
   ~GpuStaging();
 
-  // A pinned copy of `gpu`'s bytes, as a host tensor of the same shape.
+  // A pinned copy of `gpu`'s bytes (uninitialised without `copyIn`: an
+  // output the collective overwrites), as a host tensor of the same shape.
   // Throws GpuUnavailable (cuda_memory.h) when the copy cannot be made.
-  std::shared_ptr<Staged> stage(const dtb_tensor_t& gpu);
+  std::shared_ptr<Staged> stage(const dtb_tensor_t& gpu, bool copyIn = true);
   // After the collective: its result back to the GPU when `copyBack`, the
   // pinned buffer back to the pool. A staged tensor never finished (a
   // request abandoned while it may still run) keeps its buffer to the end.

@@ -12,6 +12,7 @@
 #include "host/optimizer_kernels.h"
 #include "host/plugin_instance.h"
 #include "host/status.h"
+#include "host/tensor_copy.h"
 #include "host/trace_recorder.h"
 #include "log/log.h"
 
@@ -133,6 +134,7 @@ HostServices::HostServices(std::string source, ParamValues config)
   installCommunicator();
   installOptimizer();
   installParamRelease();
+  installTensorCopy();
 }
 
 HostServices& HostServices::self(dtb_host_ctx_t ctx) { return *reinterpret_cast<HostServices*>(ctx); }
@@ -419,6 +421,22 @@ void HostServices::installParamRelease() {
       const std::optional<std::string> why = h.model_->services().takeError();
       return h.relay(status, model + ": release_param of '" + (param->name ? param->name : "?") +
                                  "' failed: " + why.value_or("no message"));
+    });
+  };
+}
+
+void HostServices::installTensorCopy() {
+  table_.tensor_copy = [](dtb_host_ctx_t ctx, const dtb_tensor_t* dst, uint64_t dstOffset,
+                          const dtb_tensor_t* src, uint64_t srcOffset, uint64_t count, float scale,
+                          int32_t accumulate) {
+    return guarded(ctx, "tensor_copy", [&] {
+      HostServices& h = self(ctx);
+      if (!h.communicator_ && !h.optimizer_) return unbound(ctx, "tensor_copy");  // bound for strategies
+      std::string error;
+      const dtb_status_t status =
+          tensorCopy({dst, dstOffset}, {src, srcOffset}, count, scale, accumulate != 0, &error);
+      if (status != DTB_STATUS_OK) setErrorText(ctx, error);
+      return status;
     });
   };
 }

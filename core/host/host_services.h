@@ -115,6 +115,7 @@ class HostServices {
   void installCommunicator();
   void installOptimizer();
   void installParamRelease();
+  void installTensorCopy();
   // optim_update's checks, then the optimizer's kernel.
   dtb_status_t update(dtb_tensor_t* param, const dtb_tensor_t* grad, float* state, uint32_t paramIndex);
   // The message of a failed communicator call, onto this instance's channel.

@@ -88,7 +88,8 @@ void RecordWriter::memory(const MemoryRecord& m) {
   line("memory " + std::to_string(m.rank) + " " + std::to_string(m.paramBytes.value_or(0)) + " " +
        std::to_string(m.gradBytes.value_or(0)) + " " + std::to_string(m.optimizerBytes.value_or(0)) + " " +
        std::to_string(m.bufferBytes.value_or(0)) + " " + std::to_string(m.peakRssBytes.value_or(0)) + " " +
-       std::to_string(m.paramElements.value_or(0)) + " " + std::to_string(m.stateFloats.value_or(0)));
+       std::to_string(m.paramElements.value_or(0)) + " " + std::to_string(m.stateFloats.value_or(0)) + " " +
+       std::to_string(m.gpuUsedBytes.value_or(-1)));
 }
 
 void RecordWriter::event(int rank, double atS, const std::string& kind, const std::string& detail) {

@@ -67,6 +67,12 @@ void readMemory(std::istream& in, Record& r) {
     m.paramElements = elements;
     m.stateFloats = stateFloats;
   }
+  if (!in) return;
+  if (int64_t gpuUsed = -1; in >> gpuUsed) {
+    if (gpuUsed >= 0) m.gpuUsedBytes = gpuUsed;  // -1: a rank on the CPU
+  } else if (in.eof()) {
+    in.clear();  // an older worker's line ends before it
+  }
 }
 
 void readHost(std::istream& in, Record& r) {

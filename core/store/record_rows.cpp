@@ -70,6 +70,7 @@ Row memoryRow(const MemoryRecord& m) {
   row.add("grad_bytes", m.gradBytes).add("optimizer_bytes", m.optimizerBytes);
   row.add("buffer_bytes", m.bufferBytes).add("peak_rss_bytes", m.peakRssBytes);
   row.add("param_elements", m.paramElements).add("state_floats", m.stateFloats);
+  row.add("gpu_used_bytes", m.gpuUsedBytes);
   return row;
 }
 

@@ -109,6 +109,7 @@ struct MemoryRecord {
   int rank = 0;
   std::optional<int64_t> paramBytes, gradBytes, optimizerBytes, bufferBytes, peakRssBytes;
   std::optional<int64_t> paramElements, stateFloats;
+  std::optional<int64_t> gpuUsedBytes;  // a rank on a GPU: that GPU's memory in use (cuda_memory.h)
 };
 
 // When one gradient of one rank became ready in backward, on average over

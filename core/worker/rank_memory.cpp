@@ -2,6 +2,8 @@
 
 #include <sys/resource.h>
 
+#include "cuda/cuda_memory.h"
+
 namespace dtb::core {
 
 MemoryRecord rankMemory(RankPlugins& plugins, int rank) {
@@ -27,6 +29,14 @@ MemoryRecord rankMemory(RankPlugins& plugins, int rank) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   m.peakRssBytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+  // GPU memory only grows while a run trains (the layers' buffers, the
+  // strategies' pools), so at the end it is the run's peak.
+  if (plugins.paramCount() > 0 && plugins.params()[0]->value.device.type == DTB_DEVICE_CUDA) {
+    try {
+      m.gpuUsedBytes = static_cast<int64_t>(gpuUsedBytes(plugins.params()[0]->value.device.index));
+    } catch (const GpuUnavailable&) {  // not measurable now: stored as NULL
+    }
+  }
   m.paramElements = static_cast<int64_t>(elements);
   m.stateFloats = stateFloats;
   return m;

@@ -17,6 +17,7 @@
 
 #include "dtbench/host_buffer.hpp"
 #include "dtbench/param_set.hpp"
+#include "dtbench/tensor_ops.hpp"
 
 namespace dtb {
 
@@ -24,12 +25,17 @@ class GradAccumulator {
  public:
   // `steps` micro-batches per optimizer step (>= 1; one needs no memory).
   GradAccumulator(const dtb_host_t* host, const ParamSet& params, uint32_t steps)
-      : params_(params), steps_(steps) {
+      : params_(params), steps_(steps), ops_(host, params.strategy()) {
     if (steps == 0) {
       throw Error(DTB_STATUS_INVALID_ARGUMENT,
                   std::string(params.strategy()) + ": accumulation_steps must be >= 1");
     }
     if (steps == 1) return;
+    if (params.size() > 0 && params[0].grad.device.type != DTB_DEVICE_HOST)
+      throw Error(DTB_STATUS_UNSUPPORTED,
+                  std::string(params.strategy()) +
+                      ": gradient accumulation (accumulation_steps > 1) works on host "
+                      "tensors only so far; this model's are on a GPU");
     for (const dtb_param_t* p : params) sums_.emplace_back(host, p->grad.count, DTB_MEM_GRADS);
   }
 
@@ -52,11 +58,18 @@ class GradAccumulator {
   // 1 / steps() (times whatever else the strategy folds in, e.g. 1 / world).
   // Without accumulation: out = gradient x scale. `withGradient = false`
   // leaves the gradient out (a parameter that got none this micro-batch).
+  // `out` is memory of the gradient's device (a GPU's: the copy is queued
+  // there, through the host's tensor_copy).
   void takeSum(uint32_t i, float* out, float scale, bool withGradient = true) {
-    const auto* grad = static_cast<const float*>(params_[i].grad.data);
-    const uint64_t count = params_[i].grad.count;
+    const dtb_tensor_t& gradient = params_[i].grad;
+    const auto* grad = static_cast<const float*>(gradient.data);
+    const uint64_t count = gradient.count;
     if (!accumulating()) {
-      for (uint64_t k = 0; k < count; ++k) out[k] = withGradient ? grad[k] * scale : 0.0f;
+      const dtb_tensor_t to = flatTensor(out, count, gradient.device);
+      if (withGradient)
+        ops_.copy(to, 0, gradient, 0, count, scale);
+      else
+        ops_.zero(to, 0, count);
       return;
     }
     float* sum = sums_[i].data();
@@ -74,6 +87,7 @@ class GradAccumulator {
   uint32_t steps_;
   uint32_t microStep_ = 0;
   std::vector<HostBuffer<float>> sums_;
+  TensorOps ops_;
 };
 
 }  // namespace dtb

@@ -64,11 +64,14 @@ class HostBuffer {
   T* begin() const noexcept { return data_; }
   T* end() const noexcept { return data_ + count_; }
 
-  // The whole buffer as a host tensor of `dtype` (f32 for float by default).
-  dtb_tensor_t tensor(dtb_dtype_t dtype) const noexcept { return hostTensor(data_, count_, dtype); }
-  dtb_tensor_t tensor() const noexcept requires std::is_same_v<T, float> {
-    return hostTensor(data_, count_, DTB_DTYPE_F32);
+  // The whole buffer as a flat tensor of `dtype` (f32 for float by default)
+  // on the buffer's device.
+  dtb_tensor_t tensor(dtb_dtype_t dtype) const noexcept {
+    dtb_tensor_t t = hostTensor(data_, count_, dtype);
+    t.device = device_;
+    return t;
   }
+  dtb_tensor_t tensor() const noexcept requires std::is_same_v<T, float> { return tensor(DTB_DTYPE_F32); }
 
  private:
   const dtb_host_t* host_ = nullptr;

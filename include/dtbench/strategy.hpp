@@ -18,7 +18,7 @@ inline void requireHostF32(const char* strategy, const dtb_param_t& p) {
   if (p.grad.device.type == DTB_DEVICE_CUDA) {
     throw Error(DTB_STATUS_UNSUPPORTED, std::string(strategy) + ": parameter '" + p.name +
                                             "' is on a GPU; this strategy works on host tensors only so far "
-                                            "(strategy = \"allreduce\" trains on GPU tensors)");
+                                            "(allreduce, bucketed and fusion train on GPU tensors)");
   }
   if (p.grad.dtype != DTB_DTYPE_F32 || p.grad.device.type != DTB_DEVICE_HOST) {
     throw Error(DTB_STATUS_UNSUPPORTED, std::string(strategy) + ": parameter '" + p.name +

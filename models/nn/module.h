@@ -28,6 +28,9 @@ class Pass {
   // Whether anyone listens for gradients (a GPU layer then lets its work
   // finish before saying a gradient is ready).
   bool watchesGradients() const { return hooks_ && hooks_->grad_ready; }
+  // Whether anyone listens for layers beginning (a GPU layer then lets the
+  // work queued before finish first).
+  bool announcesLayers() const { return hooks_ && hooks_->layer_begin; }
   // Before layer `layer` computes (ZeRO-3 gathers its parameters here).
   void begin(uint32_t layer, dtb_pass_t pass) const {
     if (hooks_ && hooks_->layer_begin) check(hooks_->layer_begin(hooks_->user, layer, pass), "layer_begin");

@@ -8,14 +8,7 @@ AllreduceStrategy::AllreduceStrategy(const dtb_host_t* host, const dtb_strategy_
     : host_(host),
       params_("allreduce", setup, ParamSet::Place::kHostOrGpu),
       sums_(host, params_, setup.accumulation_steps),
-      optimizer_(host, params_) {
-  // The sums of accumulated micro-batches are added on the host.
-  if (setup.accumulation_steps > 1 && params_.size() > 0 && params_[0].grad.device.type != DTB_DEVICE_HOST)
-    throw Error(
-        DTB_STATUS_UNSUPPORTED,
-        "allreduce: gradient accumulation (accumulation_steps > 1) works on host tensors only so far; "
-        "this model's are on a GPU");
-}
+      optimizer_(host, params_) {}
 
 void AllreduceStrategy::finishBackward() {
   if (sums_.accumulating()) {

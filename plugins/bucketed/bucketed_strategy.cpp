@@ -1,7 +1,6 @@
 #include "bucketed_strategy.h"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 
 #include "bucketed_settings.h"
@@ -33,7 +32,9 @@ std::vector<uint64_t> gradientBytes(const ParamSet& params) {
 
 BucketedStrategy::BucketedStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup)
     : host_(host),
-      params_("bucketed", setup),
+      params_("bucketed", setup, ParamSet::Place::kHostOrGpu),
+      device_(params_.size() > 0 ? params_[0].grad.device : dtb_device_t{DTB_DEVICE_HOST, 0}),
+      ops_(host, "bucketed"),
       arrived_(params_),
       sums_(host, params_, setup.accumulation_steps),
       optimizer_(host, params_),
@@ -41,8 +42,10 @@ BucketedStrategy::BucketedStrategy(const dtb_host_t* host, const dtb_strategy_se
       capBytes_(static_cast<uint64_t>(kBucketCapMb.get(host) * kMiB)),
       asView_(kGradientAsBucketView.get(host)),
       findUnused_(kFindUnusedParameters.get(host)),
-      hook_(makeCommHook(kCommHook.get(host), host, host->comm_size(host->ctx), powerSgdOptions(host))),
+      hook_(makeCommHook(kCommHook.get(host), host, host->comm_size(host->ctx), powerSgdOptions(host),
+                         device_)),
       inFlight_(host) {
+  ops_.require(device_);
   scale_ = hook_->copyScale() / static_cast<float>(sums_.steps());
   for (dtb_param_t* p : params_) modelGrads_.push_back(p->grad.data);
   // With gradient_as_bucket_view the buckets are the gradients' only memory
@@ -75,7 +78,7 @@ void BucketedStrategy::build(const Buckets& assignment) {
       b.count += params_[index].grad.count;
     }
     // With gradient_as_bucket_view the bucket is the gradients' only memory.
-    b.data = HostBuffer<float>(host_, b.count, asView_ ? DTB_MEM_GRADS : DTB_MEM_BUFFERS);
+    b.data = HostBuffer<float>(host_, b.count, asView_ ? DTB_MEM_GRADS : DTB_MEM_BUFFERS, device_);
     b.pending = static_cast<uint32_t>(members.size());
     buckets_.push_back(std::move(b));
   }
@@ -96,10 +99,7 @@ void BucketedStrategy::beforeForward(const dtb_step_info_t& step) {
 
 void BucketedStrategy::rebuildFromRankZero() {
   // Every rank must bucket alike, so rank 0's observed order wins.
-  std::vector<int32_t> order(readyOrder_.begin(), readyOrder_.end());
-  dtb_tensor_t tensor = hostTensor(order.data(), order.size(), DTB_DTYPE_I32);
-  issueAndWait(host_, "broadcast of the bucket order",
-               [&](dtb_request_t* r) { return host_->comm_broadcast(host_->ctx, &tensor, 0, r); });
+  const std::vector<int32_t> order = broadcastReadyOrder();
   std::vector<uint32_t> ready;
   std::vector<bool> seen(params_.size(), false);
   for (int32_t index : order) {
@@ -194,8 +194,31 @@ void BucketedStrategy::finishBackward() {
 
 void BucketedStrategy::copyBack() {
   for (uint32_t i = 0; i < params_.size(); ++i) {
-    std::memcpy(params_[i].grad.data, slotOf(i), params_[i].grad.count * sizeof(float));
+    const Bucket& b = buckets_[bucketOf_[i]];
+    ops_.copy(params_[i].grad, 0, b.data.tensor(), offsetOf_[i], params_[i].grad.count);
   }
+}
+
+std::vector<int32_t> BucketedStrategy::broadcastReadyOrder() {
+  std::vector<int32_t> order(readyOrder_.begin(), readyOrder_.end());
+  if (device_.type == DTB_DEVICE_HOST) {
+    dtb_tensor_t tensor = hostTensor(order.data(), order.size(), DTB_DTYPE_I32);
+    issueAndWait(host_, "broadcast of the bucket order",
+                 [&](dtb_request_t* r) { return host_->comm_broadcast(host_->ctx, &tensor, 0, r); });
+    return order;
+  }
+  // A GPU backend broadcasts GPU memory: the indices go as f32 values
+  // (exact below 2^24 parameters) through a buffer on the GPU.
+  std::vector<float> values(order.begin(), order.end());
+  HostBuffer<float> onGpu(host_, values.size(), DTB_MEM_BUFFERS, device_);
+  const dtb_tensor_t inHost = hostTensor(values.data(), values.size(), DTB_DTYPE_F32);
+  dtb_tensor_t tensor = onGpu.tensor();
+  ops_.copy(tensor, 0, inHost, 0, values.size());
+  issueAndWait(host_, "broadcast of the bucket order",
+               [&](dtb_request_t* r) { return host_->comm_broadcast(host_->ctx, &tensor, 0, r); });
+  ops_.copy(inHost, 0, tensor, 0, values.size());
+  for (size_t k = 0; k < values.size(); ++k) order[k] = static_cast<int32_t>(values[k]);
+  return order;
 }
 
 void BucketedStrategy::memoryReport(dtb_memory_report_t* out) const {

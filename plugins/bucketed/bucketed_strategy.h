@@ -26,6 +26,7 @@
 #include "dtbench/optimizer_state.hpp"
 #include "dtbench/param_set.hpp"
 #include "dtbench/requests.hpp"
+#include "dtbench/tensor_ops.hpp"
 
 namespace dtb::strategy::bucketed {
 
@@ -57,9 +58,13 @@ class BucketedStrategy {
   void rebuildFromRankZero();
   float* slotOf(uint32_t index) { return buckets_[bucketOf_[index]].data.data() + offsetOf_[index]; }
   void copyBack();
+  // readyOrder_ as rank 0 recorded it, on every rank.
+  std::vector<int32_t> broadcastReadyOrder();
 
   const dtb_host_t* host_;
   ParamSet params_;
+  dtb_device_t device_;  // where the gradients, and so the buckets, live
+  TensorOps ops_;
   GradArrivals arrived_;
   GradAccumulator sums_;
   OptimizerState optimizer_;

@@ -48,9 +48,10 @@ class CommHook {
   }
 };
 
-// `name` is one of kCommHook's choices (the host checked it).
+// `name` is one of kCommHook's choices (the host checked it); `device` is
+// where the buckets live (only allreduce works on a GPU so far).
 std::unique_ptr<CommHook> makeCommHook(const std::string& name, const dtb_host_t* host, int world,
-                                       const PowerSgdOptions& powerSgd);
+                                       const PowerSgdOptions& powerSgd, const dtb_device_t& device);
 
 std::unique_ptr<CommHook> makeAllreduceHook(const dtb_host_t* host, int world);
 std::unique_ptr<CommHook> makeHalfCompressHook(const dtb_host_t* host, int world, bool bf16);

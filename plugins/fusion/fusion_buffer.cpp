@@ -1,7 +1,6 @@
 #include "fusion_buffer.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace dtb::strategy::fusion {
 
@@ -12,17 +11,18 @@ void FusionBuffer::allreduce(const std::vector<dtb_param_t*>& group,
   if (floats > buffer_.size()) {
     buffer_.reset();  // the old one goes first: never both at once
     buffer_ = HostBuffer<float>(host_, std::max<uint64_t>(floats, thresholdBytes_ / sizeof(float)),
-                                DTB_MEM_BUFFERS);
+                                DTB_MEM_BUFFERS, device_);
   }
   int64_t t0 = host_->now_ns(host_->ctx);
   uint64_t offset = 0;
+  const dtb_tensor_t whole = buffer_.tensor();
   for (const dtb_param_t* p : group) {
-    std::memcpy(buffer_.data() + offset, p->grad.data, p->grad.count * sizeof(float));
+    ops_.copy(whole, offset, p->grad, 0, p->grad.count);
     offset += p->grad.count;
   }
   int64_t t1 = host_->now_ns(host_->ctx);
   host_->trace_span(host_->ctx, "MEMCPY_IN_FUSION_BUFFER", "fusion", t0, t1);
-  dtb_tensor_t fused = hostTensor(buffer_.data(), floats, DTB_DTYPE_F32);
+  dtb_tensor_t fused = flatTensor(buffer_.data(), floats, device_);
   dtb_request_t request = nullptr;
   check(host_->comm_allreduce(host_->ctx, &fused, DTB_REDUCE_AVG, &request), "fusion: all-reduce");
   host_->metric_add(host_->ctx, "fusion.fused_allreduces", 1);
@@ -32,7 +32,7 @@ void FusionBuffer::allreduce(const std::vector<dtb_param_t*>& group,
   host_->trace_span(host_->ctx, "ALLREDUCE", "fusion", t1, t0);
   offset = 0;
   for (dtb_param_t* p : group) {
-    std::memcpy(p->grad.data, buffer_.data() + offset, p->grad.count * sizeof(float));
+    ops_.copy(p->grad, 0, whole, offset, p->grad.count);
     offset += p->grad.count;
   }
   host_->trace_span(host_->ctx, "MEMCPY_OUT_FUSION_BUFFER", "fusion", t0, host_->now_ns(host_->ctx));

@@ -1,7 +1,8 @@
 // Horovod's fusion buffer: one persistent buffer (allocated when first
 // needed, at least the fusion threshold) into which a group of gradients is
 // copied, all-reduced at once, and copied back out — one collective's
-// latency for many small tensors.
+// latency for many small tensors. It lives where the gradients do (host
+// memory or their GPU), as Horovod's does.
 #pragma once
 
 #include <cstdint>
@@ -10,13 +11,16 @@
 
 #include "dtbench/host_buffer.hpp"
 #include "dtbench/model.h"
+#include "dtbench/tensor_ops.hpp"
 
 namespace dtb::strategy::fusion {
 
 class FusionBuffer {
  public:
-  FusionBuffer(const dtb_host_t* host, uint64_t thresholdBytes)
-      : host_(host), thresholdBytes_(thresholdBytes) {}
+  FusionBuffer(const dtb_host_t* host, uint64_t thresholdBytes, dtb_device_t device)
+      : host_(host), thresholdBytes_(thresholdBytes), device_(device), ops_(host, "fusion") {
+    ops_.require(device);
+  }
 
   // All-reduces (average) the gradients of `group` through the buffer;
   // `wait` waits for the request, throwing on failure. Traces Horovod's
@@ -28,6 +32,8 @@ class FusionBuffer {
  private:
   const dtb_host_t* host_;
   uint64_t thresholdBytes_;
+  dtb_device_t device_;
+  TensorOps ops_;
   HostBuffer<float> buffer_;
 };
 

@@ -33,7 +33,7 @@ FusionOptions readOptions(const dtb_host_t* host) {
 
 FusionStrategy::FusionStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup)
     : host_(host),
-      params_("fusion", setup),
+      params_("fusion", setup, ParamSet::Place::kHostOrGpu),
       sums_(host, params_, setup.accumulation_steps),
       optimizer_(host, params_),
       options_(readOptions(host)),
@@ -42,7 +42,8 @@ FusionStrategy::FusionStrategy(const dtb_host_t* host, const dtb_strategy_setup_
       table_(world_),
       inspector_(options_.stallTimeoutS, world_),
       cache_(options_.cacheCapacity),
-      fusionBuffer_(host, options_.thresholdBytes) {
+      fusionBuffer_(host, options_.thresholdBytes,
+                    params_.size() > 0 ? params_[0].grad.device : dtb_device_t{DTB_DEVICE_HOST, 0}) {
   for (const dtb_param_t* p : params_) names_.emplace_back(p->name);
   const std::string detail = "fusion threshold " + std::to_string(options_.thresholdBytes) +
                              " bytes, cycle " + std::to_string(options_.cycleMs) + " ms, response cache " +

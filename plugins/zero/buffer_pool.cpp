@@ -17,8 +17,7 @@ float* BufferPool::acquire() {
   void* memory = nullptr;
   // At least one float, so a buffer is never null (units may be empty).
   const uint64_t floats = floats_ > 0 ? floats_ : 1;
-  check(host_->alloc(host_->ctx, floats * sizeof(float), {DTB_DEVICE_HOST, 0}, DTB_MEM_BUFFERS, &memory),
-        "alloc");
+  check(host_->alloc(host_->ctx, floats * sizeof(float), device_, DTB_MEM_BUFFERS, &memory), "alloc");
   all_.push_back(static_cast<float*>(memory));
   return all_.back();
 }

@@ -13,7 +13,8 @@ namespace dtb::strategy::zero {
 
 class BufferPool {
  public:
-  BufferPool(const dtb_host_t* host, uint64_t floats) : host_(host), floats_(floats) {}
+  BufferPool(const dtb_host_t* host, uint64_t floats, dtb_device_t device)
+      : host_(host), floats_(floats), device_(device) {}
   ~BufferPool();
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;
@@ -25,6 +26,7 @@ class BufferPool {
  private:
   const dtb_host_t* host_;
   uint64_t floats_;
+  dtb_device_t device_;
   std::vector<float*> all_, free_;
 };
 

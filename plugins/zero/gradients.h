@@ -15,6 +15,7 @@
 
 #include "buffer_pool.h"
 #include "dtbench/host_buffer.hpp"
+#include "dtbench/tensor_ops.hpp"
 #include "layout.h"
 #include "reductions.h"
 
@@ -90,6 +91,7 @@ class PartitionedGradients final : public Gradients {
   void issueReady();
 
   BufferPool staging_;
+  TensorOps ops_;
   std::vector<HostBuffer<float>> slices_;
   std::vector<float*> staged_;     // per unit: where this backward writes its gradients
   std::vector<uint32_t> pending_;  // per unit: gradients still to come this backward

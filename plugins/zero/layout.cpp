@@ -12,6 +12,7 @@ Layout::Layout(const ParamSet& params, uint32_t layerCount, std::vector<Unit> un
       units(std::move(unitsIn)),
       unitOf(params.size(), 0),
       layerUnits(layerCount) {
+  if (params.size() > 0) device = params[0].value.device;
   for (size_t u = 0; u < units.size(); ++u) {
     maxPadded = std::max(maxPadded, units[u].padded);
     maxShard = std::max(maxShard, units[u].shard);

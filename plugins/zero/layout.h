@@ -16,6 +16,7 @@ namespace dtb::strategy::zero {
 
 struct Layout {
   int rank = 0, world = 1;
+  dtb_device_t device{DTB_DEVICE_HOST, 0};  // where the parameters, and all we hold of them, live
   std::vector<Unit> units;
   std::vector<uint32_t> unitOf;                   // per parameter
   std::vector<std::vector<uint32_t>> layerUnits;  // the units touching each layer

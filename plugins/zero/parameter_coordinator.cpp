@@ -12,7 +12,7 @@ ParameterCoordinator::ParameterCoordinator(const dtb_host_t* host, const Layout&
       layout_(layout),
       prefetch_(prefetch),
       holder_(std::move(holder)),
-      gathered_(host, layout.maxPadded),
+      gathered_(host, layout.maxPadded, layout.device),
       resident_(layout.size(), nullptr),
       inFlight_(layout.size(), nullptr) {}
 
@@ -52,8 +52,8 @@ size_t ParameterCoordinator::nextUnit(uint32_t layer, dtb_pass_t pass) const {
 
 void ParameterCoordinator::startGather(size_t u) {
   resident_[u] = gathered_.acquire();
-  dtb_tensor_t mine = hostTensor(holder_.ownedSlice(u), layout_[u].shard, DTB_DTYPE_F32);
-  dtb_tensor_t all = hostTensor(resident_[u], layout_[u].padded, DTB_DTYPE_F32);
+  dtb_tensor_t mine = flatTensor(holder_.ownedSlice(u), layout_[u].shard, layout_.device);
+  dtb_tensor_t all = flatTensor(resident_[u], layout_[u].padded, layout_.device);
   check(host_->comm_allgather(host_->ctx, &mine, &all, &inFlight_[u]), "zero: parameter all-gather");
   host_->metric_add(host_->ctx, "zero.parameter_gathers", 1);  // stored per step (step_metric)
 }

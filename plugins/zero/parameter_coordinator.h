@@ -14,6 +14,7 @@
 
 #include "buffer_pool.h"
 #include "dtbench/strategy.h"
+#include "dtbench/tensor_ops.hpp"
 #include "layout.h"
 
 namespace dtb::strategy::zero {

@@ -1,7 +1,5 @@
 #include "parameters.h"
 
-#include <cstring>
-
 #include "dtbench/requests.hpp"
 
 namespace dtb::strategy::zero {
@@ -14,7 +12,8 @@ Parameters::Parameters(const dtb_host_t* host, const Layout& layout, ModelViews&
       releasing_(releasing),
       partitioned_(std::move(partitioned)),
       whole_(layout.size()),
-      owned_(layout.size()) {
+      owned_(layout.size()),
+      ops_(host, "zero") {
   for (size_t u = 0; u < layout.size(); ++u) {
     if (this->partitioned(u))
       takeSlice(u);
@@ -31,25 +30,24 @@ Parameters::Parameters(const dtb_host_t* host, const Layout& layout, ModelViews&
 void Parameters::takeSlice(size_t u) {
   // Only this rank's slice of the (identical) initial parameters is kept.
   const Unit& unit = layout_[u];
-  owned_[u] = HostBuffer<float>(host_, unit.shard, DTB_MEM_PARAMS);
+  owned_[u] = HostBuffer<float>(host_, unit.shard, DTB_MEM_PARAMS, layout_.device);
   const uint64_t begin = layout_.rank * unit.shard;
   for (size_t k = 0; k < unit.params.size(); ++k) {
     const uint32_t i = unit.params[k];
     const Piece piece = overlap(unit, k, views_.param(i).value.count, begin, begin + unit.shard);
     if (piece.count) {
-      std::memcpy(owned_[u].data() + unit.offsets[k] + piece.first - begin,
-                  views_.modelValue(i) + piece.first, piece.count * sizeof(float));
+      ops_.copy(owned_[u].tensor(), unit.offsets[k] + piece.first - begin, modelValue(i), piece.first,
+                piece.count);
     }
   }
 }
 
 void Parameters::takeWhole(size_t u) {
   const Unit& unit = layout_[u];
-  whole_[u] = HostBuffer<float>(host_, unit.padded, DTB_MEM_PARAMS);
+  whole_[u] = HostBuffer<float>(host_, unit.padded, DTB_MEM_PARAMS, layout_.device);
   for (size_t k = 0; k < unit.params.size(); ++k) {
     const uint32_t i = unit.params[k];
-    std::memcpy(whole_[u].data() + unit.offsets[k], views_.modelValue(i),
-                views_.param(i).value.count * sizeof(float));
+    ops_.copy(whole_[u].tensor(), unit.offsets[k], modelValue(i), 0, views_.param(i).value.count);
   }
   views_.pointValues(u, whole_[u].data());
 }
@@ -61,12 +59,15 @@ Parameters::~Parameters() {
       const Unit& unit = layout_[u];
       for (size_t k = 0; k < unit.params.size(); ++k) {
         const uint32_t i = unit.params[k];
-        std::memcpy(views_.modelValue(i), whole_[u].data() + unit.offsets[k],
-                    views_.param(i).value.count * sizeof(float));
+        ops_.copy(modelValue(i), 0, whole_[u].tensor(), unit.offsets[k], views_.param(i).value.count);
       }
     }
     views_.pointValues(u, nullptr);
   }
+}
+
+dtb_tensor_t Parameters::modelValue(uint32_t i) {
+  return flatTensor(views_.modelValue(i), views_.param(i).value.count, layout_.device);
 }
 
 float* Parameters::ownedSlice(size_t u) {
@@ -77,7 +78,7 @@ void Parameters::gatherUpdated() {
   Requests gathers(host_);
   for (size_t u = 0; u < layout_.size(); ++u) {
     if (partitioned(u)) continue;
-    dtb_tensor_t in = hostTensor(ownedSlice(u), layout_[u].shard, DTB_DTYPE_F32);
+    dtb_tensor_t in = flatTensor(ownedSlice(u), layout_[u].shard, layout_.device);
     dtb_tensor_t out = whole_[u].tensor();
     gathers.issue("zero: parameter all-gather",
                   [&](dtb_request_t* r) { return host_->comm_allgather(host_->ctx, &in, &out, r); });

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "dtbench/host_buffer.hpp"
+#include "dtbench/tensor_ops.hpp"
 #include "layout.h"
 #include "parameter_coordinator.h"
 
@@ -52,11 +53,14 @@ class Parameters {
  private:
   void takeSlice(size_t u);
   void takeWhole(size_t u);
+  // The model's own array of parameter i, as a tensor on the parameters' device.
+  dtb_tensor_t modelValue(uint32_t i);
 
   bool releasing_;
   std::vector<bool> partitioned_;
   std::vector<HostBuffer<float>> whole_;  // per unit held whole
   std::vector<HostBuffer<float>> owned_;  // per partitioned unit: this rank's slice
+  TensorOps ops_;
 };
 
 class PartitionedParameters final : public Parameters {

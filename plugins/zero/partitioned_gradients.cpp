@@ -10,10 +10,11 @@ namespace dtb::strategy::zero {
 PartitionedGradients::PartitionedGradients(const dtb_host_t* host, const Layout& layout, ModelViews& views,
                                            GradientSettings settings)
     : Gradients(host, layout, views, settings),
-      staging_(host, layout.maxPadded),
+      staging_(host, layout.maxPadded, layout.device),
+      ops_(host, "zero"),
       staged_(layout.size(), nullptr) {
   for (size_t u = 0; u < layout.size(); ++u) {
-    slices_.emplace_back(host, layout[u].shard, DTB_MEM_GRADS);
+    slices_.emplace_back(host, layout[u].shard, DTB_MEM_GRADS, layout.device);
     pending_.push_back(static_cast<uint32_t>(layout[u].params.size()));
   }
 }
@@ -40,7 +41,8 @@ void PartitionedGradients::stage(size_t u) {
   }
   staged_[u] = staging_.acquire();
   // The padding is reduced too: keep it zero.
-  std::fill(staged_[u] + layout_[u].elements, staged_[u] + layout_[u].padded, 0.0f);
+  const Unit& unit = layout_[u];
+  ops_.zero(flatTensor(staged_[u], unit.padded, layout_.device), unit.elements, unit.padded - unit.elements);
   views_.pointGrads(u, staged_[u]);
 }
 
@@ -76,9 +78,12 @@ void PartitionedGradients::arrived(uint32_t i) {
     }
     stage(u);
     const Unit& unit = layout_[u];
+    const dtb_tensor_t staged = flatTensor(staged_[u], unit.padded, layout_.device);
     for (size_t k = 0; k < unit.params.size(); ++k) {
-      std::memcpy(staged_[u] + unit.offsets[k], views_.modelGrad(unit.params[k]),
-                  views_.param(unit.params[k]).grad.count * sizeof(float));
+      const uint64_t count = views_.param(unit.params[k]).grad.count;
+      ops_.copy(staged, unit.offsets[k],
+                flatTensor(const_cast<float*>(views_.modelGrad(unit.params[k])), count, layout_.device), 0,
+                count);
     }
   }
   if (--pending_[u] == 0) issueReady();

@@ -9,17 +9,18 @@ Reductions::Reductions(const dtb_host_t* host, const Layout& layout, bool reduce
       reduceScatter_(reduceScatter),
       accumulation_(accumulation),
       sliceOf_(std::move(sliceOf)),
-      scratch_(host, layout.maxShard),
+      scratch_(host, layout.maxShard, layout.device),
+      ops_(host, "zero"),
       requests_(host) {}
 
 void Reductions::issue(size_t u, float* gradients) {
   const Unit& unit = layout_[u];
-  dtb_tensor_t all = hostTensor(gradients, unit.padded, DTB_DTYPE_F32);
+  dtb_tensor_t all = flatTensor(gradients, unit.padded, layout_.device);
   InFlight reduction{u, gradients, nullptr};
   const size_t before = requests_.size();
   if (reduceScatter_) {
     reduction.output = scratch_.acquire();
-    dtb_tensor_t mine = hostTensor(reduction.output, unit.shard, DTB_DTYPE_F32);
+    dtb_tensor_t mine = flatTensor(reduction.output, unit.shard, layout_.device);
     requests_.issue("zero: reduce-scatter", [&](dtb_request_t* r) {
       return host_->comm_reduce_scatter(host_->ctx, &all, &mine, DTB_REDUCE_SUM, r);
     });
@@ -46,11 +47,9 @@ Reductions::Completed Reductions::completeOldest() {
   // The mean over ranks and micro-batches, summed into the slice over the
   // step's micro-batches.
   const float scale = 1.0f / static_cast<float>(layout_.world * static_cast<int64_t>(accumulation_));
-  float* slice = sliceOf_(done.unit);
-  for (uint64_t k = 0; k < unit.shard; ++k) {
-    const float v = reduced[k] * scale;
-    slice[k] = microStep_ == 0 ? v : slice[k] + v;
-  }
+  ops_.copy(flatTensor(sliceOf_(done.unit), unit.shard, layout_.device), 0,
+            flatTensor(const_cast<float*>(reduced), unit.shard, layout_.device), 0, unit.shard, scale,
+            /*accumulate=*/microStep_ != 0);
   scratch_.release(done.output);
   return {done.unit, status};
 }

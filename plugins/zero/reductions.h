@@ -17,6 +17,7 @@
 
 #include "buffer_pool.h"
 #include "dtbench/requests.hpp"
+#include "dtbench/tensor_ops.hpp"
 #include "layout.h"
 
 namespace dtb::strategy::zero {
@@ -65,6 +66,7 @@ class Reductions {
   std::function<float*(size_t)> sliceOf_;
   uint32_t microStep_ = 0;
   BufferPool scratch_;  // reduce-scatter outputs; outlives the requests that write it
+  TensorOps ops_;
   Requests requests_;
   std::deque<InFlight> order_;
 };

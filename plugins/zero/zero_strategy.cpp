@@ -38,7 +38,7 @@ const ParamSet& checkLayers(const ParamSet& params, uint32_t layerCount) {
 
 ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup)
     : host_(host),
-      params_("zero", setup),
+      params_("zero", setup, ParamSet::Place::kHostOrGpu),
       arrived_(params_),
       settings_(readSettings(host, setup)),
       layout_(stageLayout(settings_, checkLayers(params_, setup.layer_count), setup.layer_count,
@@ -53,7 +53,7 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
   if (releasing) views_.forgetModelGrads();
   stage_ = makeStage(settings_, host_, layout_, views_, releasing);
   for (size_t u = 0; u < layout_.size(); ++u)
-    optimizerState_.emplace_back(host_, layout_[u].shard * stateFloats_, DTB_MEM_OPTIMIZER);
+    optimizerState_.emplace_back(host_, layout_[u].shard * stateFloats_, DTB_MEM_OPTIMIZER, layout_.device);
 
   const std::string detail =
       "stage " + std::to_string(settings_.stage) + ", " + std::to_string(layout_.size()) + " units, " +
@@ -105,8 +105,8 @@ void ZeroStrategy::step() {
       const Piece piece = overlap(unit, k, p->value.count, begin, begin + unit.shard);
       if (!piece.count) continue;
       const uint64_t at = unit.offsets[k] + piece.first - begin;  // within the slice
-      dtb_tensor_t value = hostTensor(owned + at, piece.count, DTB_DTYPE_F32);
-      dtb_tensor_t grad = hostTensor(grads + at, piece.count, DTB_DTYPE_F32);
+      dtb_tensor_t value = flatTensor(owned + at, piece.count, layout_.device);
+      dtb_tensor_t grad = flatTensor(grads + at, piece.count, layout_.device);
       check(host_->optim_update(host_->ctx, &value, &grad, optimizerState_[u].data() + at * stateFloats_,
                                 p->index),
             "optim_update");

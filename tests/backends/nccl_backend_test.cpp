@@ -325,6 +325,53 @@ TEST_F(NcclOnGpu, GlooCarriesGpuTensorsThroughPinnedMemory) {
   }
 }
 
+// ZeRO's collectives over Gloo on one GPU: a reduce-scatter and an in-place
+// all-gather of GPU tensors, staged both ways.
+TEST_F(NcclOnGpu, GlooReducesScattersAndGathersGpuTensorsThroughPinnedMemory) {
+  TempDir store;
+  core::PluginLoader loader(core::SearchPath({DTBENCH_PLUGIN_DIR}));
+  const auto plugin = loader.load(core::PluginKind::kBackend, "gloo");
+  const std::string path = store.path().string();
+  std::vector<std::vector<float>> shards(2), gathered(2);
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < 2; ++r) {
+    ranks.emplace_back([&, r] {
+      const dtb_rendezvous_t rdv = fileStoreRendezvous(r, 2, path.c_str(), "staging-rs", 20000);
+      core::Communicator comm(core::createBackend(plugin, {}, rdv), r, 2, 20s);
+      const size_t shard = 500;
+      const core::GpuBuffer whole(2 * shard * 4, 0), mine(shard * 4, 0), all(2 * shard * 4, 0);
+      std::vector<float> values(2 * shard);
+      for (size_t k = 0; k < values.size(); ++k) values[k] = float(k) * float(r + 1);
+      core::copyToGpu(whole.data(), values.data(), values.size() * 4, 0);
+      std::vector<float> own(shard, float(100 + r));
+      core::copyToGpu(static_cast<float*>(all.data()) + r * shard, own.data(), shard * 4, 0);
+      dtb_tensor_t in = tensorOf(whole.data(), 2 * shard, DTB_DTYPE_F32),
+                   out = tensorOf(mine.data(), shard, DTB_DTYPE_F32),
+                   block = tensorOf(static_cast<float*>(all.data()) + r * shard, shard, DTB_DTYPE_F32),
+                   result = tensorOf(all.data(), 2 * shard, DTB_DTYPE_F32);
+      in.device = out.device = block.device = result.device = {DTB_DEVICE_CUDA, 0};
+      dtb_request_t first = nullptr, second = nullptr;
+      std::string error;
+      ASSERT_EQ(comm.reduceScatter(&in, &out, DTB_REDUCE_SUM, &first, &error), DTB_STATUS_OK) << error;
+      ASSERT_EQ(comm.allgather(&block, &result, &second, &error), DTB_STATUS_OK) << error;
+      ASSERT_EQ(comm.wait(first, -1, &error), DTB_STATUS_OK) << error;
+      ASSERT_EQ(comm.wait(second, -1, &error), DTB_STATUS_OK) << error;
+      shards[r].resize(shard);
+      gathered[r].resize(2 * shard);
+      core::copyFromGpu(shards[r].data(), mine.data(), shard * 4, 0);
+      core::copyFromGpu(gathered[r].data(), all.data(), 2 * shard * 4, 0);
+    });
+  }
+  for (auto& t : ranks) t.join();
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(shards[r].size(), 500u);
+    EXPECT_EQ(shards[r][0], float(r * 500) * 3.0f) << "rank " << r << ": its block of k x 1 + k x 2";
+    EXPECT_EQ(shards[r][499], float(r * 500 + 499) * 3.0f) << "rank " << r;
+    EXPECT_EQ(gathered[r][0], 100.0f) << "rank " << r << ": rank 0's block";
+    EXPECT_EQ(gathered[r][999], 101.0f) << "rank " << r << ": rank 1's block";
+  }
+}
+
 TEST_F(NcclOnGpu, TheHostCountsGpuMemoryApart) {
   core::HostServices services("test", {});
   const dtb_host_t* host = services.table();

@@ -35,7 +35,7 @@ BatchNormModule::~BatchNormModule() {
 }
 
 const float* BatchNormModule::forward(const float* x, const Shape& in, const Pass& pass) {
-  pass.begin(layer_, DTB_PASS_FORWARD);
+  beginOnGpu(ctx_, pass, layer_, DTB_PASS_FORWARD);
   x_ = x;
   in_ = in;
   const auto i = [](int64_t v) { return static_cast<int>(v); };
@@ -61,7 +61,7 @@ const float* BatchNormModule::forward(const float* x, const Shape& in, const Pas
 }
 
 const float* BatchNormModule::backward(const float* dy, const Pass& pass, bool inputGrad) {
-  pass.begin(layer_, DTB_PASS_BACKWARD);
+  beginOnGpu(ctx_, pass, layer_, DTB_PASS_BACKWARD);
   // dx comes with the parameter gradients at no extra cost: always computed.
   float* dx = dx_.floats(in_.count());
   check(cudnnBatchNormalizationBackward(ctx_.cudnn(), CUDNN_BATCHNORM_SPATIAL, &kOne, &kZero, &kOne, &kZero,

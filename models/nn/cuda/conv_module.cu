@@ -146,7 +146,7 @@ ConvModule::Plan& ConvModule::plan(const Shape& in) {
 }
 
 const float* ConvModule::forward(const float* x, const Shape& in, const Pass& pass) {
-  pass.begin(layer_, DTB_PASS_FORWARD);
+  beginOnGpu(ctx_, pass, layer_, DTB_PASS_FORWARD);
   x_ = x;
   in_ = in;
   current_ = &plan(in);
@@ -164,7 +164,7 @@ const float* ConvModule::forward(const float* x, const Shape& in, const Pass& pa
 }
 
 const float* ConvModule::backward(const float* dy, const Pass& pass, bool inputGrad) {
-  pass.begin(layer_, DTB_PASS_BACKWARD);
+  beginOnGpu(ctx_, pass, layer_, DTB_PASS_BACKWARD);
   cudnnHandle_t h = ctx_.cudnn();
   const Plan& p = *current_;
   check(cudnnSetConvolutionMathType(conv_, p.backwardFilter.mathType), "cudnnSetConvolutionMathType");

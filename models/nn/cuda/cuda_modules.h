@@ -169,4 +169,13 @@ inline void readyOnGpu(CudaContext& ctx, const Pass& pass, Parameter& p) {
   pass.ready(p);
 }
 
+// Before a layer with parameters computes: the strategy's layer_begin may
+// take away memory that kernels still queued read (ZeRO-3 hands an earlier
+// layer's gathered parameters to the next gather), so where one listens the
+// model's queued work finishes first.
+inline void beginOnGpu(CudaContext& ctx, const Pass& pass, uint32_t layer, dtb_pass_t kind) {
+  if (pass.announcesLayers()) ctx.synchronize();
+  pass.begin(layer, kind);
+}
+
 }  // namespace dtb::nn::cuda

@@ -15,7 +15,7 @@ LinearModule::LinearModule(CudaContext& ctx, const AffineParameters& params, int
     : ctx_(ctx), layer_(params.layer), in_(in), out_(out), weight_(params.weight), bias_(params.bias) {}
 
 const float* LinearModule::forward(const float* x, const Shape& in, const Pass& pass) {
-  pass.begin(layer_, DTB_PASS_FORWARD);
+  beginOnGpu(ctx_, pass, layer_, DTB_PASS_FORWARD);
   x_ = x;
   n_ = in.n;
   float* y = y_.floats(static_cast<uint64_t>(n_ * out_));
@@ -28,7 +28,7 @@ const float* LinearModule::forward(const float* x, const Shape& in, const Pass& 
 }
 
 const float* LinearModule::backward(const float* dy, const Pass& pass, bool inputGrad) {
-  pass.begin(layer_, DTB_PASS_BACKWARD);
+  beginOnGpu(ctx_, pass, layer_, DTB_PASS_BACKWARD);
   const int in = static_cast<int>(in_), out = static_cast<int>(out_), n = static_cast<int>(n_);
   // dW [out, in] = dy^T x: column-major [in, out] = x^T(in x n) dy(n x out).
   check(cublasSgemm(ctx_.cublas(), CUBLAS_OP_N, CUBLAS_OP_T, in, out, n, &kOne, x_, in, dy, out, &kZero,

@@ -149,5 +149,34 @@ TEST(RecordChannel, GradientTimesArriveWhole) {
   EXPECT_FALSE(parseRecord("gradient 1 4 2 10240"));  // cut short
 }
 
+// A rank's memory: a GPU rank's GPU figure comes through; a CPU rank's, and
+// an older worker's line without it, read as none.
+TEST(RecordChannel, MemoryCarriesTheGpuFigureOnlyWhereThereIsOne) {
+  MemoryRecord gpu;
+  gpu.rank = 1;
+  gpu.paramBytes = 400;
+  gpu.peakRssBytes = 1 << 20;
+  gpu.paramElements = 100;
+  gpu.stateFloats = 1;
+  gpu.gpuUsedBytes = int64_t{3} << 30;
+  MemoryRecord cpu = gpu;
+  cpu.gpuUsedBytes.reset();
+  const std::vector<Record> records = roundTrip([&](RecordWriter& w) {
+    w.memory(gpu);
+    w.memory(cpu);
+    w.flush();
+  });
+  ASSERT_EQ(records.size(), 2u);
+  ASSERT_EQ(records[0].kind, Record::Kind::kMemory);
+  EXPECT_EQ(records[0].memoryRecord.gpuUsedBytes, int64_t{3} << 30);
+  EXPECT_EQ(records[0].memoryRecord.paramBytes, 400);
+  EXPECT_EQ(records[0].memoryRecord.stateFloats, 1);
+  EXPECT_FALSE(records[1].memoryRecord.gpuUsedBytes);
+  const std::optional<Record> older = parseRecord("memory 0 400 400 0 0 1048576 100 1");
+  ASSERT_TRUE(older);
+  EXPECT_FALSE(older->memoryRecord.gpuUsedBytes);
+  EXPECT_EQ(older->memoryRecord.stateFloats, 1);
+}
+
 }  // namespace
 }  // namespace dtb::core

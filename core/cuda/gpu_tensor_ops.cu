@@ -1,0 +1,61 @@
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cuda/gpu_tensor_ops.h"
+
+namespace dtb::core {
+namespace {
+
+void checkTensorOp(cudaError_t result, const char* what) {
+  if (result != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(result));
+}
+
+bool deviceMemoryOf(const void* p, int device) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();  // the query's own error, not one to report later
+    return false;
+  }
+  return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) && a.device == device;
+}
+
+__global__ void scaledCopyKernel(float* dst, const float* src, uint64_t count, float scale, bool accumulate) {
+  for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < count;
+       i += uint64_t{gridDim.x} * blockDim.x) {
+    const float value = src ? scale * src[i] : 0.0f;
+    dst[i] = accumulate && src ? dst[i] + value : value;
+  }
+}
+
+}  // namespace
+
+void* gpuWorkStream(int device) {
+  static std::mutex mutex;
+  static std::vector<cudaStream_t> streams;  // by device; never destroyed (the process's)
+  std::lock_guard lock(mutex);
+  if (device < 0) throw std::invalid_argument("no GPU " + std::to_string(device));
+  if (streams.size() <= static_cast<size_t>(device)) streams.resize(device + 1, nullptr);
+  if (!streams[device]) {
+    checkTensorOp(cudaSetDevice(device), "cudaSetDevice");
+    checkTensorOp(cudaStreamCreate(&streams[device]), "cudaStreamCreate (the host's stream)");
+  }
+  return streams[device];
+}
+
+void gpuScaledCopy(float* dst, const float* src, uint64_t count, float scale, bool accumulate, int device) {
+  if (count == 0) return;
+  if (!deviceMemoryOf(dst, device) || (src && !deviceMemoryOf(src, device)))
+    throw std::invalid_argument("a tensor is not memory of GPU " + std::to_string(device));
+  auto* stream = static_cast<cudaStream_t>(gpuWorkStream(device));
+  checkTensorOp(cudaSetDevice(device), "cudaSetDevice");
+  const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((count + 255) / 256, 4096));
+  scaledCopyKernel<<<blocks, 256, 0, stream>>>(dst, src, count, scale, accumulate);
+  checkTensorOp(cudaGetLastError(), "the tensor copy's kernel");
+}
+
+}  // namespace dtb::core

@@ -1,0 +1,25 @@
+// Element-wise copies on a GPU for the host's tensor_copy service (what a
+// strategy fills buckets and fusion buffers with), and the stream they run
+// on. A build without CUDA has the same calls; they throw GpuUnavailable.
+#pragma once
+
+#include <cstdint>
+
+namespace dtb::core {
+
+// The host's stream of GPU `device` (a cudaStream_t), made on first use and
+// kept for the process. A blocking stream, on purpose: work on the legacy
+// default stream (the optimizer's kernels, staging's synchronous copies)
+// waits for what was queued here before it and the other way round, so
+// tensor copies, collectives set on this stream and the optimizer run in
+// the order the strategy issued them with no host waits between.
+void* gpuWorkStream(int device);
+
+// Queues dst[i] = scale * src[i] (+ dst[i] when `accumulate`), i < count, on
+// gpuWorkStream(device); src null: zeros. Returns before it ran. Pointers
+// that are not memory of GPU `device` are std::invalid_argument (a kernel
+// would fault and break the whole CUDA context); a CUDA error is
+// std::runtime_error saying which.
+void gpuScaledCopy(float* dst, const float* src, uint64_t count, float scale, bool accumulate, int device);
+
+}  // namespace dtb::core

@@ -1,0 +1,12 @@
+#include "cuda/cuda_memory.h"
+#include "cuda/gpu_tensor_ops.h"
+
+namespace dtb::core {
+
+void* gpuWorkStream(int) { throw GpuUnavailable("this build of dtbench has no CUDA"); }
+
+void gpuScaledCopy(float*, const float*, uint64_t, float, bool, int) {
+  throw GpuUnavailable("this build of dtbench has no CUDA");
+}
+
+}  // namespace dtb::core

@@ -8,12 +8,8 @@
 #   bench/lenet_mnist/accuracy.sh            (from the repository root)
 # Needs tools/fetch-datasets.sh's data and Debian's python3-torch ($PYTHON).
 # About 12 minutes on 2 cores.
-set -euo pipefail
-python=${PYTHON:-/usr/bin/python3}
-"$python" -c "import torch" 2>/dev/null || { echo "accuracy.sh: $python has no torch (apt-get install python3-torch)" >&2; exit 1; }
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-cores=$(nproc)
+source "$(dirname "$0")/../common/bench_lib.sh"
+require_torch
 work=$(mktemp -d)
 build/bin/dtbench run bench/lenet_mnist/accuracy.toml --db "$work/acc.db" >/dev/null 2>&1
 echo "dataset        world  epoch  dtbench_test_acc  pytorch_test_acc  difference_points  (means over seeds 1-3)"

@@ -7,12 +7,8 @@
 #   bench/lenet_mnist/compare.sh            (from the repository root)
 # Needs Debian's python3-torch for the PyTorch side ($PYTHON: the Python
 # that has it; Debian's /usr/bin/python3 by default).
-set -euo pipefail
-python=${PYTHON:-/usr/bin/python3}
-"$python" -c "import torch" 2>/dev/null || { echo "compare.sh: $python has no torch (apt-get install python3-torch)" >&2; exit 1; }
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-cores=$(nproc)
+source "$(dirname "$0")/../common/bench_lib.sh"
+require_torch
 db=$(mktemp -d)/bench.db
 build/bin/dtbench run bench/lenet_mnist/matrix.toml --db "$db" >/dev/null 2>&1
 echo "world  strategy   gloo_algorithm  dtbench_samples_per_s  pytorch_ddp_samples_per_s  ratio  dtbench_test_acc  pytorch_test_acc"

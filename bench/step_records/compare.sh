@@ -5,14 +5,8 @@
 # above 0.99 (under 1 % of step time). Also prints the step time, the rows
 # stored per second, and how many runs saw competing load.
 #   bench/step_records/compare.sh            (from the repository root)
-set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
-db=$scratch/bench.db
-build/bin/dtbench run bench/step_records/matrix.toml --db "$db" >"$scratch/out.txt" 2>&1 \
-  || { cat "$scratch/out.txt"; exit 1; }
+source "$(dirname "$0")/../common/bench_lib.sh"
+run_matrix bench/step_records/matrix.toml
 build/bin/dtbench query "$db" "
   WITH runs AS (
     SELECT p.value AS step_records, s.samples_per_s, s.ms_per_step, s.loaded,

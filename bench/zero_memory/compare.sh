@@ -6,14 +6,8 @@
 # (memory_vs_theory). Done-when of issue 14: ZeRO-3 saves at least half the
 # predicted saving. About 1.5 minutes.
 #   bench/zero_memory/compare.sh            (from the repository root)
-set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
-scratch=$(mktemp -d)
-trap '[[ -n ${KEEP:-} ]] || rm -rf "$scratch"' EXIT
-db=$scratch/bench.db
-build/bin/dtbench run bench/zero_memory/matrix.toml --db "$db" >"$scratch/out.txt" 2>&1 \
-  || { cat "$scratch/out.txt"; exit 1; }
+source "$(dirname "$0")/../common/bench_lib.sh"
+run_matrix bench/zero_memory/matrix.toml
 build/bin/dtbench query "$db" "
   SELECT rp.value AS depth, m.label, m.rank,
          ROUND(m.peak_rss_bytes / 1048576.0) AS rss_mib,

@@ -27,6 +27,15 @@ void checked(cudaError_t error, const char* what) {
 
 }  // namespace
 
+bool isMemoryOfGpu(const void* p, int device) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();  // the query's own error, not one to report later
+    return false;
+  }
+  return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) && a.device == device;
+}
+
 void* gpuAllocate(uint64_t bytes, int device) {
   if (bytes == 0) return nullptr;
   useDevice(device);

@@ -22,6 +22,12 @@ void gpuFree(void* ptr, int device);
 // and from a GPU run at full speed. Throws as gpuAllocate does.
 void* pinnedAllocate(uint64_t bytes);
 void pinnedFree(void* ptr);
+// Whether `p` is memory of GPU `device` (device or managed memory there):
+// a kernel given anything else would fault and break the whole CUDA
+// context, so the host's kernels check their pointers first. False in a
+// build without CUDA.
+bool isMemoryOfGpu(const void* p, int device);
+
 // Synchronous: the bytes are on the GPU when it returns, for every stream.
 void copyToGpu(void* gpu, const void* host, uint64_t bytes, int device);
 void copyFromGpu(void* host, const void* gpu, uint64_t bytes, int device);

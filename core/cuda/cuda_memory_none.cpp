@@ -25,6 +25,8 @@ void copyFromGpu(void*, const void*, uint64_t, int) { unavailable(); }
 
 uint64_t gpuUsedBytes(int) { unavailable(); }
 
+bool isMemoryOfGpu(const void*, int) { return false; }
+
 void copyToGpuOn(void*, const void*, uint64_t, void*) { unavailable(); }
 void copyOnGpu(void*, const void*, uint64_t, void*) { unavailable(); }
 double gpuMemcpyGbps(int64_t, int, int) { unavailable(); }

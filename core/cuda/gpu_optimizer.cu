@@ -14,17 +14,6 @@ void check(cudaError_t result, const char* what) {
   if (result != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(result));
 }
 
-// Whether `p` is memory of GPU `device` (device or managed memory there):
-// a kernel given host memory would fault and break the whole CUDA context.
-bool onGpu(const void* p, int device) {
-  cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();  // the query's own error, not one to report later
-    return false;
-  }
-  return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) && a.device == device;
-}
-
 __global__ void sgdKernel(UpdateRule r, float* param, const float* grad, float* state, uint64_t count) {
   for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < count;
        i += uint64_t{gridDim.x} * blockDim.x) {
@@ -62,7 +51,7 @@ void gpuOptimizerUpdate(const UpdateRule& rule, float* param, const float* grad,
   if (count == 0) return;
   check(cudaSetDevice(device), "cudaSetDevice");
   const bool stateful = rule.kind != UpdateRule::Kind::kSgd || rule.momentum > 0;
-  if (stateful && !onGpu(state, device))
+  if (stateful && !isMemoryOfGpu(state, device))
     throw std::invalid_argument("the optimizer state is not memory of GPU " + std::to_string(device) +
                                 " (allocate it with alloc on the parameter's device)");
   // An error left by earlier GPU work is not the optimizer's: said as such.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/cuda_memory.h"
 #include "cuda/gpu_tensor_ops.h"
 
 namespace dtb::core {
@@ -13,15 +14,6 @@ namespace {
 
 void checkTensorOp(cudaError_t result, const char* what) {
   if (result != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(result));
-}
-
-bool deviceMemoryOf(const void* p, int device) {
-  cudaPointerAttributes a{};
-  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-    cudaGetLastError();  // the query's own error, not one to report later
-    return false;
-  }
-  return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) && a.device == device;
 }
 
 __global__ void scaledCopyKernel(float* dst, const float* src, uint64_t count, float scale, bool accumulate) {
@@ -49,7 +41,7 @@ void* gpuWorkStream(int device) {
 
 void gpuScaledCopy(float* dst, const float* src, uint64_t count, float scale, bool accumulate, int device) {
   if (count == 0) return;
-  if (!deviceMemoryOf(dst, device) || (src && !deviceMemoryOf(src, device)))
+  if (!isMemoryOfGpu(dst, device) || (src && !isMemoryOfGpu(src, device)))
     throw std::invalid_argument("a tensor is not memory of GPU " + std::to_string(device));
   auto* stream = static_cast<cudaStream_t>(gpuWorkStream(device));
   checkTensorOp(cudaSetDevice(device), "cudaSetDevice");

@@ -230,26 +230,17 @@ void Communicator::onHostStreamByDefault(const dtb_tensor_t& tensor) {
 
 dtb_status_t Communicator::allreduce(dtb_tensor_t* buffer, dtb_reduce_op_t op, dtb_request_t* out,
                                      std::string* error) {
-  std::shared_ptr<GpuStaging::Staged> staged;
-  if (misplaced(*buffer, out, error, true) || !stageIfNeeded(*buffer, &staged, out, error))
-    return DTB_STATUS_UNSUPPORTED;
-  dtb_tensor_t* given = staged ? &staged->host : buffer;
-  const dtb_status_t status =
-      issue(buffer, [&] { return api().allreduce(backend_->context(), given, op, out); });
-  return started(status, out, "allreduce", bytesOf(*buffer), 2.0 * (world_ - 1) / world_, error,
-                 std::move(staged));
+  return issueInPlace(
+      "allreduce", buffer, bytesOf(*buffer), 2.0 * (world_ - 1) / world_, out, error,
+      [&](dtb_tensor_t* given) { return api().allreduce(backend_->context(), given, op, out); });
 }
 
 dtb_status_t Communicator::reduceScatter(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_reduce_op_t op,
                                          dtb_request_t* out, std::string* error) {
-  std::shared_ptr<GpuStaging::Staged> stagedIn, stagedOut;
-  if (!stageBoth(*input, *output, &stagedIn, &stagedOut, out, error)) return DTB_STATUS_UNSUPPORTED;
-  const dtb_tensor_t* in = stagedIn ? &stagedIn->host : input;
-  dtb_tensor_t* result = stagedOut ? &stagedOut->host : output;
-  const dtb_status_t status =
-      issue(input, [&] { return api().reduce_scatter(backend_->context(), in, result, op, out); });
-  return started(status, out, "reduce_scatter", bytesOf(*input), double(world_ - 1) / world_, error,
-                 std::move(stagedOut), std::move(stagedIn));
+  return issueInto("reduce_scatter", input, output, bytesOf(*input), out, error,
+                   [&](const dtb_tensor_t* in, dtb_tensor_t* result) {
+                     return api().reduce_scatter(backend_->context(), in, result, op, out);
+                   });
 }
 
 dtb_status_t Communicator::allgather(const dtb_tensor_t* input, dtb_tensor_t* output, dtb_request_t* out,
@@ -270,26 +261,17 @@ dtb_status_t Communicator::allgather(const dtb_tensor_t* input, dtb_tensor_t* ou
   }
   // Staged, the input is its own pinned copy: no longer in place for the
   // backend, the same result.
-  std::shared_ptr<GpuStaging::Staged> stagedIn, stagedOut;
-  if (!stageBoth(*input, *output, &stagedIn, &stagedOut, out, error)) return DTB_STATUS_UNSUPPORTED;
-  const dtb_tensor_t* in = stagedIn ? &stagedIn->host : input;
-  dtb_tensor_t* result = stagedOut ? &stagedOut->host : output;
-  const dtb_status_t status =
-      issue(input, [&] { return api().allgather(backend_->context(), in, result, out); });
-  return started(status, out, "allgather", bytesOf(*output), double(world_ - 1) / world_, error,
-                 std::move(stagedOut), std::move(stagedIn));
+  return issueInto("allgather", input, output, bytesOf(*output), out, error,
+                   [&](const dtb_tensor_t* in, dtb_tensor_t* result) {
+                     return api().allgather(backend_->context(), in, result, out);
+                   });
 }
 
 dtb_status_t Communicator::broadcast(dtb_tensor_t* buffer, int32_t root, dtb_request_t* out,
                                      std::string* error) {
-  std::shared_ptr<GpuStaging::Staged> staged;
-  if (misplaced(*buffer, out, error, true) || !stageIfNeeded(*buffer, &staged, out, error))
-    return DTB_STATUS_UNSUPPORTED;
-  dtb_tensor_t* given = staged ? &staged->host : buffer;
-  const dtb_status_t status =
-      issue(buffer, [&] { return api().broadcast(backend_->context(), given, root, out); });
-  return started(status, out, "broadcast", bytesOf(*buffer), world_ > 1 ? 1.0 : 0.0, error,
-                 std::move(staged));
+  return issueInPlace(
+      "broadcast", buffer, bytesOf(*buffer), world_ > 1 ? 1.0 : 0.0, out, error,
+      [&](dtb_tensor_t* given) { return api().broadcast(backend_->context(), given, root, out); });
 }
 
 dtb_status_t Communicator::barrier(dtb_request_t* out, std::string* error) {

@@ -167,6 +167,33 @@ class Communicator {
     if (tensor) onHostStreamByDefault(*tensor);
     return start();
   }
+  // A collective in place on `buffer` (all-reduce, broadcast), staged
+  // through pinned memory where the backend needs it: `call` gets the
+  // tensor the backend is given. `bytes` (its data size S) and `busFactor`
+  // as started()'s.
+  template <typename Call>
+  dtb_status_t issueInPlace(const char* op, dtb_tensor_t* buffer, uint64_t bytes, double busFactor,
+                            dtb_request_t* out, std::string* error, Call&& call) {
+    std::shared_ptr<GpuStaging::Staged> staged;
+    if (misplaced(*buffer, out, error, true) || !stageIfNeeded(*buffer, &staged, out, error))
+      return DTB_STATUS_UNSUPPORTED;
+    dtb_tensor_t* given = staged ? &staged->host : buffer;
+    const dtb_status_t status = issue(buffer, [&] { return call(given); });
+    return started(status, out, op, bytes, busFactor, error, std::move(staged));
+  }
+  // A collective from `input` into `output` (reduce-scatter, all-gather),
+  // both staged where the backend needs it; `bytes` its data size S.
+  template <typename Call>
+  dtb_status_t issueInto(const char* op, const dtb_tensor_t* input, dtb_tensor_t* output, uint64_t bytes,
+                         dtb_request_t* out, std::string* error, Call&& call) {
+    std::shared_ptr<GpuStaging::Staged> stagedIn, stagedOut;
+    if (!stageBoth(*input, *output, &stagedIn, &stagedOut, out, error)) return DTB_STATUS_UNSUPPORTED;
+    const dtb_tensor_t* in = stagedIn ? &stagedIn->host : input;
+    dtb_tensor_t* result = stagedOut ? &stagedOut->host : output;
+    const dtb_status_t status = issue(input, [&] { return call(in, result); });
+    return started(status, out, op, bytes, double(world_ - 1) / world_, error, std::move(stagedOut),
+                   std::move(stagedIn));
+  }
   // A GPU backend's collectives on a GPU tensor run on the host's stream for
   // that GPU (gpu_tensor_ops.h), where tensor_copy queues its copies, unless
   // someone chose a stream with setStream: what a strategy copied into a

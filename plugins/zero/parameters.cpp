@@ -1,5 +1,7 @@
 #include "parameters.h"
 
+#include <string>
+
 #include "dtbench/requests.hpp"
 
 namespace dtb::strategy::zero {
@@ -57,9 +59,15 @@ Parameters::~Parameters() {
     // A model that kept its storage gets the latest values we hold whole.
     if (whole_[u] && !releasing_) {
       const Unit& unit = layout_[u];
-      for (size_t k = 0; k < unit.params.size(); ++k) {
-        const uint32_t i = unit.params[k];
-        ops_.copy(modelValue(i), 0, whole_[u].tensor(), unit.offsets[k], views_.param(i).value.count);
+      try {
+        for (size_t k = 0; k < unit.params.size(); ++k) {
+          const uint32_t i = unit.params[k];
+          ops_.copy(modelValue(i), 0, whole_[u].tensor(), unit.offsets[k], views_.param(i).value.count);
+        }
+      } catch (const std::exception& e) {  // a GPU copy refused: the model keeps the values it had
+        host_->log(
+            host_->ctx, DTB_LOG_ERROR,
+            (std::string("zero: the model's parameters could not be given back: ") + e.what()).c_str());
       }
     }
     views_.pointValues(u, nullptr);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -59,6 +60,13 @@ class Communicator {
   dtb_status_t setStream(void* stream, std::string* error);
   // Where the backend takes tensors: DTB_DEVICE_CUDA for a GPU-only one.
   dtb_device_type_t memory() const;
+  // Host tensors given to a backend that moves GPU memory only (NCCL) go
+  // over `control` instead, a host-memory communicator of the same ranks:
+  // Horovod's controller over Gloo or MPI beside NCCL's data plane, for a
+  // strategy that negotiates on the host. Its requests are tested and
+  // waited for through this communicator; its traffic is counted apart (in
+  // `control`), not among this backend's collectives.
+  void attachControl(std::unique_ptr<Communicator> control) { control_ = std::move(control); }
   // The GPU a GPU backend works on; host for the others.
   dtb_device_t device() const { return device_; }
   // A request this communicator did not issue, or one already waited for,
@@ -222,9 +230,19 @@ class Communicator {
   // ended; leaves those still running in `requests`.
   void settle(std::vector<dtb_request_t>& requests, std::chrono::milliseconds within);
 
+  // The control communicator for `tensor`, where it goes there (attachControl).
+  Communicator* controlFor(const dtb_tensor_t& tensor) const;
+  // A collective the control communicator issued: its request is ours to route.
+  dtb_status_t viaControl(dtb_status_t status, dtb_request_t* out);
+  // Takes `request` out of the control's requests; false when it is not one.
+  bool takeControlRequest(dtb_request_t request, bool keep);
+
   // Before the backend: destroyed after it, so no collective still running
   // in the backend writes to a freed pinned buffer.
   GpuStaging staging_;
+  std::unique_ptr<Communicator> control_;
+  // In flight on control_ (under mutex_); a multiset, as outstanding_ is a multimap.
+  std::multiset<dtb_request_t> controlRequests_;
   std::unique_ptr<PluginInstance> backend_;
   int rank_;
   int world_;

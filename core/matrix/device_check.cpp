@@ -39,16 +39,6 @@ std::optional<DeviceProblem> deviceProblem(const Cell& cell, const dtb_backend_p
                              ": gradient accumulation runs on host tensors only so far; set "
                              "accumulation_steps = 1"};
   }
-  if (nccl && cell.text("strategy") == "fusion") {
-    return DeviceProblem{"strategy",
-                         where +
-                             ": fusion negotiates over host tensors (Horovod's controller runs on the "
-                             "CPU), which backend '" +
-                             backendName +
-                             "' cannot carry, and dtbench has no separate control backend yet: use "
-                             "backend = \"gloo\" or \"mpi\" (GPU tensors staged through host memory), or "
-                             "strategy = \"bucketed\" or \"allreduce\" over it"};
-  }
   if (cell.text("recovery") != "none") {
     return DeviceProblem{"recovery", where + ": recovery = \"" + cell.text("recovery") +
                                          "\" needs checkpoints, which GPU training does not write yet"};

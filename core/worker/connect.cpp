@@ -28,7 +28,8 @@ std::string usedInterface(const RunSpec& spec, const RankPlace& place) {
   return named.empty() ? interfaceHolding(place.address) : named;
 }
 
-std::unique_ptr<Communicator> connectRank(const RunSpec& spec, int rank, PluginLoader& loader) {
+std::unique_ptr<Communicator> connectRank(const RunSpec& spec, int rank, PluginLoader& loader,
+                                          Control control) {
   const Cell& cell = spec.cell;
   const auto timeout =
       std::chrono::milliseconds(static_cast<int64_t>(cell.real("collective_timeout_s") * 1000));
@@ -59,7 +60,17 @@ std::unique_ptr<Communicator> connectRank(const RunSpec& spec, int rank, PluginL
   rdv.prefix = spec.prefix.c_str();
   rdv.bind_address = bind.c_str();
   rdv.timeout_ms = timeout.count();
-  return connectBackend(loader, {cell.text("backend"), cell.pluginParams("backend")}, rdv, timeout);
+  std::unique_ptr<Communicator> comm =
+      connectBackend(loader, {cell.text("backend"), cell.pluginParams("backend")}, rdv, timeout);
+  if (control == Control::kForHostTensors && comm->memory() == DTB_DEVICE_CUDA) {
+    // Gloo beside NCCL, as Horovod runs its controller: the same ranks and
+    // store, its own keys.
+    const std::string controlPrefix = spec.prefix + "/control";
+    dtb_rendezvous_t controlRdv = rdv;
+    controlRdv.prefix = controlPrefix.c_str();
+    comm->attachControl(connectBackend(loader, {"gloo", {}}, controlRdv, timeout));
+  }
+  return comm;
 }
 
 std::unique_ptr<Communicator> connectBackend(PluginLoader& loader, const PluginChoice& backend,

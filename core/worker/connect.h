@@ -29,7 +29,14 @@ RankPlace placeRank(const RunSpec& spec, int rank);
 // once, for the record: connecting does not need it.
 std::string usedInterface(const RunSpec& spec, const RankPlace& place);
 
-std::unique_ptr<Communicator> connectRank(const RunSpec& spec, int rank, PluginLoader& loader);
+// The run's communicator for `rank`. With kForHostTensors, a backend that
+// moves GPU memory only (NCCL) gets a Gloo communicator of the same ranks
+// beside it for the host tensors a strategy negotiates with
+// (Communicator::attachControl); the collective sweep measures the backend
+// alone.
+enum class Control { kNone, kForHostTensors };
+std::unique_ptr<Communicator> connectRank(const RunSpec& spec, int rank, PluginLoader& loader,
+                                          Control control = Control::kNone);
 
 // The backend plugin `backend`, joined to its peers through `rdv` and wrapped
 // for strategies, with `timeout` for waits that name none. What connectRank

@@ -152,6 +152,44 @@ TEST(Communicator, CallsFromSeveralThreadsReachTheBackendOneAtATime) {
   EXPECT_EQ(comm.collectives(), uint64_t{kThreads * kRounds});
 }
 
+// A backend that moves GPU memory only (as NCCL) passes host tensors to the
+// control communicator beside it (Horovod's controller over Gloo): they
+// are tested and waited for through the data plane's communicator, which
+// counts none of them; without a control they are refused.
+TEST(Communicator, HostTensorsOnAGpuOnlyBackendGoOverItsControl) {
+  PluginLoader loader(SearchPath({kTestPluginDir}));
+  auto real = loader.load(PluginKind::kBackend, "single");
+  auto library = std::make_shared<SharedLibrary>(real->path());
+  dtb_backend_plugin_v1_t gpuOnly = real->descriptor<dtb_backend_plugin_v1_t>();
+  gpuOnly.capabilities =
+      (gpuOnly.capabilities & ~uint32_t{DTB_BACKEND_CAP_HOST_MEMORY}) | DTB_BACKEND_CAP_CUDA_MEMORY;
+  auto plugin =
+      std::make_shared<const LoadedPlugin>(library, PluginKind::kBackend, 1, gpuOnly, real->params());
+  Communicator comm(createBackend(plugin, {}, oneRank()), 0, 1, std::chrono::milliseconds(1000));
+  int32_t words[4] = {7, 7, 7, 7};
+  dtb_tensor_t flags = dtb::hostTensor(words, 1, DTB_DTYPE_I32),
+               all = dtb::hostTensor(words, 4, DTB_DTYPE_I32);
+  all.count = 1;  // one rank: the gathered tensor is its own block
+  dtb_request_t request = nullptr;
+  std::string error;
+  EXPECT_EQ(comm.allreduce(&flags, DTB_REDUCE_BAND, &request, &error), DTB_STATUS_UNSUPPORTED);
+  EXPECT_NE(error.find("moves GPU memory only"), std::string::npos) << error;
+
+  comm.attachControl(single());
+  ASSERT_EQ(comm.allreduce(&flags, DTB_REDUCE_BAND, &request, &error), DTB_STATUS_OK) << error;
+  int32_t done = 0;
+  EXPECT_EQ(comm.test(request, &done, &error), DTB_STATUS_OK) << error;
+  EXPECT_EQ(comm.wait(request, DTB_TIMEOUT_DEFAULT, &error), DTB_STATUS_OK) << error;
+  EXPECT_EQ(comm.wait(request, DTB_TIMEOUT_DEFAULT, &error), DTB_STATUS_INVALID_ARGUMENT) << "waited twice";
+  dtb_request_t gathered = nullptr, broadcast = nullptr;
+  ASSERT_EQ(comm.allgather(&flags, &all, &gathered, &error), DTB_STATUS_OK) << error;
+  ASSERT_EQ(comm.broadcast(&flags, 0, &broadcast, &error), DTB_STATUS_OK) << error;
+  EXPECT_EQ(comm.wait(broadcast, DTB_TIMEOUT_DEFAULT, &error), DTB_STATUS_OK) << error;
+  EXPECT_EQ(comm.wait(gathered, DTB_TIMEOUT_DEFAULT, &error), DTB_STATUS_OK) << error;
+  EXPECT_EQ(words[0], 7);
+  EXPECT_EQ(comm.collectives(), 0u) << "the data plane carried a host tensor";
+}
+
 // busy_ns is read only when the backend filled it: one that does not
 // measure it (NCCL without busy_time) shortens struct_size before busy_ns,
 // and the host reports no busy time rather than none spent.

@@ -83,27 +83,16 @@ TEST(DeviceCheck, EachRefusalNamesItsKeyAndCell) {
   EXPECT_EQ(p->key, "recovery");
 }
 
-// What a strategy cannot do on GPU tensors yet is refused at plan time, at
-// the strategy key: fusion's negotiation over a GPU-only backend.
-TEST(DeviceCheck, StrategiesThatCannotTrainOnGpusYetAreRefusedByName) {
-  Cell fusion = cell("cuda", "nccl");
-  fusion.values["strategy"] = std::string("fusion");
-  auto p = deviceProblem(fusion, &kNccl, kTwoGpus);
-  ASSERT_TRUE(p);
-  EXPECT_EQ(p->key, "strategy");
-  EXPECT_NE(p->message.find("fusion negotiates over host tensors"), std::string::npos) << p->message;
-  EXPECT_NE(p->message.find("backend = \"gloo\""), std::string::npos) << p->message;
-  fusion.values["backend"] = std::string("gloo");
-  EXPECT_FALSE(deviceProblem(fusion, &kGloo, kTwoGpus)) << "over gloo fusion negotiates on the host";
-
-  for (const char* strategy : {"allreduce", "bucketed", "zero"}) {
+// Every strategy trains on GPU tensors over either kind of backend
+// (fusion negotiates over NCCL through its Gloo control communicator).
+TEST(DeviceCheck, EveryStrategyMayTrainOnGpus) {
+  for (const char* strategy : {"allreduce", "bucketed", "fusion", "zero"}) {
     Cell c = cell("cuda", "nccl");
     c.values["strategy"] = std::string(strategy);
     EXPECT_FALSE(deviceProblem(c, &kNccl, kTwoGpus)) << strategy;
+    c.values["backend"] = std::string("gloo");
+    EXPECT_FALSE(deviceProblem(c, &kGloo, kTwoGpus)) << strategy;
   }
-  Cell onCpu = cell("cpu", "gloo");
-  onCpu.values["strategy"] = std::string("fusion");
-  EXPECT_FALSE(deviceProblem(onCpu, &kGloo, kNoGpu));
 }
 
 // mpirun and srun start ranks on their own nodes: only those see the GPUs.

@@ -67,7 +67,7 @@ TEST(TensorCopy, RefusesWhatWouldReadOrWriteOutOfPlaceNamingIt) {
   gpu.device = {DTB_DEVICE_CUDA, 0};
   refused(host->tensor_copy(host->ctx, &gpu, 0, &s, 0, 2, 0.5f, 0), "only a plain copy");
   dtb_tensor_t elsewhere = d;
-  elsewhere.device = {static_cast<dtb_device_type_t>(7), 0};
+  elsewhere.device = {DTB_DEVICE_CUDA_HOST, 0};  // for alloc() only, never a tensor's
   refused(host->tensor_copy(host->ctx, &elsewhere, 0, &s, 0, 1, 1.0f, 0), "neither host memory nor a GPU");
   EXPECT_EQ(dst, (std::vector<float>{1, 2, 3, 0})) << "only the one valid copy wrote";
 }

@@ -325,8 +325,24 @@ dtb_status_t Communicator::test(dtb_request_t request, int32_t* done, std::strin
   return status == DTB_STATUS_OK ? status : failed(status, error);
 }
 
+void Communicator::countWait(std::chrono::steady_clock::duration waited) {
+  const int64_t nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count();
+  waitNanos_ += nanos;
+  if (std::this_thread::get_id() == trainingThread_) {
+    trainingWaitNanos_ += nanos;
+    endPolling();
+  }
+}
+
 dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::string* error) {
-  if (takeControlRequest(request, /*keep=*/false)) return control_->wait(request, timeoutMs, error);
+  if (takeControlRequest(request, /*keep=*/false)) {
+    // The control's wait is this communicator's too: the step's exposed
+    // communication reads this one's counts.
+    const auto start = std::chrono::steady_clock::now();
+    const dtb_status_t status = control_->wait(request, timeoutMs, error);
+    countWait(std::chrono::steady_clock::now() - start);
+    return status;
+  }
   std::optional<InFlight> inFlight;
   {
     // Taken out first, so that a second wait of the same request, even from
@@ -344,13 +360,7 @@ dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::s
   if (watch_) watch_->begin(inFlight->op, std::max(std::chrono::milliseconds(timeout), defaultTimeout_));
   dtb_status_t status = api().wait(backend_->context(), request, timeout);
   if (watch_) watch_->end();
-  const int64_t waited =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
-  waitNanos_ += waited;
-  if (std::this_thread::get_id() == trainingThread_) {
-    trainingWaitNanos_ += waited;
-    endPolling();
-  }
+  countWait(std::chrono::steady_clock::now() - start);
   if (status != DTB_STATUS_OK) failed(status, error);
   const bool hold = status == DTB_STATUS_TIMEOUT && holdTimedOut_;
   if (!hold) api().request_free(backend_->context(), request);

@@ -236,6 +236,9 @@ class Communicator {
   dtb_status_t viaControl(dtb_status_t status, dtb_request_t* out);
   // Takes `request` out of the control's requests; false when it is not one.
   bool takeControlRequest(dtb_request_t request, bool keep);
+  // A wait of `waited` on the calling thread (the training thread's counts
+  // as its exposed communication).
+  void countWait(std::chrono::steady_clock::duration waited);
 
   // Before the backend: destroyed after it, so no collective still running
   // in the backend writes to a freed pinned buffer.

@@ -56,6 +56,13 @@ ProfiledRun readProfiledRun(Database& db, int64_t runId) {
     const double share = measuredBackwardS > 0 ? std::min(1.0, g.columnReal(3) / measuredBackwardS) : 1.0;
     p.gradients.push_back({g.columnInt(0), g.columnInt(1), g.columnReal(2), share * p.backwardS});
   }
+  if (p.gradients.empty() && run.device == "cuda")
+    throw ProfileError(which +
+                       ": no gradient_ready rows: a GPU run under a strategy that listens for no "
+                       "gradient (" +
+                       run.strategy +
+                       ") is not profiled, since the profile alone would make every layer wait for the GPU; "
+                       "project a run of bucketed, fusion or zero on the GPU, or one on the CPU");
   if (p.gradients.empty())
     throw ProfileError(which +
                        ": no gradient_ready rows (the run failed before its end, or a dtbench before "

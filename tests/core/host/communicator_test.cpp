@@ -188,6 +188,7 @@ TEST(Communicator, HostTensorsOnAGpuOnlyBackendGoOverItsControl) {
   EXPECT_EQ(comm.wait(gathered, DTB_TIMEOUT_DEFAULT, &error), DTB_STATUS_OK) << error;
   EXPECT_EQ(words[0], 7);
   EXPECT_EQ(comm.collectives(), 0u) << "the data plane carried a host tensor";
+  EXPECT_GT(comm.trainingWaitSeconds(), 0.0) << "the control's waits are the training thread's waits too";
 }
 
 // busy_ns is read only when the backend filled it: one that does not

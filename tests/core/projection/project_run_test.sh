@@ -98,4 +98,10 @@ sqlite3 "$scratch/r.db" "DELETE FROM gradient_ready" 2>/dev/null ||
 "$dtbench" project --system "$system" --db "$scratch/r.db" --run 1 > "$scratch/e.txt" 2>&1 &&
   fail "a run without gradient times was projected"
 grep -q "dtbench project: run 1: no gradient_ready rows" "$scratch/e.txt" || fail "no reason given: $(cat "$scratch/e.txt")"
+# A GPU run under a strategy without grad_ready is not profiled on purpose: said as such.
+python3 -c "import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); d.execute('DELETE FROM run_param WHERE run_id = 1 AND key = ?', ('device',)); d.execute('INSERT INTO run_param (run_id, key, value) VALUES (1, ?, ?)', ('device', '\"cuda\"')); d.commit()" "$scratch/r.db"
+"$dtbench" project --system "$system" --db "$scratch/r.db" --run 1 > "$scratch/e.txt" 2>&1 &&
+  fail "a GPU run without gradient times was projected"
+grep -q "is not profiled, since the profile alone would make every layer wait for the GPU" "$scratch/e.txt" ||
+  fail "the GPU run's missing profile is not explained: $(cat "$scratch/e.txt")"
 echo "ok"

@@ -306,7 +306,7 @@ dtb_status_t Communicator::barrier(dtb_request_t* out, std::string* error) {
 }
 
 dtb_status_t Communicator::test(dtb_request_t request, int32_t* done, std::string* error) {
-  if (takeControlRequest(request, /*keep=*/true)) return control_->test(request, done, error);
+  if (control_ && takeControlRequest(request, /*keep=*/true)) return control_->test(request, done, error);
   if (!isOutstanding(request)) return unknown("comm_test", error);
   dtb_status_t status;
   {
@@ -335,7 +335,7 @@ void Communicator::countWait(std::chrono::steady_clock::duration waited) {
 }
 
 dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::string* error) {
-  if (takeControlRequest(request, /*keep=*/false)) {
+  if (control_ && takeControlRequest(request, /*keep=*/false)) {
     // The control's wait is this communicator's too: the step's exposed
     // communication reads this one's counts.
     const auto start = std::chrono::steady_clock::now();

@@ -235,6 +235,8 @@ class Communicator {
   // A collective the control communicator issued: its request is ours to route.
   dtb_status_t viaControl(dtb_status_t status, dtb_request_t* out);
   // Takes `request` out of the control's requests; false when it is not one.
+  // Called only with a control attached: test() is a poll loop's hot path,
+  // where a run without one should take no extra lock.
   bool takeControlRequest(dtb_request_t request, bool keep);
   // A wait of `waited` on the calling thread (the training thread's counts
   // as its exposed communication).

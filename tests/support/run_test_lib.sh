@@ -5,6 +5,7 @@
 #   q SQL                    the query's rows as CSV, without the header
 #   expect SQL VALUE MESSAGE fail with MESSAGE unless q SQL prints VALUE
 #   workers_left             how many workers of this test still run
+#   no_gpu_here              true where `dtbench check` finds no usable GPU
 #   docs_sql_runs PAGE MIN   every ```sql block of the docs page PAGE runs on
 #                            $db and returns rows; fail unless it has MIN
 fail() { echo "FAIL: $*"; exit 1; }
@@ -13,6 +14,11 @@ expect() {
   local got
   got=$(q "$1")
   [[ $got == "$2" ]] || fail "$3 (got '$got', expected '$2')"
+}
+no_gpu_here() {
+  local checked
+  checked=$("$dtbench" check 2>/dev/null || true)  # (grep -q on a pipe would cut it short under pipefail)
+  grep -q "^gpu: .*no GPU usable" <<<"$checked"
 }
 workers_left() { pgrep -f "dtbench worker --spec $scratch" | wc -l || true; }
 docs_sql_runs() {

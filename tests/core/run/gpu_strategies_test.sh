@@ -22,8 +22,7 @@ source "$(dirname "$0")/../../support/run_test_lib.sh"
 export TMPDIR=$scratch
 matrix=$matrices/gpu_strategies.toml
 
-checked=$("$dtbench" check 2>/dev/null || true)
-if grep -q "^gpu: .*no GPU usable" <<<"$checked"; then
+if no_gpu_here; then
   "$dtbench" --plugin-path "$plugins" validate "$matrix" > "$scratch/validate.txt" 2>&1 \
     || { cat "$scratch/validate.txt"; fail "validate refused the GPU strategies on a machine without a GPU"; }
   echo "SKIP: no GPU is usable here (the matrix validates)"

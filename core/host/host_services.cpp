@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "cuda/cuda_memory.h"
+#include "dtbench/plugin.hpp"
 #include "host/communicator.h"
 #include "host/optimizer_kernels.h"
 #include "host/plugin_instance.h"
@@ -358,12 +359,15 @@ dtb_status_t HostServices::update(dtb_tensor_t* param, const dtb_tensor_t* grad,
   if (!given(ctx, "optim_update", {param, grad})) return DTB_STATUS_INVALID_ARGUMENT;
   if (communicator_) communicator_->endPolling();  // the training thread computes: no poll loop
   const bool onGpu = param->device.type == DTB_DEVICE_CUDA;
-  if (param->dtype != DTB_DTYPE_F32 || grad->dtype != DTB_DTYPE_F32 || param->count != grad->count ||
+  // f32, or the run's bf16 / f16 in mixed precision (on the host).
+  const dtb_dtype_t dtype = optimizer_->paramDtype();
+  if (param->dtype != dtype || grad->dtype != dtype || param->count != grad->count ||
       (param->device.type != DTB_DEVICE_HOST && !onGpu) || grad->device.type != param->device.type ||
-      grad->device.index != param->device.index) {
-    setErrorThunk(ctx,
-                  "optim_update: param and grad must be f32 tensors of equal count on the same device "
-                  "(the host, or one GPU)");
+      grad->device.index != param->device.index || (onGpu && dtype != DTB_DTYPE_F32)) {
+    setErrorText(ctx,
+                 std::string("optim_update: param and grad must be ") + dtb::dtypeName(dtype) +
+                     " tensors of equal count on the same device (the host" +
+                     (dtype == DTB_DTYPE_F32 ? ", or one GPU)" : ": this run trains in mixed precision)"));
     return DTB_STATUS_INVALID_ARGUMENT;
   }
   if (param->count > 0 && (param->data == nullptr || grad->data == nullptr)) {
@@ -396,6 +400,11 @@ dtb_status_t HostServices::update(dtb_tensor_t* param, const dtb_tensor_t* grad,
     }
     return DTB_STATUS_OK;
   }
+  if (dtype != DTB_DTYPE_F32) {
+    optimizer_->updateLowPrecision(static_cast<uint16_t*>(param->data),
+                                   static_cast<const uint16_t*>(grad->data), state, param->count, decay);
+    return DTB_STATUS_OK;
+  }
   optimizer_->update(static_cast<float*>(param->data), static_cast<const float*>(grad->data), state,
                      param->count, decay);
   return DTB_STATUS_OK;
@@ -406,6 +415,13 @@ void HostServices::installParamRelease() {
     return guarded(ctx, "param_release", [&] {
       HostServices& h = self(ctx);
       if (!h.model_) return unbound(ctx, "param_release");
+      if (h.optimizer_ && h.optimizer_->paramDtype() != DTB_DTYPE_F32) {
+        // The strategy's records are the host's low-precision copies
+        // (train/mixed_precision.h), not the model's storage.
+        setErrorThunk(ctx,
+                      "param_release: not in mixed precision yet (ZeRO-3 trains with precision = \"fp32\")");
+        return DTB_STATUS_UNSUPPORTED;
+      }
       if (param == nullptr) {
         setErrorThunk(ctx, "param_release: no parameter given");
         return DTB_STATUS_INVALID_ARGUMENT;

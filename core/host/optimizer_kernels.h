@@ -5,6 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+
+#include "dtbench/dtbench.h"
 
 namespace dtb::core {
 
@@ -26,6 +29,17 @@ class OptimizerKernels {
   // in a build without CUDA.
   virtual void updateOnGpu(float* param, const float* grad, float* state, size_t count, WeightDecay decay,
                            int device) = 0;
+
+  // The dtype of the parameters and gradients optim_update takes: f32, or
+  // bf16 / f16 in a mixed-precision run (train/master_weights.h).
+  virtual dtb_dtype_t paramDtype() const { return DTB_DTYPE_F32; }
+  // One update of `count` low-precision host elements (paramDtype()); the
+  // state then begins with their f32 master copy. Only where paramDtype()
+  // is not f32.
+  virtual void updateLowPrecision(uint16_t* /*param*/, const uint16_t* /*grad*/, float* /*state*/,
+                                  size_t /*count*/, WeightDecay /*decay*/) {
+    throw std::logic_error("optim_update: this run trains in f32");
+  }
 };
 
 }  // namespace dtb::core

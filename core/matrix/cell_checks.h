@@ -44,4 +44,8 @@ void checkRecovery(const CellChecks& checks);
 // network no traffic crosses (placement_checks.cpp).
 void checkPlacement(const CellChecks& checks);
 
+// Mixed precision where it does not run yet (on a GPU, with gradient
+// accumulation); an overflow fault in an fp32 cell (precision_checks.cpp).
+void checkPrecision(const CellChecks& checks);
+
 }  // namespace dtb::core

@@ -470,6 +470,7 @@ class Planner {
                             warnings_};
     checkRecovery(checks);
     checkPlacement(checks);
+    checkPrecision(checks);
     plan.cells = std::move(cells);
   }
 

@@ -54,6 +54,23 @@ std::vector<ParamSpec> makeSchema() {
            "Where the backends' ranks meet: \"\" is a file store in the run directory; "
            "\"redis://HOST:PORT\" a Redis server (for hosts without a shared file system)"),
       spec("device", DTB_PARAM_STRING, S("cpu"), "Where tensors live", {}, {}, {"cpu", "cuda"}),
+      spec("precision", DTB_PARAM_STRING, S("fp32"),
+           "What parameters and gradients are: fp32; bf16 or fp16 (mixed precision: f32 master weights, "
+           "fp16 with dynamic loss scaling; on the CPU the models compute in f32 on the rounded values, "
+           "docs/mixed-precision.md)",
+           {}, {}, {"fp32", "bf16", "fp16"}),
+      // fp16's dynamic loss scaling, by DeepSpeed's fp16 config names and defaults.
+      spec("initial_scale_power", DTB_PARAM_INT, int64_t{16},
+           "precision = fp16: the first loss scale is 2^this (DeepSpeed's fp16.initial_scale_power)", 0.0,
+           64.0),
+      spec("loss_scale_window", DTB_PARAM_INT, int64_t{1000},
+           "precision = fp16: steps without an overflow before the loss scale doubles", 1.0, 1e9),
+      spec("hysteresis", DTB_PARAM_INT, int64_t{2},
+           "precision = fp16: overflows tolerated before the loss scale halves (each skips its step)", 1.0,
+           1e6),
+      spec("min_loss_scale", DTB_PARAM_FLOAT, 1.0,
+           "precision = fp16: the smallest loss scale; an overflow there stops the run, as DeepSpeed's",
+           1e-30, 1e30),
       spec("world_size", DTB_PARAM_INT, int64_t{1}, "Number of worker processes (ranks)", 1.0,
            double{kMaxWorldSize}),
       spec("batch_size", DTB_PARAM_INT, int64_t{64},
@@ -135,8 +152,9 @@ std::vector<ParamSpec> makeSchema() {
       spec("fault.kind", DTB_PARAM_STRING, S("none"),
            "[fault] kind: kill (SIGKILL) the rank, stop (SIGSTOP) it for `seconds`, or slow each of its "
            "steps by `slow_ms`, from optimizer step `step` on; add (recovery = elastic) starts one more "
-           "worker at step `step`, which joins at the next commit",
-           {}, {}, {"none", "kill", "stop", "slow", "add"}),
+           "worker at step `step`, which joins at the next commit; overflow (precision bf16 or fp16) puts an "
+           "inf into the rank's gradients at step `step`",
+           {}, {}, {"none", "kill", "stop", "slow", "add", "overflow"}),
       spec("fault.rank", DTB_PARAM_INT, int64_t{0}, "[fault] the rank it happens to (below world_size)", 0.0,
            65535.0),
       spec("fault.step", DTB_PARAM_INT, int64_t{0},

@@ -11,11 +11,11 @@
 #include "cuda/cuda_memory.h"
 #include "dtbench/half.hpp"
 #include "dtbench/plugin.hpp"
+#include "host/blocking_collective.h"
 #include "sweep/gpu_check.h"
 #include "sweep/memory_bandwidth.h"
 #include "sweep/sweep_memory.h"
 #include "sweep/sweep_pattern.h"
-#include "worker/blocking_collective.h"
 
 namespace dtb::core {
 namespace {

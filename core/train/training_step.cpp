@@ -4,6 +4,8 @@
 #include <chrono>
 #include <tuple>
 
+#include "host/blocking_collective.h"
+
 namespace dtb::core {
 namespace {
 
@@ -34,18 +36,19 @@ class PhaseClock {
 }  // namespace
 
 TrainingStep::TrainingStep(PluginInstance& model, PluginInstance& strategy, Optimizer& optimizer,
-                           Communicator* comm, GradientProfile* profile)
+                           Communicator* comm, GradientProfile* profile, MixedPrecision* precision)
     : model_(model),
       strategy_(strategy),
       optimizer_(optimizer),
       comm_(comm),
       profile_(profile),
+      precision_(precision),
       modelApi_(model.plugin().descriptor<dtb_model_plugin_v1_t>()),
       strategyApi_(strategy.plugin().descriptor<dtb_strategy_plugin_v1_t>()) {
   hooks_.struct_size = sizeof(hooks_);
   hooks_.user = this;
   hooks_.layer_begin = strategyApi_.layer_begin ? &layerBegin : nullptr;
-  hooks_.grad_ready = strategyApi_.grad_ready || profile_ ? &gradReady : nullptr;
+  hooks_.grad_ready = strategyApi_.grad_ready || profile_ || precision_ ? &gradReady : nullptr;
   declaresItsWaits_ = strategyApi_.header.abi_version >= DTB_ABI_MAKE_VERSION(1, 6);
 }
 
@@ -60,6 +63,14 @@ dtb_status_t TrainingStep::layerBegin(void* self, uint32_t layer, dtb_pass_t pas
 dtb_status_t TrainingStep::gradReady(void* self, dtb_param_t* param) {
   auto* step = static_cast<TrainingStep*>(self);
   if (step->profile_) step->profile_->ready(*param);
+  if (step->precision_) {
+    try {
+      param = step->precision_->gradientReady(*param);  // the strategy's record of it
+    } catch (const std::exception& e) {                 // the model reported a parameter not its own
+      step->precisionError_ = e.what();
+      return DTB_STATUS_INVALID_ARGUMENT;
+    }
+  }
   if (!step->strategyApi_.grad_ready) return DTB_STATUS_OK;
   const dtb_status_t status = step->strategyApi_.grad_ready(step->strategy_.context(), param);
   if (step->comm_) step->comm_->endPolling();  // back to the model's compute
@@ -68,11 +79,25 @@ dtb_status_t TrainingStep::gradReady(void* self, dtb_param_t* param) {
 }
 
 void TrainingStep::checkModel(const char* function, dtb_status_t status) {
+  if (!precisionError_.empty()) {
+    std::string error = std::move(precisionError_);
+    precisionError_.clear();
+    throw PluginCallError(std::string(function) + ": " + error, DTB_STATUS_INVALID_ARGUMENT);
+  }
   if (const char* hook = failedHook_) {
     failedHook_ = nullptr;
     strategy_.check(hook, status == DTB_STATUS_OK ? DTB_STATUS_INTERNAL : status);
   }
   model_.check(function, status);
+}
+
+bool TrainingStep::anyRankOverflowed() {
+  float flag = precision_->overflowed() ? 1.0f : 0.0f;
+  if (!comm_) return flag > 0;
+  dtb_tensor_t t = dtb::hostTensor(&flag, 1, DTB_DTYPE_F32);
+  runCollective(*comm_,
+                [&](dtb_request_t* r, std::string* e) { return comm_->allreduce(&t, DTB_REDUCE_MAX, r, e); });
+  return flag > 0;
 }
 
 StepResult TrainingStep::run(const dtb_batch_t& batch, const dtb_step_info_t& info) {
@@ -91,7 +116,9 @@ StepResult TrainingStep::run(const dtb_batch_t& batch, const dtb_step_info_t& in
   std::tie(t[Phase::kForward], t[Phase::kForwardWait]) = clock.lap();
 
   if (profile_) profile_->beginBackward();
+  if (precision_) precision_->beginBackward();
   checkModel("backward", modelApi_.backward(model_.context(), &hooks_));
+  if (precision_) precision_->finishBackward();
   if (profile_) profile_->endBackward();
   std::tie(t[Phase::kBackward], t[Phase::kBackwardWait]) = clock.lap();
 
@@ -103,9 +130,19 @@ StepResult TrainingStep::run(const dtb_batch_t& batch, const dtb_step_info_t& in
   if (comm_) comm_->endPolling();
 
   if (info.micro_step + 1 == info.accumulation_steps) {
-    optimizer_.beginStep();
+    bool applied = true;
+    if (precision_) {
+      result.lossScale = precision_->lossScale();
+      applied = precision_->settleStep(precision_->scalesLoss() && anyRankOverflowed());
+      result.skipped = !applied;
+    }
+    // A skipped step is no optimizer step (Adam's bias correction counts the
+    // applied ones, as DeepSpeed's skipped step never calls the optimizer);
+    // the strategy's step still runs, its updates left undone.
+    if (applied) optimizer_.beginStep();
     strategy_.check("step", strategyApi_.step(strategy_.context()));
     optimizer_.settle();  // updates queued on a GPU have run before the next forward reads the weights
+    if (precision_ && applied) precision_->valuesToModel();
     std::tie(t[Phase::kOptimizer], t[Phase::kOptimizerWait]) = clock.lap();
   }
   if (comm_) comm_->endPolling();

@@ -18,9 +18,12 @@
 // count a wait twice and sum to the step.
 #pragma once
 
+#include <string>
+
 #include "host/communicator.h"
 #include "host/plugin_instance.h"
 #include "train/gradient_profile.h"
+#include "train/mixed_precision.h"
 #include "train/optimizer.h"
 #include "train/step_phases.h"
 
@@ -52,6 +55,10 @@ struct StepResult {
   double loss = 0;
   uint32_t correct = 0;
   StepTiming timing;
+  // fp16: the loss scale the step's gradients had, and whether an overflow
+  // on some rank skipped it (the optimizer left every parameter be).
+  double lossScale = 1;
+  bool skipped = false;
 };
 
 class TrainingStep {
@@ -60,8 +67,12 @@ class TrainingStep {
   // the model's parameters and bound to `optimizer` and `comm` (null: no
   // waits to take out of the phases), on this thread, which created `comm`.
   // `profile`, when given, learns when each gradient is ready in backward.
+  // `precision`, in a bf16 or fp16 run, is what the strategy was created
+  // over: the step rounds each gradient into it as it is ready, agrees with
+  // the other ranks on an fp16 overflow (one all-reduce of a flag, as
+  // DeepSpeed) and sets the model's values after an applied step.
   TrainingStep(PluginInstance& model, PluginInstance& strategy, Optimizer& optimizer, Communicator* comm,
-               GradientProfile* profile = nullptr);
+               GradientProfile* profile = nullptr, MixedPrecision* precision = nullptr);
 
   // Runs one micro-batch; applies the optimizer when `info` is the last
   // micro-batch of a step. Throws PluginCallError naming the plugin that
@@ -76,12 +87,15 @@ class TrainingStep {
   static dtb_status_t gradReady(void* self, dtb_param_t* param);
   // Checks a model call, blaming the strategy when one of its hooks failed.
   void checkModel(const char* function, dtb_status_t status);
+  // fp16: whether any rank's gradients overflowed this step.
+  bool anyRankOverflowed();
 
   PluginInstance& model_;
   PluginInstance& strategy_;
   Optimizer& optimizer_;
   Communicator* comm_;
   GradientProfile* profile_;
+  MixedPrecision* precision_;
   const dtb_model_plugin_v1_t& modelApi_;
   const dtb_strategy_plugin_v1_t& strategyApi_;
   // A strategy built for ABI 1.6 or later can declare its waits on a thread
@@ -90,6 +104,7 @@ class TrainingStep {
   bool declaresItsWaits_;
   dtb_step_hooks_t hooks_{};
   const char* failedHook_ = nullptr;  // the strategy hook that failed inside a model call
+  std::string precisionError_;        // why a gradient could not be rounded into its record
 };
 
 }  // namespace dtb::core

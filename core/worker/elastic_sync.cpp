@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "worker/blocking_collective.h"
+#include "host/blocking_collective.h"
 #include "worker/rank_checkpoint.h"
 
 namespace dtb::core {

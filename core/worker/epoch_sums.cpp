@@ -1,6 +1,6 @@
 #include "worker/epoch_sums.h"
 
-#include "worker/blocking_collective.h"
+#include "host/blocking_collective.h"
 
 namespace dtb::core {
 

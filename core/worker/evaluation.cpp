@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "data/data_loader.h"
+#include "host/blocking_collective.h"
 #include "worker/batch_view.h"
-#include "worker/blocking_collective.h"
 
 namespace dtb::core {
 namespace {

@@ -38,6 +38,7 @@ std::string FaultPlan::describe() const {
   const std::string where = "rank " + std::to_string(rank) + " at step " + std::to_string(step);
   if (kind == "kill") return "kill " + where;
   if (kind == "add") return "add a worker at step " + std::to_string(step);
+  if (kind == "overflow") return "an inf in the gradients of " + where;
   if (kind == "stop") return "stop " + where + " for " + shortNumber(seconds) + " s";
   if (kind == "slow") {
     return "slow rank " + std::to_string(rank) + " by " + shortNumber(slowMs) + " ms per step from step " +
@@ -55,6 +56,10 @@ void FaultInjector::beforeStep(uint64_t step, const std::function<void(const std
 
 bool FaultInjector::addsWorkerAt(uint64_t step) const {
   return mine_ && plan_.kind == "add" && step == plan_.step;
+}
+
+bool FaultInjector::overflowsAt(uint64_t step) const {
+  return mine_ && plan_.kind == "overflow" && step == plan_.step;
 }
 
 double FaultInjector::delayAt(uint64_t step) const {

@@ -10,6 +10,9 @@
 //         straggler, its delay counted as forward (compute) time
 //   add   (recovery = "elastic") the rank asks the coordinator for one more
 //         worker before step `step`; it joins at the next commit
+//   overflow  (precision = "bf16" or "fp16") an inf in the rank's gradient
+//         at step `step`, as a too large loss scale makes: the loss scaler
+//         skips the step on every rank (docs/mixed-precision.md)
 // The host injects them, not a strategy, so every strategy can be faulted
 // the same way; each fault is an event of the run (kind 'fault').
 #pragma once
@@ -23,7 +26,7 @@
 namespace dtb::core {
 
 struct FaultPlan {
-  std::string kind = "none";  // none, kill, stop, slow, add
+  std::string kind = "none";  // none, kill, stop, slow, add, overflow
   int rank = 0;
   uint64_t step = 0;
   double seconds = 0;  // stop
@@ -45,6 +48,9 @@ class FaultInjector {
 
   // Whether this rank asks for a worker to join before step `step` (add).
   bool addsWorkerAt(uint64_t step) const;
+
+  // Whether this rank's gradients get an inf at step `step` (overflow).
+  bool overflowsAt(uint64_t step) const;
 
   // The seconds step `step` takes longer on this rank (slow), else 0.
   double delayAt(uint64_t step) const;

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "cuda/cuda_memory.h"
-#include "worker/blocking_collective.h"
+#include "host/blocking_collective.h"
 
 namespace dtb::core {
 

@@ -70,6 +70,7 @@ void restoreParameters(RankPlugins& plugins, const Checkpoint& c) {
     }
     std::memcpy(p.value.data, c.params[i].data(), c.params[i].size());
   }
+  plugins.modelValuesChanged();
 }
 
 void restoreState(RankPlugins& plugins, const Checkpoint& c) {

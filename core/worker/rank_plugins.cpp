@@ -32,22 +32,48 @@ void RankPlugins::leaveWorld() {
   comm_.reset();
 }
 
-void RankPlugins::createOptimizer(const OptimizerConfig& config) {
+void RankPlugins::createOptimizer(const OptimizerConfig& config, Precision precision,
+                                  LossScalerConfig scaler) {
   optimizer_ = std::make_unique<Optimizer>(config);
+  precision_ = precision;
+  scaler_ = scaler;
 }
 
 void RankPlugins::createStrategy(PluginLoader& loader, const PluginChoice& strategy,
                                  uint32_t accumulationSteps) {
+  strategy_.reset();  // before the records it points into
+  masterWeights_.reset();
+  mixed_.reset();
+  OptimizerKernels* optimizer = optimizer_.get();
+  dtb_param_t* const* params = params_;
+  std::shared_ptr<const LoadedPlugin> plugin = loader.load(PluginKind::kStrategy, strategy.name);
+  if (precision_ != Precision::kFp32) {
+    if (plugin->header().abi_version < DTB_ABI_MAKE_VERSION(1, 8)) {
+      throw std::invalid_argument(
+          "strategy '" + strategy.name + "' was built for ABI " + plugin->abiVersion() +
+          ", before mixed precision (1.8): it may take bf16 parameters for f32. Rebuild "
+          "it against this dtbench's headers, checking dtypes as dtb::ParamSet does, "
+          "or train with precision = \"fp32\"");
+    }
+    mixed_ = std::make_unique<MixedPrecision>(precision_, params_, paramCount_, scaler_);
+    masterWeights_ = std::make_unique<MasterWeightOptimizer>(*optimizer_, *mixed_);
+    optimizer = masterWeights_.get();
+    params = mixed_->params();
+  }
   dtb_strategy_setup_t setup{};
   setup.struct_size = sizeof(setup);
-  setup.params = params_;
+  setup.params = params;
   setup.param_count = paramCount_;
   setup.layer_count = layerCount_;
   // Where the model put its parameters.
   setup.device = paramCount_ > 0 ? params_[0]->value.device : dtb_device_t{DTB_DEVICE_HOST, 0};
   setup.accumulation_steps = accumulationSteps;
-  strategy_ = core::createStrategy(loader.load(PluginKind::kStrategy, strategy.name), strategy.params, setup,
-                                   comm_.get(), optimizer_.get(), model_.get());
+  strategy_ =
+      core::createStrategy(std::move(plugin), strategy.params, setup, comm_.get(), optimizer, model_.get());
+}
+
+void RankPlugins::modelValuesChanged() {
+  if (mixed_) mixed_->valuesFromModel();
 }
 
 const dtb_model_plugin_v1_t& RankPlugins::modelApi() const {

@@ -15,6 +15,8 @@
 #include "host/plugin_config.h"
 #include "host/plugin_instance.h"
 #include "plugin/loader.h"
+#include "train/master_weights.h"
+#include "train/mixed_precision.h"
 #include "train/optimizer.h"
 
 namespace dtb::core {
@@ -44,9 +46,15 @@ class RankPlugins {
   // Takes the rank's communicator (connect.h makes it).
   void connect(std::unique_ptr<Communicator> comm);
   // The optimizer the strategy steps with (throws std::invalid_argument for
-  // a bad config), then the strategy over the model's parameters.
-  void createOptimizer(const OptimizerConfig& config);
+  // a bad config), then the strategy over the model's parameters. In bf16
+  // or fp16 the strategy gets the low-precision records of a MixedPrecision
+  // made with it, and the optimizer is bound through master weights.
+  void createOptimizer(const OptimizerConfig& config, Precision precision = Precision::kFp32,
+                       LossScalerConfig scaler = {});
   void createStrategy(PluginLoader& loader, const PluginChoice& strategy, uint32_t accumulationSteps);
+  // The model's values were set from outside (a checkpoint, rank 0's):
+  // the strategy's low-precision records follow them.
+  void modelValuesChanged();
   // Elastic training leaves a world: the strategy (which holds the world's
   // size and its requests) and then the communicator go; connect() and
   // createStrategy() make the next world's.
@@ -59,6 +67,8 @@ class RankPlugins {
   Communicator& comm() { return *comm_; }
   Optimizer& optimizer() { return *optimizer_; }
   PluginInstance& strategy() { return *strategy_; }
+  // Null in an fp32 run.
+  MixedPrecision* mixedPrecision() { return mixed_.get(); }
 
   const dtb_model_plugin_v1_t& modelApi() const;
   // The model's parameters, as its params() and layers() gave them at creation.
@@ -76,6 +86,10 @@ class RankPlugins {
   std::unique_ptr<PluginInstance> model_;
   std::unique_ptr<Communicator> comm_;
   std::unique_ptr<Optimizer> optimizer_;
+  Precision precision_ = Precision::kFp32;
+  LossScalerConfig scaler_;
+  std::unique_ptr<MixedPrecision> mixed_;
+  std::unique_ptr<MasterWeightOptimizer> masterWeights_;
   std::unique_ptr<PluginInstance> strategy_;
   dtb_param_t* const* params_ = nullptr;
   uint32_t paramCount_ = 0;

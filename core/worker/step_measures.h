@@ -20,6 +20,8 @@ struct MicroBatchTotals {
   double lossSum = 0;  // each micro-batch's mean loss times its samples
   int64_t correct = 0;
   int64_t samples = 0;
+  double lossScale = 1;  // fp16: the scale of the step's gradients
+  bool skipped = false;  // fp16: an overflow skipped the step
 };
 
 // The communicator's counters at one moment.

@@ -4,8 +4,8 @@
 #include <thread>
 
 #include "cuda/cuda_probe.h"
+#include "host/blocking_collective.h"
 #include "worker/batch_view.h"
-#include "worker/blocking_collective.h"
 #include "worker/connect.h"
 #include "worker/initial_weights.h"
 #include "worker/rank_checkpoint.h"
@@ -24,6 +24,16 @@ PluginChoice chosen(const Cell& cell, const std::string& kind) {
 // applies it again to each new world, as Horovod Elastic's examples do.
 double scaledLr(const Cell& cell, int world) {
   return cell.text("lr_scaling") == "linear" ? cell.real("lr") * world : cell.real("lr");
+}
+
+// fp16's loss scaling, from the run's DeepSpeed-named settings.
+LossScalerConfig lossScalerConfig(const Cell& cell) {
+  LossScalerConfig c;
+  c.initialScale = std::ldexp(1.0, static_cast<int>(cell.integer("initial_scale_power")));
+  c.window = cell.integer("loss_scale_window");
+  c.hysteresis = cell.integer("hysteresis");
+  c.minScale = cell.real("min_loss_scale");
+  return c;
 }
 
 OptimizerConfig optimizerConfig(const Cell& cell, int world) {
@@ -96,7 +106,8 @@ void TrainingWorker::setUp(PluginLoader& loader) {
   plugins_.createModel(loader, chosen(cell_, "model"), train_->info(), modelOptions());
   plugins_.connect(connectToWorld(loader));
   syncInitialWeights(plugins_.comm(), plugins_.params(), plugins_.paramCount());
-  plugins_.createOptimizer(optimizerConfig(cell_, world_));
+  plugins_.createOptimizer(optimizerConfig(cell_, world_), parsePrecision(cell_.text("precision")),
+                           lossScalerConfig(cell_));
   createStrategy(loader);
   at_ = resume();
   if (joining) syncWithRankZero();
@@ -116,7 +127,7 @@ void TrainingWorker::createStrategy(PluginLoader& loader) {
   const bool listens = plugins_.strategy().plugin().descriptor<dtb_strategy_plugin_v1_t>().grad_ready;
   const bool onGpu = cell_.text("device") == "cuda";
   step_.emplace(plugins_.model(), plugins_.strategy(), plugins_.optimizer(), &plugins_.comm(),
-                onGpu && !listens ? nullptr : &gradientProfile_);
+                onGpu && !listens ? nullptr : &gradientProfile_, plugins_.mixedPrecision());
   if (!spec_.traceDir.empty()) {
     if (!trace_) trace_ = std::make_unique<TraceRecorder>(rank_);
     plugins_.comm().traceTo(trace_.get());
@@ -325,6 +336,7 @@ void TrainingWorker::injectFaults() {
     records_.event(rank_, runSeconds(), "fault", fault);
     records_.flush();  // a killed rank's last words
   });
+  if (faults_.overflowsAt(optimizerSteps_)) plugins_.mixedPrecision()->poisonNextGradient();
   if (elastic_ && faults_.addsWorkerAt(optimizerSteps_)) {
     records_.grow(optimizerSteps_);
     records_.flush();
@@ -372,6 +384,11 @@ StepRecord TrainingWorker::measureStep(uint32_t epoch) {
   r.samples = micro.samples;
   r.correct = micro.correct;
   setCommSince(r, commBefore, plugins_.comm());
+  if (const MixedPrecision* mixed = plugins_.mixedPrecision(); mixed && mixed->scalesLoss()) {
+    // The loss scaler's figures, as the step's metrics (view loss_scaling).
+    lossScaling_ = {{0, rank_, r.step, "precision", "loss_scale", micro.lossScale},
+                    {0, rank_, r.step, "precision", "skipped", micro.skipped ? 1.0 : 0.0}};
+  }
   r.endedAtS = runSeconds();
   return r;
 }
@@ -399,12 +416,15 @@ MicroBatchTotals TrainingWorker::runMicroBatches(uint32_t epoch) {
     totals.lossSum += result.loss * b->size;
     totals.correct += result.correct;
     totals.samples += b->size;
+    totals.lossScale = result.lossScale;
+    totals.skipped = totals.skipped || result.skipped;
   }
   return totals;
 }
 
 std::vector<MetricRecord> TrainingWorker::takeMetrics(int64_t step) {
-  std::vector<MetricRecord> out;
+  std::vector<MetricRecord> out = std::move(lossScaling_);
+  lossScaling_.clear();
   const std::pair<const char*, PluginInstance*> plugins[] = {{"strategy", &plugins_.strategy()},
                                                              {"backend", &plugins_.comm().backend()},
                                                              {"model", &plugins_.model()},

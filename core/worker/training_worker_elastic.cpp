@@ -4,7 +4,7 @@
 // rank 0's state.
 #include <cstdio>
 
-#include "worker/blocking_collective.h"
+#include "host/blocking_collective.h"
 #include "worker/initial_weights.h"
 #include "worker/rank_checkpoint.h"
 #include "worker/training_worker.h"

@@ -31,6 +31,11 @@ class GradAccumulator {
                   std::string(params.strategy()) + ": accumulation_steps must be >= 1");
     }
     if (steps == 1) return;
+    if (params.dtype() != DTB_DTYPE_F32)
+      throw Error(DTB_STATUS_UNSUPPORTED, std::string(params.strategy()) +
+                                              ": gradient accumulation (accumulation_steps > 1) sums f32 "
+                                              "gradients only so far; this run's are " +
+                                              dtypeName(params.dtype()));
     if (params.size() > 0 && params[0].grad.device.type != DTB_DEVICE_HOST)
       throw Error(DTB_STATUS_UNSUPPORTED,
                   std::string(params.strategy()) +
@@ -80,7 +85,7 @@ class GradAccumulator {
   }
 
   // Bytes of the sums (counted as gradients).
-  uint64_t bytes() const { return accumulating() ? params_.bytes() : 0; }
+  uint64_t bytes() const { return accumulating() ? params_.elements() * sizeof(float) : 0; }
 
  private:
   const ParamSet& params_;

@@ -37,7 +37,7 @@ extern "C" {
 /* The ABI major version changes only on a break; the entry symbols carry it
  * (dtb_strategy_plugin_v1). The minor version grows when members are added. */
 #define DTB_ABI_MAJOR 1
-#define DTB_ABI_MINOR 7
+#define DTB_ABI_MINOR 8
 #define DTB_ABI_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | (minor)))
 #define DTB_ABI_VERSION DTB_ABI_MAKE_VERSION(DTB_ABI_MAJOR, DTB_ABI_MINOR)
 #define DTB_ABI_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
@@ -370,7 +370,15 @@ typedef struct dtb_host {
    * with weight_decay=0. UINT32_MAX for a flat mix of parameters, which gets
    * the run's weight decay throughout; any other index past the parameters
    * is DTB_STATUS_INVALID_ARGUMENT. (Earlier dtbench hosts ignored the index
-   * and decayed every parameter.) */
+   * and decayed every parameter.)
+   * Mixed precision (since 1.8): in a run with precision = "bf16" or "fp16"
+   * the parameters a strategy is created over are bf16 (or f16) host tensors,
+   * values and gradients alike, and optim_update takes them as they are:
+   * the state then holds 1 + the optimizer's floats per element, the first
+   * being the f32 master copy of the parameter, which the host updates and
+   * rounds `param` from (an fp16 gradient is unscaled first; a step the loss
+   * scaler skips leaves all of it be). A strategy built before 1.8 is not
+   * given such a run: it may take the tensors for f32. */
   dtb_status_t (*optim_update)(dtb_host_ctx_t ctx, dtb_tensor_t* param, const dtb_tensor_t* grad,
                                float* state, uint32_t param_index);
 

@@ -31,7 +31,8 @@ class OptimizerState {
     }
   }
 
-  uint64_t bytes() const { return params_.bytes() * floats_; }
+  // f32 state: in mixed precision the master copy is its first float.
+  uint64_t bytes() const { return params_.elements() * sizeof(float) * floats_; }
 
   // The state as one block of savedBytes() bytes, parameter by parameter (a
   // strategy's state_save / state_load: checkpoints and restarts). Throws

@@ -23,11 +23,27 @@ class ParamSet {
   // Throws, naming `strategy` and the parameter, unless every parameter is an
   // f32 host tensor (or, with Place::kHostOrGpu, f32 on the host or one GPU
   // for all) and param->index is its position (the host's promise).
+  // Dtypes::kF32OrHalf also takes the bf16 or f16 host tensors of a
+  // mixed-precision run (precision = "bf16" / "fp16"), all of one dtype: a
+  // strategy that says so moves and copies them by dtype() and counts them
+  // by bytes(), and hands them to optim_update as they are.
   enum class Place { kHost, kHostOrGpu };
-  ParamSet(const char* strategy, const dtb_strategy_setup_t& setup, Place place = Place::kHost)
+  enum class Dtypes { kF32, kF32OrHalf };
+  ParamSet(const char* strategy, const dtb_strategy_setup_t& setup, Place place = Place::kHost,
+           Dtypes dtypes = Dtypes::kF32)
       : strategy_(strategy), params_(setup.params, setup.params + setup.param_count) {
+    if (!params_.empty()) dtype_ = params_[0]->grad.dtype;
+    const bool half = dtype_ == DTB_DTYPE_BF16 || dtype_ == DTB_DTYPE_F16;
+    if (half && dtypes == Dtypes::kF32) {
+      throw Error(DTB_STATUS_UNSUPPORTED, std::string(strategy) + ": parameter '" + params_[0]->name +
+                                              "' is " + dtypeName(dtype_) +
+                                              "; this strategy trains f32 parameters only "
+                                              "(precision = \"fp32\")");
+    }
     for (uint32_t i = 0; i < params_.size(); ++i) {
-      if (place == Place::kHost)
+      if (half)
+        requireHostHalf(strategy, *params_[i], dtype_);
+      else if (place == Place::kHost)
         requireHostF32(strategy, *params_[i]);
       else
         requireSameDeviceF32(strategy, *params_[i], *params_[0]);
@@ -46,9 +62,11 @@ class ParamSet {
   auto begin() const { return params_.begin(); }
   auto end() const { return params_.end(); }
   const std::vector<dtb_param_t*>& all() const { return params_; }
-  // f32 elements (and bytes) of all the parameters.
+  // The parameters' (and gradients') dtype: f32, or bf16 / f16.
+  dtb_dtype_t dtype() const { return dtype_; }
+  // Elements (and bytes, in dtype()) of all the parameters.
   uint64_t elements() const { return elements_; }
-  uint64_t bytes() const { return elements_ * sizeof(float); }
+  uint64_t bytes() const { return elements_ * dtypeSize(dtype_); }
 
   // `param`'s index, after checking it is one of these.
   uint32_t indexOf(const dtb_param_t* param) const {
@@ -63,6 +81,7 @@ class ParamSet {
  private:
   const char* strategy_;
   std::vector<dtb_param_t*> params_;
+  dtb_dtype_t dtype_ = DTB_DTYPE_F32;
   uint64_t elements_ = 0;
 };
 

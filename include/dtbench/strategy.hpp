@@ -41,6 +41,17 @@ inline void requireSameDeviceF32(const char* strategy, const dtb_param_t& p, con
   }
 }
 
+// Throws UNSUPPORTED, naming the strategy and the parameter, unless its value
+// and gradient are `dtype` (bf16 or f16) host tensors: a mixed-precision run.
+inline void requireHostHalf(const char* strategy, const dtb_param_t& p, dtb_dtype_t dtype) {
+  for (const dtb_tensor_t* t : {&p.value, &p.grad}) {
+    if (t->dtype != dtype || t->device.type != DTB_DEVICE_HOST) {
+      throw Error(DTB_STATUS_UNSUPPORTED, std::string(strategy) + ": parameter '" + p.name + "' is not a " +
+                                              dtypeName(dtype) + " host tensor like the first");
+    }
+  }
+}
+
 // "a, b, c": the parameters whose gradient did not arrive (ready[i] false),
 // at most eight, then ", ...". Empty when all arrived.
 inline std::string namesNotReady(const std::vector<dtb_param_t*>& params, const std::vector<bool>& ready) {

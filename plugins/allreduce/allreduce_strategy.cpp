@@ -6,7 +6,7 @@ namespace dtb::strategy::allreduce {
 
 AllreduceStrategy::AllreduceStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup)
     : host_(host),
-      params_("allreduce", setup, ParamSet::Place::kHostOrGpu),
+      params_("allreduce", setup, ParamSet::Place::kHostOrGpu, ParamSet::Dtypes::kF32OrHalf),
       sums_(host, params_, setup.accumulation_steps),
       optimizer_(host, params_) {}
 

@@ -16,10 +16,10 @@
 #include <functional>
 #include <thread>
 
+#include "host/blocking_collective.h"
 #include "plugin/loader.h"
 #include "temp_dir.h"
 #include "train/training_step.h"
-#include "worker/blocking_collective.h"
 #include "worker/connect.h"
 #include "worker/rank_plugins.h"
 

@@ -1,0 +1,43 @@
+// Mixed precision's limits, checked at plan time (cell_checks.h), and the
+// fault that only a mixed-precision run can take.
+#include <cmath>
+
+#include "matrix/cell_checks.h"
+
+namespace dtb::core {
+
+void checkPrecision(const CellChecks& checks) {
+  for (const Cell& cell : checks.cells) {
+    const std::string precision = cell.text("precision");
+    if (precision == "fp32") {
+      if (cell.text("fault.kind") != "overflow") continue;
+      checks.fail("fault.kind", "[fault] kind = \"overflow\" (cell " + std::to_string(cell.index) +
+                                    ") puts an inf into bf16 or fp16 gradients: set precision = \"fp16\" "
+                                    "(or \"bf16\")");
+      return;
+    }
+    const std::string where = "precision = \"" + precision + "\" (cell " + std::to_string(cell.index) + ")";
+    if (cell.text("device") == "cuda") {
+      checks.fail("precision", where +
+                                   ": mixed precision trains on the CPU only so far; on a GPU set "
+                                   "precision = \"fp32\" (TF32 is on there)");
+      return;
+    }
+    if (precision == "fp16" && std::ldexp(1.0, static_cast<int>(cell.integer("initial_scale_power"))) <
+                                   cell.real("min_loss_scale")) {
+      checks.fail("min_loss_scale", where +
+                                        ": the first loss scale, 2^initial_scale_power, is below "
+                                        "min_loss_scale");
+      return;
+    }
+    if (cell.integer("accumulation_steps") > 1) {
+      checks.fail("accumulation_steps",
+                  where +
+                      ": gradient accumulation in mixed precision is not built yet; set "
+                      "accumulation_steps = 1");
+      return;
+    }
+  }
+}
+
+}  // namespace dtb::core

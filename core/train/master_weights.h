@@ -1,0 +1,40 @@
+// The optimizer of a mixed-precision run: the parameters and gradients a
+// strategy hands optim_update are bf16 (or fp16), and the update happens on
+// an f32 master copy of them, which is the first of the state floats a
+// strategy keeps per element (so ZeRO shards it with the moments, as
+// DeepSpeed counts K = 12 bytes for mixed-precision Adam: master, momentum,
+// variance). Per slice:
+//   master = the parameter widened, on the first applied step (DeepSpeed's
+//            fp32 groups are copies of the half-precision model);
+//   grad   = the gradient widened, divided by the loss scale;
+//   master is updated by the run's optimizer (PyTorch's rules), and the
+//   parameter rounded from it.
+// A step the loss scaler skips leaves parameters, masters and moments be.
+#pragma once
+
+#include "host/optimizer_kernels.h"
+#include "train/mixed_precision.h"
+#include "train/optimizer.h"
+
+namespace dtb::core {
+
+class MasterWeightOptimizer : public OptimizerKernels {
+ public:
+  MasterWeightOptimizer(Optimizer& optimizer, const MixedPrecision& precision)
+      : optimizer_(optimizer), precision_(precision) {}
+
+  uint32_t stateFloats() const override { return 1 + optimizer_.stateFloats(); }
+  dtb_dtype_t paramDtype() const override { return precision_.dtype(); }
+  void updateLowPrecision(uint16_t* param, const uint16_t* grad, float* state, size_t count,
+                          WeightDecay decay) override;
+  // Every parameter is in the low precision: an f32 one is refused.
+  void update(float* param, const float* grad, float* state, size_t count, WeightDecay decay) const override;
+  void updateOnGpu(float* param, const float* grad, float* state, size_t count, WeightDecay decay,
+                   int device) override;
+
+ private:
+  Optimizer& optimizer_;
+  const MixedPrecision& precision_;
+};
+
+}  // namespace dtb::core

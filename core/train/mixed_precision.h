@@ -1,0 +1,95 @@
+// What a run in bf16 or fp16 puts between the model and the strategy. The
+// model computes in f32 (precision.h says why); the strategy gets records of
+// its own for every parameter, whose value and gradient are bf16 (or fp16)
+// tensors held here, with the model parameter's index, name, layer and
+// flags. So everything a strategy reduces, shards, buckets and hands to
+// optim_update is in the low precision, and its bytes on the wire are half
+// of f32's, as in DeepSpeed and PyTorch AMP:
+//   - a gradient is rounded into its record as the model reports it ready
+//     (scaled by the loss scale first, which is what scaling the loss
+//     before backward does to it), and an overflow noted;
+//   - after an applied step the model's f32 values are set from the
+//     records' (updated by the master-weight optimizer, gathered by ZeRO),
+//     so the next forward computes on the low-precision parameters.
+// At creation the model's values are rounded to the low precision too, as
+// model.half() / model.bfloat16() does before training.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "dtbench/model.h"
+#include "train/loss_scaler.h"
+#include "train/precision.h"
+
+namespace dtb::core {
+
+class MixedPrecision {
+ public:
+  // `precision` is bf16 or fp16 (std::invalid_argument otherwise); the
+  // model's parameters are f32 host tensors (std::invalid_argument naming
+  // the first that is not). fp16 scales the loss with `scaler`.
+  MixedPrecision(Precision precision, dtb_param_t* const* modelParams, uint32_t count,
+                 LossScalerConfig scaler = {});
+  MixedPrecision(const MixedPrecision&) = delete;
+  MixedPrecision& operator=(const MixedPrecision&) = delete;
+
+  Precision precision() const { return precision_; }
+  dtb_dtype_t dtype() const { return dtype_; }
+  // The records a strategy is created over, in index order.
+  dtb_param_t* const* params() const { return pointers_.data(); }
+  uint32_t count() const { return static_cast<uint32_t>(pointers_.size()); }
+
+  // The records' values from the model's (after the model's values were set
+  // from outside: a checkpoint, rank 0's weights), and the model's rounded.
+  void valuesFromModel();
+  // The model's values from the records', after an applied step.
+  void valuesToModel();
+
+  // A backward begins: no gradient has arrived, none overflowed.
+  void beginBackward();
+  // Rounds the model parameter's gradient (times the loss scale) into its
+  // record, which it returns for the strategy's grad_ready.
+  dtb_param_t* gradientReady(const dtb_param_t& modelParam);
+  // Rounds the gradients the model did not report (a parameter no loss
+  // reached keeps the zeros backward wrote).
+  void finishBackward();
+  // The next gradient rounded gets an inf in its first element (a fault
+  // the matrix injects: worker/fault_injector.h).
+  void poisonNextGradient() { poison_ = true; }
+  // An inf or NaN in this rank's rounded gradients since beginBackward.
+  bool overflowed() const { return overflowed_; }
+
+  // fp16's scale for this step's gradients (1 in bf16, which needs none).
+  float lossScale() const { return scaler_ ? static_cast<float>(scaler_->scale()) : 1.0f; }
+  bool scalesLoss() const { return scaler_.has_value(); }
+  // After the ranks agreed whether any overflowed: whether the step is
+  // applied (false: skipped on every rank alike; the scaler's rules decide
+  // the next scale). Always true in bf16.
+  bool settleStep(bool anyOverflow);
+  // The step being settled is skipped: optim_update leaves parameters be.
+  bool skipping() const { return skipping_; }
+  const LossScaler* scaler() const { return scaler_ ? &*scaler_ : nullptr; }
+  LossScaler* scaler() { return scaler_ ? &*scaler_ : nullptr; }
+
+ private:
+  struct Slot {
+    dtb_param_t record{};
+    std::vector<uint16_t> value, grad;
+    bool arrived = false;
+  };
+  void roundGradient(uint32_t index);
+
+  Precision precision_;
+  dtb_dtype_t dtype_;
+  std::vector<dtb_param_t*> model_;
+  std::vector<Slot> slots_;
+  std::vector<dtb_param_t*> pointers_;
+  std::optional<LossScaler> scaler_;
+  bool overflowed_ = false;
+  bool skipping_ = false;
+  bool poison_ = false;
+};
+
+}  // namespace dtb::core

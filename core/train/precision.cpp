@@ -1,0 +1,65 @@
+#include "train/precision.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "dtbench/half.hpp"
+
+namespace dtb::core {
+
+Precision parsePrecision(const std::string& name) {
+  if (name == "fp32") return Precision::kFp32;
+  if (name == "bf16") return Precision::kBf16;
+  if (name == "fp16") return Precision::kFp16;
+  throw std::invalid_argument("precision \"" + name + "\": choose fp32, bf16 or fp16");
+}
+
+const char* precisionName(Precision precision) {
+  switch (precision) {
+    case Precision::kBf16:
+      return "bf16";
+    case Precision::kFp16:
+      return "fp16";
+    case Precision::kFp32:
+      break;
+  }
+  return "fp32";
+}
+
+dtb_dtype_t precisionDtype(Precision precision) {
+  switch (precision) {
+    case Precision::kBf16:
+      return DTB_DTYPE_BF16;
+    case Precision::kFp16:
+      return DTB_DTYPE_F16;
+    case Precision::kFp32:
+      break;
+  }
+  return DTB_DTYPE_F32;
+}
+
+bool roundToLowPrecision(const float* from, uint16_t* to, uint64_t count, dtb_dtype_t dtype, float scale) {
+  bool finite = true;
+  if (dtype == DTB_DTYPE_F16) {
+    for (uint64_t i = 0; i < count; ++i) {
+      to[i] = floatToHalf(from[i] * scale);
+      finite &= (to[i] & 0x7c00u) != 0x7c00u;  // exponent all ones: inf or NaN
+    }
+  } else {
+    for (uint64_t i = 0; i < count; ++i) {
+      to[i] = floatToBfloat16(from[i] * scale);
+      finite &= (to[i] & 0x7f80u) != 0x7f80u;
+    }
+  }
+  return finite;
+}
+
+void widenFromLowPrecision(const uint16_t* from, float* to, uint64_t count, dtb_dtype_t dtype) {
+  if (dtype == DTB_DTYPE_F16) {
+    for (uint64_t i = 0; i < count; ++i) to[i] = halfToFloat(from[i]);
+  } else {
+    for (uint64_t i = 0; i < count; ++i) to[i] = bfloat16ToFloat(from[i]);
+  }
+}
+
+}  // namespace dtb::core

@@ -3,13 +3,17 @@
 #include <sys/resource.h>
 
 #include "cuda/cuda_memory.h"
+#include "dtbench/plugin.hpp"
 
 namespace dtb::core {
 
 MemoryRecord rankMemory(RankPlugins& plugins, int rank) {
   PluginInstance& strategy = plugins.strategy();
   const auto& api = strategy.plugin().descriptor<dtb_strategy_plugin_v1_t>();
-  const uint32_t stateFloats = plugins.optimizer().stateFloats();
+  const uint32_t stateFloats = plugins.stateFloats();
+  // What the strategy's parameters and gradients are: 2 bytes each in mixed precision.
+  const MixedPrecision* mixed = plugins.mixedPrecision();
+  const uint64_t element = mixed ? dtypeSize(mixed->dtype()) : sizeof(float);
   uint64_t elements = 0;
   for (uint32_t i = 0; i < plugins.paramCount(); ++i) elements += plugins.params()[i]->value.count;
   dtb_memory_report_t report{};
@@ -17,7 +21,7 @@ MemoryRecord rankMemory(RankPlugins& plugins, int rank) {
   if (api.memory_report) {
     strategy.check("memory_report", api.memory_report(strategy.context(), &report));
   } else {
-    report.param_bytes = report.grad_bytes = elements * sizeof(float);
+    report.param_bytes = report.grad_bytes = elements * element;
     report.optimizer_bytes = elements * sizeof(float) * stateFloats;
   }
   MemoryRecord m;

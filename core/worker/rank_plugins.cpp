@@ -72,6 +72,10 @@ void RankPlugins::createStrategy(PluginLoader& loader, const PluginChoice& strat
       core::createStrategy(std::move(plugin), strategy.params, setup, comm_.get(), optimizer, model_.get());
 }
 
+uint32_t RankPlugins::stateFloats() const {
+  return masterWeights_ ? masterWeights_->stateFloats() : optimizer_->stateFloats();
+}
+
 void RankPlugins::modelValuesChanged() {
   if (mixed_) mixed_->valuesFromModel();
 }

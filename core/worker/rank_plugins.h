@@ -69,6 +69,9 @@ class RankPlugins {
   PluginInstance& strategy() { return *strategy_; }
   // Null in an fp32 run.
   MixedPrecision* mixedPrecision() { return mixed_.get(); }
+  // f32 values of optimizer state per parameter element, as the strategy
+  // keeps them: in mixed precision the master copy is one of them.
+  uint32_t stateFloats() const;
 
   const dtb_model_plugin_v1_t& modelApi() const;
   // The model's parameters, as its params() and layers() gave them at creation.

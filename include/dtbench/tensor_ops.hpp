@@ -1,8 +1,10 @@
-// tensor_ops.hpp — copies between f32 tensor ranges wherever the tensors
-// live: loops in host memory, the host's tensor_copy service (ABI 1.7) on a
-// GPU. What a strategy fills buckets and fusion buffers with and copies
-// results back with, written once for both devices. Optional C++ helper;
-// header-only.
+// tensor_ops.hpp — copies between tensor ranges wherever the tensors live:
+// loops in host memory, the host's tensor_copy service (ABI 1.7) on a GPU.
+// What a strategy fills buckets and fusion buffers with and copies results
+// back with, written once for both devices. f32 anywhere; bf16 and f16 (a
+// mixed-precision run's) in host memory, scaled and summed in f32 and
+// rounded to nearest even, as PyTorch's bf16 tensor ops. Optional C++
+// helper; header-only.
 //
 //   dtb::TensorOps ops(host, "mine");
 //   ops.copy(bucketTensor, offset, param->grad, 0, param->grad.count, 1.0f / world);  // into a bucket
@@ -15,15 +17,22 @@
 #include <string>
 #include <utility>
 
+#include "dtbench/half.hpp"
 #include "dtbench/plugin.hpp"
 
 namespace dtb {
 
-// A flat f32 view of `count` elements at `data` on `device`.
-inline dtb_tensor_t flatTensor(void* data, uint64_t count, dtb_device_t device) noexcept {
-  dtb_tensor_t t = hostTensor(data, count, DTB_DTYPE_F32);
+// A flat view of `count` elements of `dtype` at `data` on `device`.
+inline dtb_tensor_t flatTensor(void* data, uint64_t count, dtb_device_t device,
+                               dtb_dtype_t dtype = DTB_DTYPE_F32) noexcept {
+  dtb_tensor_t t = hostTensor(data, count, dtype);
   t.device = device;
   return t;
+}
+
+// The address of element `i` of a flat array of `dtype` at `base`.
+inline void* elementAt(void* base, uint64_t i, dtb_dtype_t dtype) noexcept {
+  return static_cast<char*>(base) + i * dtypeSize(dtype);
 }
 
 class TensorOps {
@@ -42,20 +51,39 @@ class TensorOps {
   }
 
   // dst[dstOffset + i] = scale * src[srcOffset + i] (+ the old value when
-  // `accumulate`), i < count. f32 tensors on one device; the host checks
-  // the ranges of GPU tensors, this checks nothing on the host (the
-  // caller's own buffers).
+  // `accumulate`), i < count. Tensors of one dtype on one device; the host
+  // checks the ranges of GPU tensors, this checks nothing on the host (the
+  // caller's own buffers) but the dtypes.
   void copy(const dtb_tensor_t& dst, uint64_t dstOffset, const dtb_tensor_t& src, uint64_t srcOffset,
             uint64_t count, float scale = 1.0f, bool accumulate = false) const {
     if (dst.device.type == DTB_DEVICE_HOST && src.device.type == DTB_DEVICE_HOST) {
-      float* to = static_cast<float*>(dst.data) + dstOffset;
-      const float* from = static_cast<const float*>(src.data) + srcOffset;
+      if (dst.dtype != src.dtype)
+        throw Error(DTB_STATUS_INVALID_ARGUMENT, strategy_ + ": a copy from " + dtypeName(src.dtype) +
+                                                     " to " + dtypeName(dst.dtype) + " (one dtype only)");
+      void* to = elementAt(dst.data, dstOffset, dst.dtype);
+      const void* from = elementAt(src.data, srcOffset, src.dtype);
       if (scale == 1.0f && !accumulate) {
-        if (count > 0 && to != from) std::memcpy(to, from, count * sizeof(float));
+        if (count > 0 && to != from) std::memcpy(to, from, count * dtypeSize(dst.dtype));
         return;
       }
-      for (uint64_t i = 0; i < count; ++i) to[i] = accumulate ? to[i] + scale * from[i] : scale * from[i];
-      return;
+      switch (dst.dtype) {
+        case DTB_DTYPE_F32:
+          combine(
+              static_cast<float*>(to), static_cast<const float*>(from), count, scale, accumulate,
+              [](float v) { return v; }, [](float v) { return v; });
+          return;
+        case DTB_DTYPE_BF16:
+          combine(static_cast<uint16_t*>(to), static_cast<const uint16_t*>(from), count, scale, accumulate,
+                  bfloat16ToFloat, floatToBfloat16);
+          return;
+        case DTB_DTYPE_F16:
+          combine(static_cast<uint16_t*>(to), static_cast<const uint16_t*>(from), count, scale, accumulate,
+                  halfToFloat, floatToHalf);
+          return;
+        default:
+          throw Error(DTB_STATUS_INVALID_ARGUMENT, strategy_ + ": scaled copies of " + dtypeName(dst.dtype) +
+                                                       " tensors (f32, bf16, f16 only)");
+      }
     }
     require(dst.device);
     check(host_->tensor_copy(host_->ctx, &dst, dstOffset, &src, srcOffset, count, scale, accumulate ? 1 : 0),
@@ -65,8 +93,8 @@ class TensorOps {
   // dst[dstOffset + i] = 0, i < count.
   void zero(const dtb_tensor_t& dst, uint64_t dstOffset, uint64_t count) const {
     if (dst.device.type == DTB_DEVICE_HOST) {
-      float* to = static_cast<float*>(dst.data) + dstOffset;
-      for (uint64_t i = 0; i < count; ++i) to[i] = 0.0f;
+      // All-zero bits are 0 in f32, bf16 and f16 alike.
+      if (count > 0) std::memset(elementAt(dst.data, dstOffset, dst.dtype), 0, count * dtypeSize(dst.dtype));
       return;
     }
     require(dst.device);
@@ -75,6 +103,16 @@ class TensorOps {
   }
 
  private:
+  // to[i] = scale * from[i] (+ to[i]), computed in f32.
+  template <typename T, typename Widen, typename Round>
+  static void combine(T* to, const T* from, uint64_t count, float scale, bool accumulate, Widen widen,
+                      Round round) {
+    for (uint64_t i = 0; i < count; ++i) {
+      const float v = scale * widen(from[i]);
+      to[i] = round(accumulate ? widen(to[i]) + v : v);
+    }
+  }
+
   const dtb_host_t* host_;
   std::string strategy_;
 };

@@ -5,24 +5,24 @@
 namespace dtb::strategy::zero {
 
 BufferPool::~BufferPool() {
-  for (float* b : all_) host_->free(host_->ctx, b);
+  for (void* b : all_) host_->free(host_->ctx, b);
 }
 
-float* BufferPool::acquire() {
+void* BufferPool::acquire() {
   if (!free_.empty()) {
-    float* b = free_.back();
+    void* b = free_.back();
     free_.pop_back();
     return b;
   }
   void* memory = nullptr;
-  // At least one float, so a buffer is never null (units may be empty).
-  const uint64_t floats = floats_ > 0 ? floats_ : 1;
-  check(host_->alloc(host_->ctx, floats * sizeof(float), device_, DTB_MEM_BUFFERS, &memory), "alloc");
-  all_.push_back(static_cast<float*>(memory));
+  // At least one float's bytes, so a buffer is never null (units may be empty).
+  const uint64_t bytes = bytes_ > 0 ? bytes_ : sizeof(float);
+  check(host_->alloc(host_->ctx, bytes, device_, DTB_MEM_BUFFERS, &memory), "alloc");
+  all_.push_back(memory);
   return all_.back();
 }
 
-void BufferPool::release(float* buffer) {
+void BufferPool::release(void* buffer) {
   if (buffer) free_.push_back(buffer);
 }
 

@@ -1,4 +1,4 @@
-// Reusable flat buffers of one size (the largest unit), from the host's
+// Reusable flat buffers of one size (the largest unit) and dtype, from the host's
 // allocator: gradient staging and gathered parameters come and go every
 // layer, so they are recycled rather than allocated each time. Counted as
 // buffers; the peak is what the memory report shows.
@@ -7,27 +7,27 @@
 #include <cstdint>
 #include <vector>
 
-#include "dtbench/dtbench.h"
+#include "dtbench/plugin.hpp"
 
 namespace dtb::strategy::zero {
 
 class BufferPool {
  public:
-  BufferPool(const dtb_host_t* host, uint64_t floats, dtb_device_t device)
-      : host_(host), floats_(floats), device_(device) {}
+  BufferPool(const dtb_host_t* host, uint64_t elements, dtb_dtype_t dtype, dtb_device_t device)
+      : host_(host), bytes_(elements * dtypeSize(dtype)), device_(device) {}
   ~BufferPool();
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;
 
-  float* acquire();
-  void release(float* buffer);
-  uint64_t peakBytes() const { return all_.size() * floats_ * sizeof(float); }
+  void* acquire();
+  void release(void* buffer);
+  uint64_t peakBytes() const { return all_.size() * bytes_; }
 
  private:
   const dtb_host_t* host_;
-  uint64_t floats_;
+  uint64_t bytes_;  // of each buffer
   dtb_device_t device_;
-  std::vector<float*> all_, free_;
+  std::vector<void*> all_, free_;
 };
 
 }  // namespace dtb::strategy::zero

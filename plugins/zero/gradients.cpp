@@ -15,13 +15,13 @@ WholeGradients::WholeGradients(const dtb_host_t* host, const Layout& layout, Mod
                                GradientSettings settings)
     : Gradients(host, layout, views, settings) {
   for (size_t u = 0; u < layout.size(); ++u) {
-    whole_.emplace_back(host, layout[u].padded, DTB_MEM_GRADS, layout.device);
+    whole_.emplace_back(host, layout[u].padded, layout.dtype, DTB_MEM_GRADS, layout.device);
     views.pointGrads(u, whole_[u].data());
     // The reduced slice overwrites this rank's part of the whole gradients,
     // unless micro-batches must be summed apart.
     summed_.emplace_back();
     if (settings.accumulation > 1)
-      summed_[u] = HostBuffer<float>(host, layout[u].shard, DTB_MEM_GRADS, layout.device);
+      summed_[u] = TypedBuffer(host, layout[u].shard, layout.dtype, DTB_MEM_GRADS, layout.device);
   }
 }
 
@@ -43,8 +43,8 @@ void WholeGradients::finishBackward(bool complete) {
   failure.rethrow();
 }
 
-float* WholeGradients::slice(size_t u) {
-  return summed_[u] ? summed_[u].data() : whole_[u].data() + layout_.rank * layout_[u].shard;
+void* WholeGradients::slice(size_t u) {
+  return summed_[u] ? summed_[u].data() : whole_[u].at(layout_.rank * layout_[u].shard);
 }
 
 uint64_t WholeGradients::heldElements() const {

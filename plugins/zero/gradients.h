@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "buffer_pool.h"
-#include "dtbench/host_buffer.hpp"
 #include "dtbench/tensor_ops.hpp"
+#include "dtbench/typed_buffer.hpp"
 #include "layout.h"
 #include "reductions.h"
 
@@ -42,7 +42,7 @@ class Gradients {
   // first failure.
   virtual void finishBackward(bool complete) = 0;
   // This rank's reduced slice of unit u's gradients, summed over the step.
-  virtual float* slice(size_t u) = 0;
+  virtual void* slice(size_t u) = 0;
   // Gradient elements held, and buffer bytes at their peak (memory report).
   virtual uint64_t heldElements() const = 0;
   virtual uint64_t bufferBytes() const { return reductions_.bufferBytes(); }
@@ -64,12 +64,12 @@ class WholeGradients final : public Gradients {
   ~WholeGradients() override;
   void arrived(uint32_t /*i*/) override {}
   void finishBackward(bool complete) override;
-  float* slice(size_t u) override;
+  void* slice(size_t u) override;
   uint64_t heldElements() const override;
 
  private:
-  std::vector<HostBuffer<float>> whole_;   // per unit: the gradients backward writes
-  std::vector<HostBuffer<float>> summed_;  // with accumulation: the slice summed apart
+  std::vector<TypedBuffer> whole_;   // per unit: the gradients backward writes
+  std::vector<TypedBuffer> summed_;  // with accumulation: the slice summed apart
 };
 
 class PartitionedGradients final : public Gradients {
@@ -80,7 +80,7 @@ class PartitionedGradients final : public Gradients {
   void beforeBackwardLayer(uint32_t layer) override;
   void arrived(uint32_t i) override;
   void finishBackward(bool complete) override;
-  float* slice(size_t u) override { return slices_[u].data(); }
+  void* slice(size_t u) override { return slices_[u].data(); }
   uint64_t heldElements() const override;
   uint64_t bufferBytes() const override { return Gradients::bufferBytes() + staging_.peakBytes(); }
 
@@ -92,8 +92,8 @@ class PartitionedGradients final : public Gradients {
 
   BufferPool staging_;
   TensorOps ops_;
-  std::vector<HostBuffer<float>> slices_;
-  std::vector<float*> staged_;     // per unit: where this backward writes its gradients
+  std::vector<TypedBuffer> slices_;
+  std::vector<void*> staged_;      // per unit: where this backward writes its gradients
   std::vector<uint32_t> pending_;  // per unit: gradients still to come this backward
   size_t nextIssue_ = 0;           // backwardOrder position of the next reduction to issue
 };

@@ -13,6 +13,7 @@ Layout::Layout(const ParamSet& params, uint32_t layerCount, std::vector<Unit> un
       unitOf(params.size(), 0),
       layerUnits(layerCount) {
   if (params.size() > 0) device = params[0].value.device;
+  dtype = params.dtype();
   for (size_t u = 0; u < units.size(); ++u) {
     maxPadded = std::max(maxPadded, units[u].padded);
     maxShard = std::max(maxShard, units[u].shard);
@@ -33,19 +34,19 @@ ModelViews::ModelViews(const ParamSet& params, const Layout& layout) : params_(p
   }
 }
 
-void ModelViews::pointValues(size_t u, float* base) {
+void ModelViews::pointValues(size_t u, void* base) {
   const Unit& unit = layout_[u];
   for (size_t k = 0; k < unit.params.size(); ++k) {
     const uint32_t i = unit.params[k];
-    params_[i].value.data = base ? base + unit.offsets[k] : values_[i];
+    params_[i].value.data = base ? layout_.at(base, unit.offsets[k]) : values_[i];
   }
 }
 
-void ModelViews::pointGrads(size_t u, float* base) {
+void ModelViews::pointGrads(size_t u, void* base) {
   const Unit& unit = layout_[u];
   for (size_t k = 0; k < unit.params.size(); ++k) {
     const uint32_t i = unit.params[k];
-    params_[i].grad.data = base ? base + unit.offsets[k] : grads_[i];
+    params_[i].grad.data = base ? layout_.at(base, unit.offsets[k]) : grads_[i];
   }
 }
 

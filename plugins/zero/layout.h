@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dtbench/param_set.hpp"
+#include "dtbench/tensor_ops.hpp"
 #include "partition.h"
 
 namespace dtb::strategy::zero {
@@ -17,6 +18,7 @@ namespace dtb::strategy::zero {
 struct Layout {
   int rank = 0, world = 1;
   dtb_device_t device{DTB_DEVICE_HOST, 0};  // where the parameters, and all we hold of them, live
+  dtb_dtype_t dtype = DTB_DTYPE_F32;        // what they are: f32, or bf16 / f16 in mixed precision
   std::vector<Unit> units;
   std::vector<uint32_t> unitOf;                   // per parameter
   std::vector<std::vector<uint32_t>> layerUnits;  // the units touching each layer
@@ -30,6 +32,10 @@ struct Layout {
          int world);
   size_t size() const { return units.size(); }
   const Unit& operator[](size_t u) const { return units[u]; }
+  // `count` elements at `data` as a flat tensor of the parameters' dtype
+  // and device, and element i of such an array.
+  dtb_tensor_t flat(void* data, uint64_t count) const { return flatTensor(data, count, device, dtype); }
+  void* at(void* base, uint64_t i) const { return elementAt(base, i, dtype); }
 };
 
 class ModelViews {
@@ -38,13 +44,12 @@ class ModelViews {
 
   // Unit u's parameter values (gradients) seen at `base` in our flat
   // layout; nullptr: at the model's own arrays.
-  void pointValues(size_t u, float* base);
-  void pointGrads(size_t u, float* base);
+  void pointValues(size_t u, void* base);
+  void pointGrads(size_t u, void* base);
   dtb_param_t& param(uint32_t i) const { return params_[i]; }
   // The model's own arrays (null once released).
-  const float* modelValue(uint32_t i) const { return static_cast<const float*>(values_[i]); }
-  float* modelValue(uint32_t i) { return static_cast<float*>(values_[i]); }
-  const float* modelGrad(uint32_t i) const { return static_cast<const float*>(grads_[i]); }
+  void* modelValue(uint32_t i) const { return values_[i]; }
+  void* modelGrad(uint32_t i) const { return grads_[i]; }
   void forgetModelGrads();
   void forgetModelValue(uint32_t i) { values_[i] = nullptr; }
 

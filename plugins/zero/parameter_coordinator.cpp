@@ -12,7 +12,7 @@ ParameterCoordinator::ParameterCoordinator(const dtb_host_t* host, const Layout&
       layout_(layout),
       prefetch_(prefetch),
       holder_(std::move(holder)),
-      gathered_(host, layout.maxPadded, layout.device),
+      gathered_(host, layout.maxPadded, layout.dtype, layout.device),
       resident_(layout.size(), nullptr),
       inFlight_(layout.size(), nullptr) {}
 
@@ -52,8 +52,8 @@ size_t ParameterCoordinator::nextUnit(uint32_t layer, dtb_pass_t pass) const {
 
 void ParameterCoordinator::startGather(size_t u) {
   resident_[u] = gathered_.acquire();
-  dtb_tensor_t mine = flatTensor(holder_.ownedSlice(u), layout_[u].shard, layout_.device);
-  dtb_tensor_t all = flatTensor(resident_[u], layout_[u].padded, layout_.device);
+  dtb_tensor_t mine = layout_.flat(holder_.ownedSlice(u), layout_[u].shard);
+  dtb_tensor_t all = layout_.flat(resident_[u], layout_[u].padded);
   check(host_->comm_allgather(host_->ctx, &mine, &all, &inFlight_[u]), "zero: parameter all-gather");
   host_->metric_add(host_->ctx, "zero.parameter_gathers", 1);  // stored per step (step_metric)
 }

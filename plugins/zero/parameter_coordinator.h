@@ -23,9 +23,9 @@ class ParameterCoordinator {
  public:
   // What the coordinator needs of whoever holds the parameters, per unit.
   struct Holder {
-    std::function<bool(size_t unit)> sharded;             // partitioned, not persistent
-    std::function<float*(size_t unit)> ownedSlice;        // this rank's slice of its parameters
-    std::function<void(size_t unit, float* base)> point;  // the model's views at base (nullptr: not resident)
+    std::function<bool(size_t unit)> sharded;            // partitioned, not persistent
+    std::function<void*(size_t unit)> ownedSlice;        // this rank's slice of its parameters
+    std::function<void(size_t unit, void* base)> point;  // the model's views at base (nullptr: not resident)
   };
 
   ParameterCoordinator(const dtb_host_t* host, const Layout& layout, bool prefetch, Holder holder);
@@ -56,7 +56,7 @@ class ParameterCoordinator {
   bool prefetch_;
   Holder holder_;
   BufferPool gathered_;
-  std::vector<float*> resident_;         // per unit: its gathered parameters, or null
+  std::vector<void*> resident_;          // per unit: its gathered parameters, or null
   std::vector<dtb_request_t> inFlight_;  // per unit: its gather, until waited for
   std::vector<uint32_t> forwardOrder_;   // the layers as the first forward ran them
   bool recording_ = true;

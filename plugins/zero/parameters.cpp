@@ -32,7 +32,7 @@ Parameters::Parameters(const dtb_host_t* host, const Layout& layout, ModelViews&
 void Parameters::takeSlice(size_t u) {
   // Only this rank's slice of the (identical) initial parameters is kept.
   const Unit& unit = layout_[u];
-  owned_[u] = HostBuffer<float>(host_, unit.shard, DTB_MEM_PARAMS, layout_.device);
+  owned_[u] = TypedBuffer(host_, unit.shard, layout_.dtype, DTB_MEM_PARAMS, layout_.device);
   const uint64_t begin = layout_.rank * unit.shard;
   for (size_t k = 0; k < unit.params.size(); ++k) {
     const uint32_t i = unit.params[k];
@@ -46,7 +46,7 @@ void Parameters::takeSlice(size_t u) {
 
 void Parameters::takeWhole(size_t u) {
   const Unit& unit = layout_[u];
-  whole_[u] = HostBuffer<float>(host_, unit.padded, DTB_MEM_PARAMS, layout_.device);
+  whole_[u] = TypedBuffer(host_, unit.padded, layout_.dtype, DTB_MEM_PARAMS, layout_.device);
   for (size_t k = 0; k < unit.params.size(); ++k) {
     const uint32_t i = unit.params[k];
     ops_.copy(whole_[u].tensor(), unit.offsets[k], modelValue(i), 0, views_.param(i).value.count);
@@ -75,18 +75,18 @@ Parameters::~Parameters() {
 }
 
 dtb_tensor_t Parameters::modelValue(uint32_t i) {
-  return flatTensor(views_.modelValue(i), views_.param(i).value.count, layout_.device);
+  return layout_.flat(views_.modelValue(i), views_.param(i).value.count);
 }
 
-float* Parameters::ownedSlice(size_t u) {
-  return partitioned(u) ? owned_[u].data() : whole_[u].data() + layout_.rank * layout_[u].shard;
+void* Parameters::ownedSlice(size_t u) {
+  return partitioned(u) ? owned_[u].data() : whole_[u].at(layout_.rank * layout_[u].shard);
 }
 
 void Parameters::gatherUpdated() {
   Requests gathers(host_);
   for (size_t u = 0; u < layout_.size(); ++u) {
     if (partitioned(u)) continue;
-    dtb_tensor_t in = flatTensor(ownedSlice(u), layout_[u].shard, layout_.device);
+    dtb_tensor_t in = layout_.flat(ownedSlice(u), layout_[u].shard);
     dtb_tensor_t out = whole_[u].tensor();
     gathers.issue("zero: parameter all-gather",
                   [&](dtb_request_t* r) { return host_->comm_allgather(host_->ctx, &in, &out, r); });
@@ -115,7 +115,7 @@ PartitionedParameters::PartitionedParameters(const dtb_host_t* host, const Layou
           host, layout, prefetch,
           ParameterCoordinator::Holder{[this](size_t u) { return partitioned(u); },
                                        [this](size_t u) { return ownedSlice(u); },
-                                       [this](size_t u, float* base) { views_.pointValues(u, base); }})) {}
+                                       [this](size_t u, void* base) { views_.pointValues(u, base); }})) {}
 
 PartitionedParameters::~PartitionedParameters() {
   coordinator_.reset();  // its gathers in flight read our slices: waited for first

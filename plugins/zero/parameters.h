@@ -14,8 +14,8 @@
 #include <memory>
 #include <vector>
 
-#include "dtbench/host_buffer.hpp"
 #include "dtbench/tensor_ops.hpp"
+#include "dtbench/typed_buffer.hpp"
 #include "layout.h"
 #include "parameter_coordinator.h"
 
@@ -34,7 +34,7 @@ class Parameters {
 
   bool partitioned(size_t u) const { return !partitioned_.empty() && partitioned_[u]; }
   // This rank's slice of unit u's parameters: what its optimizer updates.
-  float* ownedSlice(size_t u);
+  void* ownedSlice(size_t u);
   virtual void beforeForward() {}
   virtual void beforeLayer(uint32_t /*layer*/, dtb_pass_t /*pass*/) {}
   virtual void afterBackward() {}
@@ -58,8 +58,8 @@ class Parameters {
 
   bool releasing_;
   std::vector<bool> partitioned_;
-  std::vector<HostBuffer<float>> whole_;  // per unit held whole
-  std::vector<HostBuffer<float>> owned_;  // per partitioned unit: this rank's slice
+  std::vector<TypedBuffer> whole_;  // per unit held whole
+  std::vector<TypedBuffer> owned_;  // per partitioned unit: this rank's slice
   TensorOps ops_;
 };
 

@@ -10,11 +10,11 @@ namespace dtb::strategy::zero {
 PartitionedGradients::PartitionedGradients(const dtb_host_t* host, const Layout& layout, ModelViews& views,
                                            GradientSettings settings)
     : Gradients(host, layout, views, settings),
-      staging_(host, layout.maxPadded, layout.device),
+      staging_(host, layout.maxPadded, layout.dtype, layout.device),
       ops_(host, "zero"),
       staged_(layout.size(), nullptr) {
   for (size_t u = 0; u < layout.size(); ++u) {
-    slices_.emplace_back(host, layout[u].shard, DTB_MEM_GRADS, layout.device);
+    slices_.emplace_back(host, layout[u].shard, layout.dtype, DTB_MEM_GRADS, layout.device);
     pending_.push_back(static_cast<uint32_t>(layout[u].params.size()));
   }
 }
@@ -42,7 +42,7 @@ void PartitionedGradients::stage(size_t u) {
   staged_[u] = staging_.acquire();
   // The padding is reduced too: keep it zero.
   const Unit& unit = layout_[u];
-  ops_.zero(flatTensor(staged_[u], unit.padded, layout_.device), unit.elements, unit.padded - unit.elements);
+  ops_.zero(layout_.flat(staged_[u], unit.padded), unit.elements, unit.padded - unit.elements);
   views_.pointGrads(u, staged_[u]);
 }
 
@@ -78,12 +78,10 @@ void PartitionedGradients::arrived(uint32_t i) {
     }
     stage(u);
     const Unit& unit = layout_[u];
-    const dtb_tensor_t staged = flatTensor(staged_[u], unit.padded, layout_.device);
+    const dtb_tensor_t staged = layout_.flat(staged_[u], unit.padded);
     for (size_t k = 0; k < unit.params.size(); ++k) {
       const uint64_t count = views_.param(unit.params[k]).grad.count;
-      ops_.copy(staged, unit.offsets[k],
-                flatTensor(const_cast<float*>(views_.modelGrad(unit.params[k])), count, layout_.device), 0,
-                count);
+      ops_.copy(staged, unit.offsets[k], layout_.flat(views_.modelGrad(unit.params[k]), count), 0, count);
     }
   }
   if (--pending_[u] == 0) issueReady();
@@ -111,7 +109,7 @@ void PartitionedGradients::finishBackward(bool /*complete: the complete units we
 
 uint64_t PartitionedGradients::heldElements() const {
   uint64_t held = 0;
-  for (const HostBuffer<float>& s : slices_) held += s.size();
+  for (const TypedBuffer& s : slices_) held += s.size();
   return held;
 }
 

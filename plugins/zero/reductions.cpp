@@ -3,24 +3,24 @@
 namespace dtb::strategy::zero {
 
 Reductions::Reductions(const dtb_host_t* host, const Layout& layout, bool reduceScatter,
-                       uint32_t accumulation, std::function<float*(size_t)> sliceOf)
+                       uint32_t accumulation, std::function<void*(size_t)> sliceOf)
     : host_(host),
       layout_(layout),
       reduceScatter_(reduceScatter),
       accumulation_(accumulation),
       sliceOf_(std::move(sliceOf)),
-      scratch_(host, layout.maxShard, layout.device),
+      scratch_(host, layout.maxShard, layout.dtype, layout.device),
       ops_(host, "zero"),
       requests_(host) {}
 
-void Reductions::issue(size_t u, float* gradients) {
+void Reductions::issue(size_t u, void* gradients) {
   const Unit& unit = layout_[u];
-  dtb_tensor_t all = flatTensor(gradients, unit.padded, layout_.device);
+  dtb_tensor_t all = layout_.flat(gradients, unit.padded);
   InFlight reduction{u, gradients, nullptr};
   const size_t before = requests_.size();
   if (reduceScatter_) {
     reduction.output = scratch_.acquire();
-    dtb_tensor_t mine = flatTensor(reduction.output, unit.shard, layout_.device);
+    dtb_tensor_t mine = layout_.flat(reduction.output, unit.shard);
     requests_.issue("zero: reduce-scatter", [&](dtb_request_t* r) {
       return host_->comm_reduce_scatter(host_->ctx, &all, &mine, DTB_REDUCE_SUM, r);
     });
@@ -43,13 +43,12 @@ Reductions::Completed Reductions::completeOldest() {
   const Unit& unit = layout_[done.unit];
   const dtb_status_t status = requests_.waitOldest();
   if (status != DTB_STATUS_OK) return {done.unit, status};  // its output stays out of the pool
-  const float* reduced = reduceScatter_ ? done.output : done.gradients + layout_.rank * unit.shard;
+  void* reduced = reduceScatter_ ? done.output : layout_.at(done.gradients, layout_.rank * unit.shard);
   // The mean over ranks and micro-batches, summed into the slice over the
   // step's micro-batches.
   const float scale = 1.0f / static_cast<float>(layout_.world * static_cast<int64_t>(accumulation_));
-  ops_.copy(flatTensor(sliceOf_(done.unit), unit.shard, layout_.device), 0,
-            flatTensor(const_cast<float*>(reduced), unit.shard, layout_.device), 0, unit.shard, scale,
-            /*accumulate=*/microStep_ != 0);
+  ops_.copy(layout_.flat(sliceOf_(done.unit), unit.shard), 0, layout_.flat(reduced, unit.shard), 0,
+            unit.shard, scale, /*accumulate=*/microStep_ != 0);
   scratch_.release(done.output);
   return {done.unit, status};
 }

@@ -26,14 +26,14 @@ class Reductions {
  public:
   // sliceOf(u): where unit u's reduced slice accumulates.
   Reductions(const dtb_host_t* host, const Layout& layout, bool reduceScatter, uint32_t accumulation,
-             std::function<float*(size_t unit)> sliceOf);
+             std::function<void*(size_t unit)> sliceOf);
 
   bool reduceScatter() const { return reduceScatter_; }
   // The micro-batch now computing (0 starts the slices anew).
   void setMicroStep(uint32_t microStep) { microStep_ = microStep; }
   // Starts unit u's reduction over its padded flat gradients at `gradients`;
   // throws when it cannot start (this one or an earlier one failed).
-  void issue(size_t u, float* gradients);
+  void issue(size_t u, void* gradients);
   size_t inFlight() const { return order_.size(); }
 
   struct Completed {
@@ -55,15 +55,15 @@ class Reductions {
  private:
   struct InFlight {
     size_t unit;
-    float* gradients;  // all-reduce: the reduced slice is read from here
-    float* output;     // reduce-scatter: this rank's reduced slice
+    void* gradients;  // all-reduce: the reduced slice is read from here
+    void* output;     // reduce-scatter: this rank's reduced slice
   };
 
   const dtb_host_t* host_;
   const Layout& layout_;
   bool reduceScatter_;
   uint32_t accumulation_;
-  std::function<float*(size_t)> sliceOf_;
+  std::function<void*(size_t)> sliceOf_;
   uint32_t microStep_ = 0;
   BufferPool scratch_;  // reduce-scatter outputs; outlives the requests that write it
   TensorOps ops_;

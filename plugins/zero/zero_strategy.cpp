@@ -38,7 +38,7 @@ const ParamSet& checkLayers(const ParamSet& params, uint32_t layerCount) {
 
 ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup)
     : host_(host),
-      params_("zero", setup, ParamSet::Place::kHostOrGpu),
+      params_("zero", setup, ParamSet::Place::kHostOrGpu, ParamSet::Dtypes::kF32OrHalf),
       arrived_(params_),
       settings_(readSettings(host, setup)),
       layout_(stageLayout(settings_, checkLayers(params_, setup.layer_count), setup.layer_count,
@@ -97,16 +97,16 @@ void ZeroStrategy::step() {
   const int rank = layout_.rank;
   for (size_t u = 0; u < layout_.size(); ++u) {
     const Unit& unit = layout_[u];
-    float* owned = stage_.parameters->ownedSlice(u);
-    float* grads = stage_.gradients->slice(u);
+    void* owned = stage_.parameters->ownedSlice(u);
+    void* grads = stage_.gradients->slice(u);
     const uint64_t begin = rank * unit.shard;
     for (size_t k = 0; k < unit.params.size(); ++k) {
       dtb_param_t* p = &params_[unit.params[k]];
       const Piece piece = overlap(unit, k, p->value.count, begin, begin + unit.shard);
       if (!piece.count) continue;
       const uint64_t at = unit.offsets[k] + piece.first - begin;  // within the slice
-      dtb_tensor_t value = flatTensor(owned + at, piece.count, layout_.device);
-      dtb_tensor_t grad = flatTensor(grads + at, piece.count, layout_.device);
+      dtb_tensor_t value = layout_.flat(layout_.at(owned, at), piece.count);
+      dtb_tensor_t grad = layout_.flat(layout_.at(grads, at), piece.count);
       check(host_->optim_update(host_->ctx, &value, &grad, optimizerState_[u].data() + at * stateFloats_,
                                 p->index),
             "optim_update");
@@ -118,8 +118,12 @@ void ZeroStrategy::step() {
 void ZeroStrategy::memoryReport(dtb_memory_report_t* out) const {
   uint64_t optimizer = 0;
   for (const HostBuffer<float>& s : optimizerState_) optimizer += s.size();
-  out->param_bytes = stage_.parameters->heldElements() * sizeof(float);
-  out->grad_bytes = stage_.gradients->heldElements() * sizeof(float);
+  // Parameters and gradients in their dtype (2 bytes each in mixed
+  // precision), the state in f32 (the master copy among it): the paper's
+  // 2 + 2 + K bytes per parameter.
+  const uint64_t element = dtypeSize(layout_.dtype);
+  out->param_bytes = stage_.parameters->heldElements() * element;
+  out->grad_bytes = stage_.gradients->heldElements() * element;
   out->optimizer_bytes = optimizer * sizeof(float);
   out->buffer_bytes = stage_.gradients->bufferBytes() + stage_.parameters->bufferBytes();
 }

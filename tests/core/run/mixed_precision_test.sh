@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # precision = fp32 / bf16 / fp16 end to end (matrices/mixed_precision.toml):
-# the all-reduce moves half the bytes in bf16 and fp16 (fp16 adds the 4-byte
-# overflow flag every step), learns what fp32 learns within the stated
-# margin, and records fp16's loss scale per step. An overflow injected into
+# the all-reduce and ZeRO stages 1-2 move half the bytes in bf16 and fp16
+# (fp16 adds the 4-byte overflow flag every step), learn what fp32 learns
+# within the stated margin, agree with each other in each precision, and
+# record fp16's loss scale per step. An overflow injected into
 # one rank's gradients skips that step on every rank and, with hysteresis 1,
 # halves the scale on every rank; a strategy that has not opted in to mixed
 # precision refuses it by name, and the host refuses it to one built before
@@ -19,38 +20,68 @@ export TMPDIR=$scratch
 run() { "$dtbench" --plugin-path "$plugins" run "$matrices/mixed_precision.toml" "$@"; }
 
 run --db "$db" > "$scratch/out.txt" 2>&1 || { cat "$scratch/out.txt"; fail "run exited with $?"; }
-grep -q "3 ok, 0 failed" "$scratch/out.txt" || { cat "$scratch/out.txt"; fail "not every run succeeded"; }
-# run_param keeps values as TOML wrote them: "bf16", quoted.
-precision="(SELECT TRIM(p.value, '\"') FROM run_param p WHERE p.run_id = s.run_id AND p.key = 'precision')"
-"$dtbench" query "$db" "SELECT $precision AS precision, AVG(bytes_sent) AS bytes_per_step FROM step s GROUP BY 1"
-"$dtbench" query "$db" "SELECT $precision AS precision, epoch, train_loss, test_accuracy FROM epoch s ORDER BY 1, 2"
+grep -q "9 ok, 0 failed" "$scratch/out.txt" || { cat "$scratch/out.txt"; fail "not every run succeeded"; }
+# Each run's strategy (zero with its stage) and precision; run_param keeps
+# values as TOML wrote them: "bf16", quoted.
+param() { echo "(SELECT TRIM(p.value, '\"') FROM run_param p WHERE p.run_id = r.id AND p.key = '$1')"; }
+runs="(SELECT r.id AS run_id, r.strategy || COALESCE('-' || $(param strategy.zero.stage), '') AS strategy,
+              $(param precision) AS precision FROM run r)"
+"$dtbench" query "$db" "SELECT x.strategy, x.precision, AVG(s.bytes_sent) AS bytes_per_step, e.train_loss,
+                               e.test_accuracy
+                        FROM $runs x JOIN step s ON s.run_id = x.run_id
+                        JOIN epoch e ON e.run_id = x.run_id AND e.epoch = 2 GROUP BY x.run_id ORDER BY 1, 2"
 
 echo "== bus bytes per step halved"
-bytes() { q "SELECT DISTINCT bytes_sent FROM step s WHERE $precision = '$1'"; }
-fp32=$(bytes fp32) bf16=$(bytes bf16) fp16=$(bytes fp16)
-[[ $fp32 =~ ^[0-9]+$ && $bf16 =~ ^[0-9]+$ && $fp16 =~ ^[0-9]+$ ]] || fail "bytes per step vary within a run: $fp32 / $bf16 / $fp16"
-((bf16 * 2 == fp32)) || fail "bf16 sent $bf16 bytes a step, fp32 $fp32: not half"
-((fp16 == fp32 / 2 + 4)) || fail "fp16 sent $fp16 bytes a step: not half of fp32's $fp32 plus the 4-byte overflow flag"
+for strategy in allreduce zero-1 zero-2; do
+  bytes() { q "SELECT DISTINCT s.bytes_sent FROM $runs x JOIN step s ON s.run_id = x.run_id
+               WHERE x.strategy = '$strategy' AND x.precision = '$1'"; }
+  fp32=$(bytes fp32) bf16=$(bytes bf16) fp16=$(bytes fp16)
+  [[ $fp32 =~ ^[0-9]+$ && $bf16 =~ ^[0-9]+$ && $fp16 =~ ^[0-9]+$ ]] \
+    || fail "$strategy: bytes per step vary within a run: $fp32 / $bf16 / $fp16"
+  ((bf16 * 2 == fp32)) || fail "$strategy: bf16 sent $bf16 bytes a step, fp32 $fp32: not half"
+  ((fp16 == fp32 / 2 + 4)) \
+    || fail "$strategy: fp16 sent $fp16 bytes a step: not half of fp32's $fp32 plus the 4-byte overflow flag"
+done
 
 echo "== bf16 and fp16 learn what fp32 learns (margin: 2 points of test accuracy)"
-last="FROM epoch s WHERE epoch = 2 AND $precision"
-expect "SELECT COUNT(*) FROM epoch a JOIN epoch b ON b.epoch = a.epoch AND b.run_id <> a.run_id
-          WHERE a.epoch = 2 AND a.run_id = (SELECT s.run_id $last = 'fp32')
-            AND ABS(b.test_accuracy - a.test_accuracy) <= 0.02 AND b.test_accuracy > 0.5" 2 \
-  "a mixed-precision run lost more than 2 points of accuracy (or learned nothing)"
+final="$runs x JOIN epoch e ON e.run_id = x.run_id AND e.epoch = 2"
+expect "SELECT COUNT(*) FROM $final JOIN (SELECT x.strategy, e.test_accuracy FROM $final WHERE x.precision = 'fp32') f
+          ON f.strategy = x.strategy
+          WHERE x.precision <> 'fp32' AND ABS(e.test_accuracy - f.test_accuracy) <= 0.02 AND e.test_accuracy > 0.5" 6 \
+  "a mixed-precision run lost more than 2 points of accuracy against its strategy's fp32 run (or learned nothing)"
 # The premise: the runs did differ (rounded parameters and gradients), they
 # are not fp32 under another name.
-expect "SELECT COUNT(DISTINCT train_loss) $last IN ('fp32', 'bf16')" 2 "bf16 trained exactly as fp32"
+expect "SELECT COUNT(DISTINCT e.train_loss) FROM $final WHERE x.strategy = 'allreduce' AND x.precision IN ('fp32', 'bf16')" 2 \
+  "bf16 trained exactly as fp32"
+
+echo "== the strategies agree in bf16 and in fp16 (tolerance: 1e-3 of the final train loss)"
+expect "SELECT COUNT(*) FROM $final JOIN (SELECT x.precision, e.train_loss FROM $final WHERE x.strategy = 'allreduce') a
+          ON a.precision = x.precision
+          WHERE x.strategy LIKE 'zero-%' AND ABS(e.train_loss - a.train_loss) <= 1e-3 * a.train_loss" 6 \
+  "ZeRO 1 or 2 ended away from the all-reduce in the same precision"
+
+echo "== memory_vs_theory counts as the ZeRO paper does in mixed precision"
+# Plain SGD keeps no state of its own: in bf16 and fp16 the f32 master copy
+# is the one state float (K = 4 bytes), parameters and gradients 2 bytes
+# each. Per parameter: a replica (2 + 2 + 4) = 8, stage 1 2 + 2 + 4/2 = 6,
+# stage 2 2 + (2 + 4)/2 = 5; in fp32 8, 8 and 4 + 4/2 = 6.
+expect "SELECT GROUP_CONCAT(row, ' ') FROM (SELECT DISTINCT precision || ':' || strategy || stage || '=' || element_bytes
+          || '/' || state_floats || '/' || printf('%.2f', theory_state_bytes * 1.0 / param_elements) AS row
+          FROM memory_vs_theory ORDER BY 1)" \
+  "bf16:allreduce0=2.0/1/8.00 bf16:zero1=2.0/1/6.00 bf16:zero2=2.0/1/5.00 fp16:allreduce0=2.0/1/8.00 fp16:zero1=2.0/1/6.00 fp16:zero2=2.0/1/5.00 fp32:allreduce0=4.0/0/8.00 fp32:zero1=4.0/0/8.00 fp32:zero2=4.0/0/6.00" \
+  "the formulas per precision and stage"
+expect "SELECT COUNT(*) FROM memory_vs_theory WHERE ratio BETWEEN 1 AND 1.01" 18 \
+  "a strategy's ledger away from the formulas (beyond padding)"
 
 echo "== fp16's loss scale is recorded"
-expect "SELECT steps, CAST(first_scale AS INTEGER) FROM loss_scaling" "50,65536" "loss_scaling for the fp16 run"
-expect "SELECT COUNT(*) FROM step_metric m WHERE plugin = 'precision' AND
-          (SELECT TRIM(value, '\"') FROM run_param p WHERE p.run_id = m.run_id AND p.key = 'precision') <> 'fp16'" 0 \
-  "a loss scale recorded for a run without one"
+expect "SELECT COUNT(*), MIN(steps), MAX(steps), CAST(MIN(first_scale) AS INTEGER) FROM loss_scaling" "3,50,50,65536" \
+  "loss_scaling for the fp16 runs"
+expect "SELECT COUNT(*) FROM step_metric m JOIN $runs x ON x.run_id = m.run_id
+          WHERE m.plugin = 'precision' AND x.precision <> 'fp16'" 0 "a loss scale recorded for a run without one"
 
 echo "== an overflow on rank 1 skips step 3 on every rank"
 db=$scratch/f.db
-run --db "$db" --set precision=fp16 --set fault.kind=overflow --set fault.rank=1 --set fault.step=3 \
+run --db "$db" --set strategy=allreduce --set precision=fp16 --set fault.kind=overflow --set fault.rank=1 --set fault.step=3 \
   --set hysteresis=1 > "$scratch/f.txt" 2>&1 || { cat "$scratch/f.txt"; fail "the overflow run exited with $?"; }
 "$dtbench" query "$db" "SELECT rank, step, name, value FROM step_metric WHERE step BETWEEN 2 AND 5 ORDER BY rank, step, name"
 expect "SELECT GROUP_CONCAT(rank || ':' || step, ' ') FROM step_metric WHERE name = 'skipped' AND value = 1" "0:3 1:3" \
@@ -64,13 +95,16 @@ expect "SELECT COUNT(*) FROM event WHERE kind = 'fault' AND detail LIKE '%inf in
   "the fault's event"
 
 echo "== what cannot run says so"
-if run --db "$scratch/x.db" --set fault.kind=overflow > "$scratch/x.txt" 2>&1; then
+if run --db "$scratch/x.db" --set precision=fp32 --set fault.kind=overflow > "$scratch/x.txt" 2>&1; then
   fail "an overflow fault in an fp32 run was accepted"
 fi
 grep -q 'kind = "overflow".*set precision = "fp16"' "$scratch/x.txt" || { cat "$scratch/x.txt"; fail "the fp32 overflow's message"; }
 run --db "$scratch/b.db" --set strategy=bucketed --set precision=bf16 > "$scratch/b.txt" 2>&1 || true
 grep -q "bucketed: parameter '.*' is bf16; this strategy trains f32 parameters only" "$scratch/b.txt" \
   || { cat "$scratch/b.txt"; fail "bucketed did not refuse bf16 by name"; }
+run --db "$scratch/z.db" --set strategy=zero --set strategy.zero.stage=3 --set precision=bf16 > "$scratch/z.txt" 2>&1 || true
+grep -q "zero: stage 3 trains bf16 parameters not yet; mixed precision runs stages 1 and 2" "$scratch/z.txt" \
+  || { cat "$scratch/z.txt"; fail "ZeRO-3 did not refuse bf16 by name"; }
 # A strategy built before mixed precision existed (the ABI 1.2 test fixture)
 # cannot know its tensors may be bf16: the host does not hand them to it.
 run --db "$scratch/o.db" --set strategy=epoch_hooks_v12 --set precision=bf16 > "$scratch/o.txt" 2>&1 || true

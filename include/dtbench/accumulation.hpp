@@ -65,21 +65,22 @@ class GradAccumulator {
   // leaves the gradient out (a parameter that got none this micro-batch).
   // `out` is memory of the gradient's device (a GPU's: the copy is queued
   // there, through the host's tensor_copy).
-  void takeSum(uint32_t i, float* out, float scale, bool withGradient = true) {
+  void takeSum(uint32_t i, void* out, float scale, bool withGradient = true) {
     const dtb_tensor_t& gradient = params_[i].grad;
-    const auto* grad = static_cast<const float*>(gradient.data);
     const uint64_t count = gradient.count;
-    if (!accumulating()) {
-      const dtb_tensor_t to = flatTensor(out, count, gradient.device);
+    if (!accumulating()) {  // `out` in the gradient's dtype (bf16 in mixed precision)
+      const dtb_tensor_t to = flatTensor(out, count, gradient.device, gradient.dtype);
       if (withGradient)
         ops_.copy(to, 0, gradient, 0, count, scale);
       else
         ops_.zero(to, 0, count);
       return;
     }
+    const auto* grad = static_cast<const float*>(gradient.data);
+    auto* to = static_cast<float*>(out);  // accumulation sums f32 only (the constructor says so)
     float* sum = sums_[i].data();
     for (uint64_t k = 0; k < count; ++k) {
-      out[k] = (withGradient ? sum[k] + grad[k] : sum[k]) * scale;
+      to[k] = (withGradient ? sum[k] + grad[k] : sum[k]) * scale;
       sum[k] = 0.0f;
     }
   }

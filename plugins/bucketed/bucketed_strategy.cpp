@@ -24,7 +24,7 @@ PowerSgdOptions powerSgdOptions(const dtb_host_t* host) {
 
 std::vector<uint64_t> gradientBytes(const ParamSet& params) {
   std::vector<uint64_t> bytes;
-  for (const dtb_param_t* p : params) bytes.push_back(p->grad.count * sizeof(float));
+  for (const dtb_param_t* p : params) bytes.push_back(p->grad.count * dtypeSize(p->grad.dtype));
   return bytes;
 }
 
@@ -32,7 +32,7 @@ std::vector<uint64_t> gradientBytes(const ParamSet& params) {
 
 BucketedStrategy::BucketedStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup)
     : host_(host),
-      params_("bucketed", setup, ParamSet::Place::kHostOrGpu),
+      params_("bucketed", setup, ParamSet::Place::kHostOrGpu, ParamSet::Dtypes::kF32OrHalf),
       device_(params_.size() > 0 ? params_[0].grad.device : dtb_device_t{DTB_DEVICE_HOST, 0}),
       ops_(host, "bucketed"),
       arrived_(params_),
@@ -43,7 +43,7 @@ BucketedStrategy::BucketedStrategy(const dtb_host_t* host, const dtb_strategy_se
       asView_(kGradientAsBucketView.get(host)),
       findUnused_(kFindUnusedParameters.get(host)),
       hook_(makeCommHook(kCommHook.get(host), host, host->comm_size(host->ctx), powerSgdOptions(host),
-                         device_)),
+                         device_, params_.dtype())),
       inFlight_(host) {
   ops_.require(device_);
   scale_ = hook_->copyScale() / static_cast<float>(sums_.steps());
@@ -78,7 +78,7 @@ void BucketedStrategy::build(const Buckets& assignment) {
       b.count += params_[index].grad.count;
     }
     // With gradient_as_bucket_view the bucket is the gradients' only memory.
-    b.data = HostBuffer<float>(host_, b.count, asView_ ? DTB_MEM_GRADS : DTB_MEM_BUFFERS, device_);
+    b.data = TypedBuffer(host_, b.count, params_.dtype(), asView_ ? DTB_MEM_GRADS : DTB_MEM_BUFFERS, device_);
     b.pending = static_cast<uint32_t>(members.size());
     buckets_.push_back(std::move(b));
   }

@@ -56,7 +56,7 @@ class BucketedStrategy {
   void launchReady();
   void markReady(uint32_t index);
   void rebuildFromRankZero();
-  float* slotOf(uint32_t index) { return buckets_[bucketOf_[index]].data.data() + offsetOf_[index]; }
+  void* slotOf(uint32_t index) { return buckets_[bucketOf_[index]].data.at(offsetOf_[index]); }
   void copyBack();
   // readyOrder_ as rank 0 recorded it, on every rank.
   std::vector<int32_t> broadcastReadyOrder();

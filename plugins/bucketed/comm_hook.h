@@ -3,7 +3,8 @@
 // averaged gradient. The strategy fills buckets and launches them in order;
 // the hook decides the collectives.
 //   allreduce  the default: the bucket, pre-divided by the world size
-//              while gradients are copied in, all-reduced (sum) in f32.
+//              while gradients are copied in, all-reduced (sum) in the
+//              gradients' dtype (f32, or bf16 / f16 in mixed precision).
 //   fp16/bf16  fp16_compress_hook / bf16_compress_hook: the bucket cast to
 //              half precision and divided by the world size there,
 //              all-reduced in half precision, cast back.
@@ -43,15 +44,17 @@ class CommHook {
   // the strategy's own theory of its traffic (the metric theory.bus_bytes).
   virtual uint64_t allreducedBytes(const std::vector<Bucket>& buckets) const {
     uint64_t bytes = 0;
-    for (const Bucket& b : buckets) bytes += b.count * sizeof(float);
+    for (const Bucket& b : buckets) bytes += b.data.bytes();
     return bytes;
   }
 };
 
 // `name` is one of kCommHook's choices (the host checked it); `device` is
-// where the buckets live (only allreduce works on a GPU so far).
+// where the buckets live and `dtype` what they hold (only allreduce works on
+// a GPU, or on the bf16 / f16 gradients of mixed precision, so far).
 std::unique_ptr<CommHook> makeCommHook(const std::string& name, const dtb_host_t* host, int world,
-                                       const PowerSgdOptions& powerSgd, const dtb_device_t& device);
+                                       const PowerSgdOptions& powerSgd, const dtb_device_t& device,
+                                       dtb_dtype_t dtype = DTB_DTYPE_F32);
 
 std::unique_ptr<CommHook> makeAllreduceHook(const dtb_host_t* host, int world);
 std::unique_ptr<CommHook> makeHalfCompressHook(const dtb_host_t* host, int world, bool bf16);

@@ -21,9 +21,10 @@ class HalfCompressHook : public CommHook {
   void launch(size_t index, Bucket& bucket, Requests& requests) override {
     HostBuffer<uint16_t>& out = compressed_[index];
     const float world = static_cast<float>(world_);
+    const float* in = bucket.f32();
     for (uint64_t k = 0; k < bucket.count; ++k) {
-      out[k] = bf16_ ? floatToBfloat16(bfloat16ToFloat(floatToBfloat16(bucket.data[k])) / world)
-                     : floatToHalf(halfToFloat(floatToHalf(bucket.data[k])) / world);
+      out[k] = bf16_ ? floatToBfloat16(bfloat16ToFloat(floatToBfloat16(in[k])) / world)
+                     : floatToHalf(halfToFloat(floatToHalf(in[k])) / world);
     }
     dtb_tensor_t tensor = out.tensor(bf16_ ? DTB_DTYPE_BF16 : DTB_DTYPE_F16);
     requests.issue("allreduce of a bucket", [&](dtb_request_t* r) {
@@ -33,9 +34,9 @@ class HalfCompressHook : public CommHook {
 
   void finish(std::vector<Bucket>& buckets) override {
     for (size_t b = 0; b < buckets.size(); ++b) {
-      for (uint64_t k = 0; k < buckets[b].count; ++k) {
-        buckets[b].data[k] = bf16_ ? bfloat16ToFloat(compressed_[b][k]) : halfToFloat(compressed_[b][k]);
-      }
+      float* data = buckets[b].f32();
+      for (uint64_t k = 0; k < buckets[b].count; ++k)
+        data[k] = bf16_ ? bfloat16ToFloat(compressed_[b][k]) : halfToFloat(compressed_[b][k]);
     }
   }
 

@@ -33,12 +33,13 @@ class PowerSgdHook : public CommHook {
   void launch(size_t index, Bucket& bucket, Requests& requests) override {
     if (!compressing()) {
       const float inverse = 1.0f / static_cast<float>(world_);
-      for (uint64_t k = 0; k < bucket.count; ++k) bucket.data[k] *= inverse;
-      allreduce(requests, "allreduce of a bucket", bucket.data.data(), bucket.count);
+      float* data = bucket.f32();
+      for (uint64_t k = 0; k < bucket.count; ++k) data[k] *= inverse;
+      allreduce(requests, "allreduce of a bucket", data, bucket.count);
       return;
     }
     PowerSgdBucket& s = *state_[index];
-    s.compress(bucket.data.data());  // the uncompressed tensors and the Ps, summed
+    s.compress(bucket.f32());  // the uncompressed tensors and the Ps, summed
     allreduce(requests, "allreduce of a bucket", s.uncompressed().data(), s.uncompressed().size());
     allreduce(requests, "allreduce of PowerSGD's P", s.ps().data(), s.ps().size());
   }
@@ -53,7 +54,7 @@ class PowerSgdHook : public CommHook {
         allreduce(qs, "allreduce of PowerSGD's Q", s->qs().data(), s->qs().size());
       }
       qs.waitAll();
-      for (size_t b = 0; b < buckets.size(); ++b) state_[b]->decompress(buckets[b].data.data(), world_);
+      for (size_t b = 0; b < buckets.size(); ++b) state_[b]->decompress(buckets[b].f32(), world_);
     }
     ++iteration_;
   }

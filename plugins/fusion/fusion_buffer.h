@@ -2,23 +2,24 @@
 // needed, at least the fusion threshold) into which a group of gradients is
 // copied, all-reduced at once, and copied back out — one collective's
 // latency for many small tensors. It lives where the gradients do (host
-// memory or their GPU), as Horovod's does.
+// memory or their GPU) and holds their dtype (bf16 / f16 in mixed
+// precision), as Horovod's does; the threshold is in bytes.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <vector>
 
-#include "dtbench/host_buffer.hpp"
 #include "dtbench/model.h"
 #include "dtbench/tensor_ops.hpp"
+#include "dtbench/typed_buffer.hpp"
 
 namespace dtb::strategy::fusion {
 
 class FusionBuffer {
  public:
-  FusionBuffer(const dtb_host_t* host, uint64_t thresholdBytes, dtb_device_t device)
-      : host_(host), thresholdBytes_(thresholdBytes), device_(device), ops_(host, "fusion") {
+  FusionBuffer(const dtb_host_t* host, uint64_t thresholdBytes, dtb_device_t device, dtb_dtype_t dtype)
+      : host_(host), thresholdBytes_(thresholdBytes), device_(device), dtype_(dtype), ops_(host, "fusion") {
     ops_.require(device);
   }
 
@@ -33,8 +34,9 @@ class FusionBuffer {
   const dtb_host_t* host_;
   uint64_t thresholdBytes_;
   dtb_device_t device_;
+  dtb_dtype_t dtype_;
   TensorOps ops_;
-  HostBuffer<float> buffer_;
+  TypedBuffer buffer_;
 };
 
 }  // namespace dtb::strategy::fusion

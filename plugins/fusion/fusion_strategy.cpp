@@ -33,7 +33,7 @@ FusionOptions readOptions(const dtb_host_t* host) {
 
 FusionStrategy::FusionStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup)
     : host_(host),
-      params_("fusion", setup, ParamSet::Place::kHostOrGpu),
+      params_("fusion", setup, ParamSet::Place::kHostOrGpu, ParamSet::Dtypes::kF32OrHalf),
       sums_(host, params_, setup.accumulation_steps),
       optimizer_(host, params_),
       options_(readOptions(host)),
@@ -43,7 +43,8 @@ FusionStrategy::FusionStrategy(const dtb_host_t* host, const dtb_strategy_setup_
       inspector_(options_.stallTimeoutS, world_),
       cache_(options_.cacheCapacity),
       fusionBuffer_(host, options_.thresholdBytes,
-                    params_.size() > 0 ? params_[0].grad.device : dtb_device_t{DTB_DEVICE_HOST, 0}) {
+                    params_.size() > 0 ? params_[0].grad.device : dtb_device_t{DTB_DEVICE_HOST, 0},
+                    params_.dtype()) {
   for (const dtb_param_t* p : params_) names_.emplace_back(p->name);
   const std::string detail = "fusion threshold " + std::to_string(options_.thresholdBytes) +
                              " bytes, cycle " + std::to_string(options_.cycleMs) + " ms, response cache " +
@@ -81,7 +82,7 @@ void FusionStrategy::gradReady(dtb_param_t* param) {
       return;
     }
     // The mean over the step's micro-batches is what gets reduced.
-    sums_.takeSum(i, static_cast<float*>(param->grad.data), 1.0f / static_cast<float>(sums_.steps()));
+    sums_.takeSum(i, param->grad.data, 1.0f / static_cast<float>(sums_.steps()));
   }
   {
     std::lock_guard lock(mutex_);
@@ -233,7 +234,7 @@ std::vector<uint32_t> FusionStrategy::negotiate(const std::vector<uint32_t>& unc
 
 void FusionStrategy::execute(const std::vector<uint32_t>& responses) {
   std::vector<uint64_t> bytes;
-  for (uint32_t t : responses) bytes.push_back(params_[t].grad.count * sizeof(float));
+  for (uint32_t t : responses) bytes.push_back(params_[t].grad.count * dtypeSize(params_[t].grad.dtype));
   for (const std::vector<uint32_t>& group : fuse(bytes, options_.thresholdBytes)) {
     dtb_request_t request = nullptr;
     if (group.size() == 1) {  // a lone tensor is reduced in place

@@ -9,8 +9,7 @@
 # that has it; Debian's /usr/bin/python3 by default).
 source "$(dirname "$0")/../common/bench_lib.sh"
 require_torch
-db=$(mktemp -d)/bench.db
-build/bin/dtbench run bench/lenet_mnist/matrix.toml --db "$db" >/dev/null 2>&1
+run_matrix bench/lenet_mnist/matrix.toml
 echo "world  strategy   gloo_algorithm  dtbench_samples_per_s  pytorch_ddp_samples_per_s  ratio  dtbench_test_acc  pytorch_test_acc"
 for world in 1 2; do
   read -r torch_rate torch_acc < <("$python" bench/lenet_mnist/pytorch_ddp.py data/mnist "$world" 2 64 $((cores / world)) | grep '^pytorch' |

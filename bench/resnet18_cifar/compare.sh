@@ -9,8 +9,7 @@
 # that has it; Debian's /usr/bin/python3 by default). About 9 minutes on 2 cores.
 source "$(dirname "$0")/../common/bench_lib.sh"
 require_torch
-db=$(mktemp -d)/bench.db
-build/bin/dtbench run bench/resnet18_cifar/matrix.toml --db "$db" >/dev/null 2>&1
+run_matrix bench/resnet18_cifar/matrix.toml
 echo "world  strategy   dtbench_samples_per_s  pytorch_ddp_samples_per_s  ratio"
 for world in 1 2; do
   torch_rate=$(for _ in 1 2 3; do

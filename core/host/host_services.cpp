@@ -9,6 +9,7 @@
 
 #include "cuda/cuda_memory.h"
 #include "dtbench/plugin.hpp"
+#include "host/blocking_collective.h"
 #include "host/communicator.h"
 #include "host/optimizer_kernels.h"
 #include "host/plugin_instance.h"
@@ -350,6 +351,47 @@ void HostServices::installOptimizer() {
                            uint32_t paramIndex) {
     return guarded(ctx, "optim_update", [&] { return self(ctx).update(param, grad, state, paramIndex); });
   };
+  table_.optim_check = [](dtb_host_ctx_t ctx, const dtb_tensor_t* grads, uint32_t count, int32_t* apply) {
+    return guarded(ctx, "optim_check", [&] { return self(ctx).checkStep(grads, count, apply); });
+  };
+}
+
+dtb_status_t HostServices::checkStep(const dtb_tensor_t* grads, uint32_t count, int32_t* apply) {
+  const dtb_host_ctx_t ctx = table_.ctx;
+  if (!optimizer_) return unbound(ctx, "optim_check");
+  if (!given(ctx, "optim_check", {apply})) return DTB_STATUS_INVALID_ARGUMENT;
+  *apply = 1;
+  if (!optimizer_->scalesLoss()) return DTB_STATUS_OK;  // fp32, bf16: nothing to agree on
+  if (count > 0 && grads == nullptr) {
+    setErrorThunk(ctx, "optim_check: no gradients given");
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  for (uint32_t t = 0; t < count; ++t) {
+    const dtb_tensor_t& g = grads[t];
+    if (g.dtype != optimizer_->paramDtype() || g.device.type != DTB_DEVICE_HOST ||
+        (g.count > 0 && g.data == nullptr)) {
+      setErrorText(ctx, std::string("optim_check: gradient ") + std::to_string(t) + " is not a " +
+                            dtb::dtypeName(optimizer_->paramDtype()) + " host tensor with data");
+      return DTB_STATUS_INVALID_ARGUMENT;
+    }
+  }
+  if (communicator_) communicator_->endPolling();
+  // An overflow on any rank skips the step on every rank: one all-reduce of
+  // the flag, as DeepSpeed's (a rank of ZeRO sees only its own slices).
+  float flag = optimizer_->overflowIn(grads, count) ? 1.0f : 0.0f;
+  if (communicator_) {
+    dtb_tensor_t t = dtb::hostTensor(&flag, 1, DTB_DTYPE_F32);
+    try {
+      runCollective(*communicator_, [&](dtb_request_t* r, std::string* e) {
+        return communicator_->allreduce(&t, DTB_REDUCE_MAX, r, e);
+      });
+    } catch (const PluginCallError& e) {
+      setErrorText(ctx, std::string("optim_check: the ranks' overflow flags: ") + e.what());
+      return e.status();
+    }
+  }
+  *apply = optimizer_->settleStep(flag > 0) ? 1 : 0;
+  return DTB_STATUS_OK;
 }
 
 dtb_status_t HostServices::update(dtb_tensor_t* param, const dtb_tensor_t* grad, float* state,
@@ -399,6 +441,12 @@ dtb_status_t HostServices::update(dtb_tensor_t* param, const dtb_tensor_t* grad,
       return DTB_STATUS_UNSUPPORTED;
     }
     return DTB_STATUS_OK;
+  }
+  if (optimizer_->scalesLoss() && !optimizer_->stepSettled()) {
+    setErrorThunk(ctx,
+                  "optim_update: in an fp16 run a strategy calls optim_check once a step, before its "
+                  "optim_update calls (ABI 1.8): the loss scaler decides there whether the step is applied");
+    return DTB_STATUS_INVALID_ARGUMENT;
   }
   if (dtype != DTB_DTYPE_F32) {
     optimizer_->updateLowPrecision(static_cast<uint16_t*>(param->data),

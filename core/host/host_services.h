@@ -118,6 +118,7 @@ class HostServices {
   void installTensorCopy();
   // optim_update's checks, then the optimizer's kernel.
   dtb_status_t update(dtb_tensor_t* param, const dtb_tensor_t* grad, float* state, uint32_t paramIndex);
+  dtb_status_t checkStep(const dtb_tensor_t* grads, uint32_t count, int32_t* apply);
   // The message of a failed communicator call, onto this instance's channel.
   dtb_status_t relay(dtb_status_t status, const std::string& message);
   // The body of a comm_* member: guarded, the communicator bound, every one

@@ -40,6 +40,16 @@ class OptimizerKernels {
                                   size_t /*count*/, WeightDecay /*decay*/) {
     throw std::logic_error("optim_update: this run trains in f32");
   }
+
+  // fp16's loss scaling, step by step (the host's optim_check): whether the
+  // run scales its loss; whether this rank's gradients overflowed, before
+  // their reduction or in `grads` (what it updates from, reduced); the step
+  // settled once every rank's answer is known (false: skipped); and whether
+  // this step was settled yet (optim_update waits for it).
+  virtual bool scalesLoss() const { return false; }
+  virtual bool overflowIn(const dtb_tensor_t* /*grads*/, uint32_t /*count*/) const { return false; }
+  virtual bool settleStep(bool /*anyOverflow*/) { return true; }
+  virtual bool stepSettled() const { return true; }
 };
 
 }  // namespace dtb::core

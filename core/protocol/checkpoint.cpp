@@ -53,6 +53,7 @@ class Writer {
  public:
   explicit Writer(std::ofstream& out) : out_(out) {}
   void u64(uint64_t v) { out_.write(reinterpret_cast<const char*>(&v), sizeof(v)); }
+  void f64(double v) { out_.write(reinterpret_cast<const char*>(&v), sizeof(v)); }
   void block(const std::vector<uint8_t>& bytes) {
     u64(bytes.size());
     out_.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
@@ -70,6 +71,12 @@ class Reader {
     read(&v, sizeof(v));
     return v;
   }
+  double f64() {
+    double v = 0;
+    read(&v, sizeof(v));
+    return v;
+  }
+  bool atEnd() { return in_.peek() == std::char_traits<char>::eof(); }
   std::vector<uint8_t> block() {
     const uint64_t size = u64();
     if (size > kMaxBlock) fail("a block of " + std::to_string(size) + " bytes");
@@ -107,6 +114,8 @@ void writeCheckpoint(const std::filesystem::path& dir, int rank, const Checkpoin
     w.u64(c.params.size());
     for (const std::vector<uint8_t>& p : c.params) w.block(p);
     w.block(c.strategyState);
+    w.u64(c.lossScaler.size());
+    for (double v : c.lossScaler) w.f64(v);
     out.flush();
     if (!out) throw std::runtime_error(partial.string() + ": cannot write the checkpoint (disk full?)");
   }
@@ -162,6 +171,10 @@ Checkpoint readCheckpoint(const std::filesystem::path& dir, int rank, uint64_t s
   if (params > (uint64_t{1} << 24)) r.fail(std::to_string(params) + " parameters");
   for (uint64_t i = 0; i < params; ++i) c.params.push_back(r.block());
   c.strategyState = r.block();
+  if (r.atEnd()) return c;  // written before checkpoints kept the loss scaler
+  const uint64_t figures = r.u64();
+  if (figures > 16) r.fail(std::to_string(figures) + " loss scaler figures");
+  for (uint64_t i = 0; i < figures; ++i) c.lossScaler.push_back(r.f64());
   return c;
 }
 

@@ -3,7 +3,7 @@
 // checkpoint). Every checkpoint_every optimizer steps each rank writes what it
 // needs to go on from there: where training stands, its parameters, its
 // strategy's state (state_save: optimizer moments, ...) and the optimizer's
-// step count. Files rank<r>-step<s>.ckpt in the run's checkpoint directory,
+// step count (and fp16's loss scaler). Files rank<r>-step<s>.ckpt in the run's checkpoint directory,
 // each written whole (a temporary file renamed), the last two of each rank
 // kept: a rank killed while writing leaves the previous one, and the ranks
 // resume from the newest step all of them have.
@@ -23,6 +23,10 @@ struct Checkpoint {
   int64_t optimizerStep = 0;                 // the host optimizer's count (Adam's bias correction)
   std::vector<std::vector<uint8_t>> params;  // each parameter's values, in model order
   std::vector<uint8_t> strategyState;        // what the strategy's state_save wrote
+  // fp16's loss scaler (scale, updates, last overflow, hysteresis left), so
+  // a resumed run scales as the uninterrupted one would; empty without one.
+  // Written after the rest: a checkpoint from before it reads as empty.
+  std::vector<double> lossScaler;
 };
 
 // Writes rank `rank`'s checkpoint of step `c.steps` and drops its older ones

@@ -25,6 +25,20 @@ void MasterWeightOptimizer::updateLowPrecision(uint16_t* param, const uint16_t* 
   roundToLowPrecision(master, param, count, dtype, 1.0f);
 }
 
+bool MasterWeightOptimizer::overflowIn(const dtb_tensor_t* grads, uint32_t count) const {
+  if (precision_.overflowed()) return true;
+  for (uint32_t t = 0; t < count; ++t) {
+    if (!allFinite(static_cast<const uint16_t*>(grads[t].data), grads[t].count, grads[t].dtype)) return true;
+  }
+  return false;
+}
+
+bool MasterWeightOptimizer::settleStep(bool anyOverflow) {
+  const bool applied = precision_.settleStep(anyOverflow);
+  if (applied) optimizer_.beginStep();
+  return applied;
+}
+
 void MasterWeightOptimizer::update(float*, const float*, float*, size_t, WeightDecay) const {
   throw std::logic_error(std::string("optim_update: this run trains in ") +
                          precisionName(precision_.precision()) + ": its parameters and gradients are " +

@@ -10,6 +10,11 @@
 //   master is updated by the run's optimizer (PyTorch's rules), and the
 //   parameter rounded from it.
 // A step the loss scaler skips leaves parameters, masters and moments be.
+// In fp16 the strategy's optim_check settles each step first: this rank's
+// gradients are checked (before their reduction, by MixedPrecision, and the
+// reduced ones the strategy hands in), the ranks agree, the scaler decides,
+// and an applied step is counted (Adam's bias correction counts those only,
+// as DeepSpeed's skipped step never calls the optimizer).
 #pragma once
 
 #include "host/optimizer_kernels.h"
@@ -20,7 +25,7 @@ namespace dtb::core {
 
 class MasterWeightOptimizer : public OptimizerKernels {
  public:
-  MasterWeightOptimizer(Optimizer& optimizer, const MixedPrecision& precision)
+  MasterWeightOptimizer(Optimizer& optimizer, MixedPrecision& precision)
       : optimizer_(optimizer), precision_(precision) {}
 
   uint32_t stateFloats() const override { return 1 + optimizer_.stateFloats(); }
@@ -32,9 +37,14 @@ class MasterWeightOptimizer : public OptimizerKernels {
   void updateOnGpu(float* param, const float* grad, float* state, size_t count, WeightDecay decay,
                    int device) override;
 
+  bool scalesLoss() const override { return precision_.scalesLoss(); }
+  bool overflowIn(const dtb_tensor_t* grads, uint32_t count) const override;
+  bool settleStep(bool anyOverflow) override;
+  bool stepSettled() const override { return precision_.stepSettled(); }
+
  private:
   Optimizer& optimizer_;
-  const MixedPrecision& precision_;
+  MixedPrecision& precision_;
 };
 
 }  // namespace dtb::core

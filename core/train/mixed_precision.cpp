@@ -96,6 +96,7 @@ void MixedPrecision::finishBackward() {
 
 bool MixedPrecision::settleStep(bool anyOverflow) {
   skipping_ = scaler_ ? !scaler_->update(anyOverflow) : false;
+  settled_ = true;
   return !skipping_;
 }
 

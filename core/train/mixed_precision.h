@@ -64,11 +64,17 @@ class MixedPrecision {
   // fp16's scale for this step's gradients (1 in bf16, which needs none).
   float lossScale() const { return scaler_ ? static_cast<float>(scaler_->scale()) : 1.0f; }
   bool scalesLoss() const { return scaler_.has_value(); }
-  // After the ranks agreed whether any overflowed: whether the step is
-  // applied (false: skipped on every rank alike; the scaler's rules decide
-  // the next scale). Always true in bf16.
+  // An optimizer step begins: not settled, not skipped.
+  void beginStep() {
+    settled_ = false;
+    skipping_ = false;
+  }
+  // After the ranks agreed whether any overflowed (the host's optim_check):
+  // whether the step is applied (false: skipped on every rank alike; the
+  // scaler's rules decide the next scale). Always true in bf16.
   bool settleStep(bool anyOverflow);
-  // The step being settled is skipped: optim_update leaves parameters be.
+  bool stepSettled() const { return settled_; }
+  // The step is skipped: optim_update leaves parameters be.
   bool skipping() const { return skipping_; }
   const LossScaler* scaler() const { return scaler_ ? &*scaler_ : nullptr; }
   LossScaler* scaler() { return scaler_ ? &*scaler_ : nullptr; }
@@ -89,6 +95,7 @@ class MixedPrecision {
   std::optional<LossScaler> scaler_;
   bool overflowed_ = false;
   bool skipping_ = false;
+  bool settled_ = false;
   bool poison_ = false;
 };
 

@@ -39,18 +39,19 @@ dtb_dtype_t precisionDtype(Precision precision) {
 }
 
 bool roundToLowPrecision(const float* from, uint16_t* to, uint64_t count, dtb_dtype_t dtype, float scale) {
-  bool finite = true;
   if (dtype == DTB_DTYPE_F16) {
-    for (uint64_t i = 0; i < count; ++i) {
-      to[i] = floatToHalf(from[i] * scale);
-      finite &= (to[i] & 0x7c00u) != 0x7c00u;  // exponent all ones: inf or NaN
-    }
+    for (uint64_t i = 0; i < count; ++i) to[i] = floatToHalf(from[i] * scale);
   } else {
-    for (uint64_t i = 0; i < count; ++i) {
-      to[i] = floatToBfloat16(from[i] * scale);
-      finite &= (to[i] & 0x7f80u) != 0x7f80u;
-    }
+    for (uint64_t i = 0; i < count; ++i) to[i] = floatToBfloat16(from[i] * scale);
   }
+  return allFinite(to, count, dtype);
+}
+
+bool allFinite(const uint16_t* values, uint64_t count, dtb_dtype_t dtype) {
+  // The exponent's bits all ones: inf or NaN.
+  const uint16_t exponent = dtype == DTB_DTYPE_F16 ? 0x7c00u : 0x7f80u;
+  bool finite = true;
+  for (uint64_t i = 0; i < count; ++i) finite &= (values[i] & exponent) != exponent;
   return finite;
 }
 

@@ -32,5 +32,7 @@ dtb_dtype_t precisionDtype(Precision precision);
 bool roundToLowPrecision(const float* from, uint16_t* to, uint64_t count, dtb_dtype_t dtype, float scale);
 // And back, exactly.
 void widenFromLowPrecision(const uint16_t* from, float* to, uint64_t count, dtb_dtype_t dtype);
+// No inf or NaN among `count` values of `dtype` (bf16 or f16) at `values`.
+bool allFinite(const uint16_t* values, uint64_t count, dtb_dtype_t dtype);
 
 }  // namespace dtb::core

@@ -4,8 +4,6 @@
 #include <chrono>
 #include <tuple>
 
-#include "host/blocking_collective.h"
-
 namespace dtb::core {
 namespace {
 
@@ -62,7 +60,6 @@ dtb_status_t TrainingStep::layerBegin(void* self, uint32_t layer, dtb_pass_t pas
 
 dtb_status_t TrainingStep::gradReady(void* self, dtb_param_t* param) {
   auto* step = static_cast<TrainingStep*>(self);
-  if (step->profile_) step->profile_->ready(*param);
   if (step->precision_) {
     try {
       param = step->precision_->gradientReady(*param);  // the strategy's record of it
@@ -71,6 +68,9 @@ dtb_status_t TrainingStep::gradReady(void* self, dtb_param_t* param) {
       return DTB_STATUS_INVALID_ARGUMENT;
     }
   }
+  // The gradient as the strategy gets it: in mixed precision its bytes are
+  // the low precision's, which is what a projection of the run moves.
+  if (step->profile_) step->profile_->ready(*param);
   if (!step->strategyApi_.grad_ready) return DTB_STATUS_OK;
   const dtb_status_t status = step->strategyApi_.grad_ready(step->strategy_.context(), param);
   if (step->comm_) step->comm_->endPolling();  // back to the model's compute
@@ -89,15 +89,6 @@ void TrainingStep::checkModel(const char* function, dtb_status_t status) {
     strategy_.check(hook, status == DTB_STATUS_OK ? DTB_STATUS_INTERNAL : status);
   }
   model_.check(function, status);
-}
-
-bool TrainingStep::anyRankOverflowed() {
-  float flag = precision_->overflowed() ? 1.0f : 0.0f;
-  if (!comm_) return flag > 0;
-  dtb_tensor_t t = dtb::hostTensor(&flag, 1, DTB_DTYPE_F32);
-  runCollective(*comm_,
-                [&](dtb_request_t* r, std::string* e) { return comm_->allreduce(&t, DTB_REDUCE_MAX, r, e); });
-  return flag > 0;
 }
 
 StepResult TrainingStep::run(const dtb_batch_t& batch, const dtb_step_info_t& info) {
@@ -130,19 +121,21 @@ StepResult TrainingStep::run(const dtb_batch_t& batch, const dtb_step_info_t& in
   if (comm_) comm_->endPolling();
 
   if (info.micro_step + 1 == info.accumulation_steps) {
-    bool applied = true;
+    // fp16: the strategy's optim_check settles the step (the ranks agree on
+    // an overflow; an applied step is counted there, a skipped one is not:
+    // train/master_weights.h). Else every step is applied.
+    const bool checked = precision_ && precision_->scalesLoss();
     if (precision_) {
       result.lossScale = precision_->lossScale();
-      applied = precision_->settleStep(precision_->scalesLoss() && anyRankOverflowed());
-      result.skipped = !applied;
+      precision_->beginStep();
     }
-    // A skipped step is no optimizer step (Adam's bias correction counts the
-    // applied ones, as DeepSpeed's skipped step never calls the optimizer);
-    // the strategy's step still runs, its updates left undone.
-    if (applied) optimizer_.beginStep();
+    if (!checked) optimizer_.beginStep();
     strategy_.check("step", strategyApi_.step(strategy_.context()));
     optimizer_.settle();  // updates queued on a GPU have run before the next forward reads the weights
-    if (precision_ && applied) precision_->valuesToModel();
+    if (precision_) {
+      result.skipped = precision_->skipping();
+      if (!result.skipped) precision_->valuesToModel();
+    }
     std::tie(t[Phase::kOptimizer], t[Phase::kOptimizerWait]) = clock.lap();
   }
   if (comm_) comm_->endPolling();

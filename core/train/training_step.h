@@ -68,9 +68,9 @@ class TrainingStep {
   // waits to take out of the phases), on this thread, which created `comm`.
   // `profile`, when given, learns when each gradient is ready in backward.
   // `precision`, in a bf16 or fp16 run, is what the strategy was created
-  // over: the step rounds each gradient into it as it is ready, agrees with
-  // the other ranks on an fp16 overflow (one all-reduce of a flag, as
-  // DeepSpeed) and sets the model's values after an applied step.
+  // over: the step rounds each gradient into it as it is ready (the
+  // strategy's optim_check then settles an fp16 step: host_services) and
+  // sets the model's values after an applied step.
   TrainingStep(PluginInstance& model, PluginInstance& strategy, Optimizer& optimizer, Communicator* comm,
                GradientProfile* profile = nullptr, MixedPrecision* precision = nullptr);
 
@@ -87,8 +87,6 @@ class TrainingStep {
   static dtb_status_t gradReady(void* self, dtb_param_t* param);
   // Checks a model call, blaming the strategy when one of its hooks failed.
   void checkModel(const char* function, dtb_status_t status);
-  // fp16: whether any rank's gradients overflowed this step.
-  bool anyRankOverflowed();
 
   PluginInstance& model_;
   PluginInstance& strategy_;

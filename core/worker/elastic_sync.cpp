@@ -29,6 +29,9 @@ SyncedProgress syncFromRankZero(RankPlugins& plugins, uint64_t steps, const Epoc
   std::vector<uint8_t> state = std::move(mine.strategyState);
   state.resize(static_cast<size_t>(counts[5]));
   if (!state.empty()) broadcast(comm, dtb::hostTensor(state.data(), state.size(), DTB_DTYPE_U8));
+  // fp16's loss scaler: every rank of a run has one, or none.
+  std::vector<double> scaler = std::move(mine.lossScaler);
+  if (!scaler.empty()) broadcast(comm, dtb::hostTensor(scaler.data(), scaler.size(), DTB_DTYPE_F64));
   SyncedProgress synced;
   synced.steps = static_cast<uint64_t>(counts[0]);
   synced.position = {static_cast<int64_t>(counts[1]), static_cast<int64_t>(counts[2]),
@@ -38,6 +41,7 @@ SyncedProgress syncFromRankZero(RankPlugins& plugins, uint64_t steps, const Epoc
     theirs.steps = synced.steps;
     theirs.optimizerStep = static_cast<int64_t>(counts[4]);
     theirs.strategyState = std::move(state);
+    theirs.lossScaler = std::move(scaler);
     restoreState(plugins, theirs);
   }
   return synced;

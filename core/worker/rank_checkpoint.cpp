@@ -15,6 +15,11 @@ const dtb_strategy_plugin_v1_t& strategyApi(RankPlugins& plugins) {
 
 uint64_t valueBytes(const dtb_param_t& p) { return p.value.count * dtb::dtypeSize(p.value.dtype); }
 
+LossScaler* lossScalerOf(RankPlugins& plugins) {
+  MixedPrecision* mixed = plugins.mixedPrecision();
+  return mixed ? mixed->scaler() : nullptr;
+}
+
 }  // namespace
 
 void requireSavableStrategy(RankPlugins& plugins) {
@@ -48,6 +53,11 @@ Checkpoint captureCheckpoint(RankPlugins& plugins, uint64_t steps, int64_t epoch
   strategy.check("state_size", api.state_size(strategy.context(), &size));
   c.strategyState.resize(size);
   strategy.check("state_save", api.state_save(strategy.context(), c.strategyState.data(), size));
+  if (const LossScaler* scaler = lossScalerOf(plugins)) {
+    const LossScaler::State& s = scaler->state();
+    c.lossScaler = {s.scale, static_cast<double>(s.iteration), static_cast<double>(s.lastOverflow),
+                    static_cast<double>(s.hysteresisLeft)};
+  }
   return c;
 }
 
@@ -79,6 +89,11 @@ void restoreState(RankPlugins& plugins, const Checkpoint& c) {
   strategy.check("state_load",
                  api.state_load(strategy.context(), c.strategyState.data(), c.strategyState.size()));
   plugins.optimizer().restoreStep(c.optimizerStep);
+  LossScaler* scaler = lossScalerOf(plugins);
+  if (scaler && c.lossScaler.size() == 4) {
+    scaler->restore({c.lossScaler[0], static_cast<int64_t>(c.lossScaler[1]),
+                     static_cast<int64_t>(c.lossScaler[2]), static_cast<int64_t>(c.lossScaler[3])});
+  }
 }
 
 }  // namespace dtb::core

@@ -28,12 +28,10 @@ double scaledLr(const Cell& cell, int world) {
 
 // fp16's loss scaling, from the run's DeepSpeed-named settings.
 LossScalerConfig lossScalerConfig(const Cell& cell) {
-  LossScalerConfig c;
-  c.initialScale = std::ldexp(1.0, static_cast<int>(cell.integer("initial_scale_power")));
-  c.window = cell.integer("loss_scale_window");
-  c.hysteresis = cell.integer("hysteresis");
-  c.minScale = cell.real("min_loss_scale");
-  return c;
+  return {.initialScale = std::ldexp(1.0, static_cast<int>(cell.integer("initial_scale_power"))),
+          .window = cell.integer("loss_scale_window"),
+          .hysteresis = cell.integer("hysteresis"),
+          .minScale = cell.real("min_loss_scale")};
 }
 
 OptimizerConfig optimizerConfig(const Cell& cell, int world) {

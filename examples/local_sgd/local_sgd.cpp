@@ -46,13 +46,7 @@ class LocalSgd {
   void step() {
     optimizer_.update();
     if (++steps_ % syncEvery_ != 0) return;
-    dtb::Requests requests(host_);
-    for (dtb_param_t* p : params_) {
-      requests.issue("allreduce", [&](dtb_request_t* r) {
-        return host_->comm_allreduce(host_->ctx, &p->value, DTB_REDUCE_AVG, r);
-      });
-    }
-    requests.waitAll();
+    dtb::allreduceEach(host_, params_, &dtb_param_t::value, DTB_REDUCE_AVG);
   }
 
   // What this rank holds, for the run's memory figures.

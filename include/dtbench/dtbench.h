@@ -441,6 +441,21 @@ typedef struct dtb_host {
   dtb_status_t (*tensor_copy)(dtb_host_ctx_t ctx, const dtb_tensor_t* dst, uint64_t dst_offset,
                               const dtb_tensor_t* src, uint64_t src_offset, uint64_t count, float scale,
                               int32_t accumulate);
+
+  /* Mixed precision's overflow check (since 1.8: check with DTB_HAS_SERVICE)
+   * Once per optimizer step, on every rank, before its first optim_update:
+   * `grads` are the `count` gradient tensors (or slices) this rank will
+   * update from, after their reduction. In an fp16 run the host looks for an
+   * inf or NaN in them and in this rank's gradients before the reduction,
+   * agrees with every other rank (one all-reduce of a flag, as DeepSpeed),
+   * updates the loss scale, and sets *apply to 0 when the step is skipped
+   * on every rank: the strategy then leaves its optim_update calls out (the
+   * host would leave parameters, masters and moments be anyway). In other
+   * runs *apply is 1 at once, without communicating. A strategy that takes
+   * fp16 parameters must call it (ParamSet's Dtypes::kF32OrHalf; C++:
+   * dtb::OptimizerState::update does); else the host refuses its
+   * optim_update in an fp16 run. Strategies only. */
+  dtb_status_t (*optim_check)(dtb_host_ctx_t ctx, const dtb_tensor_t* grads, uint32_t count, int32_t* apply);
 } dtb_host_t;
 
 #ifdef __cplusplus

@@ -15,6 +15,19 @@
 
 namespace dtb {
 
+// The host's optim_check (ABI 1.8) before a step that updates from `grads`
+// (this rank's reduced gradients or slices of them): false when an fp16
+// run's loss scaler skips the step on every rank, so no optim_update is
+// called. Every rank calls it once a step. True at once in other runs, and
+// under an older host.
+inline bool stepApplies(const dtb_host_t* host, const std::vector<dtb_tensor_t>& grads) {
+  if (!DTB_HAS_SERVICE(host, optim_check)) return true;
+  int32_t apply = 1;
+  check(host->optim_check(host->ctx, grads.data(), static_cast<uint32_t>(grads.size()), &apply),
+        "optim_check");
+  return apply != 0;
+}
+
 class OptimizerState {
  public:
   OptimizerState(const dtb_host_t* host, const ParamSet& params)
@@ -23,8 +36,12 @@ class OptimizerState {
       state_.emplace_back(host, p->value.count * floats_, DTB_MEM_OPTIMIZER, p->value.device);
   }
 
-  // One optimizer step on every parameter, from its (synchronised) gradient.
+  // One optimizer step on every parameter, from its (synchronised)
+  // gradient, unless the loss scaler skips it (stepApplies).
   void update() {
+    std::vector<dtb_tensor_t> grads;
+    for (const dtb_param_t* p : params_) grads.push_back(p->grad);
+    if (!stepApplies(host_, grads)) return;
     for (size_t i = 0; i < params_.size(); ++i) {
       dtb_param_t& p = params_[i];
       check(host_->optim_update(host_->ctx, &p.value, &p.grad, state_[i].data(), p.index), "optim_update");

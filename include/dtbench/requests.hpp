@@ -8,12 +8,15 @@
 //       return host->comm_allreduce(host->ctx, &p->grad, DTB_REDUCE_AVG, r);
 //     });
 //   requests.waitAll();  // throws the first failure, after waiting for all
+//
+//   dtb::allreduceEach(host, params, &dtb_param_t::grad, DTB_REDUCE_AVG);  // the same, in one call
 #ifndef DTBENCH_REQUESTS_HPP
 #define DTBENCH_REQUESTS_HPP
 
 #include <cstddef>
 #include <vector>
 
+#include "dtbench/model.h"
 #include "dtbench/plugin.hpp"
 
 namespace dtb {
@@ -106,6 +109,20 @@ void issueAndWait(const dtb_host_t* host, const char* what, Start&& start) {
   Requests one(host);
   one.issue(what, std::forward<Start>(start));
   one.waitAll();
+}
+
+// One all-reduce (`op`) of `part` (&dtb_param_t::grad, or ::value) of every
+// parameter of `params` (a range of dtb_param_t*), all in flight at once, then
+// each waited for: plain data parallelism's exchange, with Requests' rules.
+template <typename Params>
+void allreduceEach(const dtb_host_t* host, const Params& params, dtb_tensor_t dtb_param_t::*part,
+                   dtb_reduce_op_t op) {
+  Requests requests(host);
+  for (dtb_param_t* p : params) {
+    requests.issue("allreduce",
+                   [&](dtb_request_t* r) { return host->comm_allreduce(host->ctx, &(p->*part), op, r); });
+  }
+  requests.waitAll();
 }
 
 }  // namespace dtb

@@ -22,13 +22,7 @@ void AllreduceStrategy::finishBackward() {
     }
     if (!last) return;  // no_sync: nothing crosses the wire until the last micro-batch
   }
-  Requests requests(host_);
-  for (dtb_param_t* p : params_) {
-    requests.issue("allreduce", [&](dtb_request_t* r) {
-      return host_->comm_allreduce(host_->ctx, &p->grad, DTB_REDUCE_AVG, r);
-    });
-  }
-  requests.waitAll();
+  allreduceEach(host_, params_, &dtb_param_t::grad, DTB_REDUCE_AVG);
 }
 
 }  // namespace dtb::strategy::allreduce

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "dtbench/optimizer_state.hpp"
 #include "dtbench/strategy.hpp"
 #include "first_failure.h"
 #include "zero_settings.h"
@@ -94,6 +95,13 @@ void ZeroStrategy::finishBackward() {
 }
 
 void ZeroStrategy::step() {
+  // This rank's reduced slices are what it updates from: an fp16 run's loss
+  // scaler checks them (every rank its own) and may skip the step, leaving
+  // the parameters be and so nothing to gather (DeepSpeed's stage 1-2 step).
+  std::vector<dtb_tensor_t> slices;
+  for (size_t u = 0; u < layout_.size(); ++u)
+    slices.push_back(layout_.flat(stage_.gradients->slice(u), layout_[u].shard));
+  if (!stepApplies(host_, slices)) return;
   const int rank = layout_.rank;
   for (size_t u = 0; u < layout_.size(); ++u) {
     const Unit& unit = layout_[u];

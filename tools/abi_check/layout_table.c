@@ -76,6 +76,7 @@ static const dtb_layout_row kRows[] = {
     DTB_MEMBER(dtb_host_t, comm_set_stream), /* since 1.4 */
     DTB_MEMBER(dtb_host_t, comm_waited),     /* since 1.6 */
     DTB_MEMBER(dtb_host_t, tensor_copy),     /* since 1.7 */
+    DTB_MEMBER(dtb_host_t, optim_check),     /* since 1.8 */
     DTB_STRUCT(dtb_param_t),
     DTB_MEMBER(dtb_param_t, struct_size),
     DTB_MEMBER(dtb_param_t, index),

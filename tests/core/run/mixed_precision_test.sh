@@ -85,6 +85,14 @@ expect "SELECT GROUP_CONCAT(row, ' ') FROM (SELECT DISTINCT precision || ':' || 
 expect "SELECT COUNT(*) FROM memory_vs_theory WHERE ratio BETWEEN 1 AND 1.01" 30 \
   "a strategy's ledger away from the formulas (beyond padding)"
 
+echo "== the gradient profile counts the bytes the strategies move"
+# (What dtbench project schedules: in bf16 and fp16 each gradient's bytes
+# are 2 per element, and they add up to the parameters' 2 bytes each.)
+expect "SELECT COUNT(*) FROM (SELECT g.run_id, g.rank, SUM(g.bytes) AS bytes FROM gradient_ready g GROUP BY 1, 2) g
+          JOIN memory m ON m.run_id = g.run_id AND m.rank = g.rank JOIN $runs x ON x.run_id = g.run_id
+          WHERE g.bytes = m.param_elements * (CASE x.precision WHEN 'fp32' THEN 4 ELSE 2 END)" 30 \
+  "a run's gradient profile does not add up to its parameters in its precision"
+
 echo "== fp16's loss scale is recorded"
 expect "SELECT COUNT(*), MIN(steps), MAX(steps), CAST(MIN(first_scale) AS INTEGER) FROM loss_scaling" "5,50,50,65536" \
   "loss_scaling for the fp16 runs"
@@ -105,6 +113,28 @@ expect "SELECT CAST(skipped_steps AS INTEGER), CAST(last_scale AS INTEGER) FROM 
   "loss_scaling after the overflow"
 expect "SELECT COUNT(*) FROM event WHERE kind = 'fault' AND detail LIKE '%inf in the gradients of rank 1 at step 3%'" 1 \
   "the fault's event"
+
+echo "== a restart resumes the loss scale where the checkpoint left it"
+# 2^24 overflows these gradients: the first steps are skipped, halving the
+# scale each time (hysteresis 1). Rank 1 is killed before step 25; the run
+# restarts from step 20's checkpoint and must end exactly as the clean run:
+# with the scale back at 2^24 it would skip steps the clean run applied.
+db=$scratch/r.db
+run --db "$db" --set strategy=allreduce --set precision=fp16 --set initial_scale_power=24 --set hysteresis=1 \
+  --set recovery=restart --set checkpoint_every=10 --set 'fault.kind=["none", "kill"]' --set fault.rank=1 \
+  --set fault.step=25 > "$scratch/r.txt" 2>&1 || { cat "$scratch/r.txt"; fail "the restart runs exited with $?"; }
+grep -q ": ok after 1 restart (" "$scratch/r.txt" || { cat "$scratch/r.txt"; fail "the killed run did not restart"; }
+"$dtbench" query "$db" "SELECT run_id, skipped_steps, first_scale, last_scale, min_scale FROM loss_scaling"
+expect "SELECT COUNT(*) FROM loss_scaling WHERE skipped_steps >= 3 AND first_scale = 16777216 AND last_scale < 16777216" 2 \
+  "the premise: both runs skipped their first steps until the scale fit fp16"
+# (The test loss after the last epoch and the last step's loss: a resumed
+# epoch's train loss averages only the steps run after the restart.)
+expect "SELECT COUNT(*) || ' ' || COUNT(DISTINCT printf('%.9g', test_loss)) FROM epoch WHERE epoch = 2" "2 1" \
+  "the restarted fp16 run's test loss differs from the clean run's"
+expect "SELECT COUNT(*) || ' ' || COUNT(DISTINCT printf('%.9g', loss)) FROM step WHERE step = 49 AND rank = 0" "2 1" \
+  "the restarted fp16 run's last step differs from the clean run's"
+expect "SELECT COUNT(*) FROM step_metric WHERE name = 'loss_scale' AND step >= 20 AND value = 16777216" 0 \
+  "a step after the restart scaled by the initial 2^24"
 
 echo "== what cannot run says so"
 if run --db "$scratch/x.db" --set precision=fp32 --set fault.kind=overflow > "$scratch/x.txt" 2>&1; then

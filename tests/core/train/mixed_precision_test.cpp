@@ -182,5 +182,36 @@ TEST(MasterWeightOptimizer, UnscalesFp16GradientsAndLeavesASkippedStepBe) {
   EXPECT_EQ(halfToFloat(param[0]), halfToFloat(floatToHalf(1.9f)));
 }
 
+TEST(MasterWeightOptimizer, SettlesAnFp16StepOnTheReducedGradientsAndCountsOnlyAppliedSteps) {
+  TwoParams model;
+  MixedPrecision mixed(Precision::kFp16, model.pointers, 2, LossScalerConfig{1024, 1000, 1});
+  Optimizer adam({"adam", 0.1});
+  MasterWeightOptimizer optimizer(adam, mixed);
+  EXPECT_TRUE(optimizer.scalesLoss());
+  // This rank's own gradients were fine, but their sum over the ranks
+  // overflowed fp16 in the reduction: the reduced slice holds an inf.
+  mixed.beginBackward();
+  mixed.finishBackward();
+  std::vector<uint16_t> reduced = {floatToHalf(1.0f), floatToHalf(std::numeric_limits<float>::infinity())};
+  const dtb_tensor_t slice = dtb::hostTensor(reduced.data(), reduced.size(), DTB_DTYPE_F16);
+  EXPECT_TRUE(optimizer.overflowIn(&slice, 1)) << "an overflow in the reduction is an overflow";
+  reduced[1] = floatToHalf(2.0f);
+  EXPECT_FALSE(optimizer.overflowIn(&slice, 1));
+  mixed.poisonNextGradient();
+  mixed.beginBackward();
+  mixed.finishBackward();
+  EXPECT_TRUE(optimizer.overflowIn(&slice, 1)) << "an overflow before the reduction is one too";
+
+  mixed.beginStep();
+  EXPECT_FALSE(optimizer.stepSettled()) << "optim_update waits for optim_check";
+  EXPECT_FALSE(optimizer.settleStep(true));
+  EXPECT_TRUE(optimizer.stepSettled());
+  EXPECT_EQ(adam.step(), 0) << "a skipped step is no optimizer step (Adam's bias correction)";
+  EXPECT_EQ(mixed.lossScale(), 512.0f) << "hysteresis 1: halved at once";
+  mixed.beginStep();
+  EXPECT_TRUE(optimizer.settleStep(false));
+  EXPECT_EQ(adam.step(), 1);
+}
+
 }  // namespace
 }  // namespace dtb::core

@@ -30,13 +30,8 @@ class MyPlugin {
   // Backward is over: average every gradient, all the all-reduces in flight
   // at once, then wait for each (time spent here is exposed communication).
   void finishBackward() {
-    dtb::Requests requests(host_);
-    for (dtb_param_t* p : params_) {
-      requests.issue("allreduce", [&](dtb_request_t* r) {
-        return host_->comm_allreduce(host_->ctx, &p->grad, DTB_REDUCE_AVG, r);
-      });
-    }
-    requests.waitAll();
+    // (dtb::Requests in a loop: requests.hpp, for other collectives or orders.)
+    dtb::allreduceEach(host_, params_, &dtb_param_t::grad, DTB_REDUCE_AVG);
   }
 
   // The run's optimizer (sgd, adam, adamw: the matrix says) on every parameter.

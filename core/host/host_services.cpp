@@ -362,6 +362,12 @@ dtb_status_t HostServices::checkStep(const dtb_tensor_t* grads, uint32_t count, 
   if (!given(ctx, "optim_check", {apply})) return DTB_STATUS_INVALID_ARGUMENT;
   *apply = 1;
   if (!optimizer_->scalesLoss()) return DTB_STATUS_OK;  // fp32, bf16: nothing to agree on
+  if (optimizer_->stepSettled()) {
+    // Asked again in the same step (a strategy with several parameter
+    // groups): the answer the ranks agreed on, without asking them again.
+    *apply = optimizer_->stepSkipped() ? 0 : 1;
+    return DTB_STATUS_OK;
+  }
   if (count > 0 && grads == nullptr) {
     setErrorThunk(ctx, "optim_check: no gradients given");
     return DTB_STATUS_INVALID_ARGUMENT;

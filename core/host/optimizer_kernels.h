@@ -50,6 +50,7 @@ class OptimizerKernels {
   virtual bool overflowIn(const dtb_tensor_t* /*grads*/, uint32_t /*count*/) const { return false; }
   virtual bool settleStep(bool /*anyOverflow*/) { return true; }
   virtual bool stepSettled() const { return true; }
+  virtual bool stepSkipped() const { return false; }
 };
 
 }  // namespace dtb::core

@@ -45,7 +45,7 @@ void checkRecovery(const CellChecks& checks);
 void checkPlacement(const CellChecks& checks);
 
 // Mixed precision where it does not run yet (on a GPU, with gradient
-// accumulation); an overflow fault in an fp32 cell (precision_checks.cpp).
+// accumulation); an overflow fault outside fp16 (precision_checks.cpp).
 void checkPrecision(const CellChecks& checks);
 
 }  // namespace dtb::core

@@ -152,7 +152,7 @@ std::vector<ParamSpec> makeSchema() {
       spec("fault.kind", DTB_PARAM_STRING, S("none"),
            "[fault] kind: kill (SIGKILL) the rank, stop (SIGSTOP) it for `seconds`, or slow each of its "
            "steps by `slow_ms`, from optimizer step `step` on; add (recovery = elastic) starts one more "
-           "worker at step `step`, which joins at the next commit; overflow (precision bf16 or fp16) puts an "
+           "worker at step `step`, which joins at the next commit; overflow (precision fp16) puts an "
            "inf into the rank's gradients at step `step`",
            {}, {}, {"none", "kill", "stop", "slow", "add", "overflow"}),
       spec("fault.rank", DTB_PARAM_INT, int64_t{0}, "[fault] the rank it happens to (below world_size)", 0.0,

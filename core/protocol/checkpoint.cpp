@@ -13,7 +13,8 @@
 namespace dtb::core {
 namespace {
 
-constexpr char kMagic[8] = {'D', 'T', 'B', 'C', 'K', 'P', 'T', '1'};
+// 2: the loss scaler's figures follow the strategy's state.
+constexpr char kMagic[8] = {'D', 'T', 'B', 'C', 'K', 'P', 'T', '2'};
 // No checkpoint holds more than this in one block: a corrupt length is
 // refused instead of allocated.
 constexpr uint64_t kMaxBlock = uint64_t{1} << 40;
@@ -65,7 +66,8 @@ class Writer {
 
 class Reader {
  public:
-  Reader(std::ifstream& in, const std::filesystem::path& file) : in_(in), file_(file) {}
+  Reader(std::ifstream& in, const std::filesystem::path& file, uint64_t size)
+      : in_(in), file_(file), left_(size) {}
   uint64_t u64() {
     uint64_t v = 0;
     read(&v, sizeof(v));
@@ -76,18 +78,21 @@ class Reader {
     read(&v, sizeof(v));
     return v;
   }
-  bool atEnd() { return in_.peek() == std::char_traits<char>::eof(); }
   std::vector<uint8_t> block() {
     const uint64_t size = u64();
-    if (size > kMaxBlock) fail("a block of " + std::to_string(size) + " bytes");
+    // A corrupt length is refused before anything is allocated for it.
+    if (size > kMaxBlock || size > left_) fail("a block of " + std::to_string(size) + " bytes");
     std::vector<uint8_t> bytes(size);
     read(bytes.data(), size);
     return bytes;
   }
   void read(void* to, uint64_t bytes) {
+    if (bytes > left_) fail("truncated");
     in_.read(static_cast<char*>(to), static_cast<std::streamsize>(bytes));
     if (!in_) fail("truncated");
+    left_ -= bytes;
   }
+  uint64_t left() const { return left_; }
   [[noreturn]] void fail(const std::string& what) const {
     throw std::runtime_error(file_.string() + ": not a dtbench checkpoint (" + what + ")");
   }
@@ -95,6 +100,7 @@ class Reader {
  private:
   std::ifstream& in_;
   const std::filesystem::path& file_;
+  uint64_t left_;  // bytes of the file not read yet
 };
 
 }  // namespace
@@ -156,8 +162,10 @@ void dropCheckpointsAfter(const std::filesystem::path& dir, uint64_t steps) {
 Checkpoint readCheckpoint(const std::filesystem::path& dir, int rank, uint64_t steps) {
   const std::filesystem::path file = fileOf(dir, rank, steps);
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error(file.string() + ": cannot read the checkpoint");
-  Reader r(in, file);
+  std::error_code sizeError;
+  const uintmax_t size = std::filesystem::file_size(file, sizeError);
+  if (!in || sizeError) throw std::runtime_error(file.string() + ": cannot read the checkpoint");
+  Reader r(in, file, size);
   char magic[sizeof(kMagic)];
   r.read(magic, sizeof(magic));
   if (std::memcmp(magic, kMagic, sizeof(kMagic)) != 0) r.fail("wrong magic");
@@ -171,10 +179,10 @@ Checkpoint readCheckpoint(const std::filesystem::path& dir, int rank, uint64_t s
   if (params > (uint64_t{1} << 24)) r.fail(std::to_string(params) + " parameters");
   for (uint64_t i = 0; i < params; ++i) c.params.push_back(r.block());
   c.strategyState = r.block();
-  if (r.atEnd()) return c;  // written before checkpoints kept the loss scaler
   const uint64_t figures = r.u64();
-  if (figures > 16) r.fail(std::to_string(figures) + " loss scaler figures");
+  if (figures != 0 && figures != 4) r.fail(std::to_string(figures) + " loss scaler figures");
   for (uint64_t i = 0; i < figures; ++i) c.lossScaler.push_back(r.f64());
+  if (r.left() != 0) r.fail(std::to_string(r.left()) + " bytes after its end");
   return c;
 }
 

@@ -25,7 +25,6 @@ struct Checkpoint {
   std::vector<uint8_t> strategyState;        // what the strategy's state_save wrote
   // fp16's loss scaler (scale, updates, last overflow, hysteresis left), so
   // a resumed run scales as the uninterrupted one would; empty without one.
-  // Written after the rest: a checkpoint from before it reads as empty.
   std::vector<double> lossScaler;
 };
 

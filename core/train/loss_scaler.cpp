@@ -21,6 +21,21 @@ LossScaler::LossScaler(LossScalerConfig config) : config_(config) {
   state_.hysteresisLeft = config.hysteresis;
 }
 
+void LossScaler::restore(const State& state) {
+  auto require = [](bool ok, const std::string& what) {
+    if (!ok) throw std::invalid_argument("loss scaling: a restored " + what);
+  };
+  require(std::isfinite(state.scale) && state.scale >= config_.minScale,
+          "scale of " + std::to_string(state.scale) + " (below the minimum, or not a number)");
+  require(state.iteration >= 0 && state.lastOverflow >= -1 && state.lastOverflow < state.iteration + 1,
+          "count of updates " + std::to_string(state.iteration) + " with the last overflow at " +
+              std::to_string(state.lastOverflow));
+  require(state.hysteresisLeft >= 1 && state.hysteresisLeft <= config_.hysteresis,
+          "hysteresis of " + std::to_string(state.hysteresisLeft) + " left (1 to " +
+              std::to_string(config_.hysteresis) + ")");
+  state_ = state;
+}
+
 bool LossScaler::update(bool overflow) {
   State& s = state_;
   if (overflow) {

@@ -50,7 +50,9 @@ class LossScaler {
     int64_t hysteresisLeft = 0;
   };
   const State& state() const { return state_; }
-  void restore(const State& state) { state_ = state; }
+  // Throws std::invalid_argument, naming the figure, for a state this
+  // scaler could not have reached (a corrupt checkpoint).
+  void restore(const State& state);
 
  private:
   LossScalerConfig config_;

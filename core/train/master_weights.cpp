@@ -13,11 +13,14 @@ void MasterWeightOptimizer::updateLowPrecision(uint16_t* param, const uint16_t* 
   float* master = state;
   // beginStep() counts applied steps only (training_step.cpp): the first is 1.
   if (optimizer_.step() == 1) widenFromLowPrecision(param, master, count, dtype);
-  // optim_update may be called from several threads at once: a buffer each.
-  thread_local std::vector<float> widened;
-  widened.resize(count);
+  // The slice's gradient in f32, for this call only (optim_update may come
+  // from several threads at once, and a buffer kept would stay resident).
+  std::vector<float> widened(count);
   widenFromLowPrecision(grad, widened.data(), count, dtype);
-  const float unscale = 1.0f / precision_.lossScale();
+  // By the scale the gradients were rounded with: settling the step may
+  // have grown the scale since (DeepSpeed's window), as GradScaler unscales
+  // before it updates the scale.
+  const float unscale = 1.0f / precision_.gradientScale();
   if (unscale != 1.0f) {
     for (float& g : widened) g *= unscale;
   }

@@ -41,6 +41,7 @@ class MasterWeightOptimizer : public OptimizerKernels {
   bool overflowIn(const dtb_tensor_t* grads, uint32_t count) const override;
   bool settleStep(bool anyOverflow) override;
   bool stepSettled() const override { return precision_.stepSettled(); }
+  bool stepSkipped() const override { return precision_.skipping(); }
 
  private:
   Optimizer& optimizer_;

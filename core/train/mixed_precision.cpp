@@ -33,6 +33,7 @@ MixedPrecision::MixedPrecision(Precision precision, dtb_param_t* const* modelPar
     pointers_.push_back(&s.record);
   }
   if (precision == Precision::kFp16) scaler_.emplace(scaler);
+  gradientScale_ = lossScale();
   valuesFromModel();
 }
 
@@ -59,6 +60,7 @@ void MixedPrecision::valuesToModel() {
 void MixedPrecision::beginBackward() {
   for (Slot& s : slots_) s.arrived = false;
   overflowed_ = false;
+  gradientScale_ = lossScale();
 }
 
 void MixedPrecision::roundGradient(uint32_t index) {
@@ -66,7 +68,7 @@ void MixedPrecision::roundGradient(uint32_t index) {
   Slot& s = slots_[index];
   const bool finite =
       roundToLowPrecision(static_cast<const float*>(p.grad.data), static_cast<uint16_t*>(s.record.grad.data),
-                          p.grad.count, dtype_, lossScale());
+                          p.grad.count, dtype_, gradientScale_);
   if (poison_ && p.grad.count > 0) {
     const float inf = std::numeric_limits<float>::infinity();
     roundToLowPrecision(&inf, static_cast<uint16_t*>(s.record.grad.data), 1, dtype_, 1.0f);

@@ -61,8 +61,11 @@ class MixedPrecision {
   // An inf or NaN in this rank's rounded gradients since beginBackward.
   bool overflowed() const { return overflowed_; }
 
-  // fp16's scale for this step's gradients (1 in bf16, which needs none).
+  // fp16's scale for the coming gradients (1 in bf16, which needs none).
   float lossScale() const { return scaler_ ? static_cast<float>(scaler_->scale()) : 1.0f; }
+  // The scale this step's gradients were rounded with: what an update
+  // divides them by, though settling the step may since have grown it.
+  float gradientScale() const { return gradientScale_; }
   bool scalesLoss() const { return scaler_.has_value(); }
   // An optimizer step begins: not settled, not skipped.
   void beginStep() {
@@ -97,6 +100,7 @@ class MixedPrecision {
   bool skipping_ = false;
   bool settled_ = false;
   bool poison_ = false;
+  float gradientScale_ = 1;
 };
 
 }  // namespace dtb::core

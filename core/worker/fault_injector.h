@@ -10,7 +10,7 @@
 //         straggler, its delay counted as forward (compute) time
 //   add   (recovery = "elastic") the rank asks the coordinator for one more
 //         worker before step `step`; it joins at the next commit
-//   overflow  (precision = "bf16" or "fp16") an inf in the rank's gradient
+//   overflow  (precision = "fp16") an inf in the rank's gradient
 //         at step `step`, as a too large loss scale makes: the loss scaler
 //         skips the step on every rank (docs/mixed-precision.md)
 // The host injects them, not a strategy, so every strategy can be faulted

@@ -89,8 +89,12 @@ void restoreState(RankPlugins& plugins, const Checkpoint& c) {
   strategy.check("state_load",
                  api.state_load(strategy.context(), c.strategyState.data(), c.strategyState.size()));
   plugins.optimizer().restoreStep(c.optimizerStep);
-  LossScaler* scaler = lossScalerOf(plugins);
-  if (scaler && c.lossScaler.size() == 4) {
+  if (LossScaler* scaler = lossScalerOf(plugins)) {
+    if (c.lossScaler.size() != 4) {
+      throw std::runtime_error(
+          "the checkpoint holds no loss scaler state, and this run trains in fp16 (was it "
+          "written by another run?)");
+    }
     scaler->restore({c.lossScaler[0], static_cast<int64_t>(c.lossScaler[1]),
                      static_cast<int64_t>(c.lossScaler[2]), static_cast<int64_t>(c.lossScaler[3])});
   }

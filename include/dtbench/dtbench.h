@@ -376,9 +376,14 @@ typedef struct dtb_host {
    * values and gradients alike, and optim_update takes them as they are:
    * the state then holds 1 + the optimizer's floats per element, the first
    * being the f32 master copy of the parameter, which the host updates and
-   * rounds `param` from (an fp16 gradient is unscaled first; a step the loss
-   * scaler skips leaves all of it be). A strategy built before 1.8 is not
-   * given such a run: it may take the tensors for f32. */
+   * rounds `param` from (an fp16 gradient is first divided by the scale it
+   * was multiplied by; a step the loss scaler skips leaves all of it be).
+   * In such a run a strategy calls optim_check and optim_update from `step`
+   * only, updates every slice it holds on every applied step (the first
+   * applied step sets the masters from the parameters), and does not write
+   * `value` otherwise: the master would overwrite it at the next update. A
+   * strategy built before 1.8 is not given such a run: it may take the
+   * tensors for f32. */
   dtb_status_t (*optim_update)(dtb_host_ctx_t ctx, dtb_tensor_t* param, const dtb_tensor_t* grad,
                                float* state, uint32_t param_index);
 
@@ -454,7 +459,9 @@ typedef struct dtb_host {
    * runs *apply is 1 at once, without communicating. A strategy that takes
    * fp16 parameters must call it (ParamSet's Dtypes::kF32OrHalf; C++:
    * dtb::OptimizerState::update does); else the host refuses its
-   * optim_update in an fp16 run. Strategies only. */
+   * optim_update in an fp16 run. Called again in the same step (several
+   * parameter groups), it gives the same answer without communicating.
+   * Strategies only. */
   dtb_status_t (*optim_check)(dtb_host_ctx_t ctx, const dtb_tensor_t* grads, uint32_t count, int32_t* apply);
 } dtb_host_t;
 

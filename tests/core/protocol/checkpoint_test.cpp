@@ -20,6 +20,7 @@ Checkpoint at(uint64_t steps) {
   c.optimizerStep = static_cast<int64_t>(steps);
   c.params = {{1, 2, 3, 4}, {}, {9}};
   c.strategyState = {7, 7, static_cast<uint8_t>(steps)};
+  c.lossScaler = {32768, 12, 9, 1};
   return c;
 }
 
@@ -33,6 +34,7 @@ TEST(Checkpoint, ReadsBackWhatWasWritten) {
   EXPECT_EQ(c.optimizerStep, 6);
   EXPECT_EQ(c.params, at(6).params);
   EXPECT_EQ(c.strategyState, at(6).strategyState);
+  EXPECT_EQ(c.lossScaler, at(6).lossScaler);
 }
 
 TEST(Checkpoint, RanksResumeFromTheNewestStepAllOfThemHave) {
@@ -66,6 +68,29 @@ TEST(Checkpoint, ADamagedFileIsRefusedByName) {
     EXPECT_NE(std::string(e.what()).find(file.string() + ": not a dtbench checkpoint (truncated)"),
               std::string::npos)
         << e.what();
+  }
+  // A length past the file's end is refused before anything is allocated
+  // for it, and bytes after the end are not taken as part of it.
+  writeCheckpoint(dir.path(), 0, at(2));
+  {
+    std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(8 + 5 * 8);  // the magic, five counts: the first parameter's length
+    const uint64_t huge = uint64_t{1} << 39;
+    f.write(reinterpret_cast<const char*>(&huge), sizeof(huge));
+  }
+  try {
+    readCheckpoint(dir.path(), 0, 2);
+    FAIL() << "read a block longer than its file";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("a block of 549755813888 bytes"), std::string::npos) << e.what();
+  }
+  writeCheckpoint(dir.path(), 0, at(2));
+  std::ofstream(file, std::ios::app | std::ios::binary) << "xy";
+  try {
+    readCheckpoint(dir.path(), 0, 2);
+    FAIL() << "read a checkpoint with bytes after its end";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("2 bytes after its end"), std::string::npos) << e.what();
   }
   std::ofstream(file, std::ios::trunc) << "not a checkpoint at all";
   EXPECT_THROW(readCheckpoint(dir.path(), 0, 2), std::runtime_error);

@@ -140,7 +140,11 @@ echo "== what cannot run says so"
 if run --db "$scratch/x.db" --set precision=fp32 --set fault.kind=overflow > "$scratch/x.txt" 2>&1; then
   fail "an overflow fault in an fp32 run was accepted"
 fi
-grep -q 'kind = "overflow".*set precision = "fp16"' "$scratch/x.txt" || { cat "$scratch/x.txt"; fail "the fp32 overflow's message"; }
+grep -q 'kind = "overflow".*tests fp16.s loss scaling; this cell.s precision is "fp32": set precision = "fp16"' "$scratch/x.txt" \
+  || { cat "$scratch/x.txt"; fail "the fp32 overflow's message"; }
+if run --db "$scratch/y.db" --set precision=bf16 --set fault.kind=overflow > "$scratch/y.txt" 2>&1; then
+  fail "an overflow fault in a bf16 run (which scales no loss, and so skips nothing) was accepted"
+fi
 run --db "$scratch/b.db" --set strategy=bucketed --set strategy.bucketed.comm_hook=fp16 --set precision=bf16 \
   > "$scratch/b.txt" 2>&1 || true
 grep -q 'bucketed: comm_hook = "fp16" compresses f32 buckets, and this run.s gradients are bf16 already' "$scratch/b.txt" \

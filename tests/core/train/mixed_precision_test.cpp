@@ -213,5 +213,33 @@ TEST(MasterWeightOptimizer, SettlesAnFp16StepOnTheReducedGradientsAndCountsOnlyA
   EXPECT_EQ(adam.step(), 1);
 }
 
+TEST(MasterWeightOptimizer, UnscalesByTheScaleTheGradientsHadThoughTheStepGrewIt) {
+  TwoParams model;
+  // A window of one step: every clean step doubles the scale as it settles.
+  MixedPrecision mixed(Precision::kFp16, model.pointers, 2, LossScalerConfig{1024, 1});
+  Optimizer sgd({"sgd", 1.0});
+  MasterWeightOptimizer optimizer(sgd, mixed);
+  mixed.beginBackward();  // the gradients are rounded with 1024
+  EXPECT_EQ(mixed.gradientScale(), 1024.0f);
+  mixed.beginStep();
+  ASSERT_TRUE(optimizer.settleStep(false));
+  EXPECT_EQ(mixed.lossScale(), 2048.0f) << "the window of one step grew the scale";
+  std::vector<uint16_t> param = {floatToHalf(2.0f)};
+  const std::vector<uint16_t> grad = {floatToHalf(512.0f)};  // 0.5, scaled by 1024
+  std::vector<float> state(1, 0.0f);
+  optimizer.updateLowPrecision(param.data(), grad.data(), state.data(), 1, WeightDecay::kApply);
+  EXPECT_FLOAT_EQ(state[0], 1.5f) << "2 - 1.0 x 512 / 1024: divided by the scale the gradient had, not 2048";
+}
+
+TEST(LossScaler, ARestoredStateItCouldNotHaveReachedIsRefused) {
+  LossScaler scaler;  // hysteresis 2, minimum 1
+  EXPECT_THROW(scaler.restore({0.5, 3, -1, 2}), std::invalid_argument) << "below the minimum scale";
+  EXPECT_THROW(scaler.restore({1024, 3, -1, 0}), std::invalid_argument) << "no hysteresis left";
+  EXPECT_THROW(scaler.restore({1024, 3, -1, 3}), std::invalid_argument) << "more hysteresis than configured";
+  EXPECT_THROW(scaler.restore({1024, -1, -1, 2}), std::invalid_argument);
+  scaler.restore({1024, 3, 1, 1});
+  EXPECT_EQ(scaler.scale(), 1024.0);
+}
+
 }  // namespace
 }  // namespace dtb::core

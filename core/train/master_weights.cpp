@@ -11,7 +11,8 @@ void MasterWeightOptimizer::updateLowPrecision(uint16_t* param, const uint16_t* 
   if (precision_.skipping()) return;
   const dtb_dtype_t dtype = precision_.dtype();
   float* master = state;
-  // beginStep() counts applied steps only (training_step.cpp): the first is 1.
+  // The optimizer counts applied steps only (training_step.cpp, and
+  // settleStep below in fp16): the first applied step is 1.
   if (optimizer_.step() == 1) widenFromLowPrecision(param, master, count, dtype);
   // The slice's gradient in f32, for this call only (optim_update may come
   // from several threads at once, and a buffer kept would stay resident).

@@ -469,15 +469,17 @@ void HostServices::installParamRelease() {
     return guarded(ctx, "param_release", [&] {
       HostServices& h = self(ctx);
       if (!h.model_) return unbound(ctx, "param_release");
-      if (h.optimizer_ && h.optimizer_->paramDtype() != DTB_DTYPE_F32) {
-        // The strategy's records are the host's low-precision copies
-        // (train/mixed_precision.h), not the model's storage.
-        setErrorThunk(ctx,
-                      "param_release: not in mixed precision yet (ZeRO-3 trains with precision = \"fp32\")");
-        return DTB_STATUS_UNSUPPORTED;
-      }
       if (param == nullptr) {
         setErrorThunk(ctx, "param_release: no parameter given");
+        return DTB_STATUS_INVALID_ARGUMENT;
+      }
+      if (h.optimizer_ && h.optimizer_->paramDtype() != DTB_DTYPE_F32) {
+        // The strategy's records are the host's low-precision copies
+        // (train/mixed_precision.h): theirs is the storage given back. The
+        // model keeps its own, from which it computes in f32.
+        if (h.optimizer_->releaseRecord(*param, part)) return DTB_STATUS_OK;
+        setErrorText(ctx, "param_release: '" + std::string(param->name ? param->name : "?") +
+                              "' is not one of the parameters this strategy was given");
         return DTB_STATUS_INVALID_ARGUMENT;
       }
       const auto& api = h.model_->plugin().descriptor<dtb_model_plugin_v1_t>();

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "dtbench/dtbench.h"
+#include "dtbench/model.h"
 
 namespace dtb::core {
 
@@ -51,6 +52,12 @@ class OptimizerKernels {
   virtual bool settleStep(bool /*anyOverflow*/) { return true; }
   virtual bool stepSettled() const { return true; }
   virtual bool stepSkipped() const { return false; }
+
+  // Mixed precision: the strategy's parameter records are the host's
+  // low-precision copies, so param_release gives back their storage, not
+  // the model's (which computes in f32 from its own). False: `param` is not
+  // one of the records.
+  virtual bool releaseRecord(const dtb_param_t& /*param*/, dtb_param_part_t /*part*/) { return false; }
 };
 
 }  // namespace dtb::core

@@ -42,6 +42,9 @@ class MasterWeightOptimizer : public OptimizerKernels {
   bool settleStep(bool anyOverflow) override;
   bool stepSettled() const override { return precision_.stepSettled(); }
   bool stepSkipped() const override { return precision_.skipping(); }
+  bool releaseRecord(const dtb_param_t& param, dtb_param_part_t part) override {
+    return precision_.release(param, part);
+  }
 
  private:
   Optimizer& optimizer_;

@@ -40,12 +40,22 @@ class MixedPrecision {
   // The records a strategy is created over, in index order.
   dtb_param_t* const* params() const { return pointers_.data(); }
   uint32_t count() const { return static_cast<uint32_t>(pointers_.size()); }
+  // Frees a record's value or gradient storage (a strategy's param_release:
+  // ZeRO holds them in its own buffers, and points the record at those
+  // while it needs them); the record's data is null until it does. False:
+  // `record` is not one of these records.
+  bool release(const dtb_param_t& record, dtb_param_part_t part);
 
   // The records' values from the model's (after the model's values were set
   // from outside: a checkpoint, rank 0's weights), and the model's rounded.
   void valuesFromModel();
   // The model's values from the records', after an applied step.
   void valuesToModel();
+  // The model's values of one layer's parameters from the records', as its
+  // forward begins: for a strategy that moves the parameters between
+  // layers (ZeRO-3 gathers a layer's into a buffer it points the records
+  // at, and frees it after), that is the only time they are whole.
+  void layerValuesToModel(uint32_t layer);
 
   // A backward begins: no gradient has arrived, none overflowed.
   void beginBackward();
@@ -92,7 +102,10 @@ class MixedPrecision {
 
   Precision precision_;
   dtb_dtype_t dtype_;
+  void widen(uint32_t index);
+
   std::vector<dtb_param_t*> model_;
+  std::vector<std::vector<uint32_t>> byLayer_;  // the parameters' indices per layer
   std::vector<Slot> slots_;
   std::vector<dtb_param_t*> pointers_;
   std::optional<LossScaler> scaler_;

@@ -55,6 +55,16 @@ dtb_status_t TrainingStep::layerBegin(void* self, uint32_t layer, dtb_pass_t pas
   const dtb_status_t status = step->strategyApi_.layer_begin(step->strategy_.context(), layer, pass);
   if (step->comm_) step->comm_->endPolling();  // back to the model's compute
   if (status != DTB_STATUS_OK && !step->failedHook_) step->failedHook_ = "layer_begin";
+  // The layer's parameters are where the strategy put them now (ZeRO-3:
+  // gathered); backward reuses what forward widened.
+  if (status == DTB_STATUS_OK && step->precision_ && pass == DTB_PASS_FORWARD) {
+    try {
+      step->precision_->layerValuesToModel(layer);
+    } catch (const std::exception& e) {  // the strategy left a parameter nowhere
+      step->precisionError_ = e.what();
+      return DTB_STATUS_INVALID_ARGUMENT;
+    }
+  }
   return status;
 }
 
@@ -134,7 +144,9 @@ StepResult TrainingStep::run(const dtb_batch_t& batch, const dtb_step_info_t& in
     optimizer_.settle();  // updates queued on a GPU have run before the next forward reads the weights
     if (precision_) {
       result.skipped = precision_->skipping();
-      if (!result.skipped) precision_->valuesToModel();
+      // A strategy that hooks layers hands the model its values layer by
+      // layer (layerBegin), the others here.
+      if (!result.skipped && !strategyApi_.layer_begin) precision_->valuesToModel();
     }
     std::tie(t[Phase::kOptimizer], t[Phase::kOptimizerWait]) = clock.lap();
   }

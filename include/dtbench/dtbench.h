@@ -397,7 +397,10 @@ typedef struct dtb_host {
    * layer's layer_begin hook; for a gradient: in backward's layer_begin), and
    * to set to NULL before the strategy is destroyed. Strategies only; the
    * model must implement release_param (model.h), else
-   * DTB_STATUS_UNSUPPORTED and the model keeps its storage. Not thread-safe:
+   * DTB_STATUS_UNSUPPORTED and the model keeps its storage. In a
+   * mixed-precision run (1.8) the parameters are the host's bf16 / fp16
+   * copies: theirs is the storage given back, and the model keeps its f32
+   * arrays, from which it computes. Not thread-safe:
    * call it on the training thread (in create or a hook), as the model's
    * release_param runs on the caller's thread. */
   dtb_status_t (*param_release)(dtb_host_ctx_t ctx, struct dtb_param* param, dtb_param_part_t part);

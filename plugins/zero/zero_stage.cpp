@@ -1,6 +1,5 @@
 #include "zero_stage.h"
 
-#include <string>
 #include <vector>
 
 namespace dtb::strategy::zero {
@@ -37,12 +36,6 @@ Stage makeStage(const StageSettings& settings, const dtb_host_t* host, const Lay
       stage.gradients = std::make_unique<PartitionedGradients>(host, layout, views, settings.gradients);
       break;
     default:
-      // The host's mixed-precision records cannot be released, and the
-      // model reads its f32 values from them after each step: stage 3's
-      // gathered, released parameters are not there yet.
-      if (layout.dtype != DTB_DTYPE_F32)
-        throw Error(DTB_STATUS_UNSUPPORTED, std::string("zero: stage 3 trains ") + dtypeName(layout.dtype) +
-                                                " parameters not yet; mixed precision runs stages 1 and 2");
       stage.parameters =
           std::make_unique<PartitionedParameters>(host, layout, views, releasing, settings.prefetch);
       stage.gradients = std::make_unique<PartitionedGradients>(host, layout, views, settings.gradients);

@@ -59,8 +59,11 @@ ZeroStrategy::ZeroStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& s
   const std::string detail =
       "stage " + std::to_string(settings_.stage) + ", " + std::to_string(layout_.size()) + " units, " +
       stage_.gradients->reduction() +
-      (releasing ? ", the model's own parameter storage released"
-                 : ", the model keeps its own parameter storage (it cannot release it)");
+      (!releasing ? ", the model keeps its own parameter storage (it cannot release it)"
+       : layout_.dtype == DTB_DTYPE_F32
+           ? ", the model's own parameter storage released"
+           : std::string(", the host's ") + dtypeName(layout_.dtype) +
+                 " parameter storage released (the model computes from its f32 copy)");
   host_->event(host_->ctx, "zero", detail.c_str());
 }
 

@@ -1,5 +1,5 @@
 // DeepSpeed's ZeRO (Rajbhandari et al. 2020; deepspeed/runtime/zero), on
-// the host or a GPU, in fp32, or (stages 1-2, on the host) on the bf16 / fp16
+// the host or a GPU, in fp32, or (on the host) on the bf16 / fp16
 // parameters and gradients of a mixed-precision run, whose f32 master copy
 // is the first of the optimizer state's floats, sharded with it. Every rank keeps only its slice of the
 // optimizer state (stage 1), of the reduced gradients (stage 2) and of the parameters (stage 3): zero_stage.h

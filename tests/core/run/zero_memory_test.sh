@@ -7,6 +7,8 @@
 #    buffers count (the model's own arrays were once kept beside the
 #    partition: ZeRO-1 then used 1.6× allreduce's memory);
 #  - the strategy reports that the model gave its storage back;
+#  - in bf16, ZeRO-3 saves at least half of the formulas' saving too (16
+#    bytes per parameter → 8, the host's bf16 copies given back);
 #  - bucketed with gradient_as_bucket_view holds one gradient copy, not two.
 # Sanitizer builds keep freed memory in quarantine: skipped there.
 #   zero_memory_test.sh DTBENCH MATRIX_DIR SANITIZED
@@ -52,4 +54,16 @@ got=$(q "SELECT COUNT(*) FROM memory v JOIN run rv ON rv.id = v.run_id
 echo "== the model's storage was released"
 got=$(q "SELECT COUNT(*) FROM event WHERE kind = 'zero' AND detail LIKE '%storage released%'")
 [[ $got == 6 ]] || fail "not every ZeRO rank released the model's storage ($got of 6)"
+
+echo "== in bf16, ZeRO-3 saves at least half the formulas' saving"
+db=$scratch/bf16.db
+"$dtbench" run "$matrices/zero_memory.toml" --db "$db" --set precision=bf16 --set 'strategy=["allreduce", "zero"]' \
+  --set strategy.zero.stage=3 > "$scratch/bf16.txt" 2>&1 || { cat "$scratch/bf16.txt"; fail "the bf16 run exited with $?"; }
+"$dtbench" query "$db" "SELECT label, rank, peak_rss_bytes >> 20 AS rss_mib, CAST(rss_saving_bytes AS INT) >> 20 AS saving_mib,
+                        CAST(theory_saving_bytes AS INT) >> 20 AS theory_mib FROM memory_vs_theory ORDER BY run_id, rank"
+got=$(q "SELECT COUNT(*) FROM memory_vs_theory WHERE stage = 3 AND precision = 'bf16' AND theory_saving_bytes > 0
+           AND rss_saving_bytes >= 0.5 * theory_saving_bytes")
+[[ $got == 2 ]] || fail "bf16 ZeRO-3's peak RSS is not below allreduce's by half the predicted saving on every rank ($got of 2)"
+got=$(q "SELECT COUNT(*) FROM event WHERE kind = 'zero' AND detail LIKE '%host''s bf16 parameter storage released%'")
+[[ $got == 2 ]] || fail "not every bf16 ZeRO rank released the host's bf16 copies ($got of 2)"
 echo "ok"

@@ -65,16 +65,17 @@ std::pair<std::string, ParamValues> parseStrategy(const std::string& spec) {
   return {spec.substr(0, colon), params};
 }
 
-// Every parameter as a forward pass sees it: through the strategy's
-// layer_begin hook for each layer, which gathers them where they are sharded
-// (ZeRO-3). Every rank calls it at the same points, so its collectives match.
-std::vector<float> readParams(PluginInstance& strategy, dtb_param_t* const* params, uint32_t count,
+// Every parameter as a forward pass sees it: through the step's layer_begin
+// hook for each layer, which has the strategy gather them where they are
+// sharded (ZeRO-3) and, in mixed precision, the model's copy refreshed from
+// them. Every rank calls it at the same points, so its collectives match.
+std::vector<float> readParams(const dtb_step_hooks_t& hooks, dtb_param_t* const* params, uint32_t count,
                               uint32_t layers) {
-  const auto& api = strategy.plugin().descriptor<dtb_strategy_plugin_v1_t>();
   std::vector<std::vector<float>> byParam(count);
   for (uint32_t l = 0; l < layers; ++l) {
-    if (api.layer_begin)
-      strategy.check("layer_begin", api.layer_begin(strategy.context(), l, DTB_PASS_FORWARD));
+    if (hooks.layer_begin) {
+      EXPECT_EQ(hooks.layer_begin(hooks.user, l, DTB_PASS_FORWARD), DTB_STATUS_OK);
+    }
     for (uint32_t p = 0; p < count; ++p) {
       if (params[p]->layer != l) continue;
       const auto* v = static_cast<const float*>(params[p]->value.data);
@@ -148,12 +149,12 @@ std::vector<std::vector<float>> train(const RankSetup& s) {
       const StepResult result = step.run(batch, info);
       EXPECT_TRUE(std::isfinite(result.loss));
     }
-    snapshots.push_back(readParams(strategy, params, paramCount, layerCount));
+    snapshots.push_back(readParams(*step.hooks(), params, paramCount, layerCount));
   }
   // Like a worker at the end of a run: no rank leaves while a peer may still
   // be finishing a collective with it.
   runCollective(communicator, [&](dtb_request_t* r, std::string* e) { return communicator.barrier(r, e); });
-  if (snapshots.empty()) snapshots.push_back(readParams(strategy, params, paramCount, layerCount));
+  if (snapshots.empty()) snapshots.push_back(readParams(*step.hooks(), params, paramCount, layerCount));
   return snapshots;
 }
 
@@ -307,7 +308,8 @@ TEST_P(EquivalenceInBf16, TwoRanksEqualOneRankWithTheGlobalBatch) {
 INSTANTIATE_TEST_SUITE_P(Strategies, EquivalenceInBf16,
                          ::testing::Values("allreduce", "bucketed",
                                            "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true",
-                                           "fusion", "zero:stage=1", "zero:stage=2,reduce_bucket_size=5"),
+                                           "fusion", "zero:stage=1", "zero:stage=2,reduce_bucket_size=5",
+                                           "zero:stage=3,param_persistence_threshold=0", "zero:stage=3"),
                          testName);
 
 class EquivalenceWithAccumulation : public ::testing::TestWithParam<const char*> {};

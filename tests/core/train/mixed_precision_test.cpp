@@ -87,6 +87,44 @@ TEST(MixedPrecision, GivesStrategiesLowPrecisionRecordsAndRoundsTheModel) {
   EXPECT_EQ(mixed.lossScale(), 1.0f);
 }
 
+TEST(MixedPrecision, ReleasesARecordsStorageAndWidensALayersValuesWhereTheStrategyPutThem) {
+  TwoParams model;
+  model.records[1].layer = 1;
+  MixedPrecision mixed(Precision::kBf16, model.pointers, 2);
+  dtb_param_t& w = *mixed.params()[0];
+  dtb_param_t& b = *mixed.params()[1];
+  EXPECT_FALSE(mixed.release(model.records[0], DTB_PARAM_PART_VALUE))
+      << "the model's record is not one of ours";
+  // ZeRO's way: w points at a buffer of its own before it releases the
+  // record's storage (kept pointed); b is released unpointed (set NULL).
+  std::vector<uint16_t> gathered(3);
+  const float moved[3] = {4.0f, 5.0f, 6.0f};
+  roundToLowPrecision(moved, gathered.data(), 3, DTB_DTYPE_BF16, 1.0f);
+  w.value.data = gathered.data();
+  ASSERT_TRUE(mixed.release(w, DTB_PARAM_PART_VALUE));
+  ASSERT_TRUE(mixed.release(b, DTB_PARAM_PART_VALUE));
+  EXPECT_EQ(w.value.data, gathered.data());
+  EXPECT_EQ(b.value.data, nullptr);
+  // Layer 0's forward: w's values come from the strategy's buffer; layer 1's
+  // (b) are nowhere, which the strategy is told.
+  mixed.layerValuesToModel(0);
+  EXPECT_EQ(model.values[0], (std::vector<float>{4.0f, 5.0f, 6.0f}));
+  EXPECT_EQ(model.values[1][0], 3.0f) << "another layer's values were touched";
+  mixed.layerValuesToModel(7);  // a layer without parameters
+  try {
+    mixed.layerValuesToModel(1);
+    FAIL() << "a released parameter pointed nowhere was widened";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("released parameter 'b'"), std::string::npos) << e.what();
+  }
+  // A released gradient pointed nowhere is skipped after backward (the
+  // strategy reports a missing gradient itself), refused when ready.
+  ASSERT_TRUE(mixed.release(b, DTB_PARAM_PART_GRAD));
+  mixed.beginBackward();
+  EXPECT_THROW(mixed.gradientReady(model.records[1]), std::runtime_error);
+  EXPECT_NO_THROW(mixed.finishBackward());
+}
+
 TEST(MixedPrecision, RoundsEachGradientAsItIsReadyAndTheRestAfterBackward) {
   TwoParams model;
   MixedPrecision mixed(Precision::kFp16, model.pointers, 2, LossScalerConfig{1024});

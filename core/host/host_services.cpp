@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
+#include <limits>
 #include <new>
 #include <utility>
 
@@ -184,8 +185,12 @@ void HostServices::setErrorText(dtb_host_ctx_t ctx, const std::string& message) 
 
 void HostServices::describeParams(dtb_param_t* const* params, uint32_t count) {
   paramFlags_.assign(count, 0);
+  paramElements_ = 0;
   for (uint32_t i = 0; i < count; ++i) {
-    if (params != nullptr && params[i] != nullptr) paramFlags_[i] = params[i]->flags;
+    if (params != nullptr && params[i] != nullptr) {
+      paramFlags_[i] = params[i]->flags;
+      paramElements_ += params[i]->value.count;
+    }
   }
 }
 
@@ -361,8 +366,10 @@ dtb_status_t HostServices::checkStep(const dtb_tensor_t* grads, uint32_t count, 
   if (!optimizer_) return unbound(ctx, "optim_check");
   if (!given(ctx, "optim_check", {apply})) return DTB_STATUS_INVALID_ARGUMENT;
   *apply = 1;
-  if (!optimizer_->scalesLoss()) return DTB_STATUS_OK;  // fp32, bf16: nothing to agree on
-  if (optimizer_->stepSettled()) {
+  const bool scales = optimizer_->scalesLoss();
+  const bool clips = optimizer_->clipNorm() > 0;
+  if (!scales && !clips) return DTB_STATUS_OK;  // nothing to measure, nothing to agree on
+  if (scales ? optimizer_->stepSettled() : optimizer_->clipSet()) {
     // Asked again in the same step (a strategy with several parameter
     // groups): the answer the ranks agreed on, without asking them again.
     *apply = optimizer_->stepSkipped() ? 0 : 1;
@@ -382,21 +389,48 @@ dtb_status_t HostServices::checkStep(const dtb_tensor_t* grads, uint32_t count, 
     }
   }
   if (communicator_) communicator_->endPolling();
-  // An overflow on any rank skips the step on every rank: one all-reduce of
-  // the flag, as DeepSpeed's (a rank of ZeRO sees only its own slices).
-  float flag = optimizer_->overflowIn(grads, count) ? 1.0f : 0.0f;
-  if (communicator_) {
-    dtb_tensor_t t = dtb::hostTensor(&flag, 1, DTB_DTYPE_F32);
-    try {
-      runCollective(*communicator_, [&](dtb_request_t* r, std::string* e) {
-        return communicator_->allreduce(&t, DTB_REDUCE_MAX, r, e);
-      });
-    } catch (const PluginCallError& e) {
-      setErrorText(ctx, std::string("optim_check: the ranks' overflow flags: ") + e.what());
-      return e.status();
-    }
+  float flag = scales && optimizer_->overflowIn(grads, count) ? 1.0f : 0.0f;
+  double squares = clips && flag == 0 ? optimizer_->squaredNorm(grads, count) : 0;
+  // A rank handed fewer elements than the model has holds a shard of the
+  // gradients (ZeRO's slices, sized alike on every rank): the shards'
+  // squares add up over the ranks. A replica's are the whole already.
+  uint64_t elements = 0;
+  for (uint32_t t = 0; t < count; ++t) elements += grads[t].count;
+  const bool sharded = clips && elements < paramElements_;
+  if (scales || sharded) {
+    const dtb_status_t agreed = agreeOnStep(&flag, sharded ? &squares : nullptr);
+    if (agreed != DTB_STATUS_OK) return agreed;
   }
-  *apply = optimizer_->settleStep(flag > 0) ? 1 : 0;
+  if (scales) *apply = optimizer_->settleStep(flag > 0) ? 1 : 0;
+  if (clips) {
+    const double norm = *apply ? std::sqrt(squares) : std::numeric_limits<double>::quiet_NaN();
+    const double maxNorm = optimizer_->clipNorm();
+    // torch.nn.utils.clip_grad_norm_'s coefficient, clamped to 1.
+    const double factor = *apply && norm + 1e-6 > maxNorm ? maxNorm / (norm + 1e-6) : 1.0;
+    optimizer_->setClip(norm, static_cast<float>(factor));
+  }
+  return DTB_STATUS_OK;
+}
+
+dtb_status_t HostServices::agreeOnStep(float* flag, double* squares) {
+  if (!communicator_) return DTB_STATUS_OK;
+  // An overflow on any rank skips the step on every rank: one all-reduce of
+  // the flag, as DeepSpeed's (a rank of ZeRO sees only its own slices); a
+  // shard's squares travel with it, and the flags are then summed.
+  float both[2] = {*flag, squares ? static_cast<float>(*squares) : 0.0f};
+  dtb_tensor_t t = dtb::hostTensor(both, squares ? 2 : 1, DTB_DTYPE_F32);
+  try {
+    runCollective(*communicator_, [&](dtb_request_t* r, std::string* e) {
+      return communicator_->allreduce(&t, squares ? DTB_REDUCE_SUM : DTB_REDUCE_MAX, r, e);
+    });
+  } catch (const PluginCallError& e) {
+    setErrorText(table_.ctx, std::string("optim_check: the ranks' ") +
+                                 (squares ? "overflow flags and gradient norms: " : "overflow flags: ") +
+                                 e.what());
+    return e.status();
+  }
+  *flag = both[0];
+  if (squares) *squares = both[1];
   return DTB_STATUS_OK;
 }
 
@@ -436,6 +470,12 @@ dtb_status_t HostServices::update(dtb_tensor_t* param, const dtb_tensor_t* grad,
       return DTB_STATUS_INVALID_ARGUMENT;
     }
     if (paramFlags_[paramIndex] & DTB_PARAM_FLAG_NO_WEIGHT_DECAY) decay = WeightDecay::kSkip;
+  }
+  if (optimizer_->clipNorm() > 0 && !optimizer_->clipSet()) {
+    setErrorThunk(ctx,
+                  "optim_update: with gradient_clipping a strategy calls optim_check once a step, before its "
+                  "optim_update calls (ABI 1.8): the host measures the gradients' global norm there");
+    return DTB_STATUS_INVALID_ARGUMENT;
   }
   if (onGpu) {
     try {

@@ -119,6 +119,9 @@ class HostServices {
   // optim_update's checks, then the optimizer's kernel.
   dtb_status_t update(dtb_tensor_t* param, const dtb_tensor_t* grad, float* state, uint32_t paramIndex);
   dtb_status_t checkStep(const dtb_tensor_t* grads, uint32_t count, int32_t* apply);
+  // optim_check's collective: the ranks' overflow flags (MAX), and with a
+  // shard's squares (`squares` non-null) both summed.
+  dtb_status_t agreeOnStep(float* flag, double* squares);
   // The message of a failed communicator call, onto this instance's channel.
   dtb_status_t relay(dtb_status_t status, const std::string& message);
   // The body of a comm_* member: guarded, the communicator bound, every one
@@ -138,6 +141,7 @@ class HostServices {
   OptimizerKernels* optimizer_ = nullptr;
   PluginInstance* model_ = nullptr;
   std::vector<uint32_t> paramFlags_;  // DTB_PARAM_FLAG_* by parameter index
+  uint64_t paramElements_ = 0;        // of every parameter given to describeParams
   dtb_host_t table_{};
 };
 

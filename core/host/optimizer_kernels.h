@@ -53,6 +53,18 @@ class OptimizerKernels {
   virtual bool stepSettled() const { return true; }
   virtual bool stepSkipped() const { return false; }
 
+  // Gradient clipping by global norm (the run's gradient_clipping; 0: off),
+  // as PyTorch's clip_grad_norm_ and DeepSpeed's gradient_clipping: the
+  // host's optim_check measures the L2 norm of a step's gradients over every
+  // rank (after unscaling) and sets the factor the step's updates multiply
+  // them by, min(1, max / (norm + 1e-6)); whether it was set this step.
+  virtual double clipNorm() const { return 0; }
+  virtual void setClip(double /*norm*/, float /*factor*/) {}
+  virtual bool clipSet() const { return true; }
+  // The sum of the squares of `count` host gradients of paramDtype(),
+  // unscaled (f64, so a long sum keeps its digits).
+  virtual double squaredNorm(const dtb_tensor_t* grads, uint32_t count) const = 0;
+
   // Mixed precision: the strategy's parameter records are the host's
   // low-precision copies, so param_release gives back their storage, not
   // the model's (which computes in f32 from its own). False: `param` is not

@@ -48,4 +48,7 @@ void checkPlacement(const CellChecks& checks);
 // accumulation); an overflow fault outside fp16 (precision_checks.cpp).
 void checkPrecision(const CellChecks& checks);
 
+// Gradient clipping where it does not run yet: on a GPU (clipping_checks.cpp).
+void checkGradientClipping(const CellChecks& checks);
+
 }  // namespace dtb::core

@@ -471,6 +471,7 @@ class Planner {
     checkRecovery(checks);
     checkPlacement(checks);
     checkPrecision(checks);
+    checkGradientClipping(checks);
     plan.cells = std::move(cells);
   }
 

@@ -71,6 +71,10 @@ std::vector<ParamSpec> makeSchema() {
       spec("min_loss_scale", DTB_PARAM_FLOAT, 1.0,
            "precision = fp16: the smallest loss scale; an overflow there stops the run, as DeepSpeed's",
            1e-30, 1e30),
+      spec("gradient_clipping", DTB_PARAM_FLOAT, 0.0,
+           "Clip the gradients to this global L2 norm before each update (PyTorch's clip_grad_norm_, "
+           "DeepSpeed's gradient_clipping), measured over every rank after unscaling; 0 clips nothing",
+           0.0, 1e30),
       spec("world_size", DTB_PARAM_INT, int64_t{1}, "Number of worker processes (ranks)", 1.0,
            double{kMaxWorldSize}),
       spec("batch_size", DTB_PARAM_INT, int64_t{64},

@@ -21,6 +21,7 @@ void MasterWeightOptimizer::updateLowPrecision(uint16_t* param, const uint16_t* 
   // By the scale the gradients were rounded with: settling the step may
   // have grown the scale since (DeepSpeed's window), as GradScaler unscales
   // before it updates the scale.
+  // (The wrapped optimizer's update then clips them: clipFactor().)
   const float unscale = 1.0f / precision_.gradientScale();
   if (unscale != 1.0f) {
     for (float& g : widened) g *= unscale;
@@ -35,6 +36,19 @@ bool MasterWeightOptimizer::overflowIn(const dtb_tensor_t* grads, uint32_t count
     if (!allFinite(static_cast<const uint16_t*>(grads[t].data), grads[t].count, grads[t].dtype)) return true;
   }
   return false;
+}
+
+double MasterWeightOptimizer::squaredNorm(const dtb_tensor_t* grads, uint32_t count) const {
+  double sum = 0;
+  std::vector<float> widened;
+  for (uint32_t t = 0; t < count; ++t) {
+    widened.resize(grads[t].count);
+    widenFromLowPrecision(static_cast<const uint16_t*>(grads[t].data), widened.data(), grads[t].count,
+                          grads[t].dtype);
+    for (float g : widened) sum += static_cast<double>(g) * g;
+  }
+  const double scale = precision_.gradientScale();
+  return sum / (scale * scale);
 }
 
 bool MasterWeightOptimizer::settleStep(bool anyOverflow) {

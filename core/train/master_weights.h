@@ -45,6 +45,11 @@ class MasterWeightOptimizer : public OptimizerKernels {
   bool releaseRecord(const dtb_param_t& param, dtb_param_part_t part) override {
     return precision_.release(param, part);
   }
+  // Clipping is the wrapped optimizer's; the norm is of the unscaled gradients.
+  double clipNorm() const override { return optimizer_.clipNorm(); }
+  void setClip(double norm, float factor) override { optimizer_.setClip(norm, factor); }
+  bool clipSet() const override { return optimizer_.clipSet(); }
+  double squaredNorm(const dtb_tensor_t* grads, uint32_t count) const override;
 
  private:
   Optimizer& optimizer_;

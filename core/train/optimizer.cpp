@@ -45,11 +45,35 @@ UpdateRule Optimizer::rule(WeightDecay decay) const {
   return r;
 }
 
+void Optimizer::setClip(double norm, float factor) {
+  gradNorm_ = norm;
+  clipFactor_ = factor;
+  clipSet_ = true;
+}
+
+void Optimizer::beginUpdates() {
+  clipFactor_ = 1;
+  clipSet_ = false;
+  gradNorm_ = std::numeric_limits<double>::quiet_NaN();
+}
+
+double Optimizer::squaredNorm(const dtb_tensor_t* grads, uint32_t count) const {
+  double sum = 0;
+  for (uint32_t t = 0; t < count; ++t) {
+    const auto* g = static_cast<const float*>(grads[t].data);
+    for (uint64_t i = 0; i < grads[t].count; ++i) sum += static_cast<double>(g[i]) * g[i];
+  }
+  return sum;
+}
+
 void Optimizer::update(float* param, const float* grad, float* state, size_t count, WeightDecay decay) const {
   const UpdateRule r = rule(decay);
+  // Clipping scales the gradient before anything else reads it, as
+  // clip_grad_norm_ does in place before optimizer.step().
+  const float clip = clipFactor_;
   if (kind_ == Kind::kSgd) {
     for (size_t i = 0; i < count; ++i) {
-      float g = grad[i] + r.weightDecay * param[i];
+      float g = clip * grad[i] + r.weightDecay * param[i];
       if (r.momentum > 0) {
         // PyTorch starts the buffer at the first gradient; from a zero
         // buffer, momentum x 0 + g is the same.
@@ -63,7 +87,7 @@ void Optimizer::update(float* param, const float* grad, float* state, size_t cou
   float* m = state;
   float* v = state + count;
   for (size_t i = 0; i < count; ++i) {
-    float g = grad[i];
+    float g = clip * grad[i];
     if (kind_ == Kind::kAdamW) {
       param[i] *= 1.0f - r.lr * r.weightDecay;  // decoupled decay (Loshchilov & Hutter)
     } else {
@@ -78,6 +102,9 @@ void Optimizer::update(float* param, const float* grad, float* state, size_t cou
 
 void Optimizer::updateOnGpu(float* param, const float* grad, float* state, size_t count, WeightDecay decay,
                             int device) {
+  // (The planner refuses gradient_clipping on a GPU: optim_check measures host tensors.)
+  if (clipFactor_ != 1)
+    throw std::logic_error("optim_update: gradient clipping on a GPU is not supported yet");
   gpuOptimizerUpdate(rule(decay), param, grad, state, count, device);
   unsettledGpu_ = device;
 }

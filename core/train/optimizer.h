@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "cuda/update_rule.h"
@@ -22,6 +23,7 @@ struct OptimizerConfig {
   double beta1 = 0.9;
   double beta2 = 0.999;
   double eps = 1e-8;
+  double clipNorm = 0;  // gradient_clipping: the global norm gradients are clipped to; 0: off
 };
 
 class Optimizer : public OptimizerKernels {
@@ -53,6 +55,18 @@ class Optimizer : public OptimizerKernels {
                    int device) override;
   void settle();
 
+  // Gradient clipping (optimizer_kernels.h): a step's updates multiply the
+  // gradients by the factor optim_check set; beginUpdates() forgets the
+  // last step's, before each optimizer step.
+  double clipNorm() const override { return config_.clipNorm; }
+  void setClip(double norm, float factor) override;
+  bool clipSet() const override { return clipSet_; }
+  void beginUpdates();
+  // The last step's global norm, before clipping (NaN: not measured).
+  double gradNorm() const { return gradNorm_; }
+  float clipFactor() const { return clipFactor_; }
+  double squaredNorm(const dtb_tensor_t* grads, uint32_t count) const override;
+
   UpdateRule rule(WeightDecay decay) const;
 
   const OptimizerConfig& config() const { return config_; }
@@ -64,6 +78,9 @@ class Optimizer : public OptimizerKernels {
   double lr_;
   int64_t step_ = 0;
   int unsettledGpu_ = -1;  // the GPU with updates queued since the last settle(), or -1
+  float clipFactor_ = 1;
+  bool clipSet_ = false;
+  double gradNorm_ = std::numeric_limits<double>::quiet_NaN();
 };
 
 }  // namespace dtb::core

@@ -140,8 +140,11 @@ StepResult TrainingStep::run(const dtb_batch_t& batch, const dtb_step_info_t& in
       precision_->beginStep();
     }
     if (!checked) optimizer_.beginStep();
+    optimizer_.beginUpdates();  // no clip factor until optim_check sets this step's
     strategy_.check("step", strategyApi_.step(strategy_.context()));
     optimizer_.settle();  // updates queued on a GPU have run before the next forward reads the weights
+    result.gradNorm = optimizer_.gradNorm();
+    result.clipFactor = optimizer_.clipFactor();
     if (precision_) {
       result.skipped = precision_->skipping();
       // A strategy that hooks layers hands the model its values layer by

@@ -18,6 +18,7 @@
 // count a wait twice and sum to the step.
 #pragma once
 
+#include <limits>
 #include <string>
 
 #include "host/communicator.h"
@@ -59,6 +60,11 @@ struct StepResult {
   // on some rank skipped it (the optimizer left every parameter be).
   double lossScale = 1;
   bool skipped = false;
+  // gradient_clipping: the step's global gradient norm before clipping (NaN
+  // when not measured: no clipping, or a skipped step), and the factor the
+  // gradients were multiplied by (1: under the norm).
+  double gradNorm = std::numeric_limits<double>::quiet_NaN();
+  double clipFactor = 1;
 };
 
 class TrainingStep {

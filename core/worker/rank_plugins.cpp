@@ -47,6 +47,12 @@ void RankPlugins::createStrategy(PluginLoader& loader, const PluginChoice& strat
   OptimizerKernels* optimizer = optimizer_.get();
   dtb_param_t* const* params = params_;
   std::shared_ptr<const LoadedPlugin> plugin = loader.load(PluginKind::kStrategy, strategy.name);
+  if (optimizer_->clipNorm() > 0 && plugin->header().abi_version < DTB_ABI_MAKE_VERSION(1, 8)) {
+    throw std::invalid_argument("strategy '" + strategy.name + "' was built for ABI " + plugin->abiVersion() +
+                                ", before optim_check (1.8), where the host measures the gradients' norm: "
+                                "it cannot clip them. Rebuild it against this dtbench's headers, or set "
+                                "gradient_clipping = 0");
+  }
   if (precision_ != Precision::kFp32) {
     if (plugin->header().abi_version < DTB_ABI_MAKE_VERSION(1, 8)) {
       throw std::invalid_argument(

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 
 #include "host/communicator.h"
@@ -20,8 +21,10 @@ struct MicroBatchTotals {
   double lossSum = 0;  // each micro-batch's mean loss times its samples
   int64_t correct = 0;
   int64_t samples = 0;
-  double lossScale = 1;  // fp16: the scale of the step's gradients
-  bool skipped = false;  // fp16: an overflow skipped the step
+  double lossScale = 1;                                        // fp16: the scale of the step's gradients
+  bool skipped = false;                                        // fp16: an overflow skipped the step
+  double gradNorm = std::numeric_limits<double>::quiet_NaN();  // gradient_clipping: before it
+  double clipFactor = 1;                                       // gradient_clipping: applied
 };
 
 // The communicator's counters at one moment.

@@ -41,6 +41,7 @@ OptimizerConfig optimizerConfig(const Cell& cell, int world) {
   config.momentum = cell.real("momentum");
   config.nesterov = cell.flag("nesterov");
   config.weightDecay = cell.real("weight_decay");
+  config.clipNorm = cell.real("gradient_clipping");
   return config;
 }
 
@@ -384,8 +385,13 @@ StepRecord TrainingWorker::measureStep(uint32_t epoch) {
   setCommSince(r, commBefore, plugins_.comm());
   if (const MixedPrecision* mixed = plugins_.mixedPrecision(); mixed && mixed->scalesLoss()) {
     // The loss scaler's figures, as the step's metrics (view loss_scaling).
-    lossScaling_ = {{0, rank_, r.step, "precision", "loss_scale", micro.lossScale},
-                    {0, rank_, r.step, "precision", "skipped", micro.skipped ? 1.0 : 0.0}};
+    hostMetrics_.push_back({0, rank_, r.step, "precision", "loss_scale", micro.lossScale});
+    hostMetrics_.push_back({0, rank_, r.step, "precision", "skipped", micro.skipped ? 1.0 : 0.0});
+  }
+  if (plugins_.optimizer().clipNorm() > 0 && !std::isnan(micro.gradNorm)) {
+    // Clipping's (view gradient_clipping); a skipped step measured no norm.
+    hostMetrics_.push_back({0, rank_, r.step, "clipping", "grad_norm", micro.gradNorm});
+    hostMetrics_.push_back({0, rank_, r.step, "clipping", "clip_factor", micro.clipFactor});
   }
   r.endedAtS = runSeconds();
   return r;
@@ -416,13 +422,15 @@ MicroBatchTotals TrainingWorker::runMicroBatches(uint32_t epoch) {
     totals.samples += b->size;
     totals.lossScale = result.lossScale;
     totals.skipped = totals.skipped || result.skipped;
+    totals.gradNorm = result.gradNorm;  // the last micro-batch's: the one that steps
+    totals.clipFactor = result.clipFactor;
   }
   return totals;
 }
 
 std::vector<MetricRecord> TrainingWorker::takeMetrics(int64_t step) {
-  std::vector<MetricRecord> out = std::move(lossScaling_);
-  lossScaling_.clear();
+  std::vector<MetricRecord> out = std::move(hostMetrics_);
+  hostMetrics_.clear();
   const std::pair<const char*, PluginInstance*> plugins[] = {{"strategy", &plugins_.strategy()},
                                                              {"backend", &plugins_.comm().backend()},
                                                              {"model", &plugins_.model()},

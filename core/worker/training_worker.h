@@ -241,11 +241,13 @@ class TrainingWorker {
   // After a restart or a new elastic world, until its first step is done: what rank 0's event says.
   std::optional<std::string> recoveredNote_;
   const Clock::time_point started_ = Clock::now();
-  uint64_t optimizerSteps_ = 0;            // of the run so far
-  std::vector<MetricRecord> lossScaling_;  // fp16: the last step's scale and skip, for takeMetrics
-  uint64_t furthestStep_ = 0;              // the most steps the run has reached (faults strike once)
-  uint64_t epochSamples_ = 0;              // positions of its order an epoch trains on
-  EpochPosition at_;                       // where training stands
+  uint64_t optimizerSteps_ = 0;  // of the run so far
+  // The host's own figures of the last step (fp16's scale and skip,
+  // gradient clipping's norm and factor), for takeMetrics.
+  std::vector<MetricRecord> hostMetrics_;
+  uint64_t furthestStep_ = 0;  // the most steps the run has reached (faults strike once)
+  uint64_t epochSamples_ = 0;  // positions of its order an epoch trains on
+  EpochPosition at_;           // where training stands
   EpochSums sums_;             // this rank's, of the current epoch since its last commit (elastic)
   EpochFigures epochSoFar_;    // elastic: the current epoch's over all ranks, up to the last commit
   int64_t epochStepsRun_ = 0;  // steps of the current epoch this run did

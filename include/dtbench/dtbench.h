@@ -458,11 +458,15 @@ typedef struct dtb_host {
    * agrees with every other rank (one all-reduce of a flag, as DeepSpeed),
    * updates the loss scale, and sets *apply to 0 when the step is skipped
    * on every rank: the strategy then leaves its optim_update calls out (the
-   * host would leave parameters, masters and moments be anyway). In other
-   * runs *apply is 1 at once, without communicating. A strategy that takes
-   * fp16 parameters must call it (ParamSet's Dtypes::kF32OrHalf; C++:
-   * dtb::OptimizerState::update does); else the host refuses its
-   * optim_update in an fp16 run. Called again in the same step (several
+   * host would leave parameters, masters and moments be anyway). With
+   * gradient_clipping set, the host measures the L2 norm of `grads` (a
+   * rank handing fewer elements than the parameters hold has a shard, and
+   * the shards' squares are summed over the ranks) and the step's updates
+   * are clipped by it. In other runs *apply is 1 at once, without
+   * communicating. A strategy that takes fp16 parameters, or may be run
+   * with gradient_clipping, must call it with every gradient it updates
+   * from (C++: dtb::OptimizerState::update and dtb::stepApplies do); else
+   * the host refuses its optim_update in such a run. Called again in the same step (several
    * parameter groups), it gives the same answer without communicating.
    * Strategies only. */
   dtb_status_t (*optim_check)(dtb_host_ctx_t ctx, const dtb_tensor_t* grads, uint32_t count, int32_t* apply);

@@ -8,6 +8,7 @@
 #include <new>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "dtbench/plugin.hpp"
 #include "train/optimizer.h"
@@ -285,6 +286,53 @@ TEST(HostServices, OptimUpdateChecksItsParameterIndex) {
   EXPECT_FLOAT_EQ(value, 1.0f - 0.01f * 0.5f);  // index 0 is excluded: unchanged by a zero gradient
   EXPECT_EQ(host->optim_update(host->ctx, nullptr, &g, nullptr, 0), DTB_STATUS_INVALID_ARGUMENT);
   services.takeError();
+}
+
+// gradient_clipping: optim_check measures the step's global norm (3-4-5:
+// 5) and the updates multiply the gradients by max / (norm + 1e-6), as
+// clip_grad_norm_; a step under the norm is left alone, and an update
+// before the check is refused, since it could not be clipped.
+TEST(HostServices, OptimCheckClipsTheGradientsToTheirGlobalNorm) {
+  for (const double maxNorm : {1.0, 10.0}) {
+    OptimizerConfig config;
+    config.lr = 1;
+    config.clipNorm = maxNorm;
+    Optimizer optimizer(config);
+    HostServices services("strategy/test", {});
+    services.bind(nullptr, &optimizer);
+    std::vector<float> values[2] = {{1, 1}, {1}}, grads[2] = {{3, 0}, {4}};
+    dtb_param_t records[2]{};
+    dtb_param_t* params[2] = {&records[0], &records[1]};
+    for (int i = 0; i < 2; ++i) {
+      records[i].index = static_cast<uint32_t>(i);
+      records[i].value = dtb::hostTensor(values[i].data(), values[i].size(), DTB_DTYPE_F32);
+      records[i].grad = dtb::hostTensor(grads[i].data(), grads[i].size(), DTB_DTYPE_F32);
+    }
+    services.describeParams(params, 2);
+    const dtb_host_t* host = services.table();
+    optimizer.beginUpdates();
+    EXPECT_EQ(host->optim_update(host->ctx, &records[0].value, &records[0].grad, nullptr, 0),
+              DTB_STATUS_INVALID_ARGUMENT);
+    EXPECT_NE(services.takeError()->find("with gradient_clipping a strategy calls optim_check"),
+              std::string::npos);
+    const dtb_tensor_t both[2] = {records[0].grad, records[1].grad};
+    int32_t apply = 0;
+    ASSERT_EQ(host->optim_check(host->ctx, both, 2, &apply), DTB_STATUS_OK);
+    EXPECT_EQ(apply, 1);
+    EXPECT_DOUBLE_EQ(optimizer.gradNorm(), 5.0);
+    const float factor = maxNorm < 5 ? static_cast<float>(maxNorm / (5.0 + 1e-6)) : 1.0f;
+    EXPECT_FLOAT_EQ(optimizer.clipFactor(), factor);
+    for (uint32_t i = 0; i < 2; ++i)
+      ASSERT_EQ(host->optim_update(host->ctx, &records[i].value, &records[i].grad, nullptr, i),
+                DTB_STATUS_OK);
+    // SGD at lr 1: the clipped gradient (3, 0, 4) x factor, subtracted.
+    EXPECT_FLOAT_EQ(values[0][0], 1.0f - 3.0f * factor);
+    EXPECT_FLOAT_EQ(values[0][1], 1.0f);
+    EXPECT_FLOAT_EQ(values[1][0], 1.0f - 4.0f * factor);
+    if (maxNorm < 5) {
+      EXPECT_NEAR(std::hypot(3.0f * factor, 4.0f * factor), maxNorm, 1e-5);
+    }
+  }
 }
 
 }  // namespace

@@ -145,6 +145,20 @@ expect "SELECT COUNT(*) || ' ' || COUNT(DISTINCT printf('%.9g', loss)) FROM step
 expect "SELECT COUNT(*) FROM step_metric WHERE name = 'loss_scale' AND step >= 20 AND value = 16777216" 0 \
   "a step after the restart scaled by the initial 2^24"
 
+echo "== gradient clipping measures the same global norm in every precision and strategy"
+# The norm is of the unscaled gradients (fp16's are 2^16 times larger as
+# rounded), summed from ZeRO's slices over the ranks, and every step's is
+# above 0.5 here (about 0.6 to 0.8), so every step is clipped.
+db=$scratch/c.db
+run --db "$db" --set 'strategy=["allreduce", "zero"]' --set strategy.zero.stage=3 --set gradient_clipping=0.5 \
+  --set epochs=1 --set max_steps_per_epoch=10 > "$scratch/c.txt" 2>&1 || { cat "$scratch/c.txt"; fail "the clipped runs exited with $?"; }
+"$dtbench" query "$db" "SELECT label, max_norm, steps, clipped_steps, first_norm, last_norm FROM gradient_clipping"
+expect "SELECT COUNT(*) FROM gradient_clipping WHERE max_norm = 0.5 AND steps = 10 AND clipped_steps = 10" 6 \
+  "a clipped run did not clip each of its 10 steps"
+expect "SELECT COUNT(*) FROM gradient_clipping g JOIN gradient_clipping f ON f.label = 'allreduce precision=fp32'
+          WHERE ABS(g.first_norm - f.first_norm) <= 1e-3 * f.first_norm AND f.first_norm BETWEEN 0.5 AND 2" 6 \
+  "a precision's or a strategy's first-step norm is not fp32 allreduce's (within 1e-3)"
+
 echo "== what cannot run says so"
 if run --db "$scratch/x.db" --set precision=fp32 --set fault.kind=overflow > "$scratch/x.txt" 2>&1; then
   fail "an overflow fault in an fp32 run was accepted"

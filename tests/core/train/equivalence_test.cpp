@@ -37,6 +37,7 @@ struct RankSetup {
   uint32_t accumulation = 1;  // micro-batches of `batch` per step
   bool oddModel = false;      // mlp 4-7-3-4: parameters of 28, 7, 21, 3, 12 and 4 elements
   Precision precision = Precision::kFp32;
+  double clipNorm = 0;  // gradient_clipping
 };
 
 // "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true" -> the plugin
@@ -116,7 +117,9 @@ std::vector<std::vector<float>> train(const RankSetup& s) {
   rdv.bind_address = "127.0.0.1";
   rdv.timeout_ms = 20000;
   rank.connect(connectBackend(loader, {s.backend, {}}, rdv, std::chrono::milliseconds(20000)));
-  rank.createOptimizer({"sgd", 0.5, 0.9, false, 1e-4}, s.precision);
+  OptimizerConfig optimizer{"sgd", 0.5, 0.9, false, 1e-4};
+  optimizer.clipNorm = s.clipNorm;
+  rank.createOptimizer(optimizer, s.precision);
   const auto [strategyName, strategyParams] = parseStrategy(s.strategy);
   rank.createStrategy(loader, {strategyName, strategyParams}, s.accumulation);
   PluginInstance& strategy = rank.strategy();
@@ -148,6 +151,10 @@ std::vector<std::vector<float>> train(const RankSetup& s) {
       dtb_step_info_t info{sizeof(dtb_step_info_t), static_cast<uint64_t>(t), 0, m, s.accumulation};
       const StepResult result = step.run(batch, info);
       EXPECT_TRUE(std::isfinite(result.loss));
+      if (s.clipNorm > 0 && m + 1 == s.accumulation) {
+        EXPECT_LT(result.clipFactor, 1.0)
+            << "the premise: step " << t << "'s gradients were clipped (norm " << result.gradNorm << ")";
+      }
     }
     snapshots.push_back(readParams(*step.hooks(), params, paramCount, layerCount));
   }
@@ -162,11 +169,12 @@ std::vector<std::vector<float>> train(const RankSetup& s) {
 // rank of the same strategy with the whole global batch.
 // The ranks must also agree with each other after every step.
 void expectEquivalent(const std::string& strategy, int world, uint32_t accumulation, bool oddModel = false,
-                      Precision precision = Precision::kFp32) {
+                      Precision precision = Precision::kFp32, double clipNorm = 0) {
   testing::TempDir store;
   RankSetup referenceSetup{"single", 0, 1, 2 * kBatchPerRank, store.path().string(), "ref", strategy};
   referenceSetup.oddModel = oddModel;
   referenceSetup.precision = precision;
+  referenceSetup.clipNorm = clipNorm;
   const std::vector<float> reference = train(referenceSetup).back();
   std::vector<std::vector<std::vector<float>>> steps(world);
   std::vector<std::thread> threads;
@@ -178,6 +186,7 @@ void expectEquivalent(const std::string& strategy, int world, uint32_t accumulat
         s.accumulation = accumulation;
         s.oddModel = oddModel;
         s.precision = precision;
+        s.clipNorm = clipNorm;
         steps[r] = train(s);
       } catch (const std::exception& e) {
         ADD_FAILURE() << "rank " << r << ": " << e.what();
@@ -310,6 +319,21 @@ INSTANTIATE_TEST_SUITE_P(Strategies, EquivalenceInBf16,
                                            "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true",
                                            "fusion", "zero:stage=1", "zero:stage=2,reduce_bucket_size=5",
                                            "zero:stage=3,param_persistence_threshold=0", "zero:stage=3"),
+                         testName);
+
+// Gradient clipping: every rank clips by the norm of the whole gradient,
+// which ZeRO's ranks sum from their slices and the others measure on their
+// replica; one rank with the global batch clips by the same norm.
+class EquivalenceWithClipping : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(EquivalenceWithClipping, TwoRanksClipAsOneRankWithTheGlobalBatch) {
+  expectEquivalent(GetParam(), 2, 1, false, Precision::kFp32, 0.01);
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, EquivalenceWithClipping,
+                         ::testing::Values("allreduce", "bucketed", "fusion", "zero:stage=1",
+                                           "zero:stage=2,reduce_bucket_size=5",
+                                           "zero:stage=3,param_persistence_threshold=0"),
                          testName);
 
 class EquivalenceWithAccumulation : public ::testing::TestWithParam<const char*> {};

@@ -6,7 +6,8 @@
 --   experiment_id  the experiment
 --   label          what sets the run's configuration apart within its experiment
 --   world_size     ranks that trained
---   plugin         the kind of plugin that reported it: strategy, backend, model or dataset
+--   plugin         the kind of plugin that reported it: strategy, backend, model or dataset; or the
+--                  host's own figures: precision (fp16's loss scaler), clipping (gradient_clipping)
 --   name           the metric's name, as the plugin gave it (e.g. fusion.cycles, theory.bus_bytes)
 --   rank           the rank that reported it
 --   steps          the steps of that rank with a value of this metric

@@ -120,6 +120,8 @@ expect "SELECT GROUP_CONCAT(rank || ':' || step || '=' || CAST(value AS INTEGER)
   "the scale after the overflow (hysteresis 1: halved at once, on both ranks)"
 expect "SELECT CAST(skipped_steps AS INTEGER), CAST(last_scale AS INTEGER) FROM loss_scaling" "1,32768" \
   "loss_scaling after the overflow"
+expect "SELECT GROUP_CONCAT(step || '=' || CAST(loss_scale AS INTEGER) || '/' || skipped, ' ') FROM step_numerics
+          WHERE step BETWEEN 2 AND 4" "2=65536/0 3=65536/1 4=32768/0" "step_numerics around the overflow"
 expect "SELECT COUNT(*) FROM event WHERE kind = 'fault' AND detail LIKE '%inf in the gradients of rank 1 at step 3%'" 1 \
   "the fault's event"
 
@@ -158,6 +160,9 @@ expect "SELECT COUNT(*) FROM gradient_clipping WHERE max_norm = 0.5 AND steps = 
 expect "SELECT COUNT(*) FROM gradient_clipping g JOIN gradient_clipping f ON f.label = 'allreduce precision=fp32'
           WHERE ABS(g.first_norm - f.first_norm) <= 1e-3 * f.first_norm AND f.first_norm BETWEEN 0.5 AND 2" 6 \
   "a precision's or a strategy's first-step norm is not fp32 allreduce's (within 1e-3)"
+# Clipped, each step's gradients have the norm clipped to (max / (norm + 1e-6) of it).
+expect "SELECT COUNT(*) FROM step_numerics WHERE clip_factor < 1 AND ABS(grad_norm * clip_factor - 0.5) < 1e-5" 60 \
+  "a clipped step's gradients do not have the norm 0.5"
 
 echo "== what cannot run says so"
 if run --db "$scratch/x.db" --set precision=fp32 --set fault.kind=overflow > "$scratch/x.txt" 2>&1; then

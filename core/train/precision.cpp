@@ -1,6 +1,7 @@
 #include "train/precision.h"
 
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "dtbench/half.hpp"
@@ -38,21 +39,43 @@ dtb_dtype_t precisionDtype(Precision precision) {
   return DTB_DTYPE_F32;
 }
 
+namespace {
+
+// floatToBfloat16 without its branch, and the overflow check in the same
+// pass, so the compiler vectorizes it: every gradient and parameter of a
+// bf16 run goes through here each step (11 M per step for ResNet-18).
+bool roundToBfloat16(const float* __restrict from, uint16_t* __restrict to, uint64_t count, float scale) {
+  uint32_t infOrNan = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    uint32_t x;
+    const float scaled = from[i] * scale;
+    std::memcpy(&x, &scaled, sizeof(x));
+    const uint32_t nearestEven = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+    const uint32_t quietNan = (x >> 16) | 0x40u;
+    const uint32_t bits = (x & 0x7fffffffu) > 0x7f800000u ? quietNan : nearestEven;
+    to[i] = static_cast<uint16_t>(bits);
+    infOrNan |= static_cast<uint32_t>((bits & 0x7f80u) == 0x7f80u);
+  }
+  return infOrNan == 0;
+}
+
+}  // namespace
+
 bool roundToLowPrecision(const float* from, uint16_t* to, uint64_t count, dtb_dtype_t dtype, float scale) {
   if (dtype == DTB_DTYPE_F16) {
     for (uint64_t i = 0; i < count; ++i) to[i] = floatToHalf(from[i] * scale);
-  } else {
-    for (uint64_t i = 0; i < count; ++i) to[i] = floatToBfloat16(from[i] * scale);
+    return allFinite(to, count, dtype);
   }
-  return allFinite(to, count, dtype);
+  return roundToBfloat16(from, to, count, scale);
 }
 
 bool allFinite(const uint16_t* values, uint64_t count, dtb_dtype_t dtype) {
   // The exponent's bits all ones: inf or NaN.
-  const uint16_t exponent = dtype == DTB_DTYPE_F16 ? 0x7c00u : 0x7f80u;
-  bool finite = true;
-  for (uint64_t i = 0; i < count; ++i) finite &= (values[i] & exponent) != exponent;
-  return finite;
+  // (An integer accumulator, not a bool, so the compiler vectorizes it.)
+  const uint32_t exponent = dtype == DTB_DTYPE_F16 ? 0x7c00u : 0x7f80u;
+  uint32_t infOrNan = 0;
+  for (uint64_t i = 0; i < count; ++i) infOrNan |= static_cast<uint32_t>((values[i] & exponent) == exponent);
+  return infOrNan == 0;
 }
 
 void widenFromLowPrecision(const uint16_t* from, float* to, uint64_t count, dtb_dtype_t dtype) {

@@ -99,11 +99,11 @@ class MixedPrecision {
     bool arrived = false;
   };
   void roundGradient(uint32_t index);
+  // The model's f32 value of parameter `index` from its record's.
+  void widen(uint32_t index);
 
   Precision precision_;
   dtb_dtype_t dtype_;
-  void widen(uint32_t index);
-
   std::vector<dtb_param_t*> model_;
   std::vector<std::vector<uint32_t>> byLayer_;  // the parameters' indices per layer
   std::vector<Slot> slots_;

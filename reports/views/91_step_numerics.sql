@@ -9,6 +9,7 @@
 --   experiment     the experiment's name
 --   experiment_id  the experiment (experiment.id)
 --   label          what sets the configuration apart within its experiment, else the strategy
+--   world_size     ranks the run started with
 --   step           optimizer steps of the run before this one (from 0)
 --   epoch          1-based
 --   loss           rank 0's mean loss over its samples of the step
@@ -17,7 +18,8 @@
 --   grad_norm      gradient_clipping: the gradients' global L2 norm before clipping (NULL: not clipped, or skipped)
 --   clip_factor    gradient_clipping: what the gradients were multiplied by (1: under the norm)
 CREATE VIEW step_numerics AS
-SELECT s.run_id, x.name AS experiment, r.experiment_id, COALESCE(r.label, r.strategy) AS label, s.step, s.epoch,
+SELECT s.run_id, x.name AS experiment, r.experiment_id, COALESCE(r.label, r.strategy) AS label, r.world_size,
+       s.step, s.epoch,
        s.loss, ls.value AS loss_scale, CAST(sk.value AS INTEGER) AS skipped, gn.value AS grad_norm,
        cf.value AS clip_factor
 FROM step s

@@ -107,13 +107,18 @@ class HostServices {
   static void setErrorText(dtb_host_ctx_t ctx, const std::string& message);
   static void logThunk(dtb_host_ctx_t ctx, dtb_log_level_t level, const char* message);
   static void setErrorThunk(dtb_host_ctx_t ctx, const char* message);
+  // A communicator, optimizer or model service before the engine binds them.
+  static dtb_status_t unbound(dtb_host_ctx_t ctx, const char* what);
+  // False, with the message, when one of the plugin's `pointers` (which the
+  // host would otherwise dereference blindly) is NULL.
+  static bool given(dtb_host_ctx_t ctx, const char* function, std::initializer_list<const void*> pointers);
   static dtb_status_t allocThunk(dtb_host_ctx_t ctx, uint64_t bytes, dtb_device_t device,
                                  dtb_mem_category_t category, void** out);
   static void freeThunk(dtb_host_ctx_t ctx, void* ptr);
   template <typename T>
   dtb_status_t lookup(const char* key, T* out);
   void installCommunicator();
-  void installOptimizer();
+  void installOptimizer();  // optimizer_services.cpp, with update, checkStep and agreeOnStep
   void installParamRelease();
   void installTensorCopy();
   // optim_update's checks, then the optimizer's kernel.

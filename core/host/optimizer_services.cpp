@@ -1,0 +1,177 @@
+// The optimizer's services of the host table (optim_state_floats,
+// optim_check, optim_update): the run's optimizer over a strategy's slices,
+// the loss scaler's agreement between the ranks in fp16, and the global
+// norm gradient clipping measures (host/optimizer_kernels.h says what the
+// optimizer behind them answers).
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "cuda/cuda_memory.h"
+#include "dtbench/plugin.hpp"
+#include "host/blocking_collective.h"
+#include "host/communicator.h"
+#include "host/host_services.h"
+#include "host/optimizer_kernels.h"
+#include "host/plugin_instance.h"
+
+namespace dtb::core {
+
+void HostServices::installOptimizer() {
+  table_.optim_state_floats = [](dtb_host_ctx_t ctx) noexcept {
+    OptimizerKernels* o = self(ctx).optimizer_;
+    return o ? o->stateFloats() : uint32_t{0};
+  };
+  table_.optim_update = [](dtb_host_ctx_t ctx, dtb_tensor_t* param, const dtb_tensor_t* grad, float* state,
+                           uint32_t paramIndex) {
+    return guarded(ctx, "optim_update", [&] { return self(ctx).update(param, grad, state, paramIndex); });
+  };
+  table_.optim_check = [](dtb_host_ctx_t ctx, const dtb_tensor_t* grads, uint32_t count, int32_t* apply) {
+    return guarded(ctx, "optim_check", [&] { return self(ctx).checkStep(grads, count, apply); });
+  };
+}
+
+dtb_status_t HostServices::checkStep(const dtb_tensor_t* grads, uint32_t count, int32_t* apply) {
+  const dtb_host_ctx_t ctx = table_.ctx;
+  if (!optimizer_) return unbound(ctx, "optim_check");
+  if (!given(ctx, "optim_check", {apply})) return DTB_STATUS_INVALID_ARGUMENT;
+  *apply = 1;
+  const bool scales = optimizer_->scalesLoss();
+  const bool clips = optimizer_->clipNorm() > 0;
+  if (!scales && !clips) return DTB_STATUS_OK;  // nothing to measure, nothing to agree on
+  if (scales ? optimizer_->stepSettled() : optimizer_->clipSet()) {
+    // Asked again in the same step (a strategy with several parameter
+    // groups): the answer the ranks agreed on, without asking them again.
+    *apply = optimizer_->stepSkipped() ? 0 : 1;
+    return DTB_STATUS_OK;
+  }
+  if (count > 0 && grads == nullptr) {
+    setErrorThunk(ctx, "optim_check: no gradients given");
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  for (uint32_t t = 0; t < count; ++t) {
+    const dtb_tensor_t& g = grads[t];
+    if (g.dtype != optimizer_->paramDtype() || g.device.type != DTB_DEVICE_HOST ||
+        (g.count > 0 && g.data == nullptr)) {
+      setErrorText(ctx, std::string("optim_check: gradient ") + std::to_string(t) + " is not a " +
+                            dtb::dtypeName(optimizer_->paramDtype()) + " host tensor with data");
+      return DTB_STATUS_INVALID_ARGUMENT;
+    }
+  }
+  if (communicator_) communicator_->endPolling();
+  float flag = scales && optimizer_->overflowIn(grads, count) ? 1.0f : 0.0f;
+  double squares = clips && flag == 0 ? optimizer_->squaredNorm(grads, count) : 0;
+  // A rank handed fewer elements than the model has holds a shard of the
+  // gradients (ZeRO's slices, sized alike on every rank): the shards'
+  // squares add up over the ranks. A replica's are the whole already.
+  uint64_t elements = 0;
+  for (uint32_t t = 0; t < count; ++t) elements += grads[t].count;
+  const bool sharded = clips && elements < paramElements_;
+  if (scales || sharded) {
+    const dtb_status_t agreed = agreeOnStep(&flag, sharded ? &squares : nullptr);
+    if (agreed != DTB_STATUS_OK) return agreed;
+  }
+  if (scales) *apply = optimizer_->settleStep(flag > 0) ? 1 : 0;
+  if (clips) {
+    const double norm = *apply ? std::sqrt(squares) : std::numeric_limits<double>::quiet_NaN();
+    const double maxNorm = optimizer_->clipNorm();
+    // torch.nn.utils.clip_grad_norm_'s coefficient, clamped to 1.
+    const double factor = *apply && norm + 1e-6 > maxNorm ? maxNorm / (norm + 1e-6) : 1.0;
+    optimizer_->setClip(norm, static_cast<float>(factor));
+  }
+  return DTB_STATUS_OK;
+}
+
+dtb_status_t HostServices::agreeOnStep(float* flag, double* squares) {
+  if (!communicator_) return DTB_STATUS_OK;
+  // An overflow on any rank skips the step on every rank: one all-reduce of
+  // the flag, as DeepSpeed's (a rank of ZeRO sees only its own slices); a
+  // shard's squares travel with it, and the flags are then summed.
+  float both[2] = {*flag, squares ? static_cast<float>(*squares) : 0.0f};
+  dtb_tensor_t t = dtb::hostTensor(both, squares ? 2 : 1, DTB_DTYPE_F32);
+  try {
+    runCollective(*communicator_, [&](dtb_request_t* r, std::string* e) {
+      return communicator_->allreduce(&t, squares ? DTB_REDUCE_SUM : DTB_REDUCE_MAX, r, e);
+    });
+  } catch (const PluginCallError& e) {
+    setErrorText(table_.ctx, std::string("optim_check: the ranks' ") +
+                                 (squares ? "overflow flags and gradient norms: " : "overflow flags: ") +
+                                 e.what());
+    return e.status();
+  }
+  *flag = both[0];
+  if (squares) *squares = both[1];
+  return DTB_STATUS_OK;
+}
+
+dtb_status_t HostServices::update(dtb_tensor_t* param, const dtb_tensor_t* grad, float* state,
+                                  uint32_t paramIndex) {
+  const dtb_host_ctx_t ctx = table_.ctx;
+  if (!optimizer_) return unbound(ctx, "optim_update");
+  if (!given(ctx, "optim_update", {param, grad})) return DTB_STATUS_INVALID_ARGUMENT;
+  if (communicator_) communicator_->endPolling();  // the training thread computes: no poll loop
+  const bool onGpu = param->device.type == DTB_DEVICE_CUDA;
+  // f32, or the run's bf16 / f16 in mixed precision (on the host).
+  const dtb_dtype_t dtype = optimizer_->paramDtype();
+  if (param->dtype != dtype || grad->dtype != dtype || param->count != grad->count ||
+      (param->device.type != DTB_DEVICE_HOST && !onGpu) || grad->device.type != param->device.type ||
+      grad->device.index != param->device.index || (onGpu && dtype != DTB_DTYPE_F32)) {
+    setErrorText(ctx,
+                 std::string("optim_update: param and grad must be ") + dtb::dtypeName(dtype) +
+                     " tensors of equal count on the same device (the host" +
+                     (dtype == DTB_DTYPE_F32 ? ", or one GPU)" : ": this run trains in mixed precision)"));
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  if (param->count > 0 && (param->data == nullptr || grad->data == nullptr)) {
+    setErrorThunk(ctx, "optim_update: a tensor of count > 0 has no data");
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  if (optimizer_->stateFloats() > 0 && state == nullptr && param->count > 0) {
+    setErrorThunk(ctx, "optim_update: this optimizer needs state (optim_state_floats() floats per element)");
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  // Per-parameter options: a flat mix of parameters (UINT32_MAX) gets the
+  // optimizer's defaults, as does every index before describeParams.
+  WeightDecay decay = WeightDecay::kApply;
+  if (paramIndex != UINT32_MAX && !paramFlags_.empty()) {
+    if (paramIndex >= paramFlags_.size()) {
+      setErrorText(ctx, "optim_update: param_index " + std::to_string(paramIndex) + " is not a parameter (" +
+                            std::to_string(paramFlags_.size()) + " of them; UINT32_MAX for a flat mix)");
+      return DTB_STATUS_INVALID_ARGUMENT;
+    }
+    if (paramFlags_[paramIndex] & DTB_PARAM_FLAG_NO_WEIGHT_DECAY) decay = WeightDecay::kSkip;
+  }
+  if (optimizer_->clipNorm() > 0 && !optimizer_->clipSet()) {
+    setErrorThunk(ctx,
+                  "optim_update: with gradient_clipping a strategy calls optim_check once a step, before its "
+                  "optim_update calls (ABI 1.8): the host measures the gradients' global norm there");
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  if (onGpu) {
+    try {
+      optimizer_->updateOnGpu(static_cast<float*>(param->data), static_cast<const float*>(grad->data), state,
+                              param->count, decay, param->device.index);
+    } catch (const GpuUnavailable& e) {
+      setErrorText(
+          ctx, std::string("optim_update on GPU ") + std::to_string(param->device.index) + ": " + e.what());
+      return DTB_STATUS_UNSUPPORTED;
+    }
+    return DTB_STATUS_OK;
+  }
+  if (optimizer_->scalesLoss() && !optimizer_->stepSettled()) {
+    setErrorThunk(ctx,
+                  "optim_update: in an fp16 run a strategy calls optim_check once a step, before its "
+                  "optim_update calls (ABI 1.8): the loss scaler decides there whether the step is applied");
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  if (dtype != DTB_DTYPE_F32) {
+    optimizer_->updateLowPrecision(static_cast<uint16_t*>(param->data),
+                                   static_cast<const uint16_t*>(grad->data), state, param->count, decay);
+    return DTB_STATUS_OK;
+  }
+  optimizer_->update(static_cast<float*>(param->data), static_cast<const float*>(grad->data), state,
+                     param->count, decay);
+  return DTB_STATUS_OK;
+}
+
+}  // namespace dtb::core

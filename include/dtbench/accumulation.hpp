@@ -1,8 +1,10 @@
 // accumulation.hpp — gradient accumulation without synchronisation (DDP's
 // no_sync): the first k-1 micro-batches of a step only add their gradients
 // into private sums; the last adds its own and hands on the mean, so k
-// micro-batches of B equal one batch of kB. Optional C++ helper;
-// header-only.
+// micro-batches of B equal one batch of kB. The sums are f32 whatever the
+// gradients are: bf16 / fp16 gradients of a mixed-precision run are widened
+// into them and the mean rounded back once (DeepSpeed's bf16 optimizer
+// accumulates in fp32 too). Optional C++ helper; header-only.
 //
 //   dtb::GradAccumulator sums(host, params, setup.accumulation_steps);
 //   void beforeForward(const dtb_step_info_t& s) { sums.beforeForward(s); }
@@ -15,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "dtbench/half.hpp"
 #include "dtbench/host_buffer.hpp"
 #include "dtbench/param_set.hpp"
 #include "dtbench/tensor_ops.hpp"
@@ -31,11 +34,6 @@ class GradAccumulator {
                   std::string(params.strategy()) + ": accumulation_steps must be >= 1");
     }
     if (steps == 1) return;
-    if (params.dtype() != DTB_DTYPE_F32)
-      throw Error(DTB_STATUS_UNSUPPORTED, std::string(params.strategy()) +
-                                              ": gradient accumulation (accumulation_steps > 1) sums f32 "
-                                              "gradients only so far; this run's are " +
-                                              dtypeName(params.dtype()));
     if (params.size() > 0 && params[0].grad.device.type != DTB_DEVICE_HOST)
       throw Error(DTB_STATUS_UNSUPPORTED,
                   std::string(params.strategy()) +
@@ -53,9 +51,9 @@ class GradAccumulator {
 
   // Adds parameter i's gradient, as it is now, into its sum.
   void add(uint32_t i) {
-    const auto* grad = static_cast<const float*>(params_[i].grad.data);
+    const dtb_tensor_t& gradient = params_[i].grad;
     float* sum = sums_[i].data();
-    for (uint64_t k = 0; k < sums_[i].size(); ++k) sum[k] += grad[k];
+    for (uint64_t k = 0; k < sums_[i].size(); ++k) sum[k] += element(gradient, k);
   }
 
   // out = (the sum so far + parameter i's gradient) x scale, and the sum
@@ -76,12 +74,15 @@ class GradAccumulator {
         ops_.zero(to, 0, count);
       return;
     }
-    const auto* grad = static_cast<const float*>(gradient.data);
-    auto* to = static_cast<float*>(out);  // accumulation sums f32 only (the constructor says so)
+    // `out` in the gradient's dtype: the f32 mean, rounded once.
     float* sum = sums_[i].data();
     for (uint64_t k = 0; k < count; ++k) {
-      to[k] = (withGradient ? sum[k] + grad[k] : sum[k]) * scale;
+      const float mean = (withGradient ? sum[k] + element(gradient, k) : sum[k]) * scale;
       sum[k] = 0.0f;
+      if (gradient.dtype == DTB_DTYPE_F32)
+        static_cast<float*>(out)[k] = mean;
+      else
+        static_cast<uint16_t*>(out)[k] = gradient.dtype == DTB_DTYPE_F16 ? floatToHalf(mean) : floatToBfloat16(mean);
     }
   }
 
@@ -89,6 +90,13 @@ class GradAccumulator {
   uint64_t bytes() const { return accumulating() ? params_.elements() * sizeof(float) : 0; }
 
  private:
+  // Element k of a host gradient of f32, bf16 or f16 (the ParamSet took no other), in f32.
+  static float element(const dtb_tensor_t& gradient, uint64_t k) {
+    if (gradient.dtype == DTB_DTYPE_F32) return static_cast<const float*>(gradient.data)[k];
+    const uint16_t bits = static_cast<const uint16_t*>(gradient.data)[k];
+    return gradient.dtype == DTB_DTYPE_F16 ? halfToFloat(bits) : bfloat16ToFloat(bits);
+  }
+
   const ParamSet& params_;
   uint32_t steps_;
   uint32_t microStep_ = 0;

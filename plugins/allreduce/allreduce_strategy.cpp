@@ -15,7 +15,7 @@ void AllreduceStrategy::finishBackward() {
     const bool last = sums_.lastMicroStep();
     for (uint32_t i = 0; i < params_.size(); ++i) {
       if (last) {
-        sums_.takeSum(i, static_cast<float*>(params_[i].grad.data), 1.0f / static_cast<float>(sums_.steps()));
+        sums_.takeSum(i, params_[i].grad.data, 1.0f / static_cast<float>(sums_.steps()));
       } else {
         sums_.add(i);
       }

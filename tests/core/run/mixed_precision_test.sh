@@ -164,12 +164,23 @@ expect "SELECT COUNT(*) FROM gradient_clipping g JOIN gradient_clipping f ON f.l
 expect "SELECT COUNT(*) FROM step_numerics WHERE clip_factor < 1 AND ABS(grad_norm * clip_factor - 0.5) < 1e-5" 60 \
   "a clipped step's gradients do not have the norm 0.5"
 
+echo "== gradient accumulation in fp16: two micro-batches a step, summed in f32"
+db=$scratch/a.db
+run --db "$db" --set 'strategy=["allreduce", "bucketed", "fusion"]' --set precision=fp16 --set accumulation_steps=2 \
+  --set batch_size=16 --set epochs=1 > "$scratch/a.txt" 2>&1 || { cat "$scratch/a.txt"; fail "the accumulating runs exited with $?"; }
+expect "SELECT COUNT(*) FROM epoch WHERE test_accuracy > 0.5" 3 "an accumulating fp16 run learned nothing"
+expect "SELECT COUNT(*) FROM (SELECT MIN(train_loss) AS low, MAX(train_loss) AS high FROM epoch)
+          WHERE high - low <= 1e-3 * low" 1 "the accumulating strategies ended apart (they sum the same micro-batches)"
+
 echo "== what cannot run says so"
 if run --db "$scratch/x.db" --set precision=fp32 --set fault.kind=overflow > "$scratch/x.txt" 2>&1; then
   fail "an overflow fault in an fp32 run was accepted"
 fi
 grep -q 'kind = "overflow".*tests fp16.s loss scaling; this cell.s precision is "fp32": set precision = "fp16"' "$scratch/x.txt" \
   || { cat "$scratch/x.txt"; fail "the fp32 overflow's message"; }
+run --db "$scratch/za.db" --set strategy=zero --set precision=bf16 --set accumulation_steps=2 > "$scratch/za.txt" 2>&1 || true
+grep -q "ZeRO's gradient accumulation in mixed precision is not built yet" "$scratch/za.txt" \
+  || { cat "$scratch/za.txt"; fail "ZeRO with accumulation in bf16 was not refused by name"; }
 if run --db "$scratch/y.db" --set precision=bf16 --set fault.kind=overflow > "$scratch/y.txt" 2>&1; then
   fail "an overflow fault in a bf16 run (which scales no loss, and so skips nothing) was accepted"
 fi

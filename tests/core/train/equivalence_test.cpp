@@ -336,6 +336,22 @@ INSTANTIATE_TEST_SUITE_P(Strategies, EquivalenceWithClipping,
                                            "zero:stage=3,param_persistence_threshold=0"),
                          testName);
 
+// Accumulation in bf16: each micro-batch's gradients are rounded to bf16
+// and summed in f32 (GradAccumulator), the mean rounded once: two
+// micro-batches on two ranks train as one rank with the global batch,
+// within bf16's rounding.
+class EquivalenceWithAccumulationInBf16 : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(EquivalenceWithAccumulationInBf16, TwoMicroBatchesOnTwoRanksEqualOneBatch) {
+  expectEquivalent(GetParam(), 2, 2, false, Precision::kBf16);
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, EquivalenceWithAccumulationInBf16,
+                         ::testing::Values("allreduce", "bucketed",
+                                           "bucketed:bucket_cap_mb=1e-06,gradient_as_bucket_view=true",
+                                           "fusion"),
+                         testName);
+
 class EquivalenceWithAccumulation : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(EquivalenceWithAccumulation, TwoMicroBatchesOnTwoRanksEqualOneBatch) {

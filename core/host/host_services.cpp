@@ -167,7 +167,8 @@ dtb_status_t HostServices::unbound(dtb_host_ctx_t ctx, const char* what) {
   return DTB_STATUS_UNSUPPORTED;
 }
 
-bool HostServices::given(dtb_host_ctx_t ctx, const char* function, std::initializer_list<const void*> pointers) {
+bool HostServices::given(dtb_host_ctx_t ctx, const char* function,
+                         std::initializer_list<const void*> pointers) {
   for (const void* p : pointers) {
     if (p == nullptr) {
       setErrorText(ctx, std::string(function) + ": a required pointer argument is NULL");

@@ -82,7 +82,8 @@ class GradAccumulator {
       if (gradient.dtype == DTB_DTYPE_F32)
         static_cast<float*>(out)[k] = mean;
       else
-        static_cast<uint16_t*>(out)[k] = gradient.dtype == DTB_DTYPE_F16 ? floatToHalf(mean) : floatToBfloat16(mean);
+        static_cast<uint16_t*>(out)[k] =
+            gradient.dtype == DTB_DTYPE_F16 ? floatToHalf(mean) : floatToBfloat16(mean);
     }
   }
 

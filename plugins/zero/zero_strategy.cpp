@@ -13,11 +13,13 @@ namespace {
 StageSettings readSettings(const dtb_host_t* host, const dtb_strategy_setup_t& setup) {
   if (setup.accumulation_steps == 0)
     throw Error(DTB_STATUS_INVALID_ARGUMENT, "zero: accumulation_steps must be >= 1");
-  if (setup.accumulation_steps > 1 && setup.param_count > 0 && setup.params[0]->value.dtype != DTB_DTYPE_F32) {
+  if (setup.accumulation_steps > 1 && setup.param_count > 0 &&
+      setup.params[0]->value.dtype != DTB_DTYPE_F32) {
     // Its reduced slices accumulate in their own dtype (reductions.cpp):
     // bf16 sums, where DeepSpeed's bf16 optimizer sums in fp32.
-    throw Error(DTB_STATUS_UNSUPPORTED,
-                "zero: gradient accumulation in mixed precision is not built yet; set accumulation_steps = 1");
+    throw Error(
+        DTB_STATUS_UNSUPPORTED,
+        "zero: gradient accumulation in mixed precision is not built yet; set accumulation_steps = 1");
   }
   StageSettings s;
   s.stage = static_cast<int>(kStage.get(host));

@@ -208,10 +208,15 @@ void expectEquivalent(const std::string& strategy, int world, uint32_t accumulat
   // In bf16 the ranks' gradients are rounded, and their sum again, where one
   // rank's are rounded once: a few of bf16's steps (2^-8 relative) over six
   // steps (measured: 2.4e-4 against a largest parameter near 1).
+  // With accumulation in bf16 each micro-batch's gradient is rounded, and
+  // their f32 mean again, before the sum over the ranks: measured 1.7e-3
+  // against a largest parameter near 0.13. The same run in fp16 differs by
+  // 1.3e-4, 13 times less, as its 3 more mantissa bits predict: rounding,
+  // not a term gone missing.
   const double lossy = strategy.find("comm_hook=fp16") != std::string::npos   ? 2e-3
                        : strategy.find("comm_hook=bf16") != std::string::npos ? 6e-2
-                       : precision == Precision::kBf16                        ? 1e-2
-                                                                              : 0;
+                       : precision == Precision::kBf16 ? (accumulation > 1 ? 2e-2 : 1e-2)
+                                                       : 0;
   // PowerSGD, once it runs, sends a rank-1 approximation: nothing bounds its
   // distance from the reference, but every rank must still agree (above).
   if (strategy.find("powersgd_start_iter") != std::string::npos) return;

@@ -49,8 +49,10 @@ dtb_status_t HostServices::checkStep(const dtb_tensor_t* grads, uint32_t count, 
     setErrorThunk(ctx, "optim_check: no gradients given");
     return DTB_STATUS_INVALID_ARGUMENT;
   }
+  uint64_t elements = 0;
   for (uint32_t t = 0; t < count; ++t) {
     const dtb_tensor_t& g = grads[t];
+    elements += g.count;
     if (g.dtype != optimizer_->paramDtype() || g.device.type != DTB_DEVICE_HOST ||
         (g.count > 0 && g.data == nullptr)) {
       setErrorText(ctx, std::string("optim_check: gradient ") + std::to_string(t) + " is not a " +
@@ -64,8 +66,6 @@ dtb_status_t HostServices::checkStep(const dtb_tensor_t* grads, uint32_t count, 
   // A rank handed fewer elements than the model has holds a shard of the
   // gradients (ZeRO's slices, sized alike on every rank): the shards'
   // squares add up over the ranks. A replica's are the whole already.
-  uint64_t elements = 0;
-  for (uint32_t t = 0; t < count; ++t) elements += grads[t].count;
   const bool sharded = clips && elements < paramElements_;
   if (scales || sharded) {
     const dtb_status_t agreed = agreeOnStep(&flag, sharded ? &squares : nullptr);

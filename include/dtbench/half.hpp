@@ -59,11 +59,15 @@ inline float halfToFloat(uint16_t half) {
   return value;
 }
 
+// Round to nearest even; a NaN stays a (quiet) NaN. Without a branch, so a
+// loop over it vectorizes (mixed precision rounds every gradient and
+// parameter each step: core/train/precision.cpp).
 inline uint16_t floatToBfloat16(float value) {
   uint32_t x;
   std::memcpy(&x, &value, sizeof(x));
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // NaN stays NaN
-  return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+  const uint32_t nearestEven = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+  const uint32_t quietNan = (x >> 16) | 0x40u;
+  return static_cast<uint16_t>((x & 0x7fffffffu) > 0x7f800000u ? quietNan : nearestEven);
 }
 
 inline float bfloat16ToFloat(uint16_t value) {

@@ -77,9 +77,7 @@ Algorithm parseAlgorithm(const std::string& name) {
 }
 
 GlooCommunicator::GlooCommunicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, Algorithm algorithm)
-    : host_(host),
-      rank_(rdv.rank),
-      size_(rdv.world_size),
+    : CommunicatorBase(host, rdv),
       timeout_(rdv.timeout_ms > 0 ? rdv.timeout_ms : 60000),
       algorithm_(algorithm) {
   if (size_ < 1 || rank_ < 0 || rank_ >= size_) {

@@ -12,9 +12,9 @@
 #include <string>
 #include <thread>
 
+#include "common/communicator_base.h"
 #include "common/job_queue.h"
 #include "common/request.h"
-#include "common/traffic.h"
 #include "dtbench/backend.h"
 
 namespace gloo::rendezvous {
@@ -26,7 +26,7 @@ namespace dtb::backend::gloo {
 enum class Algorithm { kAuto, kRing, kBcube, kRingChunked, kHalvingDoubling };
 Algorithm parseAlgorithm(const std::string& name);
 
-class GlooCommunicator {
+class GlooCommunicator : public CommunicatorBase {
  public:
   static constexpr const char* kName = "gloo";
 
@@ -34,32 +34,14 @@ class GlooCommunicator {
   // the store and the ranks that did not arrive in time.
   GlooCommunicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, Algorithm algorithm);
   ~GlooCommunicator();
-  GlooCommunicator(const GlooCommunicator&) = delete;
-  GlooCommunicator& operator=(const GlooCommunicator&) = delete;
 
-  const dtb_host_t* host() const { return host_; }
-  int rank() const { return rank_; }
-  int size() const { return size_; }
-
-  // Each checks its arguments at once (throwing dtb::Error) and queues the
-  // collective; tensors must stay valid until the request completes.
-  std::shared_ptr<Request> allreduce(const dtb_tensor_t& buffer, dtb_reduce_op_t op);
-  std::shared_ptr<Request> reduceScatter(const dtb_tensor_t& input, const dtb_tensor_t& output,
-                                         dtb_reduce_op_t op);
-  std::shared_ptr<Request> allgather(const dtb_tensor_t& input, const dtb_tensor_t& output);
-  std::shared_ptr<Request> broadcast(const dtb_tensor_t& buffer, int root);
-  std::shared_ptr<Request> barrier();
-
-  dtb_comm_counters_t counters() const { return traffic_.counters(); }
+  DTB_COMMUNICATOR_COLLECTIVES(Request);  // queued for the worker thread
 
  private:
   using Op = std::function<void(uint32_t tag)>;
   std::shared_ptr<Request> enqueue(Op op, uint64_t bytesSent);
   void work();
 
-  const dtb_host_t* host_;
-  int rank_;
-  int size_;
   std::chrono::milliseconds timeout_;
   Algorithm algorithm_;
   std::shared_ptr<::gloo::rendezvous::Context> context_;
@@ -72,8 +54,6 @@ class GlooCommunicator {
   JobQueue<Job> queue_;
   uint32_t nextTag_ = 0;  // issue order, equal on every rank
   std::thread worker_;
-
-  Traffic traffic_;  // busy: the worker thread's time in collectives
 };
 
 }  // namespace dtb::backend::gloo

@@ -28,9 +28,7 @@ void checkHost(const dtb_tensor_t& t, const char* what) {
 }  // namespace
 
 MpiCommunicator::MpiCommunicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv)
-    : host_(host),
-      rank_(rdv.rank),
-      size_(rdv.world_size),
+    : CommunicatorBase(host, rdv),
       timeout_(rdv.timeout_ms > 0 ? rdv.timeout_ms : 60000),
       callerRuns_(rdv.struct_size >= offsetof(dtb_rendezvous_t, wait_guard_ms) + sizeof(int64_t) &&
                   rdv.wait_guard_ms > 0),  // ABI 1.5

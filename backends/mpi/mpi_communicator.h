@@ -41,14 +41,14 @@
 #include <string>
 #include <thread>
 
+#include "common/communicator_base.h"
 #include "common/job_queue.h"
 #include "common/request.h"
-#include "common/traffic.h"
 #include "dtbench/backend.h"
 
 namespace dtb::backend::mpi {
 
-class MpiCommunicator {
+class MpiCommunicator : public CommunicatorBase {
  public:
   static constexpr const char* kName = "mpi";
 
@@ -57,22 +57,8 @@ class MpiCommunicator {
   // within rdv.timeout_ms.
   MpiCommunicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv);
   ~MpiCommunicator();
-  MpiCommunicator(const MpiCommunicator&) = delete;
-  MpiCommunicator& operator=(const MpiCommunicator&) = delete;
 
-  const dtb_host_t* host() const { return host_; }
-  int rank() const { return rank_; }
-
-  // Each checks its arguments at once (throwing dtb::Error) and queues the
-  // collective; tensors must stay valid until the request completes.
-  std::shared_ptr<Request> allreduce(const dtb_tensor_t& buffer, dtb_reduce_op_t op);
-  std::shared_ptr<Request> reduceScatter(const dtb_tensor_t& input, const dtb_tensor_t& output,
-                                         dtb_reduce_op_t op);
-  std::shared_ptr<Request> allgather(const dtb_tensor_t& input, const dtb_tensor_t& output);
-  std::shared_ptr<Request> broadcast(const dtb_tensor_t& buffer, int root);
-  std::shared_ptr<Request> barrier();
-
-  dtb_comm_counters_t counters() const { return traffic_.counters(); }
+  DTB_COMMUNICATOR_COLLECTIVES(Request);  // queued; see above for who runs them
 
   // The ABI's wait(): up to `timeoutMs`, and never past the collective
   // timeout of the collective in MPI now (which abandons the communicator).
@@ -113,9 +99,6 @@ class MpiCommunicator {
   void abandon();
   std::string errorText(int code) const;
 
-  const dtb_host_t* host_;
-  int rank_;
-  int size_;
   std::chrono::milliseconds timeout_;
   MPI_Comm comm_ = MPI_COMM_NULL;
 
@@ -136,8 +119,6 @@ class MpiCommunicator {
   std::atomic<bool> abandoned_{false};      // the thread is inside MPI for good
   std::atomic<int64_t> runningSinceNs_{0};  // when the collective in MPI now started; 0: none
   std::thread thread_;
-
-  Traffic traffic_;  // busy: the time inside MPI's collectives
 };
 
 }  // namespace dtb::backend::mpi

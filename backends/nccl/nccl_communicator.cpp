@@ -117,9 +117,7 @@ Launch::~Launch() {
 }
 
 NcclCommunicator::NcclCommunicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, Options options)
-    : host_(host),
-      rank_(rdv.rank),
-      world_(rdv.world_size),
+    : CommunicatorBase(host, rdv),
       device_(chooseDevice(rdv)),
       options_(std::move(options)),
       timeout_(rdv.timeout_ms) {
@@ -144,7 +142,7 @@ NcclCommunicator::NcclCommunicator(const dtb_host_t* host, const dtb_rendezvous_
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;  // every call returns at once: waits are ours to bound
   if (options_.maxCtas > 0) config.maxCTAs = options_.maxCtas;
-  const ncclResult_t init = ncclCommInitRankConfig(&comm_, world_, unique, rank_, &config);
+  const ncclResult_t init = ncclCommInitRankConfig(&comm_, size_, unique, rank_, &config);
   if (init != ncclSuccess && init != ncclInProgress) {
     if (comm_) ncclCommAbort(comm_);
     comm_ = nullptr;
@@ -410,7 +408,7 @@ std::shared_ptr<Request> NcclCommunicator::allreduce(const dtb_tensor_t& buffer,
   const std::optional<ncclRedOp_t> red = ncclOpOf(op);
   if (!red) fail(DTB_STATUS_UNSUPPORTED, noBitwiseAnd(buffer.dtype));
   const uint64_t bytes = buffer.count * dtypeSize(buffer.dtype);
-  return issue("allreduce", bytes * 2 * (world_ - 1) / world_, [=, this](cudaStream_t s) {
+  return issue("allreduce", bytes * 2 * (size_ - 1) / size_, [=, this](cudaStream_t s) {
     return ncclAllReduce(buffer.data, buffer.data, buffer.count, *ncclTypeOf(buffer.dtype), *red, comm_, s);
   });
 }
@@ -419,11 +417,11 @@ std::shared_ptr<Request> NcclCommunicator::reduceScatter(const dtb_tensor_t& inp
                                                          const dtb_tensor_t& output, dtb_reduce_op_t op) {
   checkTensor(input, "reduce-scatter input");
   checkTensor(output, "reduce-scatter output");
-  requireReduceScatterShapes(input, output, world_, kName);
+  requireReduceScatterShapes(input, output, size_, kName);
   const std::optional<ncclRedOp_t> red = ncclOpOf(op);
   if (!red) fail(DTB_STATUS_UNSUPPORTED, noBitwiseAnd(input.dtype));
   const uint64_t bytes = input.count * dtypeSize(input.dtype);
-  return issue("reduce_scatter", bytes * (world_ - 1) / world_, [=, this](cudaStream_t s) {
+  return issue("reduce_scatter", bytes * (size_ - 1) / size_, [=, this](cudaStream_t s) {
     return ncclReduceScatter(input.data, output.data, output.count, *ncclTypeOf(input.dtype), *red, comm_, s);
   });
 }
@@ -431,20 +429,20 @@ std::shared_ptr<Request> NcclCommunicator::reduceScatter(const dtb_tensor_t& inp
 std::shared_ptr<Request> NcclCommunicator::allgather(const dtb_tensor_t& input, const dtb_tensor_t& output) {
   checkTensor(input, "all-gather input");
   checkTensor(output, "all-gather output");
-  requireAllgatherShapes(input, output, world_, kName);
+  requireAllgatherShapes(input, output, size_, kName);
   allgatherInPlace(input, output, rank_, kName);  // throws for any overlap but NCCL's in-place one
   const uint64_t bytes = output.count * dtypeSize(output.dtype);
-  return issue("allgather", bytes * (world_ - 1) / world_, [=, this](cudaStream_t s) {
+  return issue("allgather", bytes * (size_ - 1) / size_, [=, this](cudaStream_t s) {
     return ncclAllGather(input.data, output.data, input.count, *ncclTypeOf(input.dtype), comm_, s);
   });
 }
 
 std::shared_ptr<Request> NcclCommunicator::broadcast(const dtb_tensor_t& buffer, int root) {
   checkTensor(buffer, "broadcast buffer");
-  if (root < 0 || root >= world_)
+  if (root < 0 || root >= size_)
     fail(DTB_STATUS_INVALID_ARGUMENT, "broadcast root " + std::to_string(root) + " is not a rank");
   const uint64_t bytes = buffer.count * dtypeSize(buffer.dtype);
-  return issue("broadcast", world_ > 1 ? bytes : 0, [=, this](cudaStream_t s) {
+  return issue("broadcast", size_ > 1 ? bytes : 0, [=, this](cudaStream_t s) {
     return ncclBroadcast(buffer.data, buffer.data, buffer.count, *ncclTypeOf(buffer.dtype), root, comm_, s);
   });
 }

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "common/traffic.h"
+#include "common/communicator_base.h"
 #include "dtbench/backend.h"
 #include "options.h"
 #include "watchdog.h"
@@ -41,7 +41,7 @@ struct Request {
   std::string message;
 };
 
-class NcclCommunicator {
+class NcclCommunicator : public CommunicatorBase {
  public:
   static constexpr const char* kName = "nccl";
 
@@ -50,27 +50,16 @@ class NcclCommunicator {
   // with why when no GPU is usable, TIMEOUT naming what did not come.
   NcclCommunicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, Options options);
   ~NcclCommunicator();
-  NcclCommunicator(const NcclCommunicator&) = delete;
-  NcclCommunicator& operator=(const NcclCommunicator&) = delete;
-
-  const dtb_host_t* host() const { return host_; }
-  int rank() const { return rank_; }
 
   // Each checks its tensors (CUDA memory on this communicator's GPU) and
   // launches, or queues the call for the next group when group_calls is on.
-  std::shared_ptr<Request> allreduce(const dtb_tensor_t& buffer, dtb_reduce_op_t op);
-  std::shared_ptr<Request> reduceScatter(const dtb_tensor_t& input, const dtb_tensor_t& output,
-                                         dtb_reduce_op_t op);
-  std::shared_ptr<Request> allgather(const dtb_tensor_t& input, const dtb_tensor_t& output);
-  std::shared_ptr<Request> broadcast(const dtb_tensor_t& buffer, int root);
-  std::shared_ptr<Request> barrier();
+  DTB_COMMUNICATOR_COLLECTIVES(Request);
 
   bool test(Request& request);
   // The request's status; on failure `*why` says what happened.
   dtb_status_t wait(Request& request, std::chrono::milliseconds timeout, std::string* why);
   void setStream(void* stream);
   bool measuresBusyTime() const { return options_.busyTime; }  // busy_ns is measured
-  dtb_comm_counters_t counters() const { return traffic_.counters(); }
 
  private:
   using Call = std::function<ncclResult_t(cudaStream_t)>;
@@ -86,9 +75,6 @@ class NcclCommunicator {
   [[noreturn]] void fail(dtb_status_t status, const std::string& what) const;
   void checkTensor(const dtb_tensor_t& t, const char* what) const;
 
-  const dtb_host_t* host_;
-  int rank_;
-  int world_;
   int device_;
   Options options_;
   std::chrono::milliseconds timeout_;
@@ -105,8 +91,6 @@ class NcclCommunicator {
     std::shared_ptr<Request> request;
   };
   std::vector<Pending> pending_;
-
-  Traffic traffic_;  // bytes: nccl-tests' bus bytes; busy: the collectives' time on the GPU
 };
 
 }  // namespace dtb::backend::nccl

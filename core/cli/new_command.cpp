@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 
 #include "build_info.h"
 #include "cli/embedded_files.h"
@@ -19,22 +20,39 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// What a scaffold's compare.sql (templates/common/) asks of its plugin's
+// runs against the reference's: a run_summary column of both, and the
+// condition that passes.
+struct Comparison {
+  std::string_view expectation;  // the comment's second half
+  std::string_view measure;      // the column, as the verdict names it
+  std::string_view column;
+  std::string_view digits;  // what ROUND keeps of it
+  std::string_view passes;
+};
+// Strategies and backends must end with the reference's training loss.
+constexpr Comparison kSameLoss = {
+    "so both runs of the matrix end with the same training loss", "final training loss", "final_train_loss",
+    "6", "ABS(mine.final_train_loss - base.final_train_loss) <= 1e-4 * (1 + ABS(base.final_train_loss))"};
+// Models and datasets must learn: their scaffold's data has 4 classes.
+constexpr Comparison kLearns = {
+    "the test accuracy on its 4 classes is well above chance (0.25), as with {{reference}}", "test accuracy",
+    "final_test_accuracy", "4", "mine.final_test_accuracy > 0.5"};
+
 // Each kind, with the built-in plugin its scaffold's matrix is compared with
-// and how: strategies and backends must end with the reference's training
-// loss (templates/same_loss/), models and datasets must learn
-// (templates/learns/); `why` opens the comparison's comment.
+// and how; `why` opens the comparison's comment.
 struct Kind {
   std::string_view name;
   std::string_view reference;
-  std::string_view comparison;
+  const Comparison& comparison;
   std::string_view why;
 };
 constexpr std::array<Kind, 4> kKinds = {{
-    {"strategy", "allreduce", "same_loss", "my_plugin averages gradients as allreduce does"},
-    {"backend", "gloo", "same_loss",
+    {"strategy", "allreduce", kSameLoss, "my_plugin averages gradients as allreduce does"},
+    {"backend", "gloo", kSameLoss,
      "Collectives are exact whatever carries them: my_plugin and gloo sum alike"},
-    {"model", "linear", "learns", "my_plugin learns"},
-    {"dataset", "synthetic", "learns", "A model learns my_plugin's data"},
+    {"model", "linear", kLearns, "my_plugin learns"},
+    {"dataset", "synthetic", kLearns, "A model learns my_plugin's data"},
 }};
 
 // The placeholders the templates use, chosen to be valid identifiers so the
@@ -130,8 +148,24 @@ std::vector<ScaffoldFile> renderScaffold(const std::string& kind, const std::str
     throw std::invalid_argument("plugin name '" + name + "' is the built-in " + kind +
                                 " the scaffold is compared with; choose another name");
   }
-  // Every kind's files, the comparison's, and the kind's own.
-  const std::string folders[] = {"common/", std::string(k.comparison) + "/", kind + "/"};
+  // In this order: the kind's texts hold the other placeholders too.
+  const std::string classFill = className(name);
+  const std::string version = majorMinor(core::buildInfo().version);
+  const std::pair<std::string_view, std::string_view> fills[] = {
+      {"{{why}}", k.why},
+      {"{{expectation}}", k.comparison.expectation},
+      {"{{measure}}", k.comparison.measure},
+      {"{{column}}", k.comparison.column},
+      {"{{digits}}", k.comparison.digits},
+      {"{{passes}}", k.comparison.passes},
+      {kNamePlaceholder, name},
+      {kClassPlaceholder, classFill},
+      {"{{kind}}", kind},
+      {"{{reference}}", k.reference},
+      {"{{dtbench_version}}", version},
+  };
+  // Every kind's files, and the kind's own.
+  const std::string folders[] = {"common/", kind + "/"};
   std::vector<ScaffoldFile> files;
   for (const EmbeddedFile& file : scaffoldTemplates()) {
     std::string_view path = file.path;
@@ -139,13 +173,8 @@ std::vector<ScaffoldFile> renderScaffold(const std::string& kind, const std::str
                                      [&](const std::string& f) { return path.starts_with(f); });
     if (folder == std::end(folders)) continue;
     path.remove_prefix(folder->size());
-    // {{why}} first: it holds the name placeholder too.
-    std::string text = replaceAll(file.text, "{{why}}", k.why);
-    text = replaceAll(std::move(text), kNamePlaceholder, name);
-    text = replaceAll(std::move(text), kClassPlaceholder, className(name));
-    text = replaceAll(std::move(text), "{{kind}}", kind);
-    text = replaceAll(std::move(text), "{{reference}}", k.reference);
-    text = replaceAll(std::move(text), "{{dtbench_version}}", majorMinor(core::buildInfo().version));
+    std::string text(file.text);
+    for (const auto& [from, to] : fills) text = replaceAll(std::move(text), from, to);
     files.push_back({replaceAll(std::string(path), kNamePlaceholder, name), std::move(text)});
   }
   // Listed by name, wherever in tools/templates/ each came from.

@@ -7,17 +7,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "worker/epoch_position.h"
 #include "worker/rank_plugins.h"
 
 namespace dtb::core {
-
-// Where an epoch stands: the next step's index in it, and the positions of
-// the epoch's sample order trained on so far (over every world it had).
-struct EpochPosition {
-  int64_t epoch = 0;
-  int64_t stepInEpoch = 0;
-  uint64_t samplePositions = 0;
-};
 
 // Broadcasts rank 0's strategy state (state_save), the optimizer's step
 // count, the run's optimizer steps, `position` and `shared` (figures of the

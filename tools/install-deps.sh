@@ -18,6 +18,7 @@ packages=(
   libgloo-dev libhiredis-dev                             # Gloo backend (and its Redis rendezvous)
   libopenmpi-dev openmpi-bin openssh-client             # MPI backend, mpirun; ssh: the ssh launcher
   libdnnl-dev                                            # oneDNN: CPU layers
+  libsimgrid-dev                                         # SimGrid: projections over shared links
   zlib1g-dev                                             # .gz IDX files
   clang libclang-rt-14-dev                               # libFuzzer for the fuzz targets
   abigail-tools                                          # abidw/abidiff: the ABI check (tests/abi)

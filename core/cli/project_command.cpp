@@ -9,6 +9,7 @@
 
 #include "projection/collective_cost.h"
 #include "projection/fitted_network.h"
+#include "projection/flow_simulation.h"
 #include "projection/step_simulation.h"
 #include "projection/stored_profile.h"
 #include "projection/system_model.h"
@@ -32,7 +33,10 @@ struct ProjectOptions {
   int64_t batch = 0;          // samples per GPU a step on the target; 0: the run's
   bool store = false;         // write the rows to the store's projection table
   int64_t fitRun = 0;         // a sweep whose all-reduce fit is the network, instead of a system file
+  std::string networkModel = "formulas";  // or "simgrid": flow-level simulation where links are shared
 };
+
+bool simulated(const ProjectOptions& o) { return o.networkModel == "simgrid"; }
 
 // The run's step as one of the target's GPUs takes it, and a line saying
 // how that was decided: at --batch samples (every phase in proportion),
@@ -85,13 +89,19 @@ void printSystem(const core::SystemModel& system) {
               system.nicsPerNode);
   printLink("GPU link", system.intraNode);
   printLink("; NIC", system.interNode);
+  const core::Fabric& f = system.fabric;
+  if (f.nodesPerSwitch > 0)
+    std::printf("; %d nodes a leaf switch, uplinks %g:1 oversubscribed, the nodes %s", f.nodesPerSwitch,
+                f.oversubscription, f.spread ? "spread over the leaves" : "packed");
   std::printf("\n");
 }
 
 // NCCL's schedules on a described system: the cheapest all-reduce of
 // three; a fitted network's: the ring, as the fit measured the backend's
-// own algorithm (Gloo and MPI have no NCCL trees).
-core::CollectiveCosts costsOn(const core::SystemModel& system, int gpus, bool ringOnly) {
+// own algorithm (Gloo and MPI have no NCCL trees). By the closed forms, or
+// by SimGrid's simulation of the same schedules (one per GPU count).
+core::CollectiveCosts costsOn(const core::SystemModel& system, int gpus, bool ringOnly, bool simgrid) {
+  if (simgrid) return core::collectiveCosts(core::simulateNetwork(system, gpus), ringOnly);
   if (ringOnly) {
     return {[&system, gpus](double bytes) { return core::allreduceCost(bytes, gpus, system).ringS; },
             [&system, gpus](double bytes) { return core::reduceScatterCostS(bytes, gpus, system); },
@@ -123,14 +133,17 @@ struct Target {
 std::vector<core::ProjectionRecord> projectedRows(const core::ProfiledRun& run,
                                                   const core::StepProfile& profile, const std::string& target,
                                                   const Target& where, const std::vector<int>& gpus,
-                                                  const std::vector<core::StrategySchedule>& schedules) {
+                                                  const std::vector<core::StrategySchedule>& schedules,
+                                                  bool simgrid) {
+  std::vector<core::CollectiveCosts> costs;  // per GPU count: a simulation each, when simulated
+  for (int g : gpus) costs.push_back(costsOn(where.system, g, where.ringOnly, simgrid));
   std::vector<core::ProjectionRecord> rows;
   for (const core::StrategySchedule& schedule : schedules) {
     double baseThroughput = 0;
-    for (int g : gpus) {
+    for (size_t i = 0; i < gpus.size(); ++i) {
+      const int g = gpus[i];
       const core::SystemModel& system = where.system;
-      const core::SimulatedStep step =
-          core::simulateStep(profile, schedule, costsOn(system, g, where.ringOnly), g);
+      const core::SimulatedStep step = core::simulateStep(profile, schedule, costs[i], g);
       core::ProjectionRecord r;
       r.runId = run.runId;
       r.system = system.name;
@@ -197,9 +210,11 @@ int projectRun(const ProjectOptions& o, const Target& where, std::vector<int> gp
     core::Database store = core::openStoreForReading(o.db);
     run = core::readProfiledRun(store, o.run);
   }
-  const auto [profile, target] = targetStep(run, system, o);
+  auto [profile, target] = targetStep(run, system, o);
+  // Its own target: a simulated projection is stored beside the closed forms', not over them.
+  if (simulated(o)) target += "; network by SimGrid";
   const std::vector<core::ProjectionRecord> rows =
-      projectedRows(run, profile, target, where, gpus, schedules);
+      projectedRows(run, profile, target, where, gpus, schedules, simulated(o));
   if (!where.ringOnly) printSystem(system);
   printRun(run);
   std::printf("# target: %s; speed-up and efficiency against %d GPU%s (docs/projection.md)\n", target.c_str(),
@@ -248,11 +263,15 @@ int project(const ProjectOptions& o) {
   // Every count costed before anything is printed: one that does not fill
   // whole nodes is refused alone, not after a table's head.
   std::vector<core::AllreduceCost> costs;
-  for (int g : gpus) costs.push_back(core::allreduceCost(static_cast<double>(bytes), g, system));
+  for (int g : gpus) {
+    costs.push_back(simulated(o)
+                        ? core::allreduceCost(static_cast<double>(bytes), core::simulateNetwork(system, g))
+                        : core::allreduceCost(static_cast<double>(bytes), g, system));
+  }
   printSystem(system);
-  std::printf(
-      "# all-reduce of %s (%lld bytes) by alpha-beta models of NCCL's schedules (docs/projection.md)\n",
-      core::formatSize(bytes).c_str(), static_cast<long long>(bytes));
+  std::printf("# all-reduce of %s (%lld bytes) by %s of NCCL's schedules (docs/projection.md)\n",
+              core::formatSize(bytes).c_str(), static_cast<long long>(bytes),
+              simulated(o) ? "SimGrid's flow-level simulation" : "alpha-beta models");
   std::printf("%6s %6s %10s %10s %16s %13s %11s\n", "gpus", "nodes", "ring_ms", "tree_ms", "hierarchical_ms",
               "best", "busbw_GBps");
   for (size_t i = 0; i < gpus.size(); ++i) {
@@ -305,6 +324,11 @@ void addProjectCommand(CLI::App& app, GlobalOptions& global) {
          "With --run, instead of --system: a dtbench comm all-reduce sweep in the same store whose fit "
          "is the network (one rank a host, the backend's ring)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--network-model", o->networkModel,
+                  "How collectives are priced: formulas (alpha-beta models of NCCL's schedules, no link "
+                  "shared) or simgrid (SimGrid's flow-level simulation of the same schedules: flows sharing "
+                  "NICs, GPU links and [system.fabric]'s uplinks)")
+      ->check(CLI::IsMember({"formulas", "simgrid"}));
   cmd->add_flag("--store", o->store,
                 "With --run: also store the rows in the database's projection table, replacing an earlier "
                 "projection of the same run, system, target and strategy");

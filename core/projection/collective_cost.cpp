@@ -9,34 +9,31 @@ namespace {
 
 double ceilLog2(int n) { return n > 1 ? std::ceil(std::log2(static_cast<double>(n))) : 0; }
 
-// The nodes `gpus` GPUs fill, and how many of a node's GPUs they use.
-struct Placement {
-  int nodes = 1;
-  int perNode = 1;
-};
-
-Placement place(int gpus, const SystemModel& system) {
-  if (gpus < 1) throw std::invalid_argument("a projection needs at least 1 GPU, not " + std::to_string(gpus));
-  if (gpus <= system.gpusPerNode) return {1, gpus};
-  if (gpus % system.gpusPerNode != 0) {
-    throw std::invalid_argument(std::to_string(gpus) + " GPUs do not fill whole nodes of " +
-                                std::to_string(system.gpusPerNode) + " (" + system.name + ")");
-  }
-  return {gpus / system.gpusPerNode, system.gpusPerNode};
-}
-
 // The link a ring through every GPU sees at each step: across nodes NCCL
 // runs a channel per NIC, each carrying its share of the array; a channel's
 // hop inside a node shares the node's GPU link. The slower of the two paces
 // every step, and a step waits on the slowest hop's latency (an inter-node
 // one, once there are two nodes).
-Link ringPath(const Placement& at, const SystemModel& system) {
-  const int nics = std::min(system.nicsPerNode, at.perNode);
+Link ringPath(const GpuPlacement& at, const SystemModel& system) {
   if (at.nodes == 1) return system.intraNode;
-  return {system.interNode.latencyS, std::min(nics * system.interNode.bytesPerS, system.intraNode.bytesPerS)};
+  return {system.interNode.latencyS,
+          std::min(at.nics * system.interNode.bytesPerS, system.intraNode.bytesPerS)};
 }
 
 }  // namespace
+
+GpuPlacement placeGpus(int gpus, const SystemModel& system) {
+  if (gpus < 1) throw std::invalid_argument("a projection needs at least 1 GPU, not " + std::to_string(gpus));
+  if (gpus > system.gpusPerNode && gpus % system.gpusPerNode != 0) {
+    throw std::invalid_argument(std::to_string(gpus) + " GPUs do not fill whole nodes of " +
+                                std::to_string(system.gpusPerNode) + " (" + system.name + ")");
+  }
+  GpuPlacement at;
+  at.perNode = std::min(gpus, system.gpusPerNode);
+  at.nodes = gpus / at.perNode;
+  at.nics = std::min(system.nicsPerNode, at.perNode);
+  return at;
+}
 
 double ringAllreduceS(double bytes, int ranks, const Link& link) {
   if (ranks <= 1) return 0;
@@ -60,7 +57,7 @@ double treeAllreduceS(double bytes, int ranks, const Link& link) {
 }
 
 AllreduceCost allreduceCost(double bytes, int gpus, const SystemModel& system) {
-  const Placement at = place(gpus, system);
+  const GpuPlacement at = placeGpus(gpus, system);
   AllreduceCost cost;
   cost.nodes = at.nodes;
   if (gpus == 1) {
@@ -69,7 +66,6 @@ AllreduceCost allreduceCost(double bytes, int gpus, const SystemModel& system) {
   }
   const Link& intra = system.intraNode;
   const Link& inter = system.interNode;
-  const int nics = std::min(system.nicsPerNode, at.perNode);
   const Link path = ringPath(at, system);
   const double pathBytesPerS = path.bytesPerS;
   cost.ringS = ringAllreduceS(bytes, gpus, path);
@@ -80,29 +76,36 @@ AllreduceCost allreduceCost(double bytes, int gpus, const SystemModel& system) {
   // Hierarchical: each GPU of a node all-reduces its 1/perNode slice with
   // the same GPU of every other node, the node's NICs shared among them.
   const Link perSlice{inter.latencyS,
-                      inter.bytesPerS * std::min(1.0, static_cast<double>(nics) / at.perNode)};
+                      inter.bytesPerS * std::min(1.0, static_cast<double>(at.nics) / at.perNode)};
   cost.hierarchicalS = ringReduceScatterS(bytes, at.perNode, intra) +
                        ringAllreduceS(bytes / at.perNode, at.nodes, perSlice) +
                        ringAllgatherS(bytes, at.perNode, intra);
-  cost.best = "ring";
-  cost.bestS = cost.ringS;
-  if (cost.treeS < cost.bestS) {
-    cost.best = "tree";
-    cost.bestS = cost.treeS;
-  }
-  if (cost.hierarchicalS < cost.bestS) {
-    cost.best = "hierarchical";
-    cost.bestS = cost.hierarchicalS;
-  }
+  cost.pickCheapest();
   return cost;
 }
 
+void AllreduceCost::pickCheapest() {
+  // A schedule must be cheaper by more than rounding to replace one before
+  // it (within a node the hierarchical schedule is the ring, to the last bits).
+  const auto cheaper = [](double a, double b) { return a < b * (1 - 1e-9); };
+  best = "ring";
+  bestS = ringS;
+  if (cheaper(treeS, bestS)) {
+    best = "tree";
+    bestS = treeS;
+  }
+  if (cheaper(hierarchicalS, bestS)) {
+    best = "hierarchical";
+    bestS = hierarchicalS;
+  }
+}
+
 double reduceScatterCostS(double bytes, int gpus, const SystemModel& system) {
-  return ringReduceScatterS(bytes, gpus, ringPath(place(gpus, system), system));
+  return ringReduceScatterS(bytes, gpus, ringPath(placeGpus(gpus, system), system));
 }
 
 double allgatherCostS(double bytes, int gpus, const SystemModel& system) {
-  return ringAllgatherS(bytes, gpus, ringPath(place(gpus, system), system));
+  return ringAllgatherS(bytes, gpus, ringPath(placeGpus(gpus, system), system));
 }
 
 double allreduceBusBytesPerS(double bytes, double seconds, int ranks) {

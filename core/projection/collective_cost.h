@@ -17,6 +17,16 @@
 
 namespace dtb::core {
 
+// Where `gpus` GPUs sit on `system`: whole nodes, or fewer than one node
+// (GPU i is GPU i % perNode of node i / perNode). Throws
+// std::invalid_argument for a count that fills no whole nodes.
+struct GpuPlacement {
+  int nodes = 1;
+  int perNode = 1;
+  int nics = 1;  // the NICs a node's GPUs use: min(NICs a node, perNode)
+};
+GpuPlacement placeGpus(int gpus, const SystemModel& system);
+
 // On one flat set of p ranks joined by `link`.
 double ringAllreduceS(double bytes, int ranks, const Link& link);
 // Reduce-scatter and all-gather: half a ring all-reduce each.
@@ -35,6 +45,8 @@ struct AllreduceCost {
   double hierarchicalS = 0;  // reduce-scatter in the node, all-reduce across, all-gather in the node
   std::string best;          // the cheapest of the three ("ring", "tree", "hierarchical")
   double bestS = 0;
+  // Sets best and bestS from the three, as NCCL's tuner takes the cheapest.
+  void pickCheapest();
 };
 AllreduceCost allreduceCost(double bytes, int gpus, const SystemModel& system);
 

@@ -81,6 +81,36 @@ Link link(const std::string& source, const toml::table& system, const std::strin
           number(source, t, "bandwidth_gbps", where, 0, kMaxBandwidthGbps) * 1e9};
 }
 
+// [system.fabric]: both keys optional, as is the table.
+Fabric fabric(const std::string& source, const toml::table& system) {
+  Fabric f;
+  if (!system.contains("fabric")) return f;
+  const std::string where = "[system.fabric]";
+  const toml::table& t = table(source, system, "fabric", "[system]");
+  onlyKnownKeys(source, t, where, {"nodes_per_switch", "oversubscription", "placement"});
+  if (const toml::node* n = t.get("nodes_per_switch")) {
+    const std::optional<int64_t> value = n->value_exact<int64_t>();
+    if (!value || *value < 1 || *value > kMaxNodesPerSwitch)
+      fail(source, n->source(), "'nodes_per_switch' must be a whole number from 1 to 100000");
+    f.nodesPerSwitch = static_cast<int>(*value);
+  }
+  if (t.contains("oversubscription")) {
+    f.oversubscription = number(source, t, "oversubscription", where, 0, kMaxOversubscription);
+    if (f.oversubscription < 1) {
+      fail(source, t.get("oversubscription")->source(),
+           "'oversubscription' is " + shortNumber(f.oversubscription) +
+               ": it must be at least 1 (1: uplinks as fast as the leaf's NICs)");
+    }
+  }
+  if (const toml::node* n = t.get("placement")) {
+    const std::optional<std::string> value = n->value<std::string>();
+    if (!value || (*value != "packed" && *value != "spread"))
+      fail(source, n->source(), "'placement' must be \"packed\" or \"spread\"");
+    f.spread = *value == "spread";
+  }
+  return f;
+}
+
 }  // namespace
 
 SystemModel parseSystem(std::string_view text, const std::string& source) {
@@ -93,9 +123,9 @@ SystemModel parseSystem(std::string_view text, const std::string& source) {
   }
   onlyKnownKeys(source, root, "the system file", {"system"});
   const toml::table& system = table(source, root, "system", "a system file");
-  onlyKnownKeys(
-      source, system, "[system]",
-      {"name", "gpus_per_node", "nics_per_node", "sources", "intra_node", "inter_node", "throughput"});
+  onlyKnownKeys(source, system, "[system]",
+                {"name", "gpus_per_node", "nics_per_node", "sources", "intra_node", "inter_node",
+                 "throughput", "fabric"});
   SystemModel model;
   const toml::node* name = system.get("name");
   if (!name || !name->is_string())
@@ -119,6 +149,7 @@ SystemModel parseSystem(std::string_view text, const std::string& source) {
       model.samplesPerS[std::string(key.str())] =
           number(source, t, std::string(key.str()), "[system.throughput]", 0, kMaxSamplesPerS);
   }
+  model.fabric = fabric(source, system);
   return model;
 }
 

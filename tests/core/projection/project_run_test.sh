@@ -78,6 +78,27 @@ awk '$1 == "bucketed" && $2 == 1 && ($4 < 6.39 || $4 > 6.41 || $5 < 4999 || $5 >
 grep -q "mlp: parallel efficiency projected to JUWELS Booster from run 1, beside the measured" "$scratch/report.html" ||
   fail "the report does not draw the projection"
 
+# The same projection with SimGrid pricing the collectives: stored beside
+# the closed forms' (its own target), and equal to them on one node, where
+# no link is shared and every schedule's formula holds.
+if "$dtbench" project --system "$scratch/system.toml" --db "$scratch/r.db" --run 1 --gpus 1,4,8 --store \
+  --network-model simgrid > "$scratch/g.txt" 2>&1; then
+  cat "$scratch/g.txt"
+  grep -q "^# target: .*; network by SimGrid" "$scratch/g.txt" || fail "the target does not say SimGrid priced it"
+  [[ $(q "SELECT COUNT(*) FROM projection WHERE target LIKE '%network by SimGrid'") == 18 ]] ||
+    fail "the simulated projection is not stored beside the closed forms'"
+  [[ $(q "SELECT COUNT(*) FROM projection") == 36 ]] || fail "the simulated projection replaced the closed forms'"
+  [[ $(q "SELECT COUNT(*) FROM projection f JOIN projection g ON g.strategy = f.strategy AND g.gpus = f.gpus
+          AND g.target LIKE '%SimGrid' AND f.target NOT LIKE '%SimGrid'
+          WHERE f.gpus = 4 AND ABS(g.step_s - f.step_s) <= 1e-6 * f.step_s") == 6 ]] ||
+    fail "on one node SimGrid's step is not the closed forms'"
+elif grep -q "built without SimGrid" "$scratch/g.txt"; then
+  echo "skipped the SimGrid projection: $(cat "$scratch/g.txt")"
+else
+  cat "$scratch/g.txt"
+  fail "dtbench project --network-model simgrid failed"
+fi
+
 # A schedule with its plugin's parameters: DDP with buckets of 10 KiB
 # issues one all-reduce per gradient here, as the baseline does, but
 # during backward.

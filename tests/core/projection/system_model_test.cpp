@@ -49,9 +49,10 @@ TEST(SystemFile, ReadsTheNodeAndItsLinks) {
 }
 
 TEST(SystemFile, MistakesAreNamedAtTheirLine) {
-  EXPECT_EQ(errorOf(replaced(kGood, "nics_per_node", "nic_per_node")),
-            "s.toml:4:1: error: unknown key 'nic_per_node' in [system] (known: gpus_per_node, inter_node, "
-            "intra_node, name, nics_per_node, sources, throughput)");
+  EXPECT_EQ(
+      errorOf(replaced(kGood, "nics_per_node", "nic_per_node")),
+      "s.toml:4:1: error: unknown key 'nic_per_node' in [system] (known: fabric, gpus_per_node, inter_node, "
+      "intra_node, name, nics_per_node, sources, throughput)");
   EXPECT_EQ(errorOf(replaced(kGood, "bandwidth_gbps = 12.5", "bandwidth_gbps = 0")),
             "s.toml:11:18: error: 'bandwidth_gbps' is 0: it must be above 0 and at most 100000");
   EXPECT_EQ(errorOf(replaced(kGood, "gpus_per_node = 2", "gpus_per_node = 2.5")),
@@ -75,6 +76,28 @@ TEST(SystemFile, ThroughputsAreOptionalAndBounded) {
             "s.toml:13:12: error: 'resnet50' is -938: it must be above 0 and at most 1e+09");
   EXPECT_EQ(errorOf(kGood + "[system.throughput]\nresnet50 = \"fast\"\n"),
             "s.toml:13:12: error: 'resnet50' must be a number");
+}
+
+TEST(SystemFile, TheFabricIsOptionalAndBounded) {
+  const SystemModel flat = parseSystem(kGood, "s.toml");
+  EXPECT_EQ(flat.fabric.nodesPerSwitch, 0);  // one non-blocking switch
+  EXPECT_EQ(flat.fabric.oversubscription, 1);
+  const SystemModel s =
+      parseSystem(kGood + "[system.fabric]\nnodes_per_switch = 16\noversubscription = 2.5\n", "s.toml");
+  EXPECT_EQ(s.fabric.nodesPerSwitch, 16);
+  EXPECT_EQ(s.fabric.oversubscription, 2.5);
+  EXPECT_EQ(
+      errorOf(kGood + "[system.fabric]\noversubscription = 0.5\n"),
+      "s.toml:13:20: error: 'oversubscription' is 0.5: it must be at least 1 (1: uplinks as fast as the "
+      "leaf's NICs)");
+  EXPECT_EQ(errorOf(kGood + "[system.fabric]\nnodes_per_switch = 0\n"),
+            "s.toml:13:20: error: 'nodes_per_switch' must be a whole number from 1 to 100000");
+  EXPECT_EQ(errorOf(kGood + "[system.fabric]\nleaf_size = 4\n"),
+            "s.toml:13:1: error: unknown key 'leaf_size' in [system.fabric] (known: nodes_per_switch, "
+            "oversubscription, placement)");
+  EXPECT_TRUE(parseSystem(kGood + "[system.fabric]\nplacement = \"spread\"\n", "s.toml").fabric.spread);
+  EXPECT_EQ(errorOf(kGood + "[system.fabric]\nplacement = \"random\"\n"),
+            "s.toml:13:13: error: 'placement' must be \"packed\" or \"spread\"");
 }
 
 }  // namespace

@@ -8,7 +8,8 @@
 
 #include "plugin/isolated_call.h"
 #include "projection/collective_flows.h"
-#include "projection/simgrid_engine.h"
+#include "projection/flow_platform.h"
+#include "projection/simgrid_loader.h"
 
 namespace dtb::core {
 namespace {
@@ -46,7 +47,8 @@ std::string timeInChild(const SystemModel& system, int gpus, const std::vector<F
     std::ostringstream out;
     out.precision(17);
     out << "ok";
-    for (double s : timeSchedulesWithSimGrid(system, gpus, schedules)) out << ' ' << s;
+    for (double s : timeWithSimgridModule(describePlatform(system, gpus, schedules), schedules))
+      out << ' ' << s;
     return out.str();
   } catch (const std::exception& e) {
     return e.what();
@@ -54,6 +56,8 @@ std::string timeInChild(const SystemModel& system, int gpus, const std::vector<F
 }
 
 }  // namespace
+
+bool simgridAvailable() { return findSimgridModule().has_value(); }
 
 std::vector<double> simulateSchedules(const SystemModel& system, int gpus,
                                       const std::vector<FlowSchedule>& schedules,

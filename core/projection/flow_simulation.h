@@ -1,8 +1,9 @@
 // What collectives cost on a system where links are shared, by SimGrid's
-// flow-level simulation of NCCL's schedules (collective_flows.h on the
-// platform of simgrid_engine.h): the second network model of `dtbench
-// project` (--network-model simgrid), beside the closed forms of
-// collective_cost.h, which it gives back where no link is shared.
+// flow-level simulation of NCCL's schedules (collective_flows.h's flows on
+// flow_platform.h's platform, simulated by simgrid_module.h): the second
+// network model of `dtbench project` (--network-model simgrid), beside the
+// closed forms of collective_cost.h, which it gives back where no link is
+// shared.
 //
 // A schedule's flows all scale with the array, so its time is a line in the
 // array's size (exactly so where its flows' latencies are equal, and within
@@ -53,6 +54,9 @@ std::vector<double> simulateSchedules(const SystemModel& system, int gpus,
 // fills no whole nodes is std::invalid_argument too).
 SimulatedNetwork simulateNetwork(const SystemModel& system, int gpus,
                                  std::chrono::milliseconds limit = kSimulationLimit);
+
+// This dtbench has SimGrid: its module is found (simgrid_loader.h).
+bool simgridAvailable();
 
 // As allreduceCost() and the step simulation's costs, from the simulation.
 AllreduceCost allreduceCost(double bytes, const SimulatedNetwork& network);

@@ -9,7 +9,6 @@
 #include <string>
 
 #include "four_gpu_nodes.h"
-#include "projection/simgrid_engine.h"
 
 namespace dtb::core {
 namespace {
@@ -17,7 +16,7 @@ namespace {
 using test_systems::fourGpuNodes;
 
 #define SKIP_WITHOUT_SIMGRID() \
-  if (!simgridBuiltIn()) GTEST_SKIP() << "built without SimGrid (libsimgrid-dev)"
+  if (!simgridAvailable()) GTEST_SKIP() << "built without SimGrid (libsimgrid-dev)"
 
 // Different latencies on the two kinds of link, so that a route paying the
 // wrong one shows.

@@ -297,7 +297,8 @@ void addProjectCommand(CLI::App& app, GlobalOptions& global) {
       "Examples:\n"
       "  dtbench project --system examples/systems/juwels_booster.toml --db results.db --run 1 --store\n"
       "  dtbench project --system examples/systems/juwels_booster.toml\n"
-      "  dtbench project --system my_cluster.toml --bytes 25M --gpus 8,64,512");
+      "  dtbench project --system my_cluster.toml --bytes 25M --gpus 8,64,512\n"
+      "  dtbench project --system examples/systems/oversubscribed_fat_tree.toml --network-model simgrid");
   cmd->add_option("--system", o->system, "The system file (TOML: docs/projection.md)");
   cmd->add_option("--bytes", o->bytes, "The all-reduced array: bytes, or a size like 100M (default 100M)");
   cmd->add_option("--gpus", o->gpus, "GPU counts, comma-separated (default: 2, 4, ... to 1,024)")

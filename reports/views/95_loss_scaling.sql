@@ -13,13 +13,13 @@
 --   last_scale     the loss scale of the last recorded step
 --   min_scale      the smallest loss scale any step had
 CREATE VIEW loss_scaling AS
-SELECT run_id, experiment, experiment_id, label, world_size, COUNT(*) AS steps,
-       SUM(COALESCE(skipped, 0)) AS skipped_steps, SUM(COALESCE(skipped, 0)) * 1.0 / COUNT(*) AS skipped_share,
-       MAX(first_scale) AS first_scale, MAX(last_scale) AS last_scale, MIN(loss_scale) AS min_scale
-FROM (SELECT n.*, FIRST_VALUE(n.loss_scale) OVER by_step AS first_scale,
-             LAST_VALUE(n.loss_scale) OVER by_step AS last_scale
-      FROM step_numerics n
-      WHERE n.loss_scale IS NOT NULL
-      WINDOW by_step AS (PARTITION BY n.run_id ORDER BY n.step
-                         ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))
-GROUP BY run_id;
+SELECT n.run_id, n.experiment, n.experiment_id, n.label, n.world_size, COUNT(*) AS steps,
+       SUM(COALESCE(n.skipped, 0)) AS skipped_steps, SUM(COALESCE(n.skipped, 0)) * 1.0 / COUNT(*) AS skipped_share,
+       (SELECT f.loss_scale FROM step_numerics f WHERE f.run_id = n.run_id AND f.loss_scale IS NOT NULL
+        ORDER BY f.step LIMIT 1) AS first_scale,
+       (SELECT f.loss_scale FROM step_numerics f WHERE f.run_id = n.run_id AND f.loss_scale IS NOT NULL
+        ORDER BY f.step DESC LIMIT 1) AS last_scale,
+       MIN(n.loss_scale) AS min_scale
+FROM step_numerics n
+WHERE n.loss_scale IS NOT NULL
+GROUP BY n.run_id;

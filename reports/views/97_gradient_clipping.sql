@@ -15,18 +15,15 @@
 --   mean_norm       the mean norm over the measured steps
 --   largest_norm    the largest norm any step had
 CREATE VIEW gradient_clipping AS
-SELECT g.run_id, g.experiment, g.experiment_id, g.label, g.world_size,
+SELECT n.run_id, n.experiment, n.experiment_id, n.label, n.world_size,
        (SELECT CAST(TRIM(p.value, '"') AS REAL) FROM run_param p
-        WHERE p.run_id = g.run_id AND p.key = 'gradient_clipping') AS max_norm,
-       COUNT(*) AS steps, SUM(g.clip_factor < 1) AS clipped_steps,
-       SUM(g.clip_factor < 1) * 1.0 / COUNT(*) AS clipped_share,
-       MAX(g.first_norm) AS first_norm, MAX(g.last_norm) AS last_norm, AVG(g.grad_norm) AS mean_norm,
-       MAX(g.grad_norm) AS largest_norm
-FROM (SELECT n.*, FIRST_VALUE(n.grad_norm) OVER by_step AS first_norm,
-             LAST_VALUE(n.grad_norm) OVER by_step AS last_norm
-      FROM step_numerics n
-      WHERE n.grad_norm IS NOT NULL
-      WINDOW by_step AS (PARTITION BY n.run_id ORDER BY n.step
-                         ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))
-     g
-GROUP BY g.run_id;
+        WHERE p.run_id = n.run_id AND p.key = 'gradient_clipping') AS max_norm,
+       COUNT(*) AS steps, SUM(n.clip_factor < 1) AS clipped_steps, SUM(n.clip_factor < 1) * 1.0 / COUNT(*) AS clipped_share,
+       (SELECT f.grad_norm FROM step_numerics f WHERE f.run_id = n.run_id AND f.grad_norm IS NOT NULL
+        ORDER BY f.step LIMIT 1) AS first_norm,
+       (SELECT f.grad_norm FROM step_numerics f WHERE f.run_id = n.run_id AND f.grad_norm IS NOT NULL
+        ORDER BY f.step DESC LIMIT 1) AS last_norm,
+       AVG(n.grad_norm) AS mean_norm, MAX(n.grad_norm) AS largest_norm
+FROM step_numerics n
+WHERE n.grad_norm IS NOT NULL
+GROUP BY n.run_id;

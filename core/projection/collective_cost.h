@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "projection/link.h"
+#include "projection/alpha_beta_link.h"
 #include "projection/system_model.h"
 
 namespace dtb::core {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "projection/link.h"
+#include "projection/alpha_beta_link.h"
 #include "projection/stored_profile.h"
 
 namespace dtb::core {

@@ -28,7 +28,7 @@
 #include <string_view>
 #include <vector>
 
-#include "projection/link.h"
+#include "projection/alpha_beta_link.h"
 
 namespace dtb::core {
 

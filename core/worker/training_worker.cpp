@@ -164,8 +164,8 @@ void TrainingWorker::openTrainingData(uint64_t offset) {
 
 int64_t TrainingWorker::startLoader() {
   const uint64_t perStep = samplesPerStep();
-  const bool same = loaderWorld_ == world_ && loaderRank_ == rank_ && loaderOffset_ == 0 &&
-                    at_.samplePositions == static_cast<uint64_t>(at_.stepInEpoch) * perStep;
+  const bool same =
+      loaderWorld_ == world_ && loaderRank_ == rank_ && loaderOffset_ == 0 && at_.evenSteps(perStep);
   if (!same) openTrainingData(at_.samplePositions);
   const uint64_t firstBatch = same ? static_cast<uint64_t>(at_.stepInEpoch) * accumulation_ : 0;
   train_->startEpoch(static_cast<uint64_t>(at_.epoch), firstBatch);
@@ -232,7 +232,7 @@ EpochPosition TrainingWorker::resume() {
   const Checkpoint c = readCheckpoint(spec_.checkpointDir, rank_, static_cast<uint64_t>(spec_.resumeStep));
   restoreCheckpoint(plugins_, c);
   optimizerSteps_ = c.steps;
-  return {c.epoch, c.stepInEpoch, static_cast<uint64_t>(c.stepInEpoch) * samplesPerStep()};
+  return EpochPosition::after(c.epoch, c.stepInEpoch, samplesPerStep());
 }
 
 void TrainingWorker::saveCheckpoint() {
@@ -245,7 +245,7 @@ void TrainingWorker::saveCheckpoint() {
 void TrainingWorker::trainEpochs(int64_t epochs) {
   while (at_.epoch < epochs) {
     trainEpoch();
-    at_ = {at_.epoch + 1, 0, 0};
+    at_ = EpochPosition{.epoch = at_.epoch + 1};
     sums_ = {};
     epochSoFar_ = {};
     epochStepsRun_ = 0;
@@ -299,8 +299,7 @@ void TrainingWorker::trainSteps(int64_t steps) {
       for (const MetricRecord& m : takeMetrics(record.step)) records_.metric(m);
     }
     ++optimizerSteps_;
-    ++at_.stepInEpoch;
-    at_.samplePositions += samplesPerStep();
+    at_.stepped(samplesPerStep());
     ++epochStepsRun_;
     if (recoveredNote_ && rank_ == 0) {
       records_.event(rank_, runSeconds(), "recovered",

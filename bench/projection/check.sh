@@ -3,8 +3,9 @@
 # (tests/core/projection/shaped_network_test.sh): on 2 and 4 of
 # tools/cluster.sh's hosts, every strategy, LeNet on 10GbE's and InfiniBand
 # HDR's emulated profiles and ResNet-18 (CIFAR stem, 3x8x8) on HDR's. Per
-# model a 1-rank profile; per model, host count and network a Gloo
-# all-reduce sweep (the fitted network) and the baseline on the unshaped
+# model a 1-rank profile; per model, host count and network a Gloo sweep of
+# all-reduce, reduce-scatter and all-gather (the fitted network, each
+# collective over its own fit) and the baseline on the unshaped
 # network (the compute at that world size on these shared cores:
 # --compute-speedup); then every strategy projected and run, and
 # projection_error's error per cell printed. Root only (namespaces); about
@@ -45,8 +46,8 @@ cell() {
   shift 5
   local where=(--set world_size="$hosts" --set "hostfile=$cluster/hostfile" --set "launcher_args=$agent")
   echo "== $name on $hosts hosts, $network" >&2
-  on_h0 "$dtbench" comm --backend gloo --ranks "$hosts" --ops allreduce -b 4K -e "$largest" -f 4 -w 3 -n 10 \
-    --launcher mpirun --hostfile "$cluster/hostfile" --launcher-args "$agent" --interface eth0 \
+  on_h0 "$dtbench" comm --backend gloo --ranks "$hosts" --ops allreduce,reduce_scatter,allgather -b 4K \
+    -e "$largest" -f 4 -w 3 -n 10 --launcher mpirun --hostfile "$cluster/hostfile" --launcher-args "$agent" --interface eth0 \
     --network "$network" --db "$db" >/dev/null 2>&1 || { echo "the sweep failed" >&2; return; }
   local sweep unshaped speedup
   sweep=$(q "SELECT MAX(id) FROM run WHERE strategy = 'sweep'")

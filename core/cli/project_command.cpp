@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -96,17 +97,21 @@ void printSystem(const core::SystemModel& system) {
   std::printf("\n");
 }
 
+// Where a projection runs: a system file's system (NCCL's schedules), or
+// a fitted network (the backend's ring, each collective over its own fit).
+struct Target {
+  core::SystemModel system;
+  std::optional<core::FittedNetwork> fit;
+};
+
 // NCCL's schedules on a described system: the cheapest all-reduce of
 // three; a fitted network's: the ring, as the fit measured the backend's
 // own algorithm (Gloo and MPI have no NCCL trees). By the closed forms, or
 // by SimGrid's simulation of the same schedules (one per GPU count).
-core::CollectiveCosts costsOn(const core::SystemModel& system, int gpus, bool ringOnly, bool simgrid) {
-  if (simgrid) return core::collectiveCosts(core::simulateNetwork(system, gpus), ringOnly);
-  if (ringOnly) {
-    return {[&system, gpus](double bytes) { return core::allreduceCost(bytes, gpus, system).ringS; },
-            [&system, gpus](double bytes) { return core::reduceScatterCostS(bytes, gpus, system); },
-            [&system, gpus](double bytes) { return core::allgatherCostS(bytes, gpus, system); }};
-  }
+core::CollectiveCosts costsOn(const Target& where, int gpus, bool simgrid) {
+  if (simgrid) return core::collectiveCosts(core::simulateNetwork(where.system, gpus), where.fit.has_value());
+  if (where.fit) return core::fittedCosts(*where.fit, gpus);
+  const core::SystemModel& system = where.system;
   return {[&system, gpus](double bytes) { return core::allreduceCost(bytes, gpus, system).bestS; },
           [&system, gpus](double bytes) { return core::reduceScatterCostS(bytes, gpus, system); },
           [&system, gpus](double bytes) { return core::allgatherCostS(bytes, gpus, system); }};
@@ -119,14 +124,6 @@ std::vector<core::StrategySchedule> chosenSchedules(const std::vector<std::strin
   return chosen;
 }
 
-// Where a projection runs: a system file's system (NCCL's schedules), or
-// a fitted network (the backend's ring).
-struct Target {
-  core::SystemModel system;
-  bool ringOnly = false;
-  std::string network;  // a fitted sweep's emulated network
-};
-
 // The run's step on each GPU count under each strategy: step time,
 // throughput, speed-up and efficiency against the smallest count, and the
 // share of the step that waits for communication.
@@ -136,7 +133,7 @@ std::vector<core::ProjectionRecord> projectedRows(const core::ProfiledRun& run,
                                                   const std::vector<core::StrategySchedule>& schedules,
                                                   bool simgrid) {
   std::vector<core::CollectiveCosts> costs;  // per GPU count: a simulation each, when simulated
-  for (int g : gpus) costs.push_back(costsOn(where.system, g, where.ringOnly, simgrid));
+  for (int g : gpus) costs.push_back(costsOn(where, g, simgrid));
   std::vector<core::ProjectionRecord> rows;
   for (const core::StrategySchedule& schedule : schedules) {
     double baseThroughput = 0;
@@ -147,7 +144,7 @@ std::vector<core::ProjectionRecord> projectedRows(const core::ProfiledRun& run,
       core::ProjectionRecord r;
       r.runId = run.runId;
       r.system = system.name;
-      r.network = where.network;
+      r.network = where.fit ? where.fit->network : "";
       r.target = target;
       r.strategy = schedule.name;
       r.gpus = g;
@@ -215,7 +212,7 @@ int projectRun(const ProjectOptions& o, const Target& where, std::vector<int> gp
   if (simulated(o)) target += "; network by SimGrid";
   const std::vector<core::ProjectionRecord> rows =
       projectedRows(run, profile, target, where, gpus, schedules, simulated(o));
-  if (!where.ringOnly) printSystem(system);
+  if (!where.fit) printSystem(system);
   printRun(run);
   std::printf("# target: %s; speed-up and efficiency against %d GPU%s (docs/projection.md)\n", target.c_str(),
               gpus.front(), gpus.front() == 1 ? "" : "s");
@@ -241,10 +238,11 @@ Target fittedTarget(const ProjectOptions& o) {
   const core::FittedNetwork fit = core::readFittedNetwork(store, o.fitRun);
   std::printf(
       "# network: %s all-reduce at %d ranks fitted in run %lld%s: a = %.1f us, B = %.4f GB/s; ring "
-      "schedules, as the backend's\n",
+      "schedules, as the backend's%s%s\n",
       fit.backend.c_str(), fit.ranks, static_cast<long long>(fit.runId),
-      fit.network.empty() ? "" : (" on " + fit.network).c_str(), fit.latencyS * 1e6, fit.busBytesPerS / 1e9);
-  return {fit.system, true, fit.network};
+      fit.network.empty() ? "" : (" on " + fit.network).c_str(), fit.latencyS * 1e6, fit.busBytesPerS / 1e9,
+      fit.ownFits.empty() ? "" : "; fitted on their own: ", fit.ownFits.c_str());
+  return {fit.system, fit};
 }
 
 int project(const ProjectOptions& o) {

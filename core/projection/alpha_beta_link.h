@@ -20,4 +20,10 @@ inline Link linkFromAllreduceFit(double latencyS, double busBytesPerS, int ranks
   return {ranks > 1 ? latencyS / (2.0 * (ranks - 1)) : latencyS, busBytesPerS};
 }
 
+// The same for a reduce-scatter's or an all-gather's fit: half a ring, p - 1
+// hops of bus bytes / (p - 1) each (bus bytes = S (p - 1) / p).
+inline Link linkFromHalfRingFit(double latencyS, double busBytesPerS, int ranks) {
+  return {ranks > 1 ? latencyS / (ranks - 1.0) : latencyS, busBytesPerS};
+}
+
 }  // namespace dtb::core

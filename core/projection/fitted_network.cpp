@@ -1,11 +1,30 @@
 #include "projection/fitted_network.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
 
-#include "projection/alpha_beta_link.h"
+#include "projection/collective_cost.h"
 #include "projection/stored_profile.h"
 
 namespace dtb::core {
+namespace {
+
+// The sweep's fit of `op` at its ranks, as the link of a half ring; none
+// where it has no usable fit of that op.
+std::optional<Link> halfRingLink(Database& db, int64_t sweepRunId, const char* op) {
+  Statement fit = db.prepare(
+      "SELECT world_size, latency_us, bus_gbps FROM collective_fit WHERE run_id = ? AND op = ? AND bus_gbps "
+      "> 0 "
+      "ORDER BY dtype = 'f32' DESC LIMIT 1");
+  fit.bind(1, sweepRunId).bind(2, std::string(op));
+  if (!fit.step()) return std::nullopt;
+  return linkFromHalfRingFit(std::max(0.0, fit.columnReal(1)) * 1e-6, fit.columnReal(2) * 1e9,
+                             static_cast<int>(fit.columnInt(0)));
+}
+
+}  // namespace
 
 FittedNetwork readFittedNetwork(Database& db, int64_t sweepRunId) {
   Statement fit = db.prepare(
@@ -33,7 +52,24 @@ FittedNetwork readFittedNetwork(Database& db, int64_t sweepRunId) {
   n.system.nicsPerNode = 1;
   n.system.intraNode = link;
   n.system.interNode = link;
+  n.reduceScatterLink = n.allgatherLink = link;
+  for (auto [op, into] :
+       {std::pair{"reduce_scatter", &n.reduceScatterLink}, std::pair{"allgather", &n.allgatherLink}}) {
+    if (const std::optional<Link> own = halfRingLink(db, sweepRunId, op)) {
+      *into = *own;
+      n.ownFits += std::string(n.ownFits.empty() ? "" : ", ") + op;
+    }
+  }
   return n;
+}
+
+CollectiveCosts fittedCosts(const FittedNetwork& network, int ranks) {
+  const Link allreduce = network.system.interNode;
+  return {[allreduce, ranks](double bytes) { return ringAllreduceS(bytes, ranks, allreduce); },
+          [link = network.reduceScatterLink, ranks](double bytes) {
+            return ringReduceScatterS(bytes, ranks, link);
+          },
+          [link = network.allgatherLink, ranks](double bytes) { return ringAllgatherS(bytes, ranks, link); }};
 }
 
 }  // namespace dtb::core

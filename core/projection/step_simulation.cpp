@@ -118,8 +118,10 @@ SimulatedStep zeroSharded(const StepProfile& p, const StrategySchedule& s, const
   return stepWith(p, exposedS, stream.busy(), optimizerS);
 }
 
-// A layer as ZeRO-3 sees it: what it gathers (its parameters above the
-// persistence threshold), what it reduces (every gradient), and its compute
+// A layer as ZeRO-3 sees it: what it gathers (all its parameters, when they
+// are the persistence threshold or more; else none: the layer stays whole,
+// as dtbench's plugin decides it a layer at a time), what it reduces (every
+// gradient), and its compute
 // in backward (the time since the layer before it finished its gradients)
 // and in forward (forward's time in the same shares).
 struct Layer {
@@ -136,7 +138,6 @@ std::vector<Layer> layersInBackwardOrder(const StepProfile& p, double persistenc
   for (const ProfiledGradient& g : p.gradients) {
     Layer& l = byLayer[g.layer];
     l.gradientBytes += g.bytes;
-    if (g.bytes >= persistenceBytes) l.gatherBytes += g.bytes;
     lastReady[g.layer] = std::max(lastReady[g.layer], g.readyS);
   }
   std::vector<std::pair<double, int64_t>> order;
@@ -146,6 +147,7 @@ std::vector<Layer> layersInBackwardOrder(const StepProfile& p, double persistenc
   double before = 0;
   for (const auto& [ready, layer] : order) {
     Layer l = byLayer[layer];
+    l.gatherBytes = l.gradientBytes >= persistenceBytes ? l.gradientBytes : 0;
     l.backwardS = ready - before;
     l.forwardS = p.backwardS > 0 ? p.forwardS * l.backwardS / p.backwardS : 0;
     before = ready;
@@ -179,7 +181,10 @@ double zeroPass(const std::vector<Layer>& layers, bool backward, const StrategyS
 
 // ZeRO stage 3: parameters gathered layer by layer in forward and again in
 // backward, gradients reduce-scattered layer by layer, each rank's update
-// of its 1/G; nothing gathered after the step.
+// of its 1/G; after the step the persistent layers (below the threshold,
+// kept whole) get their updated slices all-gathered, one all-gather a
+// layer (DeepSpeed's _post_step gathers its persistent parameters; dtbench's
+// plugin issues them layer by layer), nothing to overlap them with.
 SimulatedStep zeroPartitioned(const StepProfile& p, const StrategySchedule& s, const CollectiveCosts& costs,
                               int gpus) {
   std::vector<Layer> layers = layersInBackwardOrder(p, s.persistenceBytes);
@@ -188,8 +193,14 @@ SimulatedStep zeroPartitioned(const StepProfile& p, const StrategySchedule& s, c
   const double forwardS = zeroPass(forwardOrder, false, s, costs, forwardStream);
   CommStream backwardStream;
   const double backwardS = zeroPass(layers, true, s, costs, backwardStream);
-  const double exposedS = std::max(0.0, forwardS - p.forwardS) + std::max(0.0, backwardS - p.backwardS);
-  return stepWith(p, exposedS, forwardStream.busy() + backwardStream.busy(), p.optimizerS / gpus);
+  CommStream afterStep;
+  for (const Layer& l : layers) {
+    if (l.gradientBytes > l.gatherBytes) afterStep.run(0, costs.allgatherS(l.gradientBytes - l.gatherBytes));
+  }
+  const double exposedS =
+      std::max(0.0, forwardS - p.forwardS) + std::max(0.0, backwardS - p.backwardS) + afterStep.end();
+  return stepWith(p, exposedS, forwardStream.busy() + backwardStream.busy() + afterStep.busy(),
+                  p.optimizerS / gpus);
 }
 
 }  // namespace

@@ -55,6 +55,15 @@ TEST(CollectiveCost, AFittedLinkGivesBackTheFit) {
               1e-15);
 }
 
+TEST(CollectiveCost, AFittedHalfRingGivesBackItsFit) {
+  // A reduce-scatter's or all-gather's fit: t = a + S (p - 1) / p / B.
+  const double a = 400e-6, busBytesPerS = 2e9, bytes = 8e6;
+  const int p = 4;
+  const Link link = linkFromHalfRingFit(a, busBytesPerS, p);
+  EXPECT_NEAR(ringReduceScatterS(bytes, p, link), a + bytes * 3 / 4 / busBytesPerS, 1e-15);
+  EXPECT_NEAR(ringAllgatherS(bytes, p, link), a + bytes * 3 / 4 / busBytesPerS, 1e-15);
+}
+
 TEST(CollectiveCost, TheTreeWinsSmallMessagesAtScaleAndTheRingLargeOnes) {
   const SystemModel system = fourGpuNodes(25);
   const AllreduceCost small = allreduceCost(4096, 1024, system);

@@ -149,9 +149,22 @@ TEST(StepSimulation, ZeroStageThreeGathersEveryLayerTwiceAndPrefetchHidesSome) {
   // reduce-scatter 2-3 before the next gather 3-4, compute 4-6, the last
   // reduce-scatter 6-7: 4 ms over backward's 3.
   EXPECT_NEAR(waiting.exposedS, 2 * kMs + 4 * kMs, 1e-12);
-  // Parameters under the persistence threshold stay whole: no gathers.
+  // Layers under the persistence threshold stay whole: no gathers in the
+  // passes, but after the step each layer's updated slices are all-gathered
+  // (DeepSpeed's _post_step), exposed: 2 reduce-scatters and 2 gathers.
   zero3.persistenceBytes = 2 * kMiB;
-  EXPECT_NEAR(simulateStep(p, zero3, perMiB(), 4).commS, 2 * kMs, 1e-12);
+  const SimulatedStep persistent = simulateStep(p, zero3, perMiB(), 4);
+  EXPECT_NEAR(persistent.commS, 4 * kMs, 1e-12);
+  // Backward: computes 1 and 2 ms, reduce-scatters 1-2 and 3-4 (1 ms
+  // over), then the 2 gathers after the step.
+  EXPECT_NEAR(persistent.exposedS, 1 * kMs + 2 * kMs, 1e-12);
+  // The threshold is a layer's, as the plugin's: a layer of a 1.5 MiB weight
+  // and a 0.25 MiB bias is gathered whole (twice) and reduced, its bias
+  // not left whole to be gathered after the step: 3 x 1.75 MiB.
+  StepProfile layer = profile({{3, 1.5}});
+  layer.gradients.push_back({1, 0, 0.25 * kMiB, 3 * kMs});
+  zero3.persistenceBytes = kMiB;
+  EXPECT_NEAR(simulateStep(layer, zero3, perMiB(), 4).commS, 3 * 1.75 * kMs, 1e-12);
 }
 
 TEST(StepSimulation, OneGpuIsTheMeasuredStepForEveryStrategyButHorovodsCycle) {

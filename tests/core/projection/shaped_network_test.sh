@@ -5,11 +5,11 @@
 # (all-reduce, reduce-scatter, all-gather) predict the 2-host runs, and
 # projection_error holds each projection beside the run it predicts:
 #   - ResNet-18 (CIFAR stem, 3x8x8), the baseline, DDP's buckets and ZeRO-2,
-#     within 20 % of the measured step: steps of a quarter second, where
-#     bench/projection/check.sh measured every strategy within 14 %
-#     (docs/projection.md) and this test's three within 11 % (four
-#     attempts; under the sanitizers, whose slower threads overlap less,
-#     within 18 %), so 20 % holds what was measured and no more;
+#     within 25 % of the measured step: steps of a quarter second, where
+#     this test's three came within 11 % in four attempts, within 18 %
+#     under the sanitizers (their slower threads overlap less) and within
+#     22 % in bench/projection/check.sh's runs (docs/projection.md): 25 %
+#     holds every measurement and fails a model off by a third;
 #   - LeNet, the baseline and DDP's buckets, within a sanity bound of 60 %:
 #     steps of 4-12 ms, where collectives under the training's load cost up
 #     to twice what the sweep measured alone (the switch and the backends'
@@ -81,7 +81,7 @@ attempt() {
     --db "$db" > "$scratch/sweep.txt" 2>&1 || { cat "$scratch/sweep.txt"; fail "the sweep failed"; }
   local sweep
   sweep=$(q "SELECT id FROM run WHERE strategy = 'sweep' LIMIT 1")
-  check_model resnet18 "${RESNET_BOUND:-0.2}" "$sweep" allreduce,bucketed,zero-2 "${resnet[@]}" \
+  check_model resnet18 "${RESNET_BOUND:-0.25}" "$sweep" allreduce,bucketed,zero-2 "${resnet[@]}" \
     --set 'strategy=["allreduce", "bucketed", "zero"]' --set strategy.zero.stage=2
   check_model lenet "${LENET_BOUND:-0.6}" "$sweep" allreduce,bucketed "${lenet[@]}"
 }

@@ -320,8 +320,9 @@ void addProjectCommand(CLI::App& app, GlobalOptions& global) {
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 24));
   cmd->add_option(
          "--fit-run", o->fitRun,
-         "With --run, instead of --system: a dtbench comm all-reduce sweep in the same store whose fit "
-         "is the network (one rank a host, the backend's ring)")
+         "With --run, instead of --system: a dtbench comm sweep in the same store whose all-reduce fit "
+         "is the network (one rank a host, the backend's ring); its reduce-scatter and all-gather fits, "
+         "where it has them, price those collectives")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--network-model", o->networkModel,
                   "How collectives are priced: formulas (alpha-beta models of NCCL's schedules, no link "

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "worker/epoch_position.h"
+#include "data/distributed_sampler.h"
 #include "worker/rank_plugins.h"
 
 namespace dtb::core {

@@ -153,5 +153,18 @@ TEST(DistributedSampler, AnEndStopsTheEpochShortOfTheDataset) {
   EXPECT_THROW(DistributedSampler{three}, std::invalid_argument);  // past the dataset
 }
 
+TEST(EpochPosition, CountsStepsAndTheirPositionsAndSaysWhenTheWorldChanged) {
+  EpochPosition at = EpochPosition::after(3, 2, 64);  // resumed 2 steps into epoch 3, 64 positions a step
+  EXPECT_EQ(at.samplePositions, 128u);
+  EXPECT_TRUE(at.evenSteps(64));
+  at.stepped(64);
+  EXPECT_EQ(at.stepInEpoch, 3);
+  EXPECT_TRUE(at.evenSteps(64));
+  at.stepped(32);  // a smaller world's step: the loader's batches no longer line up
+  EXPECT_EQ(at.samplePositions, 224u);
+  EXPECT_FALSE(at.evenSteps(64));
+  EXPECT_FALSE(at.evenSteps(32));
+}
+
 }  // namespace
 }  // namespace dtb::core

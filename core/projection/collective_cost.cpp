@@ -22,6 +22,10 @@ Link ringPath(const GpuPlacement& at, const SystemModel& system) {
 
 }  // namespace
 
+double treeLatencyS(const GpuPlacement& at, const SystemModel& system) {
+  return 2 * (ceilLog2(at.nodes) * system.interNode.latencyS + (at.perNode - 1) * system.intraNode.latencyS);
+}
+
 GpuPlacement placeGpus(int gpus, const SystemModel& system) {
   if (gpus < 1) throw std::invalid_argument("a projection needs at least 1 GPU, not " + std::to_string(gpus));
   if (gpus > system.gpusPerNode && gpus % system.gpusPerNode != 0) {
@@ -69,10 +73,8 @@ AllreduceCost allreduceCost(double bytes, int gpus, const SystemModel& system) {
   const Link path = ringPath(at, system);
   const double pathBytesPerS = path.bytesPerS;
   cost.ringS = ringAllreduceS(bytes, gpus, path);
-  // NCCL's tree: a chain through each node's GPUs, a double binary tree of
-  // nodes; up then down, pipelined.
-  cost.treeS = 2 * (ceilLog2(at.nodes) * inter.latencyS + (at.perNode - 1) * intra.latencyS) +
-               2 * bytes / pathBytesPerS;
+  // NCCL's tree: each rank sends about the array up and again down.
+  cost.treeS = treeLatencyS(at, system) + 2 * bytes / pathBytesPerS;
   // Hierarchical: each GPU of a node all-reduces its 1/perNode slice with
   // the same GPU of every other node, the node's NICs shared among them.
   const Link perSlice{inter.latencyS,

@@ -27,6 +27,11 @@ struct GpuPlacement {
 };
 GpuPlacement placeGpus(int gpus, const SystemModel& system);
 
+// NCCL's tree's latency on that placement: a chain through each node's GPUs
+// and a double binary tree of nodes, up then down, pipelined:
+// 2 (ceil(log2 nodes) a_node + (perNode - 1) a_gpu).
+double treeLatencyS(const GpuPlacement& at, const SystemModel& system);
+
 // On one flat set of p ranks joined by `link`.
 double ringAllreduceS(double bytes, int ranks, const Link& link);
 // Reduce-scatter and all-gather: half a ring all-reduce each.

@@ -1,6 +1,6 @@
 #include "projection/collective_flows.h"
 
-#include <cmath>
+#include <algorithm>
 
 #include "projection/collective_cost.h"
 
@@ -88,10 +88,8 @@ FlowSchedule tree(const GpuPlacement& at, double bytes, const SystemModel& syste
   FlowSchedule s;
   if (phase.flows.empty()) return s;
   s.phases.push_back(phase);
-  const double depth = at.nodes > 1 ? std::ceil(std::log2(static_cast<double>(at.nodes))) : 0;
-  const double fill = 2 * (depth * system.interNode.latencyS + (at.perNode - 1) * system.intraNode.latencyS);
   const double paid = at.nodes > 1 ? system.interNode.latencyS : system.intraNode.latencyS;
-  s.extraLatencyS = std::max(0.0, fill - paid);
+  s.extraLatencyS = std::max(0.0, treeLatencyS(at, system) - paid);
   return s;
 }
 
@@ -106,22 +104,6 @@ int binaryTreeParent(int rank, int ranks) {
 }
 
 }  // namespace
-
-const char* scheduleName(CollectiveSchedule schedule) {
-  switch (schedule) {
-    case CollectiveSchedule::kRingAllreduce:
-      return "ring";
-    case CollectiveSchedule::kTreeAllreduce:
-      return "tree";
-    case CollectiveSchedule::kHierarchicalAllreduce:
-      return "hierarchical";
-    case CollectiveSchedule::kRingReduceScatter:
-      return "reduce-scatter";
-    case CollectiveSchedule::kRingAllgather:
-      return "all-gather";
-  }
-  return "?";
-}
 
 int doubleTreeParent(int tree, int rank, int ranks) {
   if (tree == 0) return binaryTreeParent(rank, ranks);

@@ -13,7 +13,6 @@
 // NIC (its index in the node) % nics.
 #pragma once
 
-#include <string>
 #include <vector>
 
 #include "projection/system_model.h"
@@ -44,7 +43,6 @@ enum class CollectiveSchedule {
   kRingReduceScatter,
   kRingAllgather,
 };
-const char* scheduleName(CollectiveSchedule schedule);
 
 // `bytes` is the whole array, as for collective_cost.h. Throws
 // std::invalid_argument for a GPU count that fills no whole nodes.

@@ -11,40 +11,41 @@
 namespace dtb::core {
 namespace {
 
-// The sweep's fit of `op` at its ranks, as the link of a half ring; none
-// where it has no usable fit of that op.
-std::optional<Link> halfRingLink(Database& db, int64_t sweepRunId, const char* op) {
+// A sweep's fit of one collective (collective_fit), f32 where it swept several dtypes.
+struct OpFit {
+  std::string backend, network;
+  int ranks = 0;
+  double latencyS = 0, busBytesPerS = 0;
+};
+
+std::optional<OpFit> readOpFit(Database& db, int64_t sweepRunId, const std::string& op) {
   Statement fit = db.prepare(
-      "SELECT world_size, latency_us, bus_gbps FROM collective_fit WHERE run_id = ? AND op = ? AND bus_gbps "
-      "> 0 "
-      "ORDER BY dtype = 'f32' DESC LIMIT 1");
-  fit.bind(1, sweepRunId).bind(2, std::string(op));
+      "SELECT f.backend, f.world_size, f.latency_us, f.bus_gbps, COALESCE(n.profile, '') "
+      "FROM collective_fit f LEFT JOIN run_network n ON n.run_id = f.run_id "
+      "WHERE f.run_id = ? AND f.op = ? AND f.bus_gbps > 0 ORDER BY f.dtype = 'f32' DESC LIMIT 1");
+  fit.bind(1, sweepRunId).bind(2, op);
   if (!fit.step()) return std::nullopt;
-  return linkFromHalfRingFit(std::max(0.0, fit.columnReal(1)) * 1e-6, fit.columnReal(2) * 1e9,
-                             static_cast<int>(fit.columnInt(0)));
+  // A least-squares intercept can fall below zero: no latency, then.
+  return OpFit{fit.columnText(0), fit.columnText(4), static_cast<int>(fit.columnInt(1)),
+               std::max(0.0, fit.columnReal(2)) * 1e-6, fit.columnReal(3) * 1e9};
 }
 
 }  // namespace
 
 FittedNetwork readFittedNetwork(Database& db, int64_t sweepRunId) {
-  Statement fit = db.prepare(
-      "SELECT f.backend, f.world_size, f.latency_us, f.bus_gbps, COALESCE(n.profile, '') "
-      "FROM collective_fit f LEFT JOIN run_network n ON n.run_id = f.run_id "
-      "WHERE f.run_id = ? AND f.op = 'allreduce' AND f.bus_gbps > 0 ORDER BY f.dtype = 'f32' DESC LIMIT 1");
-  fit.bind(1, sweepRunId);
-  if (!fit.step()) {
+  const std::optional<OpFit> allreduce = readOpFit(db, sweepRunId, "allreduce");
+  if (!allreduce) {
     throw ProfileError("run " + std::to_string(sweepRunId) +
                        ": no all-reduce fit (collective_fit) — a `dtbench comm --ops allreduce` sweep of 3 "
                        "sizes or more at 2 ranks or more has one");
   }
   FittedNetwork n;
   n.runId = sweepRunId;
-  n.backend = fit.columnText(0);
-  n.ranks = static_cast<int>(fit.columnInt(1));
-  // A least-squares intercept can fall below zero: no latency, then.
-  n.latencyS = std::max(0.0, fit.columnReal(2)) * 1e-6;
-  n.busBytesPerS = fit.columnReal(3) * 1e9;
-  n.network = fit.columnText(4);
+  n.backend = allreduce->backend;
+  n.ranks = allreduce->ranks;
+  n.latencyS = allreduce->latencyS;
+  n.busBytesPerS = allreduce->busBytesPerS;
+  n.network = allreduce->network;
   const Link link = linkFromAllreduceFit(n.latencyS, n.busBytesPerS, n.ranks);
   n.system.name = n.backend + " all-reduce fit of run " + std::to_string(sweepRunId) +
                   (n.network.empty() ? "" : " (" + n.network + ")");
@@ -55,8 +56,8 @@ FittedNetwork readFittedNetwork(Database& db, int64_t sweepRunId) {
   n.reduceScatterLink = n.allgatherLink = link;
   for (auto [op, into] :
        {std::pair{"reduce_scatter", &n.reduceScatterLink}, std::pair{"allgather", &n.allgatherLink}}) {
-    if (const std::optional<Link> own = halfRingLink(db, sweepRunId, op)) {
-      *into = *own;
+    if (const std::optional<OpFit> own = readOpFit(db, sweepRunId, op)) {
+      *into = linkFromHalfRingFit(own->latencyS, own->busBytesPerS, own->ranks);
       n.ownFits += std::string(n.ownFits.empty() ? "" : ", ") + op;
     }
   }

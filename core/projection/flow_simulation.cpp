@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "plugin/isolated_call.h"
@@ -19,27 +20,14 @@ namespace {
 constexpr double kSmallBytes = 16.0 * (1 << 20);
 constexpr double kLargeBytes = 256.0 * (1 << 20);
 
-constexpr CollectiveSchedule kSchedules[] = {
-    CollectiveSchedule::kRingAllreduce,         CollectiveSchedule::kTreeAllreduce,
-    CollectiveSchedule::kHierarchicalAllreduce, CollectiveSchedule::kRingReduceScatter,
-    CollectiveSchedule::kRingAllgather,
+// Each schedule simulated, and the line of SimulatedNetwork it gives.
+constexpr std::pair<CollectiveSchedule, CostLine SimulatedNetwork::*> kSchedules[] = {
+    {CollectiveSchedule::kRingAllreduce, &SimulatedNetwork::ring},
+    {CollectiveSchedule::kTreeAllreduce, &SimulatedNetwork::tree},
+    {CollectiveSchedule::kHierarchicalAllreduce, &SimulatedNetwork::hierarchical},
+    {CollectiveSchedule::kRingReduceScatter, &SimulatedNetwork::reduceScatter},
+    {CollectiveSchedule::kRingAllgather, &SimulatedNetwork::allgather},
 };
-
-CostLine& lineOf(SimulatedNetwork& network, CollectiveSchedule schedule) {
-  switch (schedule) {
-    case CollectiveSchedule::kRingAllreduce:
-      return network.ring;
-    case CollectiveSchedule::kTreeAllreduce:
-      return network.tree;
-    case CollectiveSchedule::kHierarchicalAllreduce:
-      return network.hierarchical;
-    case CollectiveSchedule::kRingReduceScatter:
-      return network.reduceScatter;
-    case CollectiveSchedule::kRingAllgather:
-      break;
-  }
-  return network.allgather;
-}
 
 // The child's answer: "ok" and each schedule's seconds, or what went wrong.
 std::string timeInChild(const SystemModel& system, int gpus, const std::vector<FlowSchedule>& schedules) {
@@ -90,14 +78,14 @@ SimulatedNetwork simulateNetwork(const SystemModel& system, int gpus, std::chron
   network.nodes = placeGpus(gpus, system).nodes;
   if (gpus == 1) return network;
   std::vector<FlowSchedule> schedules;
-  for (CollectiveSchedule schedule : kSchedules) {
+  for (const auto& [schedule, line] : kSchedules) {
     for (double bytes : {kSmallBytes, kLargeBytes})
       schedules.push_back(collectiveFlows(schedule, bytes, gpus, system));
   }
   const std::vector<double> seconds = simulateSchedules(system, gpus, schedules, limit);
   for (size_t i = 0; i < std::size(kSchedules); ++i) {
     const double small = seconds[2 * i], large = seconds[2 * i + 1];
-    CostLine& line = lineOf(network, kSchedules[i]);
+    CostLine& line = network.*kSchedules[i].second;
     line.secondsPerByte = (large - small) / (kLargeBytes - kSmallBytes);
     line.latencyS = small - kSmallBytes * line.secondsPerByte;
   }

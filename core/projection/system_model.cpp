@@ -81,7 +81,7 @@ Link link(const std::string& source, const toml::table& system, const std::strin
           number(source, t, "bandwidth_gbps", where, 0, kMaxBandwidthGbps) * 1e9};
 }
 
-// [system.fabric]: both keys optional, as is the table.
+// [system.fabric]: every key optional, as is the table.
 Fabric fabric(const std::string& source, const toml::table& system) {
   Fabric f;
   if (!system.contains("fabric")) return f;

@@ -2,8 +2,6 @@
 
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
-#include <gloo/allreduce_halving_doubling.h>
-#include <gloo/allreduce_ring_chunked.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
 #include <gloo/common/error.h>
@@ -16,10 +14,12 @@
 #include <cctype>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 
 #include "common/reductions.h"
 #include "common/wiring.h"
 #include "dtbench/plugin.hpp"
+#include "legacy_allreduce.h"
 #include "ring_reduce_scatter.h"
 #include "timed_store.h"
 #ifdef DTBENCH_HAVE_HIREDIS
@@ -50,36 +50,24 @@ bool resolves(const std::string& host) {
   return ok;
 }
 
-// Gloo's legacy allreduce algorithms, typed.
-template <typename T>
-void legacyAllreduce(Algorithm algorithm, const std::shared_ptr<::gloo::Context>& context, void* data,
-                     size_t count, dtb_reduce_op_t op) {
-  const ::gloo::ReductionFunction<T>* fn = op == DTB_REDUCE_MAX   ? ::gloo::ReductionFunction<T>::max
-                                           : op == DTB_REDUCE_MIN ? ::gloo::ReductionFunction<T>::min
-                                                                  : ::gloo::ReductionFunction<T>::sum;
-  std::vector<T*> ptrs{static_cast<T*>(data)};
-  if (algorithm == Algorithm::kRingChunked) {
-    ::gloo::AllreduceRingChunked<T>(context, ptrs, static_cast<int>(count), fn).run();
-  } else {
-    ::gloo::AllreduceHalvingDoubling<T>(context, ptrs, static_cast<int>(count), fn).run();
-  }
+// This host's net.core.wmem_max, the largest socket send buffer a process
+// may ask for; Linux's default where it cannot be read.
+int64_t socketSendLimit() {
+  std::ifstream file("/proc/sys/net/core/wmem_max");
+  int64_t bytes = 0;
+  return file >> bytes && bytes > 0 ? bytes : 212992;
 }
 
 }  // namespace
 
-Algorithm parseAlgorithm(const std::string& name) {
-  if (name == "auto") return Algorithm::kAuto;
-  if (name == "ring") return Algorithm::kRing;
-  if (name == "bcube") return Algorithm::kBcube;
-  if (name == "ring_chunked") return Algorithm::kRingChunked;
-  if (name == "halving_doubling") return Algorithm::kHalvingDoubling;
-  throw Error(DTB_STATUS_INVALID_ARGUMENT, "gloo: unknown algorithm '" + name + "'");
-}
-
-GlooCommunicator::GlooCommunicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv, Algorithm algorithm)
+GlooCommunicator::GlooCommunicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv,
+                                   const GlooOptions& options)
     : CommunicatorBase(host, rdv),
       timeout_(rdv.timeout_ms > 0 ? rdv.timeout_ms : 60000),
-      algorithm_(algorithm) {
+      options_(options),
+      // No spin: a worker looking for the next job took the core from
+      // compute (LeNet steps 4-18 % slower; job_queue.h).
+      queue_(waitsGuarded(rdv), std::chrono::microseconds{0}) {
   if (size_ < 1 || rank_ < 0 || rank_ >= size_) {
     throw Error(DTB_STATUS_INVALID_ARGUMENT,
                 "gloo: rank " + std::to_string(rank_) + " of world " + std::to_string(size_) + " is invalid");
@@ -95,6 +83,13 @@ GlooCommunicator::GlooCommunicator(const dtb_host_t* host, const dtb_rendezvous_
                 "directory (rendezvous_dir) instead");
   }
 #endif
+  if (options_.mode != Mode::kAsync && size_ > 1 && options_.syncMaxBytes > socketSendLimit()) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                "gloo: sync_max_bytes " + std::to_string(options_.syncMaxBytes) + " exceeds this host's " +
+                    "net.core.wmem_max (" + std::to_string(socketSendLimit()) + " bytes, rank " +
+                    std::to_string(rank_) + "): a send that does not fit the socket's buffer can block two " +
+                    "ranks sending to each other; lower sync_max_bytes or raise the sysctl");
+  }
   // A store address may carry credentials ("user:password@host:port"): never shown.
   std::string where =
       rdv.store_path ? std::string(rdv.store_path) : "redis://" + std::string(rdv.store_address);
@@ -123,6 +118,18 @@ GlooCommunicator::GlooCommunicator(const dtb_host_t* host, const dtb_rendezvous_
     context_ = std::make_shared<::gloo::rendezvous::Context>(rank_, size_);
     context_->setTimeout(timeout_);
     context_->connectFullMesh(store, device);
+    if (options_.mode != Mode::kAsync && size_ > 1) {
+      const std::string syncPrefix = std::string(rdv.prefix ? rdv.prefix : "dtbench") + "/sync";
+      TimedStore syncStore(std::make_shared<::gloo::rendezvous::PrefixStore>(syncPrefix, *base), timeout_);
+      syncContext_ = std::make_shared<::gloo::rendezvous::Context>(rank_, size_);
+      syncContext_->setTimeout(timeout_);
+      syncContext_->connectFullMesh(syncStore, device);
+      // Off the device thread's loop: reads happen in the collective's thread,
+      // bounded by the sockets' timeouts (the rendezvous timeout).
+      for (int peer = 0; peer < size_; ++peer) {
+        if (peer != rank_) syncContext_->getPair(peer)->setSync(true, options_.mode == Mode::kBusyPoll);
+      }
+    }
     // PrefixStore keeps a reference to `base`; both may go once connected.
   } catch (const std::exception& e) {
     throw Error(isTimeout(e) ? DTB_STATUS_TIMEOUT : DTB_STATUS_COMM_FAILURE,
@@ -130,7 +137,7 @@ GlooCommunicator::GlooCommunicator(const dtb_host_t* host, const dtb_rendezvous_
                     std::to_string(size_ - 1) + " peers through " + where + " within " +
                     std::to_string(timeout_.count()) + " ms: " + e.what());
   }
-  worker_ = std::thread([this] { work(); });
+  worker_ = std::thread([this] { queue_.serve([this](Job& job) { execute(job); }); });
 }
 
 GlooCommunicator::~GlooCommunicator() {
@@ -140,59 +147,64 @@ GlooCommunicator::~GlooCommunicator() {
 
 std::shared_ptr<Request> GlooCommunicator::enqueue(Op op, uint64_t bytesSent) {
   auto request = std::make_shared<Request>();
-  queue_.push({std::move(op), nextTag_++, request});  // callers issue one at a time (the ABI)
+  // Callers issue one at a time (the ABI): tags follow issue order.
+  queue_.push({std::move(op), nextTag_++, request, std::chrono::steady_clock::now()});
   traffic_.collective(bytesSent);
   return request;
 }
 
-void GlooCommunicator::work() {
-  while (std::optional<Job> next = queue_.pop()) {
-    Job& job = *next;
-    const auto start = std::chrono::steady_clock::now();
-    try {
-      job.op(job.tag);
-      traffic_.busy(std::chrono::steady_clock::now() - start);
-      job.request->finish(DTB_STATUS_OK, "");
-    } catch (const std::exception& e) {
-      const dtb_status_t status = isTimeout(e) ? DTB_STATUS_TIMEOUT : DTB_STATUS_COMM_FAILURE;
-      job.request->finish(status, "gloo: rank " + std::to_string(rank_) + ": " + e.what());
-    }
+void GlooCommunicator::execute(Job& job) {
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    job.op(job.tag);
+    traffic_.busy(std::chrono::steady_clock::now() - start);
+    job.request->finish(DTB_STATUS_OK, "");
+  } catch (const std::exception& e) {
+    const dtb_status_t status = isTimeout(e) ? DTB_STATUS_TIMEOUT : DTB_STATUS_COMM_FAILURE;
+    job.request->finish(status, "gloo: rank " + std::to_string(rank_) + ": " + e.what());
   }
+}
+
+dtb_status_t GlooCommunicator::wait(dtb_request_t handle, int64_t timeoutMs) {
+  Request& r = *fromHandle(handle);
+  r.markWaited();
+  // Each Gloo call ends within the run's timeout; a shorter wait (a poll)
+  // must return by its own, so it leaves the collective to the worker.
+  if (timeoutMs >= timeout_.count()) queue_.runUpTo(r, [this](Job& job) { execute(job); });
+  return waitForRequest(host_, kName, rank_, handle, timeoutMs);
+}
+
+bool GlooCommunicator::runsSync(dtb_dtype_t dtype, dtb_reduce_op_t op, uint64_t bytes) const {
+  const Algorithm a = options_.algorithm;
+  return syncContext_ && legacyReduces(dtype, op) && bytes <= static_cast<uint64_t>(options_.syncMaxBytes) &&
+         (a == Algorithm::kAuto || a == Algorithm::kRingChunked || a == Algorithm::kHalvingDoubling);
 }
 
 std::shared_ptr<Request> GlooCommunicator::allreduce(const dtb_tensor_t& buffer, dtb_reduce_op_t op) {
   checkHost(buffer, "all-reduce buffer");
   const ReduceFn reduce = reduction(buffer.dtype, op, "gloo");  // throws for unsupported combinations
   const size_t elementSize = dtypeSize(buffer.dtype);
-  const bool legacy = algorithm_ == Algorithm::kRingChunked || algorithm_ == Algorithm::kHalvingDoubling;
-  if (legacy && (op == DTB_REDUCE_BAND || elementSize < 4)) {
+  const uint64_t bytes = buffer.count * elementSize;
+  const Algorithm algorithm = options_.algorithm;
+  const bool legacy = algorithm == Algorithm::kRingChunked || algorithm == Algorithm::kHalvingDoubling;
+  if (legacy && !legacyReduces(buffer.dtype, op)) {
     throw Error(DTB_STATUS_UNSUPPORTED,
                 "gloo: ring_chunked and halving_doubling reduce 32/64-bit types with "
-                "sum, avg, min or max only; use algorithm = \"ring\"");
+                "sum, avg, min or max, and integers with band, only; use algorithm = \"ring\"");
   }
-  const uint64_t bytes = buffer.count * elementSize;
-  auto job = [this, buffer, op, reduce, elementSize, legacy](uint32_t tag) {
+  // A sync all-reduce under auto takes halving-doubling: at 2 ranks it beat
+  // ring_chunked from 16 KiB up here (docs/backends.md).
+  const bool sync = runsSync(buffer.dtype, op, bytes);
+  const Algorithm legacyAlgorithm = legacy ? algorithm : Algorithm::kHalvingDoubling;
+  auto job = [this, buffer, op, reduce, elementSize, algorithm, sync, legacy, legacyAlgorithm](uint32_t tag) {
     if (buffer.count == 0) return;
-    if (size_ > 1 && legacy) {
-      switch (buffer.dtype) {
-        case DTB_DTYPE_F32:
-          legacyAllreduce<float>(algorithm_, context_, buffer.data, buffer.count, op);
-          break;
-        case DTB_DTYPE_F64:
-          legacyAllreduce<double>(algorithm_, context_, buffer.data, buffer.count, op);
-          break;
-        case DTB_DTYPE_I32:
-          legacyAllreduce<int32_t>(algorithm_, context_, buffer.data, buffer.count, op);
-          break;
-        default:
-          legacyAllreduce<int64_t>(algorithm_, context_, buffer.data, buffer.count, op);
-          break;
-      }
+    if (size_ > 1 && (sync || legacy)) {
+      legacyAllreduce(legacyAlgorithm, sync ? syncContext_ : context_, buffer, op);
     } else if (size_ > 1) {
       ::gloo::AllreduceOptions opts(context_);
-      opts.setAlgorithm(algorithm_ == Algorithm::kBcube  ? ::gloo::AllreduceOptions::Algorithm::BCUBE
-                        : algorithm_ == Algorithm::kRing ? ::gloo::AllreduceOptions::Algorithm::RING
-                                                         : ::gloo::AllreduceOptions::Algorithm::UNSPECIFIED);
+      opts.setAlgorithm(algorithm == Algorithm::kBcube  ? ::gloo::AllreduceOptions::Algorithm::BCUBE
+                        : algorithm == Algorithm::kRing ? ::gloo::AllreduceOptions::Algorithm::RING
+                                                        : ::gloo::AllreduceOptions::Algorithm::UNSPECIFIED);
       // Gloo only needs the element size from the type; `reduce` knows the real dtype.
       switch (elementSize) {
         case 1:

@@ -8,16 +8,12 @@
 #include "dtbench/backend.h"
 #include "dtbench/export.hpp"
 #include "gloo_communicator.h"
+#include "gloo_settings.h"
 
 namespace dtb::backend::gloo {
 namespace {
 
-const dtb_param_spec_t kParams[] = {
-    {sizeof(dtb_param_spec_t), "algorithm", DTB_PARAM_STRING, "auto",
-     "All-reduce algorithm: auto lets Gloo choose (ring today); ring_chunked and halving_doubling use "
-     "Gloo's legacy algorithm classes, set up anew for every call",
-     0, 0, 0, "auto|ring|bcube|ring_chunked|halving_doubling"},
-};
+constexpr dtb_param_spec_t kParams[] = {kAlgorithm.spec(), kMode.spec(), kSyncMaxBytes.spec()};
 
 dtb_backend_plugin_v1_t makeDescriptor() {
   dtb_backend_plugin_v1_t d{};
@@ -28,12 +24,18 @@ dtb_backend_plugin_v1_t makeDescriptor() {
                    DTB_BACKEND_CAP_REBUILD;
   d.create = [](const dtb_host_t* host, const dtb_rendezvous_t* rdv, void** out) {
     return guard(host, [&] {
-      const char* algorithm = nullptr;
-      check(host->config_get_string(host->ctx, "algorithm", &algorithm), "algorithm");
-      *out = new GlooCommunicator(host, *rdv, parseAlgorithm(algorithm));
+      GlooOptions options;
+      options.algorithm = parseAlgorithm(kAlgorithm.get(host));
+      options.mode = parseMode(kMode.get(host));
+      options.syncMaxBytes = kSyncMaxBytes.get(host);
+      *out = new GlooCommunicator(host, *rdv, options);
     });
   };
   wireCollectives<GlooCommunicator>(d);
+  // Its own wait: it may run the collective itself.
+  d.wait = [](void* comm, dtb_request_t request, int64_t timeoutMs) {
+    return static_cast<GlooCommunicator*>(comm)->wait(request, timeoutMs);
+  };
   return d;
 }
 

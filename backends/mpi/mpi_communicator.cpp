@@ -30,12 +30,7 @@ void checkHost(const dtb_tensor_t& t, const char* what) {
 MpiCommunicator::MpiCommunicator(const dtb_host_t* host, const dtb_rendezvous_t& rdv)
     : CommunicatorBase(host, rdv),
       timeout_(rdv.timeout_ms > 0 ? rdv.timeout_ms : 60000),
-      callerRuns_(rdv.struct_size >= offsetof(dtb_rendezvous_t, wait_guard_ms) + sizeof(int64_t) &&
-                  rdv.wait_guard_ms > 0),  // ABI 1.5
-      // With callers running their collectives the thread must not spin after
-      // one: it would catch the next caller's too, each then handed off.
-      queue_(callerRuns_ ? std::chrono::microseconds{0} : kSpin,
-             callerRuns_ ? kCycle : std::chrono::microseconds{0}) {
+      queue_(waitsGuarded(rdv), kSpin) {
   ensureInitialized(size_);
   int mpiRank = 0, mpiSize = 0;
   MPI_Request joining = MPI_REQUEST_NULL;
@@ -79,7 +74,10 @@ MpiCommunicator::MpiCommunicator(const dtb_host_t* host, const dtb_rendezvous_t&
       for (dtb_reduce_op_t op : {DTB_REDUCE_SUM, DTB_REDUCE_MAX, DTB_REDUCE_MIN}) opOf(dtype, op);
     }
   }
-  thread_ = std::thread([this] { serve(); });
+  thread_ = std::thread([this] {
+    queue_.serve([this](Job& job) { execute(job); });
+    serving_ = false;
+  });
 }
 
 bool MpiCommunicator::close() {
@@ -126,38 +124,7 @@ std::shared_ptr<Request> MpiCommunicator::enqueue(Run run, Finish finish, uint64
   return request;
 }
 
-void MpiCommunicator::serve() {
-  for (bool ran = false; queue_.awaitWork(ran);) {
-    // A caller running collectives itself holds the lock: what it leaves is
-    // ours at the next cycle. Not waited for here: the caller would wake
-    // this thread on every unlock, and find it holding the lock when it
-    // comes back for its next collective.
-    std::unique_lock run(runLock_, std::try_to_lock);
-    ran = false;
-    if (!run.owns_lock()) {
-      std::this_thread::sleep_for(kCycle);  // the queue is not empty: awaitWork would not sleep
-      continue;
-    }
-    // Where callers run their own, a lone collective queued moments ago is
-    // most likely about to be waited for: it is left to its caller unless
-    // another is queued behind it or it has waited half a cycle.
-    bool left = false;
-    const auto ours = [this, &left](const Job& front, size_t queued) {
-      left = callerRuns_ && queued == 1 && !front.request->waited() &&
-             Clock::now() - front.queuedAt < kCycle / 2;
-      return !left;
-    };
-    while (std::optional<Job> job = queue_.tryPopIf(ours)) {
-      execute(*job, false);
-      ran = true;
-    }
-    run.unlock();
-    if (left) std::this_thread::sleep_for(kCycle / 2);  // awaitWork would not sleep: the queue is not empty
-  }
-  serving_ = false;
-}
-
-void MpiCommunicator::execute(Job& job, bool caller) {
+void MpiCommunicator::execute(Job& job) {
   if (broken_ || closing_) {
     job.request->finish(DTB_STATUS_COMM_FAILURE,
                         "mpi: rank " + std::to_string(rank_) + ": not started: " +
@@ -166,7 +133,7 @@ void MpiCommunicator::execute(Job& job, bool caller) {
   }
   int rc = MPI_SUCCESS;
   if (job.run) {
-    yieldWhileWaiting(!caller || std::this_thread::get_id() != trainingThread_);
+    yieldWhileWaiting(std::this_thread::get_id() != trainingThread_);
     const auto start = Clock::now();
     runningSinceNs_ = std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count();
     rc = job.run();
@@ -180,16 +147,6 @@ void MpiCommunicator::execute(Job& job, bool caller) {
   }
   if (job.finish) job.finish();
   job.request->finish(DTB_STATUS_OK, "");
-}
-
-void MpiCommunicator::runUpTo(const Request& request) {
-  std::unique_lock run(runLock_, std::try_to_lock);
-  if (!run.owns_lock()) return;  // the thread is at it: wait for it as without the guard
-  while (!request.done()) {
-    std::optional<Job> job = queue_.tryPop();
-    if (!job) return;  // taken by the thread just before the lock was
-    execute(*job, true);
-  }
 }
 
 bool MpiCommunicator::collectiveOverdue() const {
@@ -210,7 +167,7 @@ dtb_status_t MpiCommunicator::wait(dtb_request_t handle, int64_t timeoutMs) {
   // one would hold a stuck collective past the run's. The thread never
   // leaves a waited-for collective to its caller.
   r->markWaited();
-  if (callerRuns_ && timeoutMs == timeout_.count()) runUpTo(*r);
+  if (timeoutMs == timeout_.count()) queue_.runUpTo(*r, [this](Job& job) { execute(job); });
   if (r->spinFor(kSpin)) {
     if (r->status() != DTB_STATUS_OK) host_->set_error(host_->ctx, r->message().c_str());
     return r->status();

@@ -10,21 +10,13 @@
 // every later call fails at once, the thread is left inside MPI (detached,
 // not joined, when the communicator goes), and MPI is not finalised at exit.
 //
-// Below 1 MiB the two hand-offs to the thread and back cost more than the
-// collective (issue 14). So where the host guards its waits (ABI 1.5:
-// dtb_rendezvous_t.wait_guard_ms — the host ends the rank if a wait stays
-// in the backend past its timeout), a caller that waits for a collective
-// the thread has not started runs it, and every one queued before it,
-// itself, with the same blocking call: MPI matches blocking calls across
-// ranks whichever thread makes them, and one run lock keeps them in issue
-// order. The thread is then not woken by an issue into an empty queue: it
-// looks every cycle (1 ms, Horovod's default) for collectives nobody waits
-// for yet, which keeps the overlap with compute, and an issue behind one
-// still queued wakes it (a lone one queued less than half a cycle ago is
-// left to its caller). The training thread's own wait polls MPI hard (the
-// rank has nothing else to do); every other waits yielding the core
-// (runtime.h). Without the guard, callers never run a
-// collective (a caller inside a blocking MPI call cannot keep its
+// Where the host guards its waits (ABI 1.5), a caller that waits for a
+// collective the thread has not started runs it, and every one queued
+// before it, itself (common/caller_runs_queue.h: two hand-offs between
+// threads cost more than a collective below 1 MiB, issue 14). The training
+// thread's own wait polls MPI hard (the rank has nothing else to do); every
+// other waits yielding the core (runtime.h). Without the guard, callers never
+// run a collective (a caller inside a blocking MPI call cannot keep its
 // timeout), and a non-blocking call cannot stand in for the blocking one on
 // one rank only — they never match each other (MPI-3.1, 5.12; tried: the
 // ranks deadlock), and Open MPI's are slower anyway (2.3x at 4 KiB, 1.8x at
@@ -41,8 +33,8 @@
 #include <string>
 #include <thread>
 
+#include "common/caller_runs_queue.h"
 #include "common/communicator_base.h"
-#include "common/job_queue.h"
 #include "common/request.h"
 #include "dtbench/backend.h"
 
@@ -83,16 +75,11 @@ class MpiCommunicator : public CommunicatorBase {
   };
 
   std::shared_ptr<Request> enqueue(Run run, Finish finish, uint64_t bytesSent);
-  void serve();  // the thread: runs the queue in order
-  // Runs one job in the calling thread (the run lock held): `caller`, the
-  // thread waiting for it, or the communicator's own. MPI polls hard only
-  // for the training thread's own wait: a strategy's thread that waits
+  // Runs one job in the calling thread (the run lock held). MPI polls hard
+  // only for the training thread's own wait: a strategy's thread that waits
   // (fusion's cycle) does so while the training thread computes, and the
   // communicator's thread runs what nobody waits for: those yield the core.
-  void execute(Job& job, bool caller);
-  // The caller runs what is queued up to and including `request`, unless
-  // another thread is running collectives now.
-  void runUpTo(const Request& request);
+  void execute(Job& job);
   // The collective in MPI now, if any, has been there longer than the timeout.
   bool collectiveOverdue() const;
   // A collective stayed in MPI past the timeout: nothing can stop it.
@@ -103,16 +90,12 @@ class MpiCommunicator : public CommunicatorBase {
   MPI_Comm comm_ = MPI_COMM_NULL;
 
   // How long the thread looks for the next collective, and a waiter for the
-  // end of its own, before sleeping (job_queue.h); how often the thread
-  // looks when callers run collectives themselves.
+  // end of its own, before sleeping (job_queue.h).
   static constexpr std::chrono::microseconds kSpin{50};
-  static constexpr std::chrono::microseconds kCycle{1000};
-  const bool callerRuns_;  // the host guards waits: callers may block in MPI
   // The thread that created the communicator: the rank's training thread
   // (as the host's Communicator counts exposed waits).
   const std::thread::id trainingThread_ = std::this_thread::get_id();
-  JobQueue<Job> queue_;
-  std::mutex runLock_;                      // held by whichever thread runs collectives
+  CallerRunsQueue<Job> queue_;              // callers may block in MPI where the host guards waits
   std::atomic<bool> broken_{false};         // a collective failed or was abandoned
   std::atomic<bool> closing_{false};        // close() began: queued collectives fail
   std::atomic<bool> serving_{true};         // the thread has not left serve()

@@ -1,5 +1,7 @@
 #include "fusion_strategy.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -27,6 +29,14 @@ FusionOptions readOptions(const dtb_host_t* host) {
   const int world = host->comm_size(host->ctx);  // the local launcher puts every rank on this host
   return {roundThreshold(static_cast<uint64_t>(thresholdMb * kMiB), world), cycleMs,
           static_cast<uint32_t>(kCacheCapacity.get(host)), kStallTimeoutS.get(host)};
+}
+
+// CPU time this thread has used, in ms: what the cycle thread takes from the
+// rank's cores (compute shares them).
+double threadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
 }  // namespace
@@ -120,6 +130,7 @@ void FusionStrategy::cycleLoop() {
       wake_.wait(lock, [&] { return active_ || stopping_; });
       if (!active_) return;  // stopping between steps
     }
+    const double cpuStart = threadCpuMs();
     auto next = std::chrono::steady_clock::now();
     bool more = true;
     while (more) {
@@ -135,6 +146,8 @@ void FusionStrategy::cycleLoop() {
         more = false;
       }
     }
+    // Before the step is released: counted with its own metrics.
+    host_->metric_add(host_->ctx, "fusion.cycle_cpu_ms", threadCpuMs() - cpuStart);
     {
       std::lock_guard lock(mutex_);
       active_ = false;

@@ -63,13 +63,17 @@ struct Case {
   const char* algorithm;  // "" for backends without one
   int world;
   // The rendezvous' wait_guard_ms: nonzero tells the backend the host
-  // guards its waits (MPI then runs a waited-for collective in the caller).
+  // guards its waits (MPI and Gloo then run a waited-for collective in the
+  // caller).
   int64_t waitGuardMs = 0;
+  const char* mode = "";  // gloo's; "" for its default (sync)
 };
 
-const char* variant(const Case& c) {
-  if (*c.algorithm) return c.algorithm;
-  return c.waitGuardMs > 0 ? "guarded" : "default";
+std::string variant(const Case& c) {
+  std::string name = *c.algorithm ? c.algorithm : "default";
+  if (*c.mode) name += std::string("_") + c.mode;
+  if (c.waitGuardMs > 0) name = (*c.algorithm || *c.mode ? name + "_" : std::string()) + "guarded";
+  return name;
 }
 
 void PrintTo(const Case& c, std::ostream* out) {
@@ -99,8 +103,10 @@ class BackendConformance : public ::testing::TestWithParam<Case> {
     }
   }
   core::ParamValues params() const {
-    if (!*GetParam().algorithm) return {};
-    return {{"algorithm", std::string(GetParam().algorithm)}};
+    core::ParamValues values;
+    if (*GetParam().algorithm) values["algorithm"] = std::string(GetParam().algorithm);
+    if (*GetParam().mode) values["mode"] = std::string(GetParam().mode);
+    return values;
   }
   void run(const std::function<void(Rank&)>& body) {
     runRanks(GetParam().backend, GetParam().world, params(), body, 20000, GetParam().waitGuardMs);
@@ -132,7 +138,8 @@ TEST_P(BackendConformance, AllreduceEveryOpAndDtype) {
       allreduceAll<double>(rank, op);
       if (op != DTB_REDUCE_AVG) allreduceAll<int32_t>(rank, op);
     }
-    if (!legacy && std::string(GetParam().backend) != "nccl") allreduceAll<int64_t>(rank, DTB_REDUCE_BAND);
+    if (std::string(GetParam().backend) != "nccl") allreduceAll<int64_t>(rank, DTB_REDUCE_BAND);
+    if (legacy) allreduceAll<int32_t>(rank, DTB_REDUCE_BAND);
   });
 }
 
@@ -334,6 +341,16 @@ std::vector<Case> cases() {
     for (const char* algorithm : {"auto", "ring", "bcube", "ring_chunked", "halving_doubling"}) {
       out.push_back({"gloo", algorithm, world});
     }
+  }
+  // Gloo's other modes (the default is sync: the all-reduces its legacy
+  // classes take run on the sync mesh), and callers running their collectives.
+  for (int world = 2; world <= 3; ++world) {
+    for (const char* mode : {"async", "busy_poll"}) {
+      for (const char* algorithm : {"auto", "halving_doubling"})
+        out.push_back({"gloo", algorithm, world, 0, mode});
+    }
+    out.push_back({"gloo", "auto", world, 2000});
+    out.push_back({"gloo", "auto", world, 2000, "async"});
   }
   // MPI: the one world this process's mpirun job has (none outside mpirun),
   // with waits unguarded (collectives run on the backend's thread) and

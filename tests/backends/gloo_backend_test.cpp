@@ -42,30 +42,34 @@ TEST(GlooBackend, RendezvousTimesOutWhenAPeerNeverComes) {
   EXPECT_LT(secondsSince(start), 10.0);
 }
 
+// On either mesh: 1024 floats go over the sync one (the thread reads the
+// closed socket itself), 65536 over the async one.
 TEST(GlooBackend, ADeadPeerFailsTheCollectiveInsteadOfHanging) {
-  const auto start = Clock::now();
-  runRanks(
-      "gloo", 2, {},
-      [](Rank& rank) {
-        rank.run([&](dtb_request_t* r) { return rank.backend().barrier(rank.comm(), r); });
-        if (rank.rank() == 1) {
-          rank.leave();  // its sockets close, as a killed process's would
-          return;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        std::vector<float> data(1 << 16, 1.0f);
-        dtb_tensor_t t = tensorOf(data.data(), data.size(), DTB_DTYPE_F32);
-        dtb_request_t request = nullptr;
-        ASSERT_EQ(rank.backend().allreduce(rank.comm(), &t, DTB_REDUCE_SUM, &request), DTB_STATUS_OK);
-        const dtb_status_t status = rank.backend().wait(rank.comm(), request, 10000);
-        rank.backend().request_free(rank.comm(), request);
-        EXPECT_TRUE(status == DTB_STATUS_COMM_FAILURE || status == DTB_STATUS_TIMEOUT) << status;
-        auto message = rank.instance().services().takeError();
-        ASSERT_TRUE(message.has_value());
-        EXPECT_NE(message->find("gloo: rank 0"), std::string::npos) << *message;
-      },
-      2000);
-  EXPECT_LT(secondsSince(start), 15.0);
+  for (const size_t count : {size_t{1} << 16, size_t{1024}}) {
+    const auto start = Clock::now();
+    runRanks(
+        "gloo", 2, {},
+        [count](Rank& rank) {
+          rank.run([&](dtb_request_t* r) { return rank.backend().barrier(rank.comm(), r); });
+          if (rank.rank() == 1) {
+            rank.leave();  // its sockets close, as a killed process's would
+            return;
+          }
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
+          std::vector<float> data(count, 1.0f);
+          dtb_tensor_t t = tensorOf(data.data(), data.size(), DTB_DTYPE_F32);
+          dtb_request_t request = nullptr;
+          ASSERT_EQ(rank.backend().allreduce(rank.comm(), &t, DTB_REDUCE_SUM, &request), DTB_STATUS_OK);
+          const dtb_status_t status = rank.backend().wait(rank.comm(), request, 10000);
+          rank.backend().request_free(rank.comm(), request);
+          EXPECT_TRUE(status == DTB_STATUS_COMM_FAILURE || status == DTB_STATUS_TIMEOUT) << status;
+          auto message = rank.instance().services().takeError();
+          ASSERT_TRUE(message.has_value());
+          EXPECT_NE(message->find("gloo: rank 0"), std::string::npos) << *message;
+        },
+        2000);
+    EXPECT_LT(secondsSince(start), 15.0) << count << " floats";
+  }
 }
 
 TEST(GlooBackend, WaitReturnsTimeoutWhileAPeerIsLate) {
@@ -168,6 +172,54 @@ TEST(GlooBackend, SurvivorsAbandonTheBrokenCommunicatorAndMeetAgainWithoutTheHun
     EXPECT_GE(teardownSeconds[r], 0.0) << "rank " << r;
     EXPECT_LT(teardownSeconds[r], 3.0) << "rank " << r << " ran what was queued into the timeout";
     EXPECT_EQ(rebuiltSums[r], 3.0f) << "rank " << r;
+  }
+}
+
+// Sync mode runs small all-reduces on a second mesh of pairs in sync mode
+// and the rest on the first: both give the sums, in any order, on the
+// caller's thread (guarded waits) or the worker's, and alike on every rank.
+TEST(GlooBackend, SyncModeSumsAllReducesAboveAndBelowItsLimitInIssueOrder) {
+  for (const int64_t guard : {int64_t{0}, int64_t{2000}}) {
+    runRanks(
+        "gloo", 2, {{"mode", std::string("sync")}, {"sync_max_bytes", int64_t{4096}}},
+        [](Rank& rank) {
+          // 1024 floats fit the limit (4096 bytes); 1025 do not. Issued
+          // before any is waited for, so that both meshes carry some at once.
+          std::vector<std::vector<float>> data;
+          for (size_t count : {1024, 1025, 7, 100000, 1024}) data.emplace_back(count, 1.0f + rank.rank());
+          std::vector<dtb_request_t> requests;
+          for (auto& d : data) {
+            dtb_tensor_t t = tensorOf(d.data(), d.size(), DTB_DTYPE_F32);
+            requests.push_back(nullptr);
+            ASSERT_EQ(rank.backend().allreduce(rank.comm(), &t, DTB_REDUCE_SUM, &requests.back()),
+                      DTB_STATUS_OK);
+          }
+          for (dtb_request_t r : requests) {
+            EXPECT_EQ(rank.backend().wait(rank.comm(), r, 20000), DTB_STATUS_OK);
+            rank.backend().request_free(rank.comm(), r);
+          }
+          for (const auto& d : data) {
+            for (float v : d) ASSERT_EQ(v, 3.0f) << "count " << d.size();
+          }
+        },
+        20000, guard);
+  }
+}
+
+// A sync limit this host's sockets cannot take is refused by name, before
+// any rank could block another.
+TEST(GlooBackend, SyncModeRefusesALimitAboveTheHostsSocketBuffers) {
+  TempDir store;
+  core::PluginLoader loader(core::SearchPath({DTBENCH_PLUGIN_DIR}));
+  auto plugin = loader.load(core::PluginKind::kBackend, "gloo");
+  const std::string path = store.path().string();
+  dtb_rendezvous_t rdv = fileStoreRendezvous(0, 2, path.c_str(), "big", 500);
+  try {
+    core::createBackend(plugin, {{"sync_max_bytes", int64_t{1} << 40}}, rdv);
+    FAIL() << "a 1 TiB sync limit was taken";
+  } catch (const core::PluginCallError& e) {
+    EXPECT_EQ(e.status(), DTB_STATUS_INVALID_ARGUMENT) << e.what();
+    EXPECT_NE(std::string(e.what()).find("net.core.wmem_max"), std::string::npos) << e.what();
   }
 }
 

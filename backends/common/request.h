@@ -30,6 +30,7 @@ class Request {
   // ends within microseconds, and a condition variable's wake-up costs ~10 µs
   // on a loaded VM — more than the collective. True when it ended.
   bool spinFor(std::chrono::microseconds spin) const {
+    if (spinDone_.load(std::memory_order_acquire)) return true;  // a caller ran it: no clock to read
     const auto until = std::chrono::steady_clock::now() + spin;
     while (!spinDone_.load(std::memory_order_acquire)) {
       if (std::chrono::steady_clock::now() >= until) return false;

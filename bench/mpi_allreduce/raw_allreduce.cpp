@@ -3,22 +3,34 @@
 // collective — warm-up calls, then the mean of timed calls averaged over
 // ranks — at every size from -b to -e bytes by factor -f. Prints one line
 // per size: "bytes time_us busbw_gbps" (nccl-tests' bus bandwidth,
-// S / t x 2(n-1)/n, GB = 1e9 bytes).
-//   mpirun -np 2 raw_allreduce MIN_BYTES MAX_BYTES FACTOR WARMUP ITERS
+// S / t x 2(n-1)/n, GB = 1e9 bytes). With THREADS = serialized, MPI is
+// initialised as dtbench's backend initialises it (MPI_THREAD_SERIALIZED:
+// its thread and a waiting caller take turns), which costs Open MPI's
+// locking on every call (opal_using_threads); plain MPI_Init otherwise.
+//   mpirun -np 2 raw_allreduce MIN_BYTES MAX_BYTES FACTOR WARMUP ITERS [single|serialized]
 #include <mpi.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  const bool serialized = argc == 7 && std::string(argv[6]) == "serialized";
+  if (serialized) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   int rank = 0, world = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &world);
-  if (argc != 6) {
-    if (rank == 0) std::fprintf(stderr, "usage: raw_allreduce MIN_BYTES MAX_BYTES FACTOR WARMUP ITERS\n");
+  if (argc != 6 && argc != 7) {
+    if (rank == 0)
+      std::fprintf(stderr,
+                   "usage: raw_allreduce MIN_BYTES MAX_BYTES FACTOR WARMUP ITERS [single|serialized]\n");
     MPI_Finalize();
     return 2;
   }

@@ -106,8 +106,8 @@ dtb_status_t Communicator::started(dtb_status_t status, dtb_request_t* request, 
   // the double product gives as 3999.99...
   busBytes_ += static_cast<uint64_t>(std::llround(static_cast<double>(bytes) * busFactor));
   std::lock_guard lock(mutex_);
-  outstanding_.emplace(*request,
-                       InFlight{op, TraceRecorder::nowNs(), std::move(staged), std::move(stagedInput)});
+  outstanding_.emplace(
+      *request, InFlight{op, trace_ ? TraceRecorder::nowNs() : 0, std::move(staged), std::move(stagedInput)});
   return status;
 }
 
@@ -357,7 +357,8 @@ dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::s
   // From before the lock: time spent behind another thread's wait is waiting too.
   const auto start = std::chrono::steady_clock::now();
   std::unique_lock backendLock(backendMutex_);
-  if (watch_) watch_->begin(inFlight->op, std::max(std::chrono::milliseconds(timeout), defaultTimeout_));
+  if (watch_)
+    watch_->begin(inFlight->op, std::max(std::chrono::milliseconds(timeout), defaultTimeout_), start);
   dtb_status_t status = api().wait(backend_->context(), request, timeout);
   if (watch_) watch_->end();
   countWait(std::chrono::steady_clock::now() - start);
@@ -382,7 +383,8 @@ dtb_status_t Communicator::wait(dtb_request_t request, int64_t timeoutMs, std::s
     std::lock_guard lock(mutex_);
     timedOut_.push_back(request);
   }
-  if (trace_) trace_->span(inFlight->op, "collective", inFlight->beginNs, TraceRecorder::nowNs());
+  if (trace_ && inFlight->beginNs != 0)
+    trace_->span(inFlight->op, "collective", inFlight->beginNs, TraceRecorder::nowNs());
   return status;
 }
 

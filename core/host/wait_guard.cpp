@@ -18,12 +18,14 @@ std::unique_ptr<WaitGuard>& processGuard() {
 
 }  // namespace
 
-void WaitGuard::Watch::begin(const char* op, std::chrono::milliseconds timeout) {
+void WaitGuard::Watch::begin(const char* op, std::chrono::milliseconds timeout,
+                             std::chrono::steady_clock::time_point start) {
   timeout = std::min<std::chrono::milliseconds>(timeout, std::chrono::hours(24 * 365));  // no overflow below
   op_.store(op, std::memory_order_relaxed);
   timeoutMs_.store(timeout.count(), std::memory_order_relaxed);
-  deadlineNs_.store(nowNs() + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout).count(),
-                    std::memory_order_release);
+  deadlineNs_.store(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch() + timeout).count(),
+      std::memory_order_release);
 }
 
 WaitGuard::WaitGuard(std::chrono::milliseconds grace, std::chrono::milliseconds period, Expired expired)

@@ -42,8 +42,11 @@ class WaitGuard {
   class Watch {
    public:
     explicit Watch(std::string who) : who_(std::move(who)) {}
-    // A wait of `op` that may last `timeout` began now.
-    void begin(const char* op, std::chrono::milliseconds timeout);
+    // A wait of `op` that may last `timeout` began at `start` (the caller's
+    // clock reading: a wait of a small collective takes about as long as
+    // two more).
+    void begin(const char* op, std::chrono::milliseconds timeout,
+               std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now());
     void end() { deadlineNs_.store(0, std::memory_order_release); }
 
    private:

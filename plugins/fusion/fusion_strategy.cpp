@@ -134,9 +134,12 @@ void FusionStrategy::cycleLoop() {
     auto next = std::chrono::steady_clock::now();
     bool more = true;
     while (more) {
-      // Horovod sleeps out the rest of the cycle before each round.
-      next += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-          std::chrono::duration<double, std::milli>(options_.cycleMs));
+      // Horovod sleeps out the rest of the cycle before each round, counted
+      // from the previous round's start; a round that overran its cycle is
+      // followed at once by one more, not by rounds that catch up.
+      next = std::max(next + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                 std::chrono::duration<double, std::milli>(options_.cycleMs)),
+                      std::chrono::steady_clock::now());
       std::this_thread::sleep_until(next);
       try {
         more = cycle();

@@ -193,7 +193,7 @@ std::shared_ptr<Request> GlooCommunicator::allreduce(const dtb_tensor_t& buffer,
                 "sum, avg, min or max, and integers with band, only; use algorithm = \"ring\"");
   }
   // A sync all-reduce under auto takes halving-doubling: at 2 ranks it beat
-  // ring_chunked from 16 KiB up here (docs/backends.md).
+  // ring_chunked at every size in sync mode here (docs/backends.md).
   const bool sync = runsSync(buffer.dtype, op, bytes);
   const Algorithm legacyAlgorithm = legacy ? algorithm : Algorithm::kHalvingDoubling;
   auto job = [this, buffer, op, reduce, elementSize, algorithm, sync, legacy, legacyAlgorithm](uint32_t tag) {

@@ -19,8 +19,9 @@ mpicxx -O2 -std=c++17 bench/mpi_allreduce/raw_allreduce.cpp -o "$scratch/raw_all
 root_flag=()
 [[ $(id -u) -eq 0 ]] && root_flag=(--allow-run-as-root)
 # Small sizes take microseconds: 1,000 timed calls each, or one preempted
-# call moves the mean; large ones 20 (seconds at 64 MiB).
-parts=("4096 262144 1000 50" "1048576 67108864 20 5")
+# call moves the mean; 1-4 MiB 100 (with 20 at 1 MiB, the first size of a
+# fresh process, rounds ranged 0.71-1.02); the largest 20 (seconds at 64 MiB).
+parts=("4096 262144 1000 50" "1048576 4194304 100 10" "16777216 67108864 20 5")
 for round in 1 2 3 4 5; do
   for part in "${parts[@]}"; do
     read -r from to iters warmup <<<"$part"

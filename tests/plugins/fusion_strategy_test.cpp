@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <thread>
 
 #include "host/communicator.h"
@@ -21,6 +22,7 @@ constexpr const char* kParamNames[] = {"a", "b", "c"};
 struct RankResult {
   std::vector<std::vector<float>> grads;
   std::string error;
+  std::map<std::string, double> metrics;  // summed over the steps
 };
 
 // One rank: three gradients (5, 300 and 2 floats) filled with rank + 1 and
@@ -75,6 +77,7 @@ RankResult runRank(int rank, const std::string& store, const std::vector<uint32_
       }
       strategy->check("finish_backward", api.finish_backward(strategy->context()));
     }
+    result.metrics = strategy->services().metrics();
   } catch (const std::exception& e) {
     result.error = e.what();
   }
@@ -96,6 +99,14 @@ TEST(FusionStrategy, RanksWithDifferentGradientOrdersReduceTheSameTensors) {
     for (int i = 0; i < 3; ++i) {
       EXPECT_EQ(r0.grads[i], std::vector<float>(r0.grads[i].size(), 1.5f)) << kParamNames[i];
       EXPECT_EQ(r1.grads[i], r0.grads[i]) << kParamNames[i];
+    }
+    // Each step counts its rounds and what the cycle thread's CPU clock
+    // advanced while they ran (some of it: every round makes system calls).
+    for (const RankResult* r : {&r0, &r1}) {
+      EXPECT_GE(r->metrics.count("fusion.cycles") ? r->metrics.at("fusion.cycles") : 0.0, 2.0);
+      ASSERT_EQ(r->metrics.count("fusion.cycle_cpu_ms"), 1u);
+      EXPECT_GT(r->metrics.at("fusion.cycle_cpu_ms"), 0.0);
+      EXPECT_LT(r->metrics.at("fusion.cycle_cpu_ms"), 60000.0);
     }
     std::filesystem::remove_all(store.path() / "0");
   }

@@ -30,4 +30,26 @@ inline constexpr FloatSetting kStallTimeoutS{"stall_timeout_s", "60",
                                              "failing the step, naming the missing ranks",
                                              atLeast(0.001)};
 
+// Horovod's autotune (HOROVOD_AUTOTUNE and its knobs; autotune.h).
+inline constexpr BoolSetting kAutotune{
+    "autotune", "false",
+    "Tune the fusion threshold (0-64 MiB) and cycle time (1-100 ms) by "
+    "Bayesian optimisation during training, then keep the best (HOROVOD_AUTOTUNE)"};
+inline constexpr IntSetting kAutotuneWarmupSamples{
+    "autotune_warmup_samples", "3",
+    "Points measured and dropped before tuning starts (HOROVOD_AUTOTUNE_WARMUP_SAMPLES)", atLeast(0)};
+inline constexpr IntSetting kAutotuneStepsPerSample{
+    "autotune_steps_per_sample", "10",
+    "Steps per measurement window; a point is scored by the median of 5 windows "
+    "(HOROVOD_AUTOTUNE_STEPS_PER_SAMPLE)",
+    atLeast(1)};
+inline constexpr IntSetting kAutotuneBayesOptMaxSamples{
+    "autotune_bayes_opt_max_samples", "20",
+    "Points scored after the warm-up before the best is kept (HOROVOD_AUTOTUNE_BAYES_OPT_MAX_SAMPLES)",
+    atLeast(1)};
+inline constexpr FloatSetting kAutotuneGaussianProcessNoise{
+    "autotune_gaussian_process_noise", "0.2",
+    "The Gaussian process's noise, in standardised score units (HOROVOD_AUTOTUNE_GAUSSIAN_PROCESS_NOISE)",
+    atLeast(0.0001)};
+
 }  // namespace dtb::strategy::fusion

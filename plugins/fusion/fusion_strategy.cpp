@@ -60,6 +60,18 @@ FusionStrategy::FusionStrategy(const dtb_host_t* host, const dtb_strategy_setup_
                              " bytes, cycle " + std::to_string(options_.cycleMs) + " ms, response cache " +
                              std::to_string(options_.cacheCapacity);
   host_->event(host_->ctx, "fusion", detail.c_str());
+  if (kAutotune.get(host)) {
+    if (kFusionThresholdMb.get(host) >= 0 || kCycleTimeMs.get(host) >= 0) {
+      throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                  "fusion: autotune tunes fusion_threshold_mb and cycle_time_ms itself; leave them unset");
+    }
+    AutotuneSettings tuning;
+    tuning.warmupPoints = static_cast<int>(kAutotuneWarmupSamples.get(host));
+    tuning.stepsPerSample = static_cast<int>(kAutotuneStepsPerSample.get(host));
+    tuning.maxPoints = static_cast<int>(kAutotuneBayesOptMaxSamples.get(host));
+    tuning.noise = kAutotuneGaussianProcessNoise.get(host);
+    autotune_.emplace(tuning);
+  }
   thread_ = std::thread([this] { cycleLoop(); });
 }
 
@@ -75,6 +87,7 @@ FusionStrategy::~FusionStrategy() {
 void FusionStrategy::beforeForward(const dtb_step_info_t& step) {
   sums_.beforeForward(step);
   if (!sums_.lastMicroStep()) return;
+  if (autotune_) tune();
   {
     std::lock_guard lock(mutex_);
     if (!error_.empty()) throw Error(DTB_STATUS_COMM_FAILURE, error_);
@@ -121,6 +134,32 @@ void FusionStrategy::finishBackward() {
     stopping_ = true;
   }
   if (!error_.empty()) throw Error(DTB_STATUS_COMM_FAILURE, error_);
+}
+
+void FusionStrategy::tune() {
+  const int64_t step = syncSteps_++;
+  // Decided before rank 0 scores: its verdict may end tuning at this very
+  // boundary, and every rank must broadcast here all the same.
+  const bool boundary = autotune_->atBoundary(step);
+  if (rank_ == 0) {
+    const std::string line =
+        autotune_->stepBegins(step, static_cast<double>(host_->now_ns(host_->ctx)) / 1e9);
+    if (!line.empty()) host_->event(host_->ctx, "fusion", line.c_str());
+  }
+  if (boundary) {
+    const FusionPoint chosen = autotune_->current();
+    double point[3] = {autotune_->active() ? 1.0 : 0.0, chosen.thresholdMb, chosen.cycleMs};
+    dtb_tensor_t tensor = hostTensor(point, 3, DTB_DTYPE_F64);
+    dtb_request_t request = nullptr;
+    check(host_->comm_broadcast(host_->ctx, &tensor, 0, &request), "fusion: autotune broadcast");
+    waitFor(request, "autotune broadcast");
+    autotune_->adopt({point[1], point[2]}, point[0] != 0);
+  }
+  const FusionPoint now = autotune_->current();
+  options_.thresholdBytes = roundThreshold(static_cast<uint64_t>(now.thresholdMb * kMiB), world_);
+  options_.cycleMs = now.cycleMs;
+  host_->metric_add(host_->ctx, "fusion.threshold_mb", now.thresholdMb);
+  host_->metric_add(host_->ctx, "fusion.cycle_time_ms", now.cycleMs);
 }
 
 void FusionStrategy::cycleLoop() {

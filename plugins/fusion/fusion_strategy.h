@@ -17,10 +17,12 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "autotune.h"
 #include "dtbench/accumulation.hpp"
 #include "dtbench/optimizer_state.hpp"
 #include "dtbench/param_set.hpp"
@@ -63,6 +65,10 @@ class FusionStrategy {
   bool cycle();
   // The uncached tensors every rank has ready, decided by rank 0.
   std::vector<uint32_t> negotiate(const std::vector<uint32_t>& uncached, bool* abort);
+  // Autotune, at a synchronising step's start (the cycle thread is idle):
+  // rank 0 scores and decides, every rank takes its point (a broadcast at
+  // the end of each point), and the step trains with it.
+  void tune();
   void execute(const std::vector<uint32_t>& responses);
   void waitFor(dtb_request_t request, const char* what);
 
@@ -70,7 +76,9 @@ class FusionStrategy {
   ParamSet params_;
   GradAccumulator sums_;
   OptimizerState optimizer_;
-  FusionOptions options_;
+  FusionOptions options_;  // threshold and cycle change only in tune(), between steps
+  std::optional<Autotuner> autotune_;
+  int64_t syncSteps_ = 0;  // synchronising steps begun (autotune's clock)
   int rank_, world_;
   std::vector<std::string> names_;  // the parameters', for messages
 

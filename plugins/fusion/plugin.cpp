@@ -8,8 +8,16 @@
 namespace dtb::strategy::fusion {
 namespace {
 
-constexpr dtb_param_spec_t kParams[] = {kPreset.spec(), kFusionThresholdMb.spec(), kCycleTimeMs.spec(),
-                                        kCacheCapacity.spec(), kStallTimeoutS.spec()};
+constexpr dtb_param_spec_t kParams[] = {kPreset.spec(),
+                                        kFusionThresholdMb.spec(),
+                                        kCycleTimeMs.spec(),
+                                        kCacheCapacity.spec(),
+                                        kStallTimeoutS.spec(),
+                                        kAutotune.spec(),
+                                        kAutotuneWarmupSamples.spec(),
+                                        kAutotuneStepsPerSample.spec(),
+                                        kAutotuneBayesOptMaxSamples.spec(),
+                                        kAutotuneGaussianProcessNoise.spec()};
 
 }  // namespace
 

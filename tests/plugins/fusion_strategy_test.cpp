@@ -23,6 +23,7 @@ struct RankResult {
   std::vector<std::vector<float>> grads;
   std::string error;
   std::map<std::string, double> metrics;  // summed over the steps
+  std::vector<std::string> events;        // the strategy's, in order
 };
 
 // One rank: three gradients (5, 300 and 2 floats) filled with rank + 1 and
@@ -78,6 +79,7 @@ RankResult runRank(int rank, const std::string& store, const std::vector<uint32_
       strategy->check("finish_backward", api.finish_backward(strategy->context()));
     }
     result.metrics = strategy->services().metrics();
+    for (const auto& e : strategy->services().events()) result.events.push_back(e.detail);
   } catch (const std::exception& e) {
     result.error = e.what();
   }
@@ -125,6 +127,55 @@ TEST(FusionStrategy, ATensorOneRankNeverSubmitsFailsTheStepNamingIt) {
             std::string::npos)
       << r0.error;
   EXPECT_NE(r1.error.find("rank 0 gave up waiting"), std::string::npos) << r1.error;
+}
+
+// Autotune on two ranks: rank 0 scores and decides, rank 1 follows through
+// the broadcast, so both train every step with the same threshold and cycle
+// (their per-step sums agree), the gradients stay averaged, and tuning ends
+// with the best point kept. One warm-up, 1-step windows, 3 scored points:
+// 4 points x 5 windows = 20 steps, and one more that runs with the choice.
+TEST(FusionStrategy, AutotuneRanksTrainWithRankZerosPointsAndKeepTheBest) {
+  testing::TempDir store;
+  const ParamValues params = {{"autotune", true},
+                              {"autotune_warmup_samples", int64_t{1}},
+                              {"autotune_steps_per_sample", int64_t{1}},
+                              {"autotune_bayes_opt_max_samples", int64_t{2}}};
+  RankResult r0, r1;
+  std::thread t0([&] { r0 = runRank(0, store.path().string(), {0, 1, 2}, params, 21); });
+  std::thread t1([&] { r1 = runRank(1, store.path().string(), {1, 2, 0}, params, 21); });
+  t0.join();
+  t1.join();
+  ASSERT_EQ(r0.error, "");
+  ASSERT_EQ(r1.error, "");
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(r0.grads[i], std::vector<float>(r0.grads[i].size(), 1.5f)) << kParamNames[i];
+  for (const char* name : {"fusion.threshold_mb", "fusion.cycle_time_ms"}) {
+    ASSERT_EQ(r0.metrics.count(name), 1u) << name;
+    EXPECT_EQ(r0.metrics.at(name), r1.metrics.at(name)) << name;
+  }
+  // Rank 0 said what it tried and chose; the first points are Horovod's.
+  std::string said;
+  for (const std::string& e : r0.events) said += e + "\n";
+  EXPECT_NE(said.find("warm-up at threshold 4.0 MiB, cycle 5.0 ms"), std::string::npos) << said;
+  EXPECT_NE(said.find("point 1 threshold 4.0 MiB, cycle 5.0 ms"), std::string::npos) << said;
+  EXPECT_NE(said.find("next threshold 32.0 MiB, cycle 50.0 ms"), std::string::npos) << said;
+  EXPECT_NE(said.find("point 3 "), std::string::npos) << said;
+  EXPECT_NE(said.find("; chose threshold"), std::string::npos) << said;
+  for (const std::string& e : r1.events) EXPECT_EQ(e.find("autotune"), std::string::npos) << e;
+}
+
+TEST(FusionStrategy, AutotuneRefusesAThresholdOrCycleSetByHand) {
+  testing::TempDir store;
+  const ParamValues params = {{"autotune", true}, {"cycle_time_ms", 2.0}};
+  RankResult r0, r1;
+  std::thread t0([&] { r0 = runRank(0, store.path().string(), {0, 1, 2}, params, 0); });
+  std::thread t1([&] { r1 = runRank(1, store.path().string(), {0, 1, 2}, params, 0); });
+  t0.join();
+  t1.join();
+  for (const RankResult* r : {&r0, &r1}) {
+    EXPECT_NE(r->error.find("autotune tunes fusion_threshold_mb and cycle_time_ms itself"), std::string::npos)
+        << r->error;
+  }
 }
 
 }  // namespace

@@ -3,16 +3,23 @@
 # tuned run's samples/s once tuning has ended, against the best grid cell's
 # over its steady epochs — the same rank's step records, the same measure.
 # Target: within 10 % of the grid's best.
-#   bench/fusion_autotune/compare.sh            (LeNet, Fashion-MNIST; ~4 min here)
-# Needs data/fashion-mnist (tools/fetch-datasets.sh).
+#   bench/fusion_autotune/compare.sh [lenet|resnet18]
+#     lenet (default): Fashion-MNIST, Horovod's defaults, ~5 min here;
+#     needs data/fashion-mnist (tools/fetch-datasets.sh)
+#     resnet18: synthetic data, shortened tuning (resnet18.toml), ~10 min here
 source "$(dirname "$0")/../common/bench_lib.sh"
-[[ -f data/fashion-mnist/train-images-idx3-ubyte ]] || {
-  echo "bench/fusion_autotune: no data/fashion-mnist; run tools/fetch-datasets.sh first" >&2
-  exit 1
-}
-run_matrix bench/fusion_autotune/lenet.toml
-# Horovod's defaults: (3 warm-up + 21 scored points) x 5 windows x 10 steps.
-tuning_steps=1200
+model=${1:-lenet}
+case $model in
+  lenet)
+    [[ -f data/fashion-mnist/train-images-idx3-ubyte ]] || {
+      echo "bench/fusion_autotune: no data/fashion-mnist; run tools/fetch-datasets.sh first" >&2
+      exit 1
+    }
+    tuning_steps=1200 ;;  # Horovod's defaults: (3 warm-up + 21 scored points) x 5 windows x 10 steps
+  resnet18) tuning_steps=50 ;;  # (1 warm-up + 9 scored points) x 5 windows x 1 step
+  *) echo "bench/fusion_autotune: lenet or resnet18, not '$model'" >&2; exit 2 ;;
+esac
+run_matrix "bench/fusion_autotune/$model.toml"
 build/bin/dtbench query "$db" "
   WITH rate AS (
     SELECT r.id, r.label, p.value AS autotune,

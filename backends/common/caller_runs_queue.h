@@ -7,7 +7,7 @@
 // background thread calls MPI and Gloo directly, and pays no hand-off to
 // the communicator's thread and back (two thread wake-ups: more than a
 // 4 KiB all-reduce with MPI, a quarter of a millisecond or more with Gloo on
-// a 2-core VM; bench/round3).
+// a 2-core VM; bench/ratios).
 //
 // The communicator's thread is then not woken by an issue into an empty
 // queue: it looks every cycle (1 ms, Horovod's default) for collectives
@@ -56,8 +56,6 @@ class CallerRunsQueue {
         // one: it would catch the next caller's too, each then handed off.
         queue_(callerRuns ? std::chrono::microseconds{0} : spin,
                callerRuns ? kCycle : std::chrono::microseconds{0}) {}
-
-  bool callerRuns() const { return callerRuns_; }
 
   void push(Job job) { queue_.push(std::move(job)); }
 

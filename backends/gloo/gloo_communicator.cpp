@@ -83,12 +83,15 @@ GlooCommunicator::GlooCommunicator(const dtb_host_t* host, const dtb_rendezvous_
                 "directory (rendezvous_dir) instead");
   }
 #endif
-  if (options_.mode != Mode::kAsync && size_ > 1 && options_.syncMaxBytes > socketSendLimit()) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT,
-                "gloo: sync_max_bytes " + std::to_string(options_.syncMaxBytes) + " exceeds this host's " +
-                    "net.core.wmem_max (" + std::to_string(socketSendLimit()) + " bytes, rank " +
-                    std::to_string(rank_) + "): a send that does not fit the socket's buffer can block two " +
-                    "ranks sending to each other; lower sync_max_bytes or raise the sysctl");
+  if (options_.mode != Mode::kAsync && size_ > 1) {
+    if (const int64_t limit = socketSendLimit(); options_.syncMaxBytes > limit) {
+      throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                  "gloo: sync_max_bytes " + std::to_string(options_.syncMaxBytes) + " exceeds this host's " +
+                      "net.core.wmem_max (" + std::to_string(limit) + " bytes, rank " +
+                      std::to_string(rank_) +
+                      "): a send that does not fit the socket's buffer can block two ranks sending to each "
+                      "other; lower sync_max_bytes or raise the sysctl");
+    }
   }
   // A store address may carry credentials ("user:password@host:port"): never shown.
   std::string where =

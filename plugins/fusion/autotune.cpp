@@ -63,17 +63,17 @@ std::string Autotuner::stepBegins(int64_t step, double nowS) {
   }
   tried_.push_back({measured, score});
   optimizer_.add({measured.thresholdMb, measured.cycleMs}, score);
+  const std::string line =
+      "autotune: point " + std::to_string(tried_.size()) + " " + describe(measured) + ": " + scored(score);
   if (tried_.size() > static_cast<size_t>(settings_.maxPoints)) {
     const Tried best = *std::max_element(tried_.begin(), tried_.end(),
                                          [](const Tried& a, const Tried& b) { return a.score < b.score; });
     current_ = best.point;
     active_ = false;
-    return "autotune: point " + std::to_string(tried_.size()) + " " + describe(measured) + ": " +
-           scored(score) + "; chose " + describe(best.point) + " (" + scored(best.score) + ")";
+    return line + "; chose " + describe(best.point) + " (" + scored(best.score) + ")";
   }
   current_ = propose();
-  return "autotune: point " + std::to_string(tried_.size()) + " " + describe(measured) + ": " +
-         scored(score) + "; next " + describe(current_);
+  return line + "; next " + describe(current_);
 }
 
 }  // namespace dtb::strategy::fusion

@@ -62,6 +62,17 @@ struct BayesianOptimizer::Fit {
   double kernel(const Point& a, const Point& b) const {
     return amplitude * amplitude * std::exp(-squaredDistance(a, b) / (2 * length * length));
   }
+  // The posterior's mean and deviation at unit-box point `u`, standardised.
+  std::pair<double, double> at(const std::vector<Point>& xs, const Point& u) const {
+    const size_t n = xs.size();
+    std::vector<double> k(n);
+    for (size_t i = 0; i < n; ++i) k[i] = kernel(u, xs[i]);
+    double m = 0;
+    for (size_t i = 0; i < n; ++i) m += k[i] * alpha[i];
+    double variance = amplitude * amplitude;
+    for (double vi : solve(chol, n, k, false)) variance -= vi * vi;
+    return {m, std::sqrt(std::max(variance, 0.0))};
+  }
 };
 
 BayesianOptimizer::BayesianOptimizer(std::vector<std::pair<double, double>> bounds, double noise, double xi)
@@ -129,40 +140,23 @@ BayesianOptimizer::Fit BayesianOptimizer::fit() const {
 std::pair<double, double> BayesianOptimizer::predict(const Point& x) const {
   if (xs_.empty()) throw std::logic_error("bayesian optimizer: no sample to predict from");
   const Fit f = fit();
-  const Point u = toUnit(x);
-  const size_t n = xs_.size();
-  std::vector<double> k(n);
-  for (size_t i = 0; i < n; ++i) k[i] = f.kernel(u, xs_[i]);
-  double mean = 0;
-  for (size_t i = 0; i < n; ++i) mean += k[i] * f.alpha[i];
-  const std::vector<double> v = solve(f.chol, n, k, false);
-  double variance = f.amplitude * f.amplitude;
-  for (double vi : v) variance -= vi * vi;
-  return {f.mean + f.scale * mean, f.scale * std::sqrt(std::max(variance, 0.0))};
+  const auto [mean, deviation] = f.at(xs_, toUnit(x));
+  return {f.mean + f.scale * mean, f.scale * deviation};
 }
 
 BayesianOptimizer::Point BayesianOptimizer::next() const {
   if (xs_.empty()) throw std::logic_error("bayesian optimizer: no sample to start from");
   const Fit f = fit();
-  const size_t n = xs_.size(), d = bounds_.size();
-  const auto standardised = [&](const Point& u) {  // mean and deviation at a unit-box point
-    std::vector<double> k(n);
-    for (size_t i = 0; i < n; ++i) k[i] = f.kernel(u, xs_[i]);
-    double mean = 0;
-    for (size_t i = 0; i < n; ++i) mean += k[i] * f.alpha[i];
-    double variance = f.amplitude * f.amplitude;
-    for (double vi : solve(f.chol, n, k, false)) variance -= vi * vi;
-    return std::pair<double, double>{mean, std::sqrt(std::max(variance, 0.0))};
-  };
+  const size_t d = bounds_.size();
   // Horovod's noise-aware incumbent: the best predicted mean at a sample.
   double incumbent = -std::numeric_limits<double>::infinity();
-  for (const Point& u : xs_) incumbent = std::max(incumbent, standardised(u).first);
+  for (const Point& u : xs_) incumbent = std::max(incumbent, f.at(xs_, u).first);
   Point best(d, 0.0), u(d, 0.0);
   double bestImprovement = -1;
   std::vector<int> index(d, 0);
   for (;;) {
     for (size_t i = 0; i < d; ++i) u[i] = index[i] / static_cast<double>(kGridPerDimension - 1);
-    const auto [mean, sigma] = standardised(u);
+    const auto [mean, sigma] = f.at(xs_, u);
     double improvement = 0;
     if (sigma > 0) {
       const double gain = mean - incumbent - xi_, z = gain / sigma;

@@ -56,10 +56,6 @@ FusionStrategy::FusionStrategy(const dtb_host_t* host, const dtb_strategy_setup_
                     params_.size() > 0 ? params_[0].grad.device : dtb_device_t{DTB_DEVICE_HOST, 0},
                     params_.dtype()) {
   for (const dtb_param_t* p : params_) names_.emplace_back(p->name);
-  const std::string detail = "fusion threshold " + std::to_string(options_.thresholdBytes) +
-                             " bytes, cycle " + std::to_string(options_.cycleMs) + " ms, response cache " +
-                             std::to_string(options_.cacheCapacity);
-  host_->event(host_->ctx, "fusion", detail.c_str());
   if (kAutotune.get(host)) {
     if (kFusionThresholdMb.get(host) >= 0 || kCycleTimeMs.get(host) >= 0) {
       throw Error(DTB_STATUS_INVALID_ARGUMENT,
@@ -72,6 +68,12 @@ FusionStrategy::FusionStrategy(const dtb_host_t* host, const dtb_strategy_setup_
     tuning.noise = kAutotuneGaussianProcessNoise.get(host);
     autotune_.emplace(tuning);
   }
+  // Under autotune the threshold and cycle are its points (rank 0's events), not the preset's.
+  const std::string detail = (autotune_ ? std::string("fusion threshold and cycle tuned during training")
+                                        : "fusion threshold " + std::to_string(options_.thresholdBytes) +
+                                              " bytes, cycle " + std::to_string(options_.cycleMs) + " ms") +
+                             ", response cache " + std::to_string(options_.cacheCapacity);
+  host_->event(host_->ctx, "fusion", detail.c_str());
   thread_ = std::thread([this] { cycleLoop(); });
 }
 

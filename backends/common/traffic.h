@@ -17,22 +17,32 @@ class Traffic {
   // One collective issued that sends, and receives, `bytes`: every algorithm
   // of these backends is symmetric over the ranks.
   void collective(uint64_t bytes) {
-    bytes_ += bytes;
+    sent_ += bytes;
+    received_ += bytes;
+    ++collectives_;
+  }
+  // One point-to-point message (ABI 1.9): moves one way only.
+  void sent(uint64_t bytes) {
+    sent_ += bytes;
+    ++collectives_;
+  }
+  void received(uint64_t bytes) {
+    received_ += bytes;
     ++collectives_;
   }
   void busy(std::chrono::nanoseconds time) { busyNs_ += static_cast<uint64_t>(time.count()); }
 
   dtb_comm_counters_t counters() const {
     dtb_comm_counters_t c{};
-    c.bytes_sent = bytes_;
-    c.bytes_received = bytes_;
+    c.bytes_sent = sent_;
+    c.bytes_received = received_;
     c.collectives = collectives_;
     c.busy_ns = busyNs_;
     return c;
   }
 
  private:
-  std::atomic<uint64_t> bytes_{0}, collectives_{0}, busyNs_{0};
+  std::atomic<uint64_t> sent_{0}, received_{0}, collectives_{0}, busyNs_{0};
 };
 
 }  // namespace dtb::backend

@@ -20,6 +20,7 @@
 #include "common/wiring.h"
 #include "dtbench/plugin.hpp"
 #include "legacy_allreduce.h"
+#include "point_to_point.h"
 #include "ring_reduce_scatter.h"
 #include "timed_store.h"
 #ifdef DTBENCH_HAVE_HIREDIS
@@ -140,12 +141,22 @@ GlooCommunicator::GlooCommunicator(const dtb_host_t* host, const dtb_rendezvous_
                     std::to_string(size_ - 1) + " peers through " + where + " within " +
                     std::to_string(timeout_.count()) + " ms: " + e.what());
   }
+  p2p_ = std::make_unique<PointToPoint>(context_, rank_, timeout_, traffic_);
   worker_ = std::thread([this] { queue_.serve([this](Job& job) { execute(job); }); });
 }
 
 GlooCommunicator::~GlooCommunicator() {
   queue_.stop();
   worker_.join();  // bounded: every Gloo call in flight has timeout_
+  p2p_.reset();    // before the pairs its messages use
+}
+
+std::shared_ptr<Request> GlooCommunicator::send(const dtb_tensor_t& buffer, int peer, uint32_t tag) {
+  return p2p_->send(buffer, peer, tag);
+}
+
+std::shared_ptr<Request> GlooCommunicator::recv(const dtb_tensor_t& buffer, int peer, uint32_t tag) {
+  return p2p_->recv(buffer, peer, tag);
 }
 
 std::shared_ptr<Request> GlooCommunicator::enqueue(Op op, uint64_t bytesSent) {

@@ -28,6 +28,7 @@
 #include "common/request.h"
 #include "dtbench/backend.h"
 #include "gloo_options.h"
+#include "point_to_point.h"
 
 namespace gloo::rendezvous {
 class Context;
@@ -50,6 +51,10 @@ class GlooCommunicator : public CommunicatorBase {
   // may run the collective, and those queued before it, in this thread.
   dtb_status_t wait(dtb_request_t handle, int64_t timeoutMs);
 
+  // Point-to-point messages (ABI 1.9) over the first mesh: point_to_point.h.
+  std::shared_ptr<Request> send(const dtb_tensor_t& buffer, int peer, uint32_t tag);
+  std::shared_ptr<Request> recv(const dtb_tensor_t& buffer, int peer, uint32_t tag);
+
  private:
   using Op = std::function<void(uint32_t tag)>;
   struct Job {
@@ -71,6 +76,7 @@ class GlooCommunicator : public CommunicatorBase {
   std::shared_ptr<::gloo::rendezvous::Context> syncContext_;  // sync mode's mesh; null when async
   CallerRunsQueue<Job> queue_;
   uint32_t nextTag_ = 0;  // issue order, equal on every rank
+  std::unique_ptr<PointToPoint> p2p_;
   std::thread worker_;
 };
 

@@ -21,7 +21,7 @@ dtb_backend_plugin_v1_t makeDescriptor() {
       "gloo", "0.1.0", "Gloo collectives over TCP (CPU memory), rendezvous through a file store", kParams);
   d.capabilities = DTB_BACKEND_CAP_HOST_MEMORY | DTB_BACKEND_CAP_ALLREDUCE | DTB_BACKEND_CAP_REDUCE_SCATTER |
                    DTB_BACKEND_CAP_ALLGATHER | DTB_BACKEND_CAP_BROADCAST | DTB_BACKEND_CAP_BARRIER |
-                   DTB_BACKEND_CAP_REBUILD;
+                   DTB_BACKEND_CAP_REBUILD | DTB_BACKEND_CAP_SEND_RECV;
   d.create = [](const dtb_host_t* host, const dtb_rendezvous_t* rdv, void** out) {
     return guard(host, [&] {
       GlooOptions options;
@@ -35,6 +35,14 @@ dtb_backend_plugin_v1_t makeDescriptor() {
   // Its own wait: it may run the collective itself.
   d.wait = [](void* comm, dtb_request_t request, int64_t timeoutMs) {
     return static_cast<GlooCommunicator*>(comm)->wait(request, timeoutMs);
+  };
+  d.send = [](void* comm, const dtb_tensor_t* buffer, int32_t peer, uint32_t tag, dtb_request_t* out) {
+    auto* c = static_cast<GlooCommunicator*>(comm);
+    return guard(c->host(), [&] { *out = toHandle(c->send(*buffer, peer, tag)); });
+  };
+  d.recv = [](void* comm, dtb_tensor_t* buffer, int32_t peer, uint32_t tag, dtb_request_t* out) {
+    auto* c = static_cast<GlooCommunicator*>(comm);
+    return guard(c->host(), [&] { *out = toHandle(c->recv(*buffer, peer, tag)); });
   };
   return d;
 }

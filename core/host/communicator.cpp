@@ -305,6 +305,46 @@ dtb_status_t Communicator::barrier(dtb_request_t* out, std::string* error) {
   return started(status, out, "barrier", 0, 0.0, error);
 }
 
+std::optional<dtb_status_t> Communicator::p2pRefused(const char* op, const dtb_tensor_t& buffer, int32_t peer,
+                                                     dtb_request_t* out, std::string* error) const {
+  *out = nullptr;
+  const dtb_backend_plugin_v1_t& d = api();
+  const std::string where = backend_->plugin().label() + " on rank " + std::to_string(rank_) + ": ";
+  // An older backend's members read as NULL (the loader copies descriptors
+  // into a zeroed struct of this host's layout).
+  if (!d.send || !d.recv || !(d.capabilities & DTB_BACKEND_CAP_SEND_RECV)) {
+    *error =
+        where + "no point-to-point " + op + " (a parameter server needs a backend with send and recv: gloo)";
+    return DTB_STATUS_UNSUPPORTED;
+  }
+  if (buffer.device.type != DTB_DEVICE_HOST) {
+    *error = where + op + " takes host tensors only";
+    return DTB_STATUS_UNSUPPORTED;
+  }
+  if (peer < 0 || peer >= world_ || peer == rank_) {
+    *error = where + op + " with peer " + std::to_string(peer) + ": not another rank of this world of " +
+             std::to_string(world_);
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  return std::nullopt;
+}
+
+dtb_status_t Communicator::send(const dtb_tensor_t* buffer, int32_t peer, uint32_t tag, dtb_request_t* out,
+                                std::string* error) {
+  if (auto refused = p2pRefused("send", *buffer, peer, out, error)) return *refused;
+  const dtb_status_t status =
+      issue(nullptr, [&] { return api().send(backend_->context(), buffer, peer, tag, out); });
+  return started(status, out, "send", bytesOf(*buffer), 1.0, error);
+}
+
+dtb_status_t Communicator::recv(dtb_tensor_t* buffer, int32_t peer, uint32_t tag, dtb_request_t* out,
+                                std::string* error) {
+  if (auto refused = p2pRefused("recv", *buffer, peer, out, error)) return *refused;
+  const dtb_status_t status =
+      issue(nullptr, [&] { return api().recv(backend_->context(), buffer, peer, tag, out); });
+  return started(status, out, "recv", 0, 0.0, error);
+}
+
 dtb_status_t Communicator::test(dtb_request_t request, int32_t* done, std::string* error) {
   if (control_ && takeControlRequest(request, /*keep=*/true)) return control_->test(request, done, error);
   if (!isOutstanding(request)) return unknown("comm_test", error);

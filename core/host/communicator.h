@@ -55,6 +55,12 @@ class Communicator {
                          std::string* error);
   dtb_status_t broadcast(dtb_tensor_t* buffer, int32_t root, dtb_request_t* out, std::string* error);
   dtb_status_t barrier(dtb_request_t* out, std::string* error);
+  // Point-to-point (dtbench.h's comm_send / comm_recv, ABI 1.9): host
+  // tensors only, to or from another rank of the world; UNSUPPORTED, naming
+  // the backend, where it has no send and recv.
+  dtb_status_t send(const dtb_tensor_t* buffer, int32_t peer, uint32_t tag, dtb_request_t* out,
+                    std::string* error);
+  dtb_status_t recv(dtb_tensor_t* buffer, int32_t peer, uint32_t tag, dtb_request_t* out, std::string* error);
   // Orders later collectives with a CUDA stream (backend.h's set_stream);
   // UNSUPPORTED for a non-NULL stream when the backend has no streams.
   dtb_status_t setStream(void* stream, std::string* error);
@@ -225,6 +231,10 @@ class Communicator {
                  std::shared_ptr<GpuStaging::Staged>* stagedIn,
                  std::shared_ptr<GpuStaging::Staged>* stagedOut, dtb_request_t* out, std::string* error);
   dtb_status_t unknown(const char* function, std::string* error) const;
+  // Why a point-to-point call cannot start (no such backend member, a GPU
+  // tensor, a peer outside the world or this rank); nullopt when it can.
+  std::optional<dtb_status_t> p2pRefused(const char* op, const dtb_tensor_t& buffer, int32_t peer,
+                                         dtb_request_t* out, std::string* error) const;
   bool isOutstanding(dtb_request_t request);
   // Tests `requests` until each has ended or `within` passed, freeing those
   // ended; leaves those still running in `requests`.

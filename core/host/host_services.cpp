@@ -336,6 +336,18 @@ void HostServices::installCommunicator() {
   table_.comm_waited = [](dtb_host_ctx_t ctx, int64_t beginNs, int64_t endNs) noexcept {
     if (Communicator* c = self(ctx).communicator_) c->waitedElsewhere(beginNs, endNs);
   };
+  table_.comm_send = [](dtb_host_ctx_t ctx, const dtb_tensor_t* buffer, int32_t peer, uint32_t tag,
+                        dtb_request_t* out) {
+    return toCommunicator(ctx, "comm_send", {buffer, out}, [&](Communicator& c, std::string* error) {
+      return c.send(buffer, peer, tag, out, error);
+    });
+  };
+  table_.comm_recv = [](dtb_host_ctx_t ctx, dtb_tensor_t* buffer, int32_t peer, uint32_t tag,
+                        dtb_request_t* out) {
+    return toCommunicator(ctx, "comm_recv", {buffer, out}, [&](Communicator& c, std::string* error) {
+      return c.recv(buffer, peer, tag, out, error);
+    });
+  };
   table_.comm_set_stream = [](dtb_host_ctx_t ctx, void* stream) {
     return toCommunicator(ctx, "comm_set_stream", {},
                           [&](Communicator& c, std::string* error) { return c.setStream(stream, error); });

@@ -265,13 +265,17 @@ void TrainingWorker::trainEpoch() {
   trainSteps(std::min(epochLength(), at_.stepInEpoch + loadable));
   std::vector<double> seconds = {since(*epochStart_)};
   records_.flush();  // every rank's steps leave at the end of each epoch
+  const int64_t epoch = at_.epoch;
+  // Before the host's own collectives: a strategy may still be exchanging
+  // with ranks that are behind (an asynchronous parameter server whose
+  // servers share the workers' ranks serves them from this hook), and
+  // the epoch's all-reduces below would block this rank's thread meanwhile.
+  epochHook(&dtb_strategy_plugin_v1_t::before_evaluation, "before_evaluation", epoch);
   // Mean phase times over ranks; sums of loss and counts; with an elastic
   // world that changed midway, what the earlier one committed too.
   allreduceDoubles(plugins_.comm(), seconds, DTB_REDUCE_AVG);
   EpochFigures figures = epochSoFar_;
   figures += reduceEpochSums(plugins_.comm(), sums_);
-  const int64_t epoch = at_.epoch;
-  epochHook(&dtb_strategy_plugin_v1_t::before_evaluation, "before_evaluation", epoch);
   const Evaluation test = evaluateTestSplit(plugins_, train_->info(), batch_, rank_, world_, *step_);
   epochHook(&dtb_strategy_plugin_v1_t::end_epoch, "end_epoch", epoch);
   if (rank_ == 0) records_.epoch(epochRecord(epoch, epochStepsRun_, seconds[0], figures, test));

@@ -25,6 +25,7 @@ extern "C" {
 #define DTB_BACKEND_CAP_ALLGATHER 0x40u
 #define DTB_BACKEND_CAP_BROADCAST 0x80u
 #define DTB_BACKEND_CAP_BARRIER 0x100u
+#define DTB_BACKEND_CAP_SEND_RECV 0x200u /* point-to-point send and recv (since 1.9) */
 #define DTB_BACKEND_CAP_REBUILD                        \
   0x1000u /* a new communicator can be made in-process \
              after a peer failed (elastic) */
@@ -138,6 +139,21 @@ typedef struct dtb_backend_plugin_v1_s {
    * ordered with nothing (the caller orders with wait()). NULL member: the
    * backend has no streams; the host refuses a non-NULL stream for it. */
   dtb_status_t (*set_stream)(void* comm, void* stream);
+
+  /* (optional, since 1.9: read them only when header.struct_size covers
+   * them and the capabilities have DTB_BACKEND_CAP_SEND_RECV) Point-to-point
+   * messages: `buffer` to rank `peer`, or from it, matched by `tag` (below
+   * 2^24); between two ranks the messages of one tag arrive in the order
+   * sent, and the receiver's buffer holds exactly the bytes sent. They are
+   * not collectives: they may be issued from any thread at any point,
+   * between and during collectives, and neither waits for nor matches a
+   * collective. The request is tested, waited for and freed as a
+   * collective's; a wait that times out leaves the communicator unusable,
+   * as a collective's does. */
+  dtb_status_t (*send)(void* comm, const dtb_tensor_t* buffer, int32_t peer, uint32_t tag,
+                       dtb_request_t* out_request);
+  dtb_status_t (*recv)(void* comm, dtb_tensor_t* buffer, int32_t peer, uint32_t tag,
+                       dtb_request_t* out_request);
 } dtb_backend_plugin_v1_t;
 
 typedef dtb_backend_plugin_v1_t dtb_backend_plugin_t;

@@ -37,7 +37,7 @@ extern "C" {
 /* The ABI major version changes only on a break; the entry symbols carry it
  * (dtb_strategy_plugin_v1). The minor version grows when members are added. */
 #define DTB_ABI_MAJOR 1
-#define DTB_ABI_MINOR 8
+#define DTB_ABI_MINOR 9
 #define DTB_ABI_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | (minor)))
 #define DTB_ABI_VERSION DTB_ABI_MAKE_VERSION(DTB_ABI_MAJOR, DTB_ABI_MINOR)
 #define DTB_ABI_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
@@ -470,6 +470,27 @@ typedef struct dtb_host {
    * parameter groups), it gives the same answer without communicating.
    * Strategies only. */
   dtb_status_t (*optim_check)(dtb_host_ctx_t ctx, const dtb_tensor_t* grads, uint32_t count, int32_t* apply);
+
+  /* Point-to-point messages (since 1.9: check with DTB_HAS_SERVICE) --------
+   * For a strategy whose ranks do not all take part in every exchange: a
+   * parameter server's pushes and pulls. comm_send sends `buffer` to rank
+   * `peer`; comm_recv receives into `buffer` the message `peer` sent with the
+   * same `tag` (below 2^24), which must hold exactly as many bytes. Between
+   * two ranks, the messages of one tag arrive in the order they were sent.
+   * Unlike collectives they need not be issued in the same order on every
+   * rank, nor by every rank, and they never match a collective. Both return
+   * a request at once, waited for and tested as a collective's (comm_wait,
+   * comm_test); `buffer` stays untouched (send) or unread (recv) until it
+   * completes. Host memory only. A backend without them (backend.h's
+   * DTB_BACKEND_CAP_SEND_RECV: Gloo has them; MPI and NCCL not yet) gives
+   * DTB_STATUS_UNSUPPORTED with a message naming it; so does a peer equal
+   * to this rank or outside the world (DTB_STATUS_INVALID_ARGUMENT).
+   * Counted as operations; a send's bytes are its data size and bus bytes,
+   * a receive's are the sender's. Strategies only. */
+  dtb_status_t (*comm_send)(dtb_host_ctx_t ctx, const dtb_tensor_t* buffer, int32_t peer, uint32_t tag,
+                            dtb_request_t* out_request);
+  dtb_status_t (*comm_recv)(dtb_host_ctx_t ctx, dtb_tensor_t* buffer, int32_t peer, uint32_t tag,
+                            dtb_request_t* out_request);
 } dtb_host_t;
 
 #ifdef __cplusplus

@@ -134,8 +134,10 @@ typedef struct dtb_strategy_plugin_v1_s {
    * rank the model it should evaluate, e.g. ZeRO-3 gathering what forward
    * needs, or local SGD averaging the parameters its ranks let drift apart.
    * Called every epoch, also when the dataset has no test split (then
-   * nothing is evaluated). NULL: the parameters as step() left them are
-   * evaluated. */
+   * nothing is evaluated), and (since 1.9 hosts) before the host's own
+   * end-of-epoch collectives, so a rank that finished its steps can still
+   * serve ranks that have not (an asynchronous parameter server). NULL: the
+   * parameters as step() left them are evaluated. */
   dtb_status_t (*before_evaluation)(void* strategy, uint32_t epoch);
   /* (optional, since 1.3) After evaluation, which is the epoch's last use of
    * the model, so what before_evaluation set up (gathered parameters) may be

@@ -287,9 +287,12 @@ const std::vector<const char*> kStrategies = {
     "zero:stage=2,reduce_bucket_size=5",
     "blocking",  // the test fixture that communicates only in step()
     "blocking:wait=poll",
-    "epoch_hooks",              // the fixture of the epoch hooks (ABI 1.3): trains as allreduce
-    "epoch_hooks_v12",          // its twin built for ABI 1.2, whose hooks the host never sees
-    "local_sgd:sync_every=1"};  // examples/local_sgd: averaging parameters every step is allreduce
+    "epoch_hooks",             // the fixture of the epoch hooks (ABI 1.3): trains as allreduce
+    "epoch_hooks_v12",         // its twin built for ABI 1.2, whose hooks the host never sees
+    "local_sgd:sync_every=1",  // examples/local_sgd: averaging parameters every step is allreduce
+    "ps",                      // every rank a server for its shard
+    "ps:servers=1",            // one server for all: TensorFlow's single ps task
+    "ps:servers=2"};           // at 4 ranks, two of them serving all four
 
 INSTANTIATE_TEST_SUITE_P(Strategies, Equivalence, ::testing::ValuesIn(kStrategies), testName);
 

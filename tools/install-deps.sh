@@ -20,6 +20,7 @@ packages=(
   libdnnl-dev                                            # oneDNN: CPU layers
   libsimgrid-dev                                         # SimGrid: projections over shared links
   zlib1g-dev                                             # .gz IDX files
+  libjpeg62-turbo-dev                                    # the jpeg_folder dataset and tools/jpeg_folder
   clang libclang-rt-14-dev                               # libFuzzer for the fuzz targets
   abigail-tools                                          # abidw/abidiff: the ABI check (tests/abi)
   clang-format clang-tidy                                # the format and tidy checks (tools/check-format.sh, tidy.sh)

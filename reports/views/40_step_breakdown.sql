@@ -26,6 +26,8 @@
 --                       backward (finish_backward less its waits: top-k,
 --                       compression, copies)
 --   other_ms            what no phase holds: the training loop itself
+--   data_share          data_ms / step_ms, in [0, 1]: the step's share spent
+--                       waiting for the loader (decoding, when no thread is ahead)
 --   comm_exposed_share  exposed communication / step time, in [0, 1]
 --   comm_hidden_share   hidden / total communication, in [0, 1]; NULL where
 --                       nothing crossed the network (one rank) or the backend
@@ -45,6 +47,7 @@ SELECT f.run_id, x.name AS experiment, r.experiment_id, r.cell, r.repeat, COALES
        1000.0 * (f.steady_seconds - COALESCE(f.steady_data_s, 0) - COALESCE(f.steady_forward_s, 0)
                  - COALESCE(f.steady_backward_s, 0) - COALESCE(f.steady_comm_exposed_s, 0)
                  - COALESCE(f.steady_optimizer_s, 0)) / f.steady_steps AS other_ms,
+       MIN(MAX(f.steady_data_s / f.steady_seconds, 0), 1) AS data_share,
        MIN(MAX(f.steady_comm_exposed_s / f.steady_seconds, 0), 1) AS comm_exposed_share,
        CASE WHEN f.steady_bus_bytes > 0 AND f.steady_comm_total_s > 0
             THEN MIN(MAX(f.steady_comm_total_s - f.steady_comm_exposed_s, 0) / f.steady_comm_total_s, 1) END

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "dtbench/dtbench.h"
+#include "dtbench/plugin.hpp"
 
 namespace dtb::strategy::ps {
 
@@ -37,20 +37,13 @@ inline Header readHeader(const float* message) {
 
 inline void writeHeader(float* message, const Header& h) { std::memcpy(message, &h, sizeof h); }
 
-// A message buffer as the host's comm_send / comm_recv take it.
-inline dtb_tensor_t hostF32(float* data, uint64_t count) {
-  dtb_tensor_t t{};
-  t.data = data;
-  t.count = count;
-  t.dtype = DTB_DTYPE_F32;
-  t.device = {DTB_DEVICE_HOST, 0};
-  t.ndim = 1;
-  t.shape[0] = static_cast<int64_t>(count);
-  return t;
-}
-
 // A message's wait at teardown: bounded, since a peer that failed never
 // completes it, and the communicator is going anyway.
 inline constexpr int64_t kTeardownWaitMs = 2000;
+
+// A message buffer as the host's comm_send / comm_recv take it.
+inline dtb_tensor_t messageTensor(float* data, uint64_t floats) {
+  return hostTensor(data, floats, DTB_DTYPE_F32);
+}
 
 }  // namespace dtb::strategy::ps

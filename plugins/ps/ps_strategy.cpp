@@ -56,7 +56,7 @@ PsStrategy::PsStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup
     awaiting_[static_cast<size_t>(s)] = true;
     if (serverRank(s) == rank_) continue;
     dtb_tensor_t in =
-        hostF32(incoming_[static_cast<size_t>(s)].data(), incoming_[static_cast<size_t>(s)].size());
+        messageTensor(incoming_[static_cast<size_t>(s)].data(), incoming_[static_cast<size_t>(s)].size());
     check(host->comm_recv(host->ctx, &in, serverRank(s), kReplyTag, &recvs_[static_cast<size_t>(s)]),
           "ps: receive the initial values");
   }
@@ -114,9 +114,9 @@ void PsStrategy::push(PushKind kind) {
       server_->pushLocal(message);
       continue;
     }
-    dtb_tensor_t out = hostF32(message, outgoing_[i].size());
+    dtb_tensor_t out = messageTensor(message, outgoing_[i].size());
     check(host_->comm_send(host_->ctx, &out, serverRank(s), kPushTag, &sends_[i]), "ps: push");
-    dtb_tensor_t in = hostF32(incoming_[i].data(), incoming_[i].size());
+    dtb_tensor_t in = messageTensor(incoming_[i].data(), incoming_[i].size());
     check(host_->comm_recv(host_->ctx, &in, serverRank(s), kReplyTag, &recvs_[i]), "ps: pull");
     const double bytes = static_cast<double>(outgoing_[i].bytes());
     host_->metric_add(host_->ctx, "ps.push_bytes", bytes);

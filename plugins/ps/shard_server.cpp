@@ -56,7 +56,7 @@ void ShardServer::expectPushes() {
   for (int w = 0; w < world_; ++w) {
     Peer& p = peers_[static_cast<size_t>(w)];
     if (w == rank_ || p.recv) continue;
-    dtb_tensor_t inbox = hostF32(p.inbox.data(), messageFloats());
+    dtb_tensor_t inbox = messageTensor(p.inbox.data(), messageFloats());
     check(host_->comm_recv(host_->ctx, &inbox, w, kPushTag, &p.recv), "ps: receive a push");
   }
 }
@@ -131,8 +131,8 @@ void ShardServer::applyGradient(const float* gradient, float scale) {
   for (uint64_t i = 0; i < elements_; ++i) scaled_[i] = gradient[i] * scale;
   const uint32_t floats = host_->optim_state_floats(host_->ctx);
   for (const Segment& g : layout_.shard(shard_).segments) {
-    dtb_tensor_t value = hostF32(values_.data() + g.shardOffset, g.count);
-    dtb_tensor_t grad = hostF32(scaled_.data() + g.shardOffset, g.count);
+    dtb_tensor_t value = hostTensor(values_.data() + g.shardOffset, g.count, DTB_DTYPE_F32);
+    dtb_tensor_t grad = hostTensor(scaled_.data() + g.shardOffset, g.count, DTB_DTYPE_F32);
     float* state = floats ? state_.data() + g.shardOffset * floats : nullptr;
     check(host_->optim_update(host_->ctx, &value, &grad, state, g.param), "ps: optim_update");
   }
@@ -164,7 +164,7 @@ void ShardServer::sendDueReplies() {
       localReady_ = true;
       continue;
     }
-    dtb_tensor_t outbox = hostF32(p.outbox.data(), messageFloats());
+    dtb_tensor_t outbox = messageTensor(p.outbox.data(), messageFloats());
     check(host_->comm_send(host_->ctx, &outbox, w, kReplyTag, &p.send), "ps: send a reply");
     host_->metric_add(host_->ctx, "ps.server_bytes_out",
                       static_cast<double>(messageFloats() * sizeof(float)));

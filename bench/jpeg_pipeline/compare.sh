@@ -47,7 +47,7 @@ print("| loader threads | decode | step ms | data ms | data share % | data vs pr
 print("|---|---|---|---|---|---|---|")
 for (threads, decode), by_round in sorted(runs.items()):
     ref = runs.get((threads, "predecoded"), {})
-    ratios = [by_round[r][1] / ref[r][1] for r in by_round if r in ref]  # paired within a round
+    ratios = [by_round[r][1] / ref[r][1] for r in by_round if r in ref and ref[r][1] > 0]  # paired within a round
     cells = [fmt([v[0] for v in by_round.values()], digits=0), fmt([v[1] for v in by_round.values()]),
              fmt([v[2] for v in by_round.values()], 100), fmt(ratios, digits=2) if ratios else "-",
              f"{sum(v[3] for v in by_round.values())}/{len(by_round)}"]

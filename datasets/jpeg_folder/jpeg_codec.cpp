@@ -4,6 +4,7 @@
 #include <jerror.h>
 #include <jpeglib.h>
 
+#include <algorithm>
 #include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
@@ -135,6 +136,15 @@ Image decodeJpeg(const uint8_t* data, size_t size, const std::string& name, cons
               std::to_string(info->image_height) + " pixels, more than the bound of " +
               std::to_string(limits.maxWidth) + " x " + std::to_string(limits.maxHeight));
   }
+  const uint64_t pixels = static_cast<uint64_t>(info->image_width) * info->image_height;
+  if (pixels > limits.maxPixels) {
+    jpeg.fail("the header says " + std::to_string(info->image_width) + " x " +
+              std::to_string(info->image_height) + " pixels, more than the bound of " +
+              std::to_string(limits.maxPixels) + " pixels in all");
+  }
+  // libjpeg's own working memory (a progressive file's coefficients) stays
+  // within what the image's pixels may take, twice over.
+  info->mem->max_memory_to_use = static_cast<long>(std::max<uint64_t>(pixels * 3 * 2, 16u << 20));
   if (info->jpeg_color_space == JCS_CMYK || info->jpeg_color_space == JCS_YCCK)
     jpeg.fail("a CMYK JPEG; only grayscale and RGB (YCbCr) ones are read");
   Image image;

@@ -28,6 +28,9 @@ struct DecodeLimits {
   // may claim 65,535 x 65,535 pixels.
   uint32_t maxWidth = 16384;
   uint32_t maxHeight = 16384;
+  // And the area: Pillow's decompression-bomb bound (MAX_IMAGE_PIXELS), so a
+  // small corrupt file cannot make every loader thread allocate gigabytes.
+  uint64_t maxPixels = 89'478'485;
 };
 
 // Decodes `size` bytes of JPEG; gray stays one channel, everything else is

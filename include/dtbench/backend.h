@@ -148,8 +148,10 @@ typedef struct dtb_backend_plugin_v1_s {
    * not collectives: they may be issued from any thread at any point,
    * between and during collectives, and neither waits for nor matches a
    * collective. The request is tested, waited for and freed as a
-   * collective's; a wait that times out leaves the communicator unusable,
-   * as a collective's does. */
+   * collective's. A message not completed within the rendezvous'
+   * timeout_ms of being posted fails with DTB_STATUS_TIMEOUT whether or not
+   * anyone waits for it, and (as a collective's timeout) leaves the
+   * communicator unusable: post a receive only for a message that will come. */
   dtb_status_t (*send)(void* comm, const dtb_tensor_t* buffer, int32_t peer, uint32_t tag,
                        dtb_request_t* out_request);
   dtb_status_t (*recv)(void* comm, dtb_tensor_t* buffer, int32_t peer, uint32_t tag,

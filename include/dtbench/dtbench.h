@@ -481,12 +481,13 @@ typedef struct dtb_host {
    * rank, nor by every rank, and they never match a collective. Both return
    * a request at once, waited for and tested as a collective's (comm_wait,
    * comm_test); `buffer` stays untouched (send) or unread (recv) until it
-   * completes. Host memory only. A backend without them (backend.h's
-   * DTB_BACKEND_CAP_SEND_RECV: Gloo has them; MPI and NCCL not yet) gives
-   * DTB_STATUS_UNSUPPORTED with a message naming it; so does a peer equal
-   * to this rank or outside the world (DTB_STATUS_INVALID_ARGUMENT).
-   * Counted as operations; a send's bytes are its data size and bus bytes,
-   * a receive's are the sender's. Strategies only. */
+   * completes. A message not completed within the run's collective timeout
+   * of being posted fails, waited for or not, and leaves the communicator
+   * unusable: post a receive only for a message that will come. Host memory only. A backend without them
+   * (backend.h's DTB_BACKEND_CAP_SEND_RECV: Gloo has them; MPI and NCCL not yet) gives DTB_STATUS_UNSUPPORTED
+   * with a message naming it; so does a peer equal to this rank or outside the world
+   * (DTB_STATUS_INVALID_ARGUMENT). Counted as operations; a send's bytes are its data size and bus bytes, a
+   * receive's are the sender's. Strategies only. */
   dtb_status_t (*comm_send)(dtb_host_ctx_t ctx, const dtb_tensor_t* buffer, int32_t peer, uint32_t tag,
                             dtb_request_t* out_request);
   dtb_status_t (*comm_recv)(dtb_host_ctx_t ctx, dtb_tensor_t* buffer, int32_t peer, uint32_t tag,

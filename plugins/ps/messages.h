@@ -41,9 +41,4 @@ inline void writeHeader(float* message, const Header& h) { std::memcpy(message, 
 // completes it, and the communicator is going anyway.
 inline constexpr int64_t kTeardownWaitMs = 2000;
 
-// A message buffer as the host's comm_send / comm_recv take it.
-inline dtb_tensor_t messageTensor(float* data, uint64_t floats) {
-  return hostTensor(data, floats, DTB_DTYPE_F32);
-}
-
 }  // namespace dtb::strategy::ps

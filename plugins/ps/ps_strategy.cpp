@@ -4,12 +4,18 @@
 #include <string>
 #include <thread>
 
+#include "dtbench/optimizer_state.hpp"
+#include "dtbench/wait_mark.hpp"
 #include "ps_settings.h"
 
 namespace dtb::strategy::ps {
 namespace {
 
 Mode parseMode(const std::string& text) { return text == "async" ? Mode::kAsync : Mode::kSync; }
+
+// A waiting rank yields its core this many turns, then sleeps between them.
+constexpr int kSpinTurns = 64;
+constexpr std::chrono::microseconds kIdleSleep{50};
 
 }  // namespace
 
@@ -55,8 +61,8 @@ PsStrategy::PsStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup
   for (int s = 0; s < shards; ++s) {
     awaiting_[static_cast<size_t>(s)] = true;
     if (serverRank(s) == rank_) continue;
-    dtb_tensor_t in =
-        messageTensor(incoming_[static_cast<size_t>(s)].data(), incoming_[static_cast<size_t>(s)].size());
+    dtb_tensor_t in = hostTensor(incoming_[static_cast<size_t>(s)].data(),
+                                 incoming_[static_cast<size_t>(s)].size(), DTB_DTYPE_F32);
     check(host->comm_recv(host->ctx, &in, serverRank(s), kReplyTag, &recvs_[static_cast<size_t>(s)]),
           "ps: receive the initial values");
   }
@@ -82,10 +88,24 @@ void PsStrategy::layerBegin(uint32_t, dtb_pass_t) {
 void PsStrategy::finishBackward() {
   push(PushKind::kGradient);
   ++pushed_;
-  if (mode_ == Mode::kSync) pull();
 }
 
-void PsStrategy::step() {}  // the servers applied the optimizer; pull() wrote their values
+void PsStrategy::step() {
+  if (mode_ == Mode::kAsync) return;  // the servers apply each gradient as it arrives
+  // sync: this rank's server applies its shard's average here, in step(),
+  // where the host's optimizer counts the step and sets its clipping.
+  if (server_) {
+    await([&] { return server_->mergeReady(); });
+    // optim_check once a step with the shard's gradient, when every rank
+    // serves one: the host adds the shards' squares over the ranks, which
+    // it does only where every rank holds a shard alike. With ranks that
+    // serve nothing it is not asked, and a run with gradient_clipping is
+    // refused by the host at the first update, naming the reason.
+    const bool apply = layout_->shards() < world_ || stepApplies(host_, server_->mergedGradient());
+    server_->applyMerged(apply);
+  }
+  pull();
+}
 
 void PsStrategy::beforeEvaluation(uint32_t) {
   if (mode_ == Mode::kSync) return;  // every worker holds the same values already
@@ -94,9 +114,7 @@ void PsStrategy::beforeEvaluation(uint32_t) {
   pull();
   if (!server_) return;
   // The others may still wait for this rank's server to level them.
-  while (!server_->everyoneLevelled()) {
-    if (!server_->progress()) std::this_thread::yield();
-  }
+  await([&] { return server_->everyoneLevelled(); });
   server_->forgetLevels();
 }
 
@@ -114,9 +132,9 @@ void PsStrategy::push(PushKind kind) {
       server_->pushLocal(message);
       continue;
     }
-    dtb_tensor_t out = messageTensor(message, outgoing_[i].size());
+    dtb_tensor_t out = hostTensor(message, outgoing_[i].size(), DTB_DTYPE_F32);
     check(host_->comm_send(host_->ctx, &out, serverRank(s), kPushTag, &sends_[i]), "ps: push");
-    dtb_tensor_t in = messageTensor(incoming_[i].data(), incoming_[i].size());
+    dtb_tensor_t in = hostTensor(incoming_[i].data(), incoming_[i].size(), DTB_DTYPE_F32);
     check(host_->comm_recv(host_->ctx, &in, serverRank(s), kReplyTag, &recvs_[i]), "ps: pull");
     const double bytes = static_cast<double>(outgoing_[i].bytes());
     host_->metric_add(host_->ctx, "ps.push_bytes", bytes);
@@ -134,36 +152,46 @@ bool PsStrategy::replyArrived(int shard) {
   return true;
 }
 
-void PsStrategy::pull() {
-  const auto owed = [&] { return std::any_of(awaiting_.begin(), awaiting_.end(), [](bool b) { return b; }); };
-  while (owed()) {
-    if (!server_) {
-      // Nothing to serve: block on each reply (the host counts the wait).
-      for (size_t i = 0; i < awaiting_.size(); ++i) {
-        if (!awaiting_[i]) continue;
-        check(host_->comm_wait(host_->ctx, std::exchange(recvs_[i], nullptr), DTB_TIMEOUT_DEFAULT),
-              "ps: pull");
-        awaiting_[i] = false;
-      }
-      break;
+void PsStrategy::await(const std::function<bool()>& done) {
+  // Turns with nothing to serve or take are waits for peers: declared as
+  // such (the server's turns stay in the optimizer phase), and after a few
+  // of them the thread sleeps a little, leaving the core to the ranks it
+  // waits for. Bounded: every message has the run's timeout, which
+  // comm_test reports as a failure.
+  int idle = 0;
+  for (;;) {
+    const bool served = server_ && server_->progress();
+    if (done()) return;
+    if (served) {
+      idle = 0;
+      continue;
     }
-    const int64_t idleFrom = host_->now_ns(host_->ctx);
-    bool progressed = server_->progress();
-    for (int s = 0; s < layout_->shards(); ++s) {
-      const auto i = static_cast<size_t>(s);
-      if (awaiting_[i] && replyArrived(s)) {
-        awaiting_[i] = false;
-        progressed = true;
-      }
-    }
-    if (!progressed) {
-      // A turn with nothing to serve or take: waiting for peers. Declared
-      // as such, the server's turns left in the optimizer phase. Waits stay
-      // bounded: every message has the run's timeout (comm_test reports it).
+    WaitMark waiting(host_);
+    if (++idle < kSpinTurns)
       std::this_thread::yield();
-      if (DTB_HAS_SERVICE(host_, comm_waited))
-        host_->comm_waited(host_->ctx, idleFrom, host_->now_ns(host_->ctx));
+    else
+      std::this_thread::sleep_for(kIdleSleep);
+  }
+}
+
+void PsStrategy::pull() {
+  if (!server_) {
+    // Nothing to serve: block on each reply (the host counts the wait).
+    for (size_t i = 0; i < awaiting_.size(); ++i) {
+      if (!awaiting_[i]) continue;
+      check(host_->comm_wait(host_->ctx, std::exchange(recvs_[i], nullptr), DTB_TIMEOUT_DEFAULT), "ps: pull");
+      awaiting_[i] = false;
     }
+  } else {
+    await([&] {
+      bool owed = false;
+      for (int s = 0; s < layout_->shards(); ++s) {
+        const auto i = static_cast<size_t>(s);
+        if (awaiting_[i] && replyArrived(s)) awaiting_[i] = false;
+        owed = owed || awaiting_[i];
+      }
+      return !owed;
+    });
   }
   uint32_t staleness = 0;
   for (int s = 0; s < layout_->shards(); ++s) {

@@ -7,8 +7,9 @@
 // links carry G x Psi / S each way, which is the bottleneck ring
 // all-reduce (2 Psi (G-1)/G per rank, whatever G) was invented to remove.
 //
-// Per step: finish_backward pushes (after backward, not per layer) and, in
-// sync mode, waits for the replies; step() writes them into the model. In
+// Per step: finish_backward pushes (after backward, not per layer); in sync
+// mode step() has the server apply the average and waits for the replies,
+// which it writes into the model. In
 // async mode the reply is awaited at the next step's before_forward, so a
 // worker computes while the servers apply the others' gradients, and at
 // each epoch's end every worker is brought level (before_evaluation), so
@@ -18,6 +19,7 @@
 // between their turns is declared as exposed communication.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -56,6 +58,8 @@ class PsStrategy {
   // writes them into the model and records the staleness they carry.
   void pull();
   bool replyArrived(int shard);
+  // Gives the own server its turns until `done`.
+  void await(const std::function<bool()>& done);
 
   const dtb_host_t* host_;
   ParamSet params_;

@@ -45,20 +45,31 @@ uint64_t ShardServer::bufferBytes() const {
 }
 
 void ShardServer::saveState(void* out) const {
-  if (state_.bytes() > 0) std::memcpy(out, state_.data(), state_.bytes());
+  auto* at = static_cast<char*>(out);
+  if (values_.bytes() > 0) std::memcpy(at, values_.data(), values_.bytes());
+  if (state_.bytes() > 0) std::memcpy(at + values_.bytes(), state_.data(), state_.bytes());
 }
 
 void ShardServer::loadState(const void* in) {
-  if (state_.bytes() > 0) std::memcpy(state_.data(), in, state_.bytes());
+  const auto* at = static_cast<const char*>(in);
+  if (values_.bytes() > 0) std::memcpy(values_.data(), at, values_.bytes());
+  if (state_.bytes() > 0) std::memcpy(state_.data(), at + values_.bytes(), state_.bytes());
 }
 
 void ShardServer::expectPushes() {
-  for (int w = 0; w < world_; ++w) {
-    Peer& p = peers_[static_cast<size_t>(w)];
-    if (w == rank_ || p.recv) continue;
-    dtb_tensor_t inbox = messageTensor(p.inbox.data(), messageFloats());
-    check(host_->comm_recv(host_->ctx, &inbox, w, kPushTag, &p.recv), "ps: receive a push");
-  }
+  for (int w = 0; w < world_; ++w) postReceive(w);
+}
+
+void ShardServer::postReceive(int worker) {
+  Peer& p = peers_[static_cast<size_t>(worker)];
+  if (worker == rank_ || p.recv || p.levelled) return;
+  dtb_tensor_t inbox = hostTensor(p.inbox.data(), messageFloats(), DTB_DTYPE_F32);
+  check(host_->comm_recv(host_->ctx, &inbox, worker, kPushTag, &p.recv), "ps: receive a push");
+}
+
+void ShardServer::forgetLevels() {
+  levelled_ = 0;
+  for (Peer& p : peers_) p.levelled = false;
 }
 
 void ShardServer::pushLocal(const float* message) {
@@ -100,8 +111,9 @@ void ShardServer::receive(int worker, const float* message) {
   if (h.kind == static_cast<uint32_t>(PushKind::kLevel)) {
     p.replyDue = true;
     p.levelling = true;
+    p.levelled = true;  // no receive posted for it again before the next epoch (forgetLevels)
     p.replyWhen = h.step;
-    return;  // no receive posted again before the worker's next step (expectPushes)
+    return;
   }
   ++p.clock;
   p.replyDue = true;
@@ -109,26 +121,51 @@ void ShardServer::receive(int worker, const float* message) {
   if (mode_ == Mode::kAsync) {
     applyGradient(message + kHeaderFloats, 1.0f / static_cast<float>(world_));
     ++version_;
-    expectPushes();  // its next gradient may come while this rank computes
+    // Its next gradient may come while this rank computes: only its own
+    // receive, so none is left posted for a worker that is done.
+    if (worker != rank_) postReceive(worker);
     return;
   }
   if (worker == rank_) std::memcpy(p.inbox.data(), message, messageFloats() * sizeof(float));
   if (++arrivedThisStep_ < static_cast<uint32_t>(world_)) return;
   // Every worker's gradient of this step is in: their average, summed in
-  // rank order (the same on every run), is applied once.
+  // rank order (the same on every run), waits for applyMerged().
   arrivedThisStep_ = 0;
   std::memcpy(sum_.data(), peers_[0].inbox.data() + kHeaderFloats, elements_ * sizeof(float));
   for (size_t w = 1; w < peers_.size(); ++w) {
     const float* g = peers_[w].inbox.data() + kHeaderFloats;
-    float* s = sum_.data();
-    for (uint64_t i = 0; i < elements_; ++i) s[i] += g[i];
+    float* sum = sum_.data();
+    for (uint64_t i = 0; i < elements_; ++i) sum[i] += g[i];
   }
-  applyGradient(sum_.data(), 1.0f / static_cast<float>(world_));
+  const float scale = 1.0f / static_cast<float>(world_);
+  for (uint64_t i = 0; i < elements_; ++i) scaled_[i] = sum_.data()[i] * scale;
+  merged_ = true;
+}
+
+std::vector<dtb_tensor_t> ShardServer::mergedGradient() {
+  std::vector<dtb_tensor_t> slices;
+  for (const Segment& g : layout_.shard(shard_).segments)
+    slices.push_back(hostTensor(scaled_.data() + g.shardOffset, g.count, DTB_DTYPE_F32));
+  return slices;
+}
+
+void ShardServer::applyMerged(bool apply) {
+  const auto start = std::chrono::steady_clock::now();
+  merged_ = false;
+  if (apply) update();
   ++version_;
+  sendDueReplies();
+  host_->metric_add(
+      host_->ctx, "ps.server_ms",
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
 }
 
 void ShardServer::applyGradient(const float* gradient, float scale) {
   for (uint64_t i = 0; i < elements_; ++i) scaled_[i] = gradient[i] * scale;
+  update();
+}
+
+void ShardServer::update() {
   const uint32_t floats = host_->optim_state_floats(host_->ctx);
   for (const Segment& g : layout_.shard(shard_).segments) {
     dtb_tensor_t value = hostTensor(values_.data() + g.shardOffset, g.count, DTB_DTYPE_F32);
@@ -154,7 +191,9 @@ void ShardServer::sendDueReplies() {
   const uint32_t least = minClock();
   for (int w = 0; w < world_; ++w) {
     Peer& p = peers_[static_cast<size_t>(w)];
-    if (!p.replyDue || least < p.replyWhen) continue;
+    // sync: the step's update applied; async: the slowest worker close enough.
+    const uint32_t reached = mode_ == Mode::kSync ? version_ : least;
+    if (!p.replyDue || reached < p.replyWhen) continue;
     p.replyDue = false;
     if (std::exchange(p.levelling, false)) ++levelled_;
     waitSend(p);  // its outbox is read until then
@@ -164,7 +203,7 @@ void ShardServer::sendDueReplies() {
       localReady_ = true;
       continue;
     }
-    dtb_tensor_t outbox = messageTensor(p.outbox.data(), messageFloats());
+    dtb_tensor_t outbox = hostTensor(p.outbox.data(), messageFloats(), DTB_DTYPE_F32);
     check(host_->comm_send(host_->ctx, &outbox, w, kReplyTag, &p.send), "ps: send a reply");
     host_->metric_add(host_->ctx, "ps.server_bytes_out",
                       static_cast<double>(messageFloats() * sizeof(float)));

@@ -6,13 +6,17 @@
 // whenever the strategy gives it a turn (progress()): in every hook and in
 // every wait, so it serves while its own worker waits.
 //
-// sync: it waits for one gradient from every worker, applies their average
-// once (the same update as all-reduce's, over the shard) and replies to
-// all. async (TensorFlow's default, Hogwild-like on a server): each gradient
-// is applied on arrival, scaled by 1/G so G of them move the parameters as
-// one averaged step would; a worker's reply waits until the slowest worker
-// is at most `staleness` steps behind it (stale synchronous parallel, Ho et
-// al. 2013), and the staleness the reply carries is stored.
+// sync: it waits for one gradient from every worker and averages them; its
+// worker's step() applies the average once (applyMerged: the same update as
+// all-reduce's, over the shard, in step() as the host's optimizer and its
+// clipping expect) and the server replies to all. async (TensorFlow's
+// default): each gradient is applied on arrival, scaled by 1/G, as its own
+// optimizer update — for plain SGD G of them move the parameters as one
+// averaged step would; with momentum, weight decay or Adam they do not (the
+// momentum decays G times a step, decay is applied G times, Adam undoes the
+// scale). A worker's reply waits until the slowest worker is at most
+// `staleness` steps behind it (stale synchronous parallel, Ho et al. 2013),
+// and the staleness the reply carries is stored.
 #pragma once
 
 #include <cstdint>
@@ -38,9 +42,18 @@ class ShardServer {
   uint64_t messageFloats() const { return kHeaderFloats + elements_; }
   // The own worker's push (a message of messageFloats()).
   void pushLocal(const float* message);
-  // Posts a receive for each remote worker that has none: before the own
-  // worker's step (its peers' pushes may come any time after).
+  // Posts a receive for each remote worker that has none and has not been
+  // levelled this epoch: before the own worker's step (its peers' pushes
+  // may come any time after). None is ever left posted for a worker that
+  // will not push again: a posted message has the run's timeout.
   void expectPushes();
+  // sync: every worker's gradient of the step is in (progress() merges).
+  bool mergeReady() const { return merged_; }
+  // The averaged gradient's slices, per parameter (optim_check's input).
+  std::vector<dtb_tensor_t> mergedGradient();
+  // sync, from the worker's step(): applies the average (unless the step
+  // is skipped) and replies to every worker.
+  void applyMerged(bool apply);
   // Tests the messages in flight, applies the gradients that arrived and
   // sends the replies now due. True when something happened.
   bool progress();
@@ -50,10 +63,11 @@ class ShardServer {
   // server's rank leaves the epoch's end only then, since the others may
   // still need it. forgetLevels() starts the next epoch's count.
   bool everyoneLevelled() const { return levelled_ == world_; }
-  void forgetLevels() { levelled_ = 0; }
+  void forgetLevels();
 
-  // Optimizer state of the shard: checkpoints.
-  uint64_t stateBytes() const { return state_.bytes(); }
+  // The shard's values and optimizer state: checkpoints (the values too,
+  // since in async mode the workers' copies lag behind them).
+  uint64_t stateBytes() const { return values_.bytes() + state_.bytes(); }
   void saveState(void* out) const;
   void loadState(const void* in);
   uint64_t bufferBytes() const;
@@ -67,9 +81,12 @@ class ShardServer {
     bool replyDue = false;   // a reply is owed
     uint32_t replyWhen = 0;  // once every worker's clock is this
     bool levelling = false;  // the reply owed answers a level request
+    bool levelled = false;   // it asked to be levelled this epoch: it pushes no more
   };
   void receive(int worker, const float* message);
   void applyGradient(const float* gradient, float scale);
+  void update();  // the optimizer over the shard, from scaled_
+  void postReceive(int worker);
   void sendDueReplies();
   uint32_t minClock() const;
   void waitSend(Peer& peer);
@@ -88,6 +105,7 @@ class ShardServer {
   uint32_t arrivedThisStep_ = 0;  // sync: gradients in the inboxes
   bool localReady_ = false;       // the own worker's reply is in its outbox
   int levelled_ = 0;              // level requests answered this epoch
+  bool merged_ = false;           // sync: scaled_ holds the step's average, not yet applied
 };
 
 }  // namespace dtb::strategy::ps

@@ -97,6 +97,28 @@ class JpegFolderDataset : public ::testing::Test {
   testing::TempDir temp_;
 };
 
+// A header within the side bounds but over the area bound (Pillow's
+// decompression-bomb limit by default) is refused before the pixels are
+// allocated, naming the file.
+TEST(JpegCodec, AnAreaOverTheBoundIsRefusedNamingTheFile) {
+  const std::string bytes = jf::encodeJpeg(pattern(48, 40, 1, 7), 90);
+  jf::DecodeLimits limits;
+  limits.maxPixels = 48 * 40 - 1;
+  try {
+    jf::decodeJpeg(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "bomb.jpg", limits);
+    FAIL() << "decoded past the area bound";
+  } catch (const jf::JpegError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find("bomb.jpg: the header says 48 x 40 pixels, more than the bound of 1919"),
+        std::string::npos)
+        << e.what();
+  }
+  limits.maxPixels = 48 * 40;
+  EXPECT_EQ(
+      jf::decodeJpeg(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "ok.jpg", limits).width,
+      48u);
+}
+
 TEST(JpegCodec, DecodesWhatWasEncodedWithinJpegTolerance) {
   for (uint32_t channels : {1u, 3u}) {
     const jf::Image original = pattern(48, 40, channels, 7);

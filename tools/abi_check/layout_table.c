@@ -77,6 +77,8 @@ static const dtb_layout_row kRows[] = {
     DTB_MEMBER(dtb_host_t, comm_waited),     /* since 1.6 */
     DTB_MEMBER(dtb_host_t, tensor_copy),     /* since 1.7 */
     DTB_MEMBER(dtb_host_t, optim_check),     /* since 1.8 */
+    DTB_MEMBER(dtb_host_t, comm_send),       /* since 1.9 */
+    DTB_MEMBER(dtb_host_t, comm_recv),       /* since 1.9 */
     DTB_STRUCT(dtb_param_t),
     DTB_MEMBER(dtb_param_t, struct_size),
     DTB_MEMBER(dtb_param_t, index),
@@ -173,6 +175,8 @@ static const dtb_layout_row kRows[] = {
     DTB_MEMBER(dtb_backend_plugin_v1_t, request_free),
     DTB_MEMBER(dtb_backend_plugin_v1_t, counters),
     DTB_MEMBER(dtb_backend_plugin_v1_t, set_stream), /* since 1.4 */
+    DTB_MEMBER(dtb_backend_plugin_v1_t, send),       /* since 1.9 */
+    DTB_MEMBER(dtb_backend_plugin_v1_t, recv),       /* since 1.9 */
     DTB_STRUCT(dtb_strategy_setup_t),
     DTB_MEMBER(dtb_strategy_setup_t, struct_size),
     DTB_MEMBER(dtb_strategy_setup_t, params),

@@ -341,7 +341,7 @@ TEST_P(EquivalenceWithClipping, TwoRanksClipAsOneRankWithTheGlobalBatch) {
 INSTANTIATE_TEST_SUITE_P(Strategies, EquivalenceWithClipping,
                          ::testing::Values("allreduce", "bucketed", "fusion", "zero:stage=1",
                                            "zero:stage=2,reduce_bucket_size=5",
-                                           "zero:stage=3,param_persistence_threshold=0"),
+                                           "zero:stage=3,param_persistence_threshold=0", "ps"),
                          testName);
 
 // Accumulation in bf16: each micro-batch's gradients are rounded to bf16

@@ -18,7 +18,8 @@ std::string trimmed(const std::string& s) {
 
 }  // namespace
 
-std::vector<HostSlots> parseDiscoveredHosts(const std::string& text, int defaultSlots, const std::string& source) {
+std::vector<HostSlots> parseDiscoveredHosts(const std::string& text, int defaultSlots,
+                                            const std::string& source) {
   std::vector<HostSlots> hosts;
   std::istringstream lines(text);
   std::string line;
@@ -30,7 +31,8 @@ std::vector<HostSlots> parseDiscoveredHosts(const std::string& text, int default
                                    " (expected HOST or HOST:SLOTS)");
     };
     const size_t colon = line.find(':');
-    if (colon != std::string::npos && line.find(':', colon + 1) != std::string::npos) throw bad("more than one ':'");
+    if (colon != std::string::npos && line.find(':', colon + 1) != std::string::npos)
+      throw bad("more than one ':'");
     HostSlots h{trimmed(line.substr(0, colon)), defaultSlots};
     if (h.host.empty()) throw bad("no host");
     if (colon != std::string::npos) {
@@ -41,7 +43,8 @@ std::vector<HostSlots> parseDiscoveredHosts(const std::string& text, int default
       }
       h.slots = std::stoi(slots);
     }
-    auto same = std::find_if(hosts.begin(), hosts.end(), [&](const HostSlots& o) { return o.host == h.host; });
+    auto same =
+        std::find_if(hosts.begin(), hosts.end(), [&](const HostSlots& o) { return o.host == h.host; });
     if (same != hosts.end())
       same->slots = h.slots;
     else
@@ -52,9 +55,9 @@ std::vector<HostSlots> parseDiscoveredHosts(const std::string& text, int default
 
 void checkCooldownRange(const CooldownRange& range) {
   if (!(range.lowS >= 1 && range.lowS <= range.highS && range.highS <= 3600)) {
-    throw std::invalid_argument("blacklist cool-down range [" + std::to_string(range.lowS) + ", " +
-                                std::to_string(range.highS) +
-                                "] s: needs 1 <= low <= high <= 3600, as horovodrun's --blacklist-cooldown-range");
+    throw std::invalid_argument(
+        "blacklist cool-down range [" + std::to_string(range.lowS) + ", " + std::to_string(range.highS) +
+        "] s: needs 1 <= low <= high <= 3600, as horovodrun's --blacklist-cooldown-range");
   }
 }
 
@@ -106,7 +109,7 @@ int HostManager::availableSlots(Clock::time_point now) const {
 }
 
 std::optional<HostManager::Clock::time_point> HostManager::blacklist(const std::string& host,
-                                                                      Clock::time_point now) {
+                                                                     Clock::time_point now) {
   State& state = states_[host];
   state.blacklisted = true;
   if (!range_) return std::nullopt;
@@ -116,7 +119,8 @@ std::optional<HostManager::Clock::time_point> HostManager::blacklist(const std::
   const double jitter = std::uniform_real_distribution<double>(0, 1)(random_);
   const double delay = range_->lowS * std::ldexp(1.0, std::min(state.failures, 30)) + jitter * range_->lowS;
   const double seconds = std::clamp(delay, range_->lowS, range_->highS);
-  state.cooldownEnd = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  state.cooldownEnd =
+      now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   return state.cooldownEnd;
 }
 

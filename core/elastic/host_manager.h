@@ -32,7 +32,8 @@ namespace dtb::core {
 // keep their last line. Throws std::invalid_argument naming `source` and
 // the line for a malformed one (an empty host, slots not a number from 1
 // to 4096, more than one ':').
-std::vector<HostSlots> parseDiscoveredHosts(const std::string& text, int defaultSlots, const std::string& source);
+std::vector<HostSlots> parseDiscoveredHosts(const std::string& text, int defaultSlots,
+                                            const std::string& source);
 
 struct CooldownRange {
   double lowS = 0, highS = 0;  // horovodrun bounds them to [1 s, 1 h]

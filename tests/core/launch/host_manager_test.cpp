@@ -25,7 +25,8 @@ TEST(DiscoveredHosts, ParsesHostAndSlotsLinesWithDefaultsAndBlanks) {
 }
 
 TEST(DiscoveredHosts, AMalformedLineIsNamedWithItsNumber) {
-  for (const char* text : {"h0:2\n:3\n", "h0:2\nh1:x\n", "h0:2\nh1:0\n", "h0:2\nh1:99999\n", "h0:2\nh1:2:3\n"}) {
+  for (const char* text :
+       {"h0:2\n:3\n", "h0:2\nh1:x\n", "h0:2\nh1:0\n", "h0:2\nh1:99999\n", "h0:2\nh1:2:3\n"}) {
     try {
       parseDiscoveredHosts(text, 1, "discover.sh");
       ADD_FAILURE() << "accepted: " << text;

@@ -131,7 +131,8 @@ void ShardServer::receive(int worker, const float* message) {
   // Every worker's gradient of this step is in: their average, summed in
   // rank order (the same on every run), waits for applyMerged().
   arrivedThisStep_ = 0;
-  std::memcpy(sum_.data(), peers_[0].inbox.data() + kHeaderFloats, elements_ * sizeof(float));
+  if (elements_ > 0)
+    std::memcpy(sum_.data(), peers_[0].inbox.data() + kHeaderFloats, elements_ * sizeof(float));
   for (size_t w = 1; w < peers_.size(); ++w) {
     const float* g = peers_[w].inbox.data() + kHeaderFloats;
     float* sum = sum_.data();
@@ -198,7 +199,10 @@ void ShardServer::sendDueReplies() {
     if (std::exchange(p.levelling, false)) ++levelled_;
     waitSend(p);  // its outbox is read until then
     writeHeader(p.outbox.data(), Header{0, 0, version_, least});
-    std::memcpy(p.outbox.data() + kHeaderFloats, values_.data(), elements_ * sizeof(float));
+    // A shard may be empty (more servers than elements; a check with no
+    // parameters): memcpy from its null buffer is undefined even for 0 bytes.
+    if (elements_ > 0)
+      std::memcpy(p.outbox.data() + kHeaderFloats, values_.data(), elements_ * sizeof(float));
     if (w == rank_) {
       localReady_ = true;
       continue;

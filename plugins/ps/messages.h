@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "dtbench/plugin.hpp"
 
@@ -40,5 +41,20 @@ inline void writeHeader(float* message, const Header& h) { std::memcpy(message, 
 // A message's wait at teardown: bounded, since a peer that failed never
 // completes it, and the communicator is going anyway.
 inline constexpr int64_t kTeardownWaitMs = 2000;
+
+// True once `request` completed, which it then releases (comm_wait, at
+// once) and clears; throws its failure. False while it is in flight.
+inline bool arrived(const dtb_host_t* host, dtb_request_t& request, const char* what) {
+  int32_t done = 0;
+  check(host->comm_test(host->ctx, request, &done), what);
+  if (!done) return false;
+  check(host->comm_wait(host->ctx, std::exchange(request, nullptr), DTB_TIMEOUT_DEFAULT), what);
+  return true;
+}
+
+// Releases a message still in flight at teardown (kTeardownWaitMs), if any.
+inline void releaseAtTeardown(const dtb_host_t* host, dtb_request_t& request) {
+  if (request) host->comm_wait(host->ctx, std::exchange(request, nullptr), kTeardownWaitMs);
+}
 
 }  // namespace dtb::strategy::ps

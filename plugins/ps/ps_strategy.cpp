@@ -70,10 +70,8 @@ PsStrategy::PsStrategy(const dtb_host_t* host, const dtb_strategy_setup_t& setup
 }
 
 PsStrategy::~PsStrategy() {
-  for (dtb_request_t& r : sends_)
-    if (r) host_->comm_wait(host_->ctx, std::exchange(r, nullptr), kTeardownWaitMs);
-  for (dtb_request_t& r : recvs_)
-    if (r) host_->comm_wait(host_->ctx, std::exchange(r, nullptr), kTeardownWaitMs);
+  for (dtb_request_t& r : sends_) releaseAtTeardown(host_, r);
+  for (dtb_request_t& r : recvs_) releaseAtTeardown(host_, r);
 }
 
 void PsStrategy::beforeForward(const dtb_step_info_t&) {
@@ -145,11 +143,7 @@ void PsStrategy::push(PushKind kind) {
 bool PsStrategy::replyArrived(int shard) {
   const auto i = static_cast<size_t>(shard);
   if (serverRank(shard) == rank_) return server_->takeLocalReply(incoming_[i].data());
-  int32_t done = 0;
-  check(host_->comm_test(host_->ctx, recvs_[i], &done), "ps: pull");
-  if (!done) return false;
-  check(host_->comm_wait(host_->ctx, std::exchange(recvs_[i], nullptr), DTB_TIMEOUT_DEFAULT), "ps: pull");
-  return true;
+  return arrived(host_, recvs_[i], "ps: pull");
 }
 
 void PsStrategy::await(const std::function<bool()>& done) {

@@ -35,8 +35,8 @@ ShardServer::ShardServer(const dtb_host_t* host, const ShardLayout& layout, int 
 
 ShardServer::~ShardServer() {
   for (Peer& p : peers_) {
-    if (p.send) host_->comm_wait(host_->ctx, p.send, kTeardownWaitMs);
-    if (p.recv) host_->comm_wait(host_->ctx, p.recv, kTeardownWaitMs);
+    releaseAtTeardown(host_, p.send);
+    releaseAtTeardown(host_, p.recv);
   }
 }
 
@@ -54,6 +54,12 @@ void ShardServer::loadState(const void* in) {
   const auto* at = static_cast<const char*>(in);
   if (values_.bytes() > 0) std::memcpy(values_.data(), at, values_.bytes());
   if (state_.bytes() > 0) std::memcpy(state_.data(), at + values_.bytes(), state_.bytes());
+}
+
+void ShardServer::countServerTime(std::chrono::steady_clock::time_point start) {
+  host_->metric_add(
+      host_->ctx, "ps.server_ms",
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
 }
 
 void ShardServer::expectPushes() {
@@ -76,9 +82,7 @@ void ShardServer::pushLocal(const float* message) {
   const auto start = std::chrono::steady_clock::now();
   receive(rank_, message);
   sendDueReplies();
-  host_->metric_add(
-      host_->ctx, "ps.server_ms",
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  countServerTime(start);
 }
 
 bool ShardServer::progress() {
@@ -86,21 +90,14 @@ bool ShardServer::progress() {
   const auto start = std::chrono::steady_clock::now();
   for (int w = 0; w < world_; ++w) {
     Peer& p = peers_[static_cast<size_t>(w)];
-    if (!p.recv) continue;
-    int32_t done = 0;
-    check(host_->comm_test(host_->ctx, p.recv, &done), "ps: test a push");
-    if (!done) continue;
-    const dtb_request_t recv = std::exchange(p.recv, nullptr);
-    check(host_->comm_wait(host_->ctx, recv, DTB_TIMEOUT_DEFAULT), "ps: receive a push");
+    if (!p.recv || !arrived(host_, p.recv, "ps: receive a push")) continue;
     host_->metric_add(host_->ctx, "ps.server_bytes_in", static_cast<double>(messageFloats() * sizeof(float)));
     receive(w, p.inbox.data());
     progressed = true;
   }
   if (progressed) {
     sendDueReplies();
-    host_->metric_add(
-        host_->ctx, "ps.server_ms",
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    countServerTime(start);
   }
   return progressed;
 }
@@ -156,9 +153,7 @@ void ShardServer::applyMerged(bool apply) {
   if (apply) update();
   ++version_;
   sendDueReplies();
-  host_->metric_add(
-      host_->ctx, "ps.server_ms",
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  countServerTime(start);
 }
 
 void ShardServer::applyGradient(const float* gradient, float scale) {

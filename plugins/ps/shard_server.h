@@ -19,6 +19,7 @@
 // and the staleness the reply carries is stored.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -87,6 +88,8 @@ class ShardServer {
   void applyGradient(const float* gradient, float scale);
   void update();  // the optimizer over the shard, from scaled_
   void postReceive(int worker);
+  // The server's work since `start`: the step's ps.server_ms.
+  void countServerTime(std::chrono::steady_clock::time_point start);
   void sendDueReplies();
   uint32_t minClock() const;
   void waitSend(Peer& peer);

@@ -126,22 +126,26 @@ class Decompressor {
 
 }  // namespace
 
+std::optional<std::string> outsideLimits(uint64_t width, uint64_t height, const DecodeLimits& limits) {
+  const std::string claim =
+      "the header says " + std::to_string(width) + " x " + std::to_string(height) + " pixels";
+  if (width > limits.maxWidth || height > limits.maxHeight) {
+    return claim + ", more than the bound of " + std::to_string(limits.maxWidth) + " x " +
+           std::to_string(limits.maxHeight);
+  }
+  if (width * height > limits.maxPixels)
+    return claim + ", more than the bound of " + std::to_string(limits.maxPixels) + " pixels in all";
+  return std::nullopt;
+}
+
 Image decodeJpeg(const uint8_t* data, size_t size, const std::string& name, const DecodeLimits& limits) {
   Decompressor jpeg(name);
   jpeg_decompress_struct* info = jpeg.info();
   if (size == 0) jpeg.fail("empty file, not a JPEG");
   if (!readHeader(info, jpeg.errors(), data, size)) jpeg.fail();
-  if (info->image_width > limits.maxWidth || info->image_height > limits.maxHeight) {
-    jpeg.fail("the header says " + std::to_string(info->image_width) + " x " +
-              std::to_string(info->image_height) + " pixels, more than the bound of " +
-              std::to_string(limits.maxWidth) + " x " + std::to_string(limits.maxHeight));
-  }
+  if (std::optional<std::string> why = outsideLimits(info->image_width, info->image_height, limits))
+    jpeg.fail(*why);
   const uint64_t pixels = static_cast<uint64_t>(info->image_width) * info->image_height;
-  if (pixels > limits.maxPixels) {
-    jpeg.fail("the header says " + std::to_string(info->image_width) + " x " +
-              std::to_string(info->image_height) + " pixels, more than the bound of " +
-              std::to_string(limits.maxPixels) + " pixels in all");
-  }
   // libjpeg's own working memory (a progressive file's coefficients) stays
   // within what the image's pixels may take, twice over.
   info->mem->max_memory_to_use = static_cast<long>(std::max<uint64_t>(pixels * 3 * 2, 16u << 20));

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -32,6 +33,11 @@ struct DecodeLimits {
   // small corrupt file cannot make every loader thread allocate gigabytes.
   uint64_t maxPixels = 89'478'485;
 };
+
+// Why an image of `width` x `height` (a header's claim) is refused, or
+// nothing when it is within `limits`: every decoder's check before it
+// allocates the pixels.
+std::optional<std::string> outsideLimits(uint64_t width, uint64_t height, const DecodeLimits& limits);
 
 // Decodes `size` bytes of JPEG; gray stays one channel, everything else is
 // RGB. `name` (the file) starts every message. Throws JpegError.

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "dtbench/plugin.hpp"
@@ -126,12 +127,13 @@ class NvjpegSource : public ImageSource {
     std::lock_guard lock(mutex_);
     if (imageInfo_(handle_, data, bytes.size(), &components, &subsampling, widths, heights) != 0)
       fail(file, "nvjpegGetImageInfo: not a JPEG nvJPEG reads");
-    if (widths[0] <= 0 || heights[0] <= 0 || static_cast<uint32_t>(widths[0]) > limits_.maxWidth ||
-        static_cast<uint32_t>(heights[0]) > limits_.maxHeight) {
-      fail(file, "the header says " + std::to_string(widths[0]) + " x " + std::to_string(heights[0]) +
-                     " pixels, outside the bound of " + std::to_string(limits_.maxWidth) + " x " +
-                     std::to_string(limits_.maxHeight));
+    if (widths[0] <= 0 || heights[0] <= 0) {
+      fail(file,
+           "the header says " + std::to_string(widths[0]) + " x " + std::to_string(heights[0]) + " pixels");
     }
+    if (std::optional<std::string> why =
+            outsideLimits(static_cast<uint64_t>(widths[0]), static_cast<uint64_t>(heights[0]), limits_))
+      fail(file, *why);
     scratch.width = static_cast<uint32_t>(widths[0]);
     scratch.height = static_cast<uint32_t>(heights[0]);
     scratch.channels = 3;

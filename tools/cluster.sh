@@ -115,7 +115,8 @@ hosts = dict(line.split() for line in open("$dir/hosts"))
 here = hosts[socket.gethostname()]
 listeners = [socket.create_server((here, 0)) for _ in range(2)]
 ports = [listener.getsockname()[1] for listener in listeners]
-remote = f'exec >/dev/tcp/{here}/{ports[0]} 2>/dev/tcp/{here}/{ports[1]}; exec sh -c "\$0"'
+# A host that cannot reach back ends here, as ssh fails: exit 255.
+remote = f'exec >/dev/tcp/{here}/{ports[0]} 2>/dev/tcp/{here}/{ports[1]} || exit 255; exec sh -c "\$0"'
 # Standard input stays dtbench's: a worker ends when it does (--exit-with-stdin).
 child = subprocess.Popen(["$self", "on", "$dir", host, "bash", "-c", remote, command])
 def relay(listener, fd):

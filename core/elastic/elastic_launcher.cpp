@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -18,8 +19,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A run can grow by one worker per add fault; room for a few.
+// A run can grow by one worker per add fault; room for a few. Across
+// hosts, workers come and go with the hosts: room for many more (each
+// blacklisting doubles a host's cool-down, which bounds how often).
 constexpr int kSpareSlots = 4;
+constexpr int kSpareSlotsAcrossHosts = 256;
 constexpr int kResetsWithoutProgress = 3;
 
 // A failure being settled: who has left the broken world so far.
@@ -31,18 +35,24 @@ struct Settling {
   std::map<int, uint64_t> reported;  // slot -> the step of its last commit
   std::set<int> gone;                // slots dead, or stopped as hung
   std::string hung;                  // what the coordinator stopped as hung
+  std::string blacklisted;           // across hosts: the hosts blacklisted for it
   std::optional<Clock::time_point> belowMinSince;
 };
+
+int slotCapacity(const LaunchOptions& options, const ElasticOptions& elastic) {
+  return options.world + (elastic.hosts ? kSpareSlotsAcrossHosts : kSpareSlots);
+}
 
 class ElasticDriver {
  public:
   ElasticDriver(const LaunchOptions& options, const ElasticOptions& elastic, const RecordHandler& onRecord,
-                const WorldChangeHandler& onChange)
+                const WorldChangeHandler& onChange, const HostEventHandler& onHostEvent)
       : options_(options),
         elastic_(elastic),
         onChange_(onChange),
-        ranks_(static_cast<size_t>(options.world + kSpareSlots)),
-        output_(options.world + kSpareSlots, [this, &onRecord](int slot, const Record& r) {
+        onHostEvent_(onHostEvent),
+        ranks_(static_cast<size_t>(slotCapacity(options, elastic))),
+        output_(slotCapacity(options, elastic), [this, &onRecord](int slot, const Record& r) {
           if (r.kind == Record::Kind::kReset) {
             leftWorld(slot, r);
           } else if (r.kind == Record::Kind::kGrow) {
@@ -54,11 +64,15 @@ class ElasticDriver {
           }
         }) {
     for (int s = 0; s < options.world; ++s) members_.push_back(s);
+    if (elastic.hosts) hosts_.emplace(*elastic.hosts, static_cast<uint64_t>(getpid()));
   }
 
   LaunchOutcome run() {
-    for (int s = 0; s < options_.world; ++s) {
-      if (std::string error = startRank(options_, s, parent_, group_, ranks_); !error.empty()) {
+    if (hosts_) {
+      if (std::optional<LaunchOutcome> end = firstWorldOnHosts()) return *end;
+    }
+    for (const int s : members_) {
+      if (std::string error = startRank(options_, s, parent_, group_, ranks_, placeOf(s)); !error.empty()) {
         stopAll(ranks_, group_);
         return {LaunchOutcome::Status::kFailed, error};
       }
@@ -77,8 +91,12 @@ class ElasticDriver {
     for (;;) {
       readRanks(ranks_, output_);
       reap();
+      if (hosts_) pollHosts();
       if (growAsked_ && !settling_) {
         if (std::optional<LaunchOutcome> end = grow()) return *end;
+      }
+      if (hosts_ && !settling_ && joining_.empty()) {
+        if (std::optional<LaunchOutcome> end = followHosts()) return *end;
       }
       if (settling_) {
         if (std::optional<LaunchOutcome> end = settle()) return *end;
@@ -131,9 +149,12 @@ class ElasticDriver {
       if (r.exited || r.pid <= 0 || waitpid(r.pid, &r.status, WNOHANG) != r.pid) continue;
       r.exited = true;
       const bool failed = WIFSIGNALED(r.status) || WEXITSTATUS(r.status) != 0;
+      if (!isMember(slot) && hosts_) hosts_->release(slot);  // left out of the world: it ended
       if (!failed || !isMember(slot) || (settling_ && settling_->gone.contains(slot))) continue;
       if (joining_.contains(slot)) {
-        cancelJoin(slot, describeExit(rankOf(slot), r, output_.errorOf(slot), output_.hostOf(slot)));
+        std::string why = describeExit(rankOf(slot), r, output_.errorOf(slot), output_.hostOf(slot));
+        if (hosts_) why += blacklistHostOf(slot);
+        cancelJoin(slot, why);
         continue;
       }
       Settling& s = settling();
@@ -155,9 +176,11 @@ class ElasticDriver {
   // next commit or in their rendezvous with it, find a world without it.
   void cancelJoin(int slot, const std::string& why) {
     joining_.erase(slot);
+    if (hosts_) hosts_->release(slot);
     std::vector<int> slots = members_;
     slots.erase(std::find(slots.begin(), slots.end(), slot));
     WorldChange change;
+    change.kind = WorldChange::Kind::kJoinLost;
     change.reset = resets_;
     change.cause = why;
     change.failedAt = std::chrono::system_clock::now();
@@ -186,6 +209,9 @@ class ElasticDriver {
       if (settling_->gone.contains(slot) || settling_->reported.contains(slot) || ranks_[slot].exited)
         continue;
       kill(ranks_[slot].pid, SIGKILL);
+      // A remote worker ends with its standard input, once its host hears again.
+      if (ranks_[slot].lifeline >= 0) close(ranks_[slot].lifeline);
+      ranks_[slot].lifeline = -1;
       settling_->gone.insert(slot);
       const std::string host = options_.launcher == "ssh" ? output_.hostOf(slot) : "";
       if (byHost.empty() || byHost.back().first != host || host.empty()) byHost.push_back({host, {}});
@@ -201,9 +227,10 @@ class ElasticDriver {
   }
 
   std::string cause() const {
-    if (!settling_->exitCause.empty()) return settling_->exitCause;
-    if (!settling_->hung.empty()) return settling_->hung;
-    return settling_->reportedCause;
+    const std::string& what = !settling_->exitCause.empty() ? settling_->exitCause
+                              : !settling_->hung.empty()    ? settling_->hung
+                                                            : settling_->reportedCause;
+    return what + settling_->blacklisted;
   }
 
   // Decides the next world once the failure has settled; the run's end when
@@ -211,18 +238,29 @@ class ElasticDriver {
   std::optional<LaunchOutcome> settle() {
     if (!settled()) return std::nullopt;
     stopHungMembers();
+    if (hosts_) blacklistFailedHosts();
     std::vector<int> survivors;
     for (const int slot : members_) {
-      if (settling_->reported.contains(slot) && !ranks_[slot].exited) survivors.push_back(slot);
+      if (!settling_->reported.contains(slot) || ranks_[slot].exited) continue;
+      // On a blacklisted host it leaves with its host, as horovodrun drops a
+      // blacklisted host's every worker: it finds itself out of the world, and ends.
+      if (hosts_ && !hosts_->usable(hosts_->hostOf(slot))) continue;
+      survivors.push_back(slot);
     }
     const int minNp = std::max(1, elastic_.minNp);
+    // Across hosts, free slots are filled at once: new workers join the
+    // survivors' new world (a world below min_np waits for them).
+    const int newcomers =
+        hosts_ ? std::min(hosts_->freeSlots(), std::min(targetSize() - static_cast<int>(survivors.size()),
+                                                        static_cast<int>(ranks_.size()) - nextSlot_))
+               : 0;
     if (survivors.empty()) {
       // No member left to train, commit or ask for a worker ([fault] add
       // comes from a member): nothing can ever join, so no wait.
       return failed("no worker left and none can join (every member of the world of " +
                     std::to_string(members_.size()) + " is gone), after " + cause());
     }
-    if (static_cast<int>(survivors.size()) < minNp) {
+    if (static_cast<int>(survivors.size()) + std::max(0, newcomers) < minNp) {
       // Nothing joins a local run by itself: the wait is Horovod's, for
       // hosts that discovery might still bring; said once, not kept silent.
       if (!settling_->belowMinSince) {
@@ -243,13 +281,17 @@ class ElasticDriver {
     if (std::optional<LaunchOutcome> end = withoutProgress(from)) return end;
     drainGone();
     WorldChange change;
-    change.failure = true;
+    change.kind = WorldChange::Kind::kReset;
     change.reset = resets_;  // counted by pastResetLimit
     change.cause = cause();
     change.failedAt = settling_->failedAt;
     change.resumedStep = static_cast<int64_t>(from);
     settling_.reset();
-    enter(std::move(survivors), true, change);
+    for (const int slot : members_) {  // the gone, and those left out with their host
+      if (hosts_ && std::find(survivors.begin(), survivors.end(), slot) == survivors.end())
+        hosts_->release(slot);
+    }
+    startJoiners(std::move(survivors), std::max(0, newcomers), true, change);
     return std::nullopt;
   }
 
@@ -308,21 +350,189 @@ class ElasticDriver {
           "[fault] add not honoured: a run adds at most " + std::to_string(kSpareSlots) + " workers");
       return std::nullopt;
     }
+    if (hosts_ && hosts_->freeSlots() == 0) {
+      log(DTB_LOG_WARN, "elastic", "[fault] add not honoured: no free slot on " + hosts_->source());
+      return std::nullopt;
+    }
     if (std::optional<LaunchOutcome> end = pastResetLimit("a worker asked to join")) return end;
-    const int slot = nextSlot_++;
-    std::vector<int> slots = members_;
-    slots.push_back(slot);
     WorldChange change;
+    change.kind = WorldChange::Kind::kJoin;
     change.reset = resets_;
     change.failedAt = std::chrono::system_clock::now();
-    enter(std::move(slots), false, change);
-    joining_.insert(slot);
-    // Started once its world is written: it reads it first thing.
-    if (std::string error = startRank(options_, slot, parent_, group_, ranks_); !error.empty()) {
-      ranks_[slot].exited = true;
-      cancelJoin(slot, "worker " + std::to_string(slot) + " could not start: " + error);
+    startJoiners(members_, 1, false, change);
+    return std::nullopt;
+  }
+
+  // The world `slots` plus `count` new workers, who join it: written, then
+  // the new workers started (each reads it first thing); one that cannot
+  // start is taken out again.
+  void startJoiners(std::vector<int> slots, int count, bool rollback, WorldChange& change) {
+    std::vector<std::pair<int, std::optional<SlotPlace>>> joiners;
+    for (int i = 0; i < count; ++i) {
+      const int slot = nextSlot_++;
+      joiners.push_back({slot, hosts_ ? hosts_->place(slot) : std::nullopt});
+      slots.push_back(slot);
+      joining_.insert(slot);
+    }
+    if (hosts_ && !joiners.empty()) {  // where they start, for the world change's cause
+      std::set<std::string> where;
+      for (const auto& [slot, place] : joiners) where.insert(place ? place->host : "?");
+      const std::string started = std::to_string(joiners.size()) + " worker" +
+                                  (joiners.size() == 1 ? "" : "s") + " started on " + joined(where);
+      change.cause += (change.cause.empty() ? "" : "; ") + started;
+    }
+    enter(std::move(slots), rollback, change);
+    for (const auto& [slot, place] : joiners) {
+      if (std::string error = startRank(options_, slot, parent_, group_, ranks_, place); !error.empty()) {
+        ranks_[slot].exited = true;
+        cancelJoin(slot, "worker " + std::to_string(slot) + " could not start: " + error);
+      }
+    }
+  }
+
+  // ---- Across hosts (launcher = "ssh"): elastic_hosts.h ----
+
+  // The world's size to fill up to: max_np when set, else world_size.
+  int targetSize() const { return elastic_.maxNp > 0 ? elastic_.maxNp : options_.world; }
+
+  std::optional<SlotPlace> placeOf(int slot) { return hosts_ ? hosts_->place(slot) : std::nullopt; }
+
+  // The first discovery, then as many of world_size's workers as it has
+  // slots for — at least min_np, waited for as horovodrun waits for them.
+  // A first world smaller than world_size is written before anyone starts.
+  std::optional<LaunchOutcome> firstWorldOnHosts() {
+    try {
+      hosts_->discoverFirst(Clock::now());
+    } catch (const std::runtime_error& e) {
+      return failed(e.what());
+    }
+    const int minNp = std::max(1, elastic_.minNp);
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(elastic_.timeoutS));
+    bool said = false;
+    while (hosts_->freeSlots() < minNp) {
+      if (!said)
+        log(DTB_LOG_WARN, "elastic",
+            hosts_->source() + " offers " + std::to_string(hosts_->freeSlots()) +
+                " slots, below min_np = " + std::to_string(minNp) +
+                ": waiting up to elastic_timeout_s = " + number(elastic_.timeoutS) + " s for more");
+      said = true;
+      if (Clock::now() > deadline)
+        return failed(hosts_->source() + " offered " + std::to_string(hosts_->freeSlots()) +
+                      " slots, below min_np = " + std::to_string(minNp) +
+                      ", for elastic_timeout_s = " + number(elastic_.timeoutS) + " s");
+      if (options_.interrupted && options_.interrupted->load())
+        return LaunchOutcome{LaunchOutcome::Status::kInterrupted, "stopped by the user (Ctrl-C)"};
+      pollHosts();
+      usleep(20000);
+    }
+    const int first = std::min(options_.world, hosts_->freeSlots());
+    if (first < options_.world) {
+      std::vector<int> slots(static_cast<size_t>(first));
+      for (int s = 0; s < first; ++s) slots[static_cast<size_t>(s)] = s;
+      WorldChange change;
+      change.kind = WorldChange::Kind::kStart;
+      change.cause = hosts_->source() + " offers " + std::to_string(first) +
+                     " of world_size = " + std::to_string(options_.world) + " slots";
+      change.failedAt = std::chrono::system_clock::now();
+      enter(std::move(slots), false, change);
     }
     return std::nullopt;
+  }
+
+  // Runs discovery when its interval is up; says what it changed.
+  void pollHosts() {
+    std::optional<ElasticHosts::Update> update = hosts_->poll(Clock::now());
+    if (!update) return;
+    if (!update->error.empty()) {
+      // A later discovery failing is a warning, and the hosts stay as they
+      // were (horovodrun's); said once until it works again.
+      if (update->error != discoveryError_) {
+        log(DTB_LOG_WARN, "elastic", update->error + " (the hosts stay as they were; retried)");
+        onHostEvent_("discovery_failed", update->error);
+      }
+      discoveryError_ = update->error;
+      return;
+    }
+    discoveryError_.clear();
+    const HostChanges& changes = update->changes;
+    for (const std::string& host : changes.added) {
+      const bool back = std::find(changes.back.begin(), changes.back.end(), host) != changes.back.end();
+      onHostEvent_("host_added",
+                   host + (back ? " back after its cool-down" : "") + " (" + hosts_->source() + ")");
+    }
+    for (const std::string& host : changes.removed)
+      onHostEvent_("host_removed", host + " (" + hosts_->source() + ")");
+  }
+
+  // Between failures and joins: workers on hosts no longer usable leave at
+  // the members' next commit; free slots are filled, the new workers
+  // joining at it. One new world at a time.
+  std::optional<LaunchOutcome> followHosts() {
+    std::vector<int> staying;
+    std::set<std::string> leaving;
+    for (const int slot : members_) {
+      const std::string host = hosts_->hostOf(slot);
+      if (hosts_->usable(host))
+        staying.push_back(slot);
+      else
+        leaving.insert(host);
+    }
+    if (!leaving.empty() && !staying.empty()) {
+      if (std::optional<LaunchOutcome> end = pastResetLimit("hosts left")) return end;
+      WorldChange change;
+      change.kind = WorldChange::Kind::kLeave;
+      change.reset = resets_;
+      const size_t workers = members_.size() - staying.size();
+      change.cause = "host" + std::string(leaving.size() == 1 ? " " : "s ") + joined(leaving) + " left " +
+                     hosts_->source() + ": " + std::to_string(workers) +
+                     (workers == 1 ? " worker leaves" : " workers leave") + " at the next commit";
+      change.failedAt = std::chrono::system_clock::now();
+      for (const int slot : members_) {
+        if (std::find(staying.begin(), staying.end(), slot) == staying.end()) hosts_->release(slot);
+      }
+      enter(std::move(staying), false, change);
+      return std::nullopt;
+    }
+    const int room = std::min(targetSize() - static_cast<int>(members_.size()),
+                              static_cast<int>(ranks_.size()) - nextSlot_);
+    const int count = std::min(room, hosts_->freeSlots());
+    if (count <= 0) return std::nullopt;
+    if (std::optional<LaunchOutcome> end = pastResetLimit("hosts joined")) return end;
+    WorldChange change;
+    change.kind = WorldChange::Kind::kJoin;
+    change.reset = resets_;
+    change.failedAt = std::chrono::system_clock::now();
+    startJoiners(members_, count, false, change);
+    return std::nullopt;
+  }
+
+  // The hosts of the workers a failure took: blacklisted, each once.
+  void blacklistFailedHosts() {
+    for (const int slot : settling_->gone) settling_->blacklisted += blacklistHostOf(slot);
+  }
+
+  // Blacklists worker `slot`'s host (unless it already is); what to add to
+  // the failure's cause: " (host X blacklisted for N s)".
+  std::string blacklistHostOf(int slot) {
+    const std::string host = hosts_->hostOf(slot);
+    hosts_->release(slot);
+    const auto now = Clock::now();
+    if (host.empty() || hosts_->blacklisted(host)) return "";
+    const std::optional<Clock::time_point> back = hosts_->blacklist(host, now);
+    const std::string text =
+        "host " + host + " blacklisted " +
+        (back ? "for " + number(std::round(std::chrono::duration<double>(*back - now).count() * 10) / 10) +
+                    " s (blacklist_cooldown_range)"
+              : "for the rest of the run (no blacklist_cooldown_range)");
+    onHostEvent_("blacklist", text);
+    return "; " + text;
+  }
+
+  static std::string joined(const std::set<std::string>& words) {
+    std::string text;
+    for (const std::string& w : words) text += (text.empty() ? "" : ", ") + w;
+    return text;
   }
 
   void enter(std::vector<int> slots, bool rollback, WorldChange& change) {
@@ -345,6 +555,7 @@ class ElasticDriver {
   const LaunchOptions& options_;
   const ElasticOptions elastic_;
   const WorldChangeHandler& onChange_;
+  const HostEventHandler& onHostEvent_;
   std::vector<Rank> ranks_;  // by slot
   RankOutput output_;
   std::vector<int> members_;  // slots of the current world, in rank order
@@ -356,6 +567,8 @@ class ElasticDriver {
   std::set<int> joining_;           // started to join, not yet in a world that trained
   bool growAsked_ = false;
   std::optional<Settling> settling_;
+  std::optional<ElasticHosts> hosts_;  // across hosts (launcher = "ssh")
+  std::string discoveryError_;         // the last discovery's, said once
   pid_t group_ = 0;
   const pid_t parent_ = getpid();
 };
@@ -363,8 +576,9 @@ class ElasticDriver {
 }  // namespace
 
 LaunchOutcome launchElastic(const LaunchOptions& options, const ElasticOptions& elastic,
-                            const RecordHandler& onRecord, const WorldChangeHandler& onChange) {
-  return ElasticDriver(options, elastic, onRecord, onChange).run();
+                            const RecordHandler& onRecord, const WorldChangeHandler& onChange,
+                            const HostEventHandler& onHostEvent) {
+  return ElasticDriver(options, elastic, onRecord, onChange, onHostEvent).run();
 }
 
 }  // namespace dtb::core

@@ -16,14 +16,13 @@ std::filesystem::path fileOf(const std::filesystem::path& storeDir, int generati
   return directoryOf(storeDir) / ("world-" + std::to_string(generation));
 }
 
-// The newest generation written so far (0 when none).
+}  // namespace
+
 int newestElasticGeneration(const std::filesystem::path& storeDir) {
   int newest = 0;
   while (std::filesystem::exists(fileOf(storeDir, newest + 1))) ++newest;
   return newest;
 }
-
-}  // namespace
 
 int ElasticWorld::rankOf(int slot) const {
   const auto at = std::find(slots.begin(), slots.end(), slot);
@@ -80,9 +79,8 @@ ElasticWorld waitForElasticWorld(const std::filesystem::path& storeDir, int from
   const int newest = newestElasticGeneration(storeDir);
   std::optional<ElasticWorld> world = readElasticWorld(storeDir, newest);
   if (!world || world->rankOf(slot) < 0)
-    throw std::runtime_error("worker " + std::to_string(slot) +
-                             " is not in the elastic world of generation " + std::to_string(newest) +
-                             ": the coordinator left it out");
+    throw LeftOutOfWorld("worker " + std::to_string(slot) + " is not in the elastic world of generation " +
+                         std::to_string(newest) + ": the coordinator left it out");
   return *world;
 }
 

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -37,10 +38,19 @@ void writeElasticWorld(const std::filesystem::path& storeDir, const ElasticWorld
 // std::runtime_error naming the file when it cannot be read as a world.
 std::optional<ElasticWorld> readElasticWorld(const std::filesystem::path& storeDir, int generation);
 
+// The newest generation written so far (0 when none).
+int newestElasticGeneration(const std::filesystem::path& storeDir);
+
+// Worker `slot` is not in the newest world: the coordinator left it out
+// (its host was removed by discovery, or blacklisted). Its work is done.
+class LeftOutOfWorld : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Waits, polling, for at most `timeoutS` seconds for a generation from
 // `from` on, and returns the newest: the world worker `slot` trains in next.
-// Throws std::runtime_error saying what it waited for, or that `slot` is
-// not in that world (the coordinator left it out).
+// Throws std::runtime_error saying what it waited for, or LeftOutOfWorld.
 ElasticWorld waitForElasticWorld(const std::filesystem::path& storeDir, int from, double timeoutS, int slot);
 
 // The rendezvous key prefix of generation `generation` of a run whose own is

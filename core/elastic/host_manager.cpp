@@ -65,13 +65,11 @@ HostManager::HostManager(std::optional<CooldownRange> range, uint64_t seed) : ra
   if (range_) checkCooldownRange(*range_);
 }
 
-bool HostManager::out(const std::string& host, Clock::time_point now) const {
+// Out until the first discovery after its cool-down whitelists it (update()).
+bool HostManager::blacklisted(const std::string& host) const {
   auto it = states_.find(host);
-  if (it == states_.end() || !it->second.blacklisted) return false;
-  return !it->second.cooldownEnd || now < *it->second.cooldownEnd;
+  return it != states_.end() && it->second.blacklisted;
 }
-
-bool HostManager::blacklisted(const std::string& host, Clock::time_point now) const { return out(host, now); }
 
 HostChanges HostManager::update(const std::vector<HostSlots>& discovered, Clock::time_point now) {
   HostChanges changes;
@@ -88,23 +86,32 @@ HostChanges HostManager::update(const std::vector<HostSlots>& discovered, Clock:
     const bool back = state.blacklisted && state.cooldownEnd && now >= *state.cooldownEnd;
     if (back) state.blacklisted = false;  // its cool-down is over: whitelisted, as horovodrun does
     if (before == slots_.end() || h.slots > before->second || back) changes.added.push_back(h.host);
+    if (back) changes.back.push_back(h.host);
   }
   slots_ = std::move(slots);
   return changes;
 }
 
-std::vector<HostSlots> HostManager::available(Clock::time_point now) const {
+std::vector<HostSlots> HostManager::available() const {
   std::vector<HostSlots> hosts;
   for (const std::string& host : order_) {
     auto it = slots_.find(host);
-    if (it != slots_.end() && !out(host, now)) hosts.push_back({host, it->second});
+    if (it != slots_.end() && !blacklisted(host)) hosts.push_back({host, it->second});
   }
   return hosts;
 }
 
-int HostManager::availableSlots(Clock::time_point now) const {
+std::vector<HostSlots> HostManager::discovered() const {
+  std::vector<HostSlots> hosts;
+  for (const std::string& host : order_) {
+    if (auto it = slots_.find(host); it != slots_.end()) hosts.push_back({host, it->second});
+  }
+  return hosts;
+}
+
+int HostManager::availableSlots() const {
   int total = 0;
-  for (const HostSlots& h : available(now)) total += h.slots;
+  for (const HostSlots& h : available()) total += h.slots;
   return total;
 }
 

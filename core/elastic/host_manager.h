@@ -2,16 +2,14 @@
 // horovodrun's HostManager (horovod/runner/elastic/discovery.py). Each
 // discovery (a host_discovery script's output, or a hostfile) says which
 // hosts exist and their slots; a host whose worker failed is blacklisted,
-// and with a cool-down range it comes back once its cool-down ends: the
+// and with a cool-down range it comes back with the first discovery after its cool-down: the
 // first failure waits about twice the range's low end, each later one
 // twice as long again, with up to one low end of jitter, never outside the
 // range (horovodrun's --blacklist-cooldown-range). Without a range, a
 // blacklisted host never comes back (horovodrun before v0.24). Hosts keep
 // the order in which they were first seen, so the oldest hosts get the
 // lowest ranks, as Horovod assigns them.
-//
-// Not yet wired into the elastic launcher (issue 39): the building block it
-// will poll; tested on its own (tests/core/launch/host_manager_test.cpp).
+// The elastic launcher polls it through elastic_hosts.h.
 #pragma once
 
 #include <chrono>
@@ -45,6 +43,7 @@ void checkCooldownRange(const CooldownRange& range);
 struct HostChanges {
   std::vector<std::string> added;    // new hosts, hosts with more slots, hosts back from cool-down
   std::vector<std::string> removed;  // hosts gone or with fewer slots
+  std::vector<std::string> back;     // of `added`, those back from their cool-down
   bool any() const { return !added.empty() || !removed.empty(); }
 };
 
@@ -59,13 +58,17 @@ class HostManager {
   HostChanges update(const std::vector<HostSlots>& discovered, Clock::time_point now);
   // The hosts to place workers on now, oldest first: discovered and not
   // blacklisted.
-  std::vector<HostSlots> available(Clock::time_point now) const;
-  int availableSlots(Clock::time_point now) const;
+  std::vector<HostSlots> available() const;
+  int availableSlots() const;
+  // The last discovery's hosts, oldest first, blacklisted ones too.
+  std::vector<HostSlots> discovered() const;
 
   // A worker on `host` failed: blacklist it (a host already cooling down
   // keeps its end). Returns when it may come back, or nothing when never.
   std::optional<Clock::time_point> blacklist(const std::string& host, Clock::time_point now);
-  bool blacklisted(const std::string& host, Clock::time_point now) const;
+  // Blacklisted, and no discovery since its cool-down ended: a host comes
+  // back with the first discovery after it, as horovodrun's do.
+  bool blacklisted(const std::string& host) const;
 
  private:
   struct State {
@@ -73,7 +76,6 @@ class HostManager {
     int failures = 0;
     std::optional<Clock::time_point> cooldownEnd;
   };
-  bool out(const std::string& host, Clock::time_point now) const;
 
   std::optional<CooldownRange> range_;
   std::mt19937_64 random_;

@@ -39,8 +39,8 @@ struct Exec {
 // when its standard input does (--exit-with-stdin): the coordinator holds
 // the other end, and a remote shell that is killed or loses its connection
 // closes it, where no signal would reach the remote process.
-Exec remoteWorker(const LaunchOptions& options, int r) {
-  const SlotPlace place = placeSlot(readHostfile(options.hostfile), r, options.world);
+Exec remoteWorker(const LaunchOptions& options, int r, const std::optional<SlotPlace>& placed) {
+  const SlotPlace place = placed ? *placed : placeSlot(readHostfile(options.hostfile), r, options.world);
   const std::vector<std::string> shell = options.launcherArgs.empty()
                                              ? std::vector<std::string>{"ssh", "-o", "BatchMode=yes"}
                                              : options.launcherArgs;
@@ -128,7 +128,7 @@ void stopAll(std::vector<Rank>& ranks, pid_t group) {
 }
 
 std::string startRank(const LaunchOptions& options, int r, pid_t parent, pid_t& group,
-                      std::vector<Rank>& ranks) {
+                      std::vector<Rank>& ranks, const std::optional<SlotPlace>& place) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return std::string("cannot create a pipe: ") + std::strerror(errno);
   // Everything the child needs, made before fork: it only calls exec-safe functions.
@@ -144,7 +144,7 @@ std::string startRank(const LaunchOptions& options, int r, pid_t parent, pid_t& 
   int lifeline[2] = {-1, -1};  // remote: the worker's standard input, held open here
   if (remote) {
     try {
-      exec = remoteWorker(options, r);
+      exec = remoteWorker(options, r, place);
     } catch (const std::exception& e) {
       close(fds[0]);
       close(fds[1]);

@@ -6,11 +6,13 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "launch/launch.h"
 #include "launch/rank_output.h"
+#include "launch/remote_shell.h"
 
 namespace dtb::core {
 
@@ -32,9 +34,12 @@ std::string describeExit(int rank, const Rank& r, const std::string& error, cons
 
 // Forks rank `r`'s worker (`dtbench worker --rank r`) into the run's process
 // group (founded by the first rank: `group` is 0 until then); its records
-// come back on ranks[r].fd. Returns why it could not, or "" once it runs.
+// come back on ranks[r].fd. The ssh launcher runs it on the host of
+// `place`, when given (the elastic launcher across hosts places its
+// workers itself), else on the hostfile's host of slot r. Returns why it
+// could not, or "" once it runs.
 std::string startRank(const LaunchOptions& options, int r, pid_t parent, pid_t& group,
-                      std::vector<Rank>& ranks);
+                      std::vector<Rank>& ranks, const std::optional<SlotPlace>& place = std::nullopt);
 
 // Waits a moment for any rank to write, then feeds what each wrote to
 // `output`; closes the pipe of a rank that closed its end.

@@ -34,6 +34,9 @@ T typed(const Cell& cell, const std::string& key, const char* what) {
 int64_t Cell::integer(const std::string& key) const { return typed<int64_t>(*this, key, "integer"); }
 double Cell::real(const std::string& key) const { return typed<double>(*this, key, "number"); }
 bool Cell::flag(const std::string& key) const { return typed<bool>(*this, key, "boolean"); }
+std::vector<int64_t> Cell::integers(const std::string& key) const {
+  return typed<std::vector<int64_t>>(*this, key, "list of integers");
+}
 
 std::map<std::string, ParamValue> Cell::pluginParams(const std::string& kind) const {
   const std::string prefix = kind + "." + text(kind) + ".";

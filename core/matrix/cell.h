@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "plugin/param_spec.h"
 
@@ -22,6 +23,7 @@ struct Cell {
   int64_t integer(const std::string& key) const;
   double real(const std::string& key) const;
   bool flag(const std::string& key) const;
+  std::vector<int64_t> integers(const std::string& key) const;
 
   // The parameters of one plugin of the cell, without their prefix.
   std::map<std::string, ParamValue> pluginParams(const std::string& kind) const;

@@ -30,10 +30,11 @@ void warnNetworksOnOneHost(const CellChecks& c) {
 void checkSshLaunches(const CellChecks& c) {
   for (const Cell& cell : c.cells) {
     if (cell.text("launcher") != "ssh" || !cell.text("hostfile").empty()) continue;
+    if (!cell.text("host_discovery").empty()) continue;  // an elastic run's hosts come from its script
     c.fail("launcher",
            "launcher = \"ssh\" (cell " + std::to_string(cell.index) +
                ") starts ranks on the hosts of a hostfile: set hostfile (Open MPI's format, \"HOST slots=N\" "
-               "a line)");
+               "a line), or host_discovery for an elastic run");
     return;
   }
 }

@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <optional>
 #include <utility>
 
@@ -137,12 +139,59 @@ void checkFaultRanks(const CellChecks& c) {
   }
 }
 
+// Host discovery and the host blacklist's cool-down belong to an elastic
+// run across hosts, which places its workers itself (the ssh launcher); the
+// script must be there to run. The first problem, at its key.
+std::optional<ElasticProblem> hostProblem(const Cell& cell) {
+  const std::string which = " (cell " + std::to_string(cell.index) + ")";
+  const bool acrossHosts = cell.text("recovery") == "elastic" && cell.text("launcher") == "ssh";
+  const std::vector<int64_t> range = cell.integers("blacklist_cooldown_range");
+  if (!range.empty() && (range.size() != 2 || range[0] > range[1])) {
+    return ElasticProblem{"blacklist_cooldown_range",
+                          "blacklist_cooldown_range takes [low, high] seconds with low <= high" + which +
+                              ", as horovodrun's --blacklist-cooldown-range; [] keeps a failed host out"};
+  }
+  if (!range.empty() && !acrossHosts) {
+    return ElasticProblem{"blacklist_cooldown_range",
+                          "blacklist_cooldown_range blacklists hosts of an elastic run across hosts" + which +
+                              ": it needs recovery = \"elastic\" and launcher = \"ssh\""};
+  }
+  const std::string discovery = cell.text("host_discovery");
+  if (discovery.empty()) return std::nullopt;
+  if (!acrossHosts) {
+    return ElasticProblem{"host_discovery",
+                          "host_discovery finds the hosts of an elastic run across hosts" + which +
+                              ": it needs recovery = \"elastic\" and launcher = \"ssh\" (the workers are "
+                              "started on the hosts it prints)"};
+  }
+  // The command's first word, when it names a file: it must run.
+  const std::string program = discovery.substr(0, discovery.find_first_of(" \t"));
+  if (program.find('/') != std::string::npos && access(program.c_str(), X_OK) != 0) {
+    return ElasticProblem{
+        "host_discovery",
+        "host_discovery = \"" + discovery + "\"" + which + ": " + program +
+            (access(program.c_str(), F_OK) == 0 ? " is not executable (chmod +x)"
+                                                : " does not exist (read from the working directory)")};
+  }
+  return std::nullopt;
+}
+
+void checkElasticHosts(const CellChecks& c) {
+  for (const Cell& cell : c.cells) {
+    if (std::optional<ElasticProblem> problem = hostProblem(cell)) {
+      c.fail(problem->key, std::move(problem->message));
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 void checkRecovery(const CellChecks& checks) {
   checkFaultRanks(checks);
   checkRestartableStrategies(checks);
   checkElasticCells(checks);
+  checkElasticHosts(checks);
 }
 
 }  // namespace dtb::core

@@ -152,6 +152,28 @@ std::vector<ParamSpec> makeSchema() {
            "recovery = elastic: how long a world below min_np waits for workers before the run fails "
            "(horovodrun's default, 600 s)",
            0.0, 86400.0),
+      spec("host_discovery", DTB_PARAM_STRING, S(""),
+           "recovery = elastic, launcher = ssh: a command (run by /bin/sh, from the working directory) that "
+           "prints the hosts workers may run on now, HOST or HOST:SLOTS a line (horovodrun's "
+           "--host-discovery-script), run every discovery_interval_s; \"\" takes the hostfile's hosts, "
+           "fixed"),
+      spec("discovery_interval_s", DTB_PARAM_FLOAT, 1.0,
+           "recovery = elastic: seconds between the end of one host_discovery run and the next's start "
+           "(horovodrun's, 1 s)",
+           0.05, 3600.0),
+      spec("discovery_timeout_s", DTB_PARAM_FLOAT, 10.0,
+           "recovery = elastic: bound on one host_discovery run; past it the run is killed and counts as "
+           "failed (the first: the run fails; a later one: the hosts stay as they were)",
+           0.1, 3600.0),
+      spec("slots_per_host", DTB_PARAM_INT, int64_t{1},
+           "recovery = elastic: the slots of a host_discovery line without :SLOTS (horovodrun's "
+           "--slots-per-host)",
+           1.0, 4096.0),
+      spec("blacklist_cooldown_range", DTB_PARAM_INT_LIST, std::vector<int64_t>{},
+           "recovery = elastic, launcher = ssh: [low, high] seconds a host whose worker failed stays "
+           "blacklisted: about low x 2^failures plus up to low of jitter, within the range (horovodrun's "
+           "--blacklist-cooldown-range); [] keeps it out for the rest of the run",
+           1.0, 3600.0),
       // The [fault] table (worker/fault_injector.h): keys of the run, so a fault is an axis like any other.
       spec("fault.kind", DTB_PARAM_STRING, S("none"),
            "[fault] kind: kill (SIGKILL) the rank, stop (SIGSTOP) it for `seconds`, or slow each of its "

@@ -309,7 +309,11 @@ MarkStyle markStyle(const std::string& kind) {
   if (kind == "fault") return {"fault injected", 3};
   if (kind == "failure") return {"failure seen", 1};
   if (kind == "recovered") return {"first step after recovery", 2};
-  if (kind == "join") return {"worker joins", 4};
+  if (kind == "join" || kind == "start") return {"workers join (or the first world is smaller)", 4};
+  // Across hosts: the hosts discovery finds or drops, and those blacklisted.
+  if (kind == "leave" || kind == "host_removed") return {"host gone: its workers leave", 6};
+  if (kind == "host_added") return {"host found (or back after its cool-down)", 7};
+  if (kind == "blacklist") return {"host blacklisted", 8};
   return {"restart / reset", 5};  // restart, reset
 }
 

@@ -153,6 +153,36 @@ LaunchOutcome launchWithRestarts(const Cell& cell, RunSpec spec, const std::file
   }
 }
 
+// world_change.kind of a new world.
+const char* worldChangeKind(WorldChange::Kind kind) {
+  switch (kind) {
+    case WorldChange::Kind::kReset:
+      return "reset";
+    case WorldChange::Kind::kJoin:
+      return "join";
+    case WorldChange::Kind::kJoinLost:
+      return "join_lost";
+    case WorldChange::Kind::kLeave:
+      return "leave";
+    case WorldChange::Kind::kStart:
+      return "start";
+  }
+  return "?";
+}
+
+// Where an elastic run across hosts finds its hosts (elastic_hosts.h).
+ElasticHostOptions elasticHostOptions(const Cell& cell) {
+  ElasticHostOptions hosts;
+  hosts.hostfile = cell.text("hostfile");
+  hosts.discovery = cell.text("host_discovery");
+  hosts.intervalS = cell.real("discovery_interval_s");
+  hosts.timeoutS = cell.real("discovery_timeout_s");
+  hosts.slotsPerHost = static_cast<int>(cell.integer("slots_per_host"));
+  if (const std::vector<int64_t> range = cell.integers("blacklist_cooldown_range"); range.size() == 2)
+    hosts.cooldown = CooldownRange{static_cast<double>(range[0]), static_cast<double>(range[1])};
+  return hosts;
+}
+
 // An elastic run (recovery = "elastic"): the elastic launcher keeps it
 // going through failures and joins; each new world it decides is stored —
 // a reset as a recovery (its cause, the commit it went back to, the steps
@@ -167,24 +197,29 @@ LaunchOutcome launchElasticRun(const Cell& cell, const RunSpec& spec, const Laun
   elastic.resetLimit = static_cast<int>(cell.integer("reset_limit"));
   elastic.timeoutS = cell.real("elastic_timeout_s");
   elastic.settleS = cell.real("collective_timeout_s") + 5;
+  if (options.launcher == "ssh") elastic.hosts = elasticHostOptions(cell);
   int failures = 0;  // resets after a failure: the recovery rows' attempts
   const auto onChange = [&](const WorldChange& c) {
-    const bool joins = !c.failure && c.after > c.before;
-    WorldChangeRecord w{0,
-                        c.generation,
-                        spec.secondsAt(c.decidedAt),
-                        c.failure ? "reset" : joins ? "join" : "join_lost",
-                        c.after,
-                        {},
+    WorldChangeRecord w{0, c.generation, spec.secondsAt(c.decidedAt), worldChangeKind(c.kind), c.after, {},
                         {}};
     const std::string ranks = std::to_string(c.before) + " -> " + std::to_string(c.after) + " ranks";
-    if (!c.failure) {
-      if (!joins) w.cause = c.cause;
+    if (c.kind != WorldChange::Kind::kReset) {
+      if (c.kind != WorldChange::Kind::kJoin || !c.cause.empty()) w.cause = c.cause;
       recorder.worldChange(w);
+      const int joiners = c.after - c.before;
       const std::string text =
-          joins ? "a worker joins at the next commit: " + ranks
-                : "the joining worker was lost before it got in (" + c.cause + "): " + ranks;
-      recorder.coordinatorEvent(w.atS, "join", text);
+          c.kind == WorldChange::Kind::kJoin
+              ? (joiners == 1 ? "a worker joins" : std::to_string(joiners) + " workers join") +
+                    " at the next commit" + (c.cause.empty() ? "" : " (" + c.cause + ")") + ": " + ranks
+          : c.kind == WorldChange::Kind::kJoinLost
+              ? "the joining worker was lost before it got in (" + c.cause + "): " + ranks
+          : c.kind == WorldChange::Kind::kLeave ? c.cause + ": " + ranks
+                                                : "the first world is smaller: " + c.cause + ": " + ranks;
+      recorder.coordinatorEvent(w.atS,
+                                c.kind == WorldChange::Kind::kLeave   ? "leave"
+                                : c.kind == WorldChange::Kind::kStart ? "start"
+                                                                      : "join",
+                                text);
       progress.note(text);
       return;
     }
@@ -204,8 +239,13 @@ LaunchOutcome launchElasticRun(const Cell& cell, const RunSpec& spec, const Laun
     recorder.coordinatorEvent(w.atS, "reset", reset);
     progress.note(reset + ", after " + c.cause);
   };
+  // Hosts that come, go and are blacklisted: events beside the ranks'.
+  const auto onHostEvent = [&](const std::string& kind, const std::string& detail) {
+    recorder.coordinatorEvent(spec.runSeconds(), kind, detail);
+    progress.note(kind + ": " + detail);
+  };
   LaunchOutcome outcome = launchElastic(
-      options, elastic, [&](int, const Record& r) { recorder.add(r); }, onChange);
+      options, elastic, [&](int, const Record& r) { recorder.add(r); }, onChange, onHostEvent);
   outcome.resets = failures;
   if (outcome.status == LaunchOutcome::Status::kFailed)
     recorder.coordinatorEvent(outcome.failedAt ? spec.secondsAt(*outcome.failedAt) : spec.runSeconds(),

@@ -61,6 +61,8 @@ class RankPlugins {
   void leaveWorld();
   // Connected, and not left since.
   bool inWorld() const { return comm_ != nullptr; }
+  // The strategy is made (it is not until the first world formed).
+  bool hasStrategy() const { return strategy_ != nullptr; }
 
   PluginInstance& dataset() { return *dataset_; }
   PluginInstance& model() { return *model_; }

@@ -68,24 +68,14 @@ bool isPeerFailure(const PluginCallError& e) {
 
 void TrainingWorker::run() {
   PluginLoader loader = workerLoader(spec_);
-  setUp(loader);
-  const int64_t epochs = cell_.integer("epochs");
-  std::optional<std::string> failure;  // elastic: why this rank left its world
-  bool grows = false;                  // elastic: a worker joins at this commit
-  for (;;) {
-    try {
-      if (failure || grows) enterNextWorld(loader, failure.has_value());
-      failure.reset();
-      grows = false;
-      trainEpochs(epochs);
-      break;
-    } catch (const WorldGrows&) {
-      grows = true;
-    } catch (const PluginCallError& e) {
-      if (!elastic_ || !isPeerFailure(e)) throw;
-      leaveWorld(e.what());
-      failure = e.what();
-    }
+  try {
+    setUp(loader);
+    train(loader);
+  } catch (const LeftOutOfWorld& e) {
+    // Elastic across hosts: its host left the run (discovery dropped it,
+    // or it was blacklisted with a failed worker). Its work is done.
+    records_.event(rank_, runSeconds(), "left", e.what());
+    return;
   }
   records_.memory(rankMemory(plugins_, rank_));
   recordGradientProfile();
@@ -96,21 +86,68 @@ void TrainingWorker::run() {
   runCollective(comm, [&](dtb_request_t* r, std::string* e) { return comm.barrier(r, e); });
 }
 
+// The run's epochs; an elastic run's failures and new worlds on the way.
+void TrainingWorker::train(PluginLoader& loader) {
+  const int64_t epochs = cell_.integer("epochs");
+  std::optional<std::string> failure;  // elastic: why this rank left its world
+  bool changes = false;                // elastic: a new world is entered at this commit
+  for (;;) {
+    try {
+      if (failure || changes) enterNextWorld(loader, failure.has_value());
+      failure.reset();
+      changes = false;
+      trainEpochs(epochs);
+      break;
+    } catch (const WorldChanges&) {
+      changes = true;
+    } catch (const PluginCallError& e) {
+      if (!elastic_ || !isPeerFailure(e)) throw;
+      leaveWorld(e.what());
+      failure = e.what();
+    }
+  }
+}
+
 void TrainingWorker::setUp(PluginLoader& loader) {
-  const bool joining = elastic_ && slot_ >= spec_.world;
-  if (joining) adopt(waitForElasticWorld(spec_.storeDir, 1, worldWaitSeconds(), slot_));
+  // A worker started to join, or after the coordinator decided a world past
+  // the first (the hosts had fewer slots than world_size, or the first
+  // world failed before this worker started), enters the newest one.
+  if (elastic_ && (slot_ >= spec_.world || newestElasticGeneration(spec_.storeDir) > 0))
+    adopt(waitForElasticWorld(spec_.storeDir, 1, worldWaitSeconds(), slot_));
   plugins_.openDataset(loader, chosen(cell_, "dataset"));
   epochSamples_ = samplesPerEpoch();
   openTrainingData(0);
   plugins_.createModel(loader, chosen(cell_, "model"), train_->info(), modelOptions());
-  plugins_.connect(connectToWorld(loader));
-  syncInitialWeights(plugins_.comm(), plugins_.params(), plugins_.paramCount());
+  connectFirstWorld(loader);
   plugins_.createOptimizer(optimizerConfig(cell_, world_), parsePrecision(cell_.text("precision")),
                            lossScalerConfig(cell_));
   createStrategy(loader);
   at_ = resume();
-  if (joining) syncWithRankZero();
+  // In a later generation the others entered it from a commit: rank 0's
+  // state and place become this worker's, as for any joiner.
+  if (generation_ > 0) syncWithRankZero();
   if (elastic_) commit();  // the state a failure before the first commit goes back to
+}
+
+// In an elastic run a first world that cannot form — a host unreachable
+// from the start, a peer that died before it got in — is left like any
+// broken world, and the next the coordinator decides is tried: Horovod
+// retries its first world without the hosts that failed. Nothing trained
+// yet, so nothing goes back: rank 0's initial weights are everyone's.
+void TrainingWorker::connectFirstWorld(PluginLoader& loader) {
+  for (const int before = world_;;) {
+    try {
+      plugins_.connect(connectToWorld(loader));
+      syncInitialWeights(plugins_.comm(), plugins_.params(), plugins_.paramCount());
+      return;
+    } catch (const PluginCallError& e) {
+      if (!elastic_ || !isPeerFailure(e)) throw;
+      leaveWorld(e.what());
+      adopt(waitForElasticWorld(spec_.storeDir, generation_ + 1, worldWaitSeconds(), slot_));
+      recoveredNote_ = "first world retried as generation " + std::to_string(generation_) + " (" +
+                       std::to_string(before) + " -> " + std::to_string(world_) + " ranks)";
+    }
+  }
 }
 
 void TrainingWorker::createStrategy(PluginLoader& loader) {
@@ -251,7 +288,7 @@ void TrainingWorker::trainEpochs(int64_t epochs) {
     epochStepsRun_ = 0;
     epochStart_.reset();
     if (epochEndCheckpoint_) saveCheckpoint();
-    if (elastic_) commitAndCheckForWorkers(true);
+    if (elastic_) commitAndCheckForChanges(true);
   }
 }
 
@@ -326,7 +363,7 @@ void TrainingWorker::trainSteps(int64_t steps) {
       lastProgress = Clock::now();
     }
     if (commitEvery_ > 0 && !lastOfEpoch && optimizerSteps_ % commitEvery_ == 0)
-      commitAndCheckForWorkers(false);
+      commitAndCheckForChanges(false);
   }
 }
 
@@ -463,7 +500,9 @@ void TrainingWorker::writeTrace() {
 }
 
 void TrainingWorker::forwardPluginEvents() {
-  for (PluginInstance* plugin : {&plugins_.model(), &plugins_.strategy(), &plugins_.comm().backend()}) {
+  std::vector<PluginInstance*> plugins = {&plugins_.model(), &plugins_.comm().backend()};
+  if (plugins_.hasStrategy()) plugins.push_back(&plugins_.strategy());
+  for (PluginInstance* plugin : plugins) {
     for (const HostServices::PluginEvent& e : plugin->services().takeEvents()) {
       records_.event(rank_, runSeconds() - since(e.at), e.kind, e.detail);
     }

@@ -55,7 +55,8 @@ class TrainingWorker {
         commitEvery_(elastic_ ? static_cast<uint64_t>(cell_.integer("commit_every")) : 0) {}
 
   // Trains the run's epochs; throws what ends the rank (an elastic run
-  // survives its peers' failures).
+  // survives its peers' failures). Returns early, its work done, when an
+  // elastic run leaves this worker out of its world (its host left).
   void run();
 
  private:
@@ -68,6 +69,9 @@ class TrainingWorker {
   // coordinator started to join an elastic run first learns its world, and
   // gets rank 0's state once the strategy is there.
   void setUp(PluginLoader& loader);
+  // The first world this worker meets in (elastic: the first that forms).
+  void connectFirstWorld(PluginLoader& loader);
+  void train(PluginLoader& loader);
 
   // The strategy for this world, its learning-rate schedule and the
   // training step over it, traced where the run asks.
@@ -140,19 +144,20 @@ class TrainingWorker {
   // ---- Elastic training (recovery = "elastic", Horovod Elastic's way):
   // training_worker_elastic.cpp ----
 
-  // Thrown at a commit where the coordinator has let a worker join: every
-  // rank leaves its world there for the next (Horovod's HostsUpdatedInterrupt).
-  struct WorldGrows {};
+  // Thrown at a commit where the coordinator has decided a new world (a
+  // worker joins, or hosts left): every rank leaves its world there for the
+  // next (Horovod's HostsUpdatedInterrupt).
+  struct WorldChanges {};
 
   // Horovod's state.commit(): a copy of the state in memory, and a look for
-  // workers the coordinator has let in — rank 0 looks, every rank learns, so
+  // a new world the coordinator decided — rank 0 looks, every rank learns, so
   // that all leave for the next world at the same step. Mid-epoch, the same
   // collective adds the ranks' epoch sums to the epoch's figures so far (a
   // world that changes later in the epoch loses none of them), and the
   // commit follows it. At an epoch's end, once it is recorded, the commit
   // comes first: a failure of the collective then goes back to the next
   // epoch's start, and no finished epoch runs its end again.
-  void commitAndCheckForWorkers(bool epochEnd);
+  void commitAndCheckForChanges(bool epochEnd);
   void commit();
 
   // A collective of this world failed: the coordinator hears that this rank
@@ -167,7 +172,7 @@ class TrainingWorker {
   // Waits for the coordinator's next world (after a failure: the survivors;
   // at a commit: the members and who joins), goes back to the last commit,
   // meets the new world and takes rank 0's state, as Horovod's reset() and
-  // state.sync() do. Throws when this rank is not in it.
+  // state.sync() do. Throws LeftOutOfWorld when this rank is not in it.
   void enterNextWorld(PluginLoader& loader, bool failed);
 
   // Also rank 0's epoch so far (a joining worker's first epoch record must

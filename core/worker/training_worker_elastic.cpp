@@ -11,19 +11,19 @@
 
 namespace dtb::core {
 
-void TrainingWorker::commitAndCheckForWorkers(bool epochEnd) {
-  double grows = rank_ == 0 && readElasticWorld(spec_.storeDir, generation_ + 1) ? 1.0 : 0.0;
+void TrainingWorker::commitAndCheckForChanges(bool epochEnd) {
+  double changes = rank_ == 0 && readElasticWorld(spec_.storeDir, generation_ + 1) ? 1.0 : 0.0;
   if (epochEnd) {
     commit();
-    std::vector<double> flag = {grows};
+    std::vector<double> flag = {changes};
     allreduceDoubles(plugins_.comm(), flag, DTB_REDUCE_MAX);
-    grows = flag[0];
+    changes = flag[0];
   } else {
-    epochSoFar_ += reduceEpochSums(plugins_.comm(), sums_, &grows);
+    epochSoFar_ += reduceEpochSums(plugins_.comm(), sums_, &changes);
     sums_ = {};
     commit();
   }
-  if (grows > 0) throw WorldGrows{};
+  if (changes > 0) throw WorldChanges{};
 }
 
 void TrainingWorker::commit() {
@@ -71,10 +71,10 @@ void TrainingWorker::enterNextWorld(PluginLoader& loader, bool failed) {
   commit();
   char lr[32];
   std::snprintf(lr, sizeof(lr), "%g", peakLr_);  // lr_scaling applied again to the new size
-  recoveredNote_ = std::string(next.rollback ? "reset" : "join") + " to generation " +
-                   std::to_string(generation_) + " (" + std::to_string(before) + " -> " +
-                   std::to_string(world_) + " ranks): from step " + std::to_string(optimizerSteps_) +
-                   ", lr " + lr;
+  const char* how = next.rollback ? "reset" : world_ >= before ? "join" : "leave";
+  recoveredNote_ = std::string(how) + " to generation " + std::to_string(generation_) + " (" +
+                   std::to_string(before) + " -> " + std::to_string(world_) + " ranks): from step " +
+                   std::to_string(optimizerSteps_) + ", lr " + lr;
 }
 
 void TrainingWorker::syncWithRankZero() {

@@ -23,7 +23,25 @@
 --   test_accuracy          their final test accuracy (the last epoch's), mean over those runs
 --   clean_test_accuracy    the same of the experiment's runs of this configuration and mode without
 --                          a fault ([fault] kind = "none"), that ended well: what the fault cost
+--   hosts_blacklisted      elastic across hosts: hosts blacklisted in these runs after a worker of
+--                          theirs failed (event kind 'blacklist'), beside the ranks' recoveries
+--   hosts_added            hosts discovery found while these runs trained, those back after their
+--                          cool-down included (event kind 'host_added')
+--   hosts_removed          hosts discovery dropped while they trained (event kind 'host_removed')
+--   world_size_min         the smallest world these runs trained in (world_change)
 CREATE VIEW recovery_by_mode AS
+WITH host_events AS (  -- per run
+  SELECT run_id, SUM(kind = 'blacklist') AS blacklisted, SUM(kind = 'host_added') AS added,
+         SUM(kind = 'host_removed') AS removed
+  FROM event WHERE kind IN ('blacklist', 'host_added', 'host_removed') GROUP BY run_id),
+hosts AS (  -- per configuration and mode, over its runs with a recovery
+  SELECT g.experiment_id, g.model, g.strategy, g.backend, g.world_size, g.mode,
+         COALESCE(SUM(e.blacklisted), 0) AS hosts_blacklisted, COALESCE(SUM(e.added), 0) AS hosts_added,
+         COALESCE(SUM(e.removed), 0) AS hosts_removed,
+         MIN((SELECT MIN(w.world_size) FROM world_change w WHERE w.run_id = g.run_id)) AS world_size_min
+  FROM (SELECT DISTINCT experiment_id, model, strategy, backend, world_size, mode, run_id FROM recovery_cost) g
+  LEFT JOIN host_events e ON e.run_id = g.run_id
+  GROUP BY g.experiment_id, g.model, g.strategy, g.backend, g.world_size, g.mode)
 SELECT c.experiment, c.experiment_id, c.model, c.strategy, c.backend, c.world_size, c.mode,
        COUNT(*) AS recoveries, COUNT(DISTINCT c.run_id) AS runs,
        COUNT(DISTINCT CASE WHEN r.status = 'ok' THEN c.run_id END) AS runs_ok,
@@ -44,7 +62,11 @@ SELECT c.experiment, c.experiment_id, c.model, c.strategy, c.backend, c.world_si
         JOIN run_param pf ON pf.run_id = x.id AND pf.key = 'fault.kind' AND pf.value = '"none"'
         JOIN epoch e ON e.run_id = x.id AND e.epoch = (SELECT MAX(l.epoch) FROM epoch l WHERE l.run_id = x.id)
         WHERE x.experiment_id = c.experiment_id AND m.model = c.model AND x.strategy = c.strategy
-          AND x.backend = c.backend AND x.world_size = c.world_size AND x.status = 'ok') AS clean_test_accuracy
+          AND x.backend = c.backend AND x.world_size = c.world_size AND x.status = 'ok') AS clean_test_accuracy,
+       MAX(hs.hosts_blacklisted) AS hosts_blacklisted, MAX(hs.hosts_added) AS hosts_added,
+       MAX(hs.hosts_removed) AS hosts_removed, MAX(hs.world_size_min) AS world_size_min
 FROM recovery_cost c
 JOIN run r ON r.id = c.run_id
+LEFT JOIN hosts hs ON hs.experiment_id = c.experiment_id AND hs.model = c.model AND hs.strategy = c.strategy
+  AND hs.backend = c.backend AND hs.world_size = c.world_size AND hs.mode = c.mode
 GROUP BY c.experiment_id, c.model, c.strategy, c.backend, c.world_size, c.mode;

@@ -1,0 +1,192 @@
+#include "elastic/discovery_script.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "elastic/host_manager.h"
+
+namespace dtb::core {
+namespace {
+
+constexpr size_t kMaxErrorText = 2048;  // of its standard error, kept for the message
+
+// Appends what `fd` holds now to `text`, up to `limit` bytes in all; false
+// once the writer closed its end. `over` is set when it wrote past the limit.
+bool readInto(int fd, std::string& text, size_t limit, bool& over) {
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n == 0) return false;
+    if (n < 0) return errno == EAGAIN || errno == EINTR;
+    const size_t room = limit > text.size() ? limit - text.size() : 0;
+    text.append(buffer, std::min(room, static_cast<size_t>(n)));
+    if (static_cast<size_t>(n) > room) over = true;
+  }
+}
+
+std::string lastLine(const std::string& text) {
+  const size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return "";
+  const size_t newline = text.rfind('\n', end);
+  const size_t begin = newline == std::string::npos ? 0 : newline + 1;
+  return text.substr(begin, end - begin + 1);
+}
+
+}  // namespace
+
+DiscoveryScript::DiscoveryScript(std::string command, double timeoutS, int defaultSlots)
+    : command_(std::move(command)), timeoutS_(timeoutS), defaultSlots_(defaultSlots) {}
+
+DiscoveryScript::~DiscoveryScript() { killRun(); }
+
+void DiscoveryScript::start() {
+  if (running()) return;
+  output_.clear();
+  errors_.clear();
+  tooMuch_ = false;
+  int out[2], err[2];
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    pending_ =
+        DiscoveryResult{{}, "host_discovery: cannot create a pipe: " + std::string(std::strerror(errno))};
+    return;
+  }
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    close(out[0]);
+    close(out[1]);
+    pending_ =
+        DiscoveryResult{{}, "host_discovery: cannot create a pipe: " + std::string(std::strerror(errno))};
+    return;
+  }
+  const char* argv[] = {"sh", "-c", command_.c_str(), nullptr};
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);  // its own group: a timeout kills whatever it started too
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1);
+    const int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) dup2(null, STDIN_FILENO);
+    dup2(out[1], STDOUT_FILENO);
+    dup2(err[1], STDERR_FILENO);
+    execv("/bin/sh", const_cast<char* const*>(argv));
+    _exit(127);
+  }
+  close(out[1]);
+  close(err[1]);
+  if (pid < 0) {
+    close(out[0]);
+    close(err[0]);
+    pending_ =
+        DiscoveryResult{{}, "host_discovery: cannot start '" + command_ + "': " + std::strerror(errno)};
+    return;
+  }
+  setpgid(pid, pid);
+  fcntl(out[0], F_SETFL, O_NONBLOCK);
+  fcntl(err[0], F_SETFL, O_NONBLOCK);
+  pid_ = pid;
+  out_ = out[0];
+  err_ = err[0];
+  started_ = std::chrono::steady_clock::now();
+}
+
+void DiscoveryScript::drain() {
+  if (out_ >= 0 && !readInto(out_, output_, kMaxDiscoveryOutput, tooMuch_)) {
+    close(out_);
+    out_ = -1;
+  }
+  bool ignored = false;
+  if (err_ >= 0 && !readInto(err_, errors_, kMaxErrorText, ignored)) {
+    close(err_);
+    err_ = -1;
+  }
+}
+
+void DiscoveryScript::killRun() {
+  if (pid_ > 0) {
+    kill(-pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+  for (int* fd : {&out_, &err_}) {
+    if (*fd >= 0) close(*fd);
+    *fd = -1;
+  }
+}
+
+std::optional<DiscoveryResult> DiscoveryScript::poll() {
+  if (pending_) {
+    DiscoveryResult result = std::move(*pending_);
+    pending_.reset();
+    return result;
+  }
+  if (pid_ <= 0) return std::nullopt;
+  drain();
+  const std::string name = "host_discovery '" + command_ + "'";
+  const std::string tooMuch = name + " printed more than " + std::to_string(kMaxDiscoveryOutput / 1024) +
+                              " KiB (a host a line is all it should print)";
+  int status = 0;
+  const pid_t done = waitpid(pid_, &status, WNOHANG);
+  if (done == pid_) {
+    pid_ = -1;
+    drain();  // what it wrote before it ended is still in the pipes
+    for (int* fd : {&out_, &err_}) {
+      if (*fd >= 0) close(*fd);
+      *fd = -1;
+    }
+    if (tooMuch_) return DiscoveryResult{{}, tooMuch};
+    return finish(status);
+  }
+  if (tooMuch_) {
+    killRun();
+    return DiscoveryResult{{}, tooMuch + ": killed"};
+  }
+  if (std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() > timeoutS_) {
+    killRun();
+    char seconds[32];
+    std::snprintf(seconds, sizeof(seconds), "%g", timeoutS_);
+    return DiscoveryResult{{},
+                           name + " did not finish within discovery_timeout_s = " + seconds + " s: killed"};
+  }
+  return std::nullopt;
+}
+
+DiscoveryResult DiscoveryScript::finish(int status) {
+  const std::string name = "host_discovery '" + command_ + "'";
+  const std::string said = lastLine(errors_);
+  const std::string because = said.empty() ? "" : ": " + said;
+  if (WIFSIGNALED(status))
+    return {{}, name + " was killed by signal " + std::to_string(WTERMSIG(status)) + because};
+  if (WEXITSTATUS(status) != 0) {
+    const int code = WEXITSTATUS(status);
+    return {{},
+            name + " exited with code " + std::to_string(code) +
+                (code == 127   ? " (no such command?)"
+                 : code == 126 ? " (not executable?)"
+                               : "") +
+                because};
+  }
+  try {
+    return {parseDiscoveredHosts(output_, defaultSlots_, name), ""};
+  } catch (const std::invalid_argument& e) {
+    return {{}, e.what()};
+  }
+}
+
+DiscoveryResult DiscoveryScript::runOnce() {
+  start();
+  for (;;) {
+    if (std::optional<DiscoveryResult> result = poll()) return *result;
+    pollfd fds[2] = {{out_, POLLIN, 0}, {err_, POLLIN, 0}};
+    ::poll(fds, 2, 10);
+  }
+}
+
+}  // namespace dtb::core

@@ -8,6 +8,9 @@
 # Sourcing it arranges that the cluster is taken down, and $scratch removed
 # unless KEEP is set, when the test exits.
 #   on_h0 COMMAND...  runs COMMAND on host h0
+#   await_first_epoch RUN NAME   waits until run RUN stored an epoch (its
+#                     ranks train), else fails naming NAME (run_test_lib's q)
+#   ranks_left        dtbench workers still running on any host of the cluster
 cluster=$scratch/cluster
 # The cluster's network is the switch built with the dtbench under test.
 export DTBENCH_SWITCH=${DTBENCH_SWITCH:-$(dirname "$dtbench")/dtbench-switch}
@@ -27,3 +30,17 @@ start_cluster() {
   "$root/tools/cluster.sh" up "$cluster" "$1" || fail "tools/cluster.sh could not make the hosts"
 }
 on_h0() { "$root/tools/cluster.sh" on "$cluster" h0 "$@"; }
+await_first_epoch() {
+  for _ in $(seq 600); do
+    [[ $(q "SELECT COUNT(*) FROM epoch WHERE run_id = $1") -gt 0 ]] && return
+    sleep 0.1
+  done
+  fail "$2: no epoch after 60 s"
+}
+ranks_left() {
+  local ns count=0
+  for ns in $(ip netns list | awk '{print $1}' | grep "^dtb$(cat "$cluster/id")-"); do
+    count=$((count + $(ip netns pids "$ns" | xargs -r ps -o args= -p | grep -c "dtbench worker" || true)))
+  done
+  echo "$count"
+}

@@ -180,6 +180,16 @@ refused 's/^recovery = "elastic"/recovery = "elastic"\nlauncher = "ssh"/' \
   'launcher = "ssh" (cell 0) starts ranks on the hosts of a hostfile: set hostfile' ssh_without_hostfile
 refused 's/^recovery = "elastic"/recovery = "none"/' 'refused.toml:28:.*\[fault\] kind = "add" needs recovery = "elastic"' add
 refused 's/^min_np = 2/min_np = 3/' "min_np = 3 is above world_size = 2" min_np
+refused 's/^recovery = "elastic"/recovery = "elastic"\nhost_discovery = "cat hosts.txt"/' \
+  'refused.toml:24:.*host_discovery finds the hosts of an elastic run across hosts (cell 0): it needs recovery = "elastic" and launcher = "ssh"' \
+  discovery_without_ssh
+refused 's/^recovery = "elastic"/recovery = "elastic"\nlauncher = "ssh"\nhost_discovery = "\/nowhere\/discover.sh"/' \
+  'refused.toml:25:.*host_discovery = "/nowhere/discover.sh" (cell 0): /nowhere/discover.sh does not exist' \
+  missing_discovery_script
+refused 's/^recovery = "elastic"/recovery = "elastic"\nlauncher = "ssh"\nhostfile = "h"\nblacklist_cooldown_range = [10, 5]/' \
+  'refused.toml:26:.*blacklist_cooldown_range takes \[low, high\] seconds with low <= high (cell 0)' cooldown_range
+refused 's/^recovery = "elastic"/recovery = "elastic"\nblacklist_cooldown_range = [0, 5]/' \
+  "refused.toml:24:.*'blacklist_cooldown_range'.*below the minimum 1" cooldown_range_bounds
 refused 's/^min_np = 2/min_np = 2\nmax_np = 2/' \
   'refused.toml:29:.*\[fault\] kind = "add" would grow world_size = 2 past max_np = 2 (cell 0): raise max_np' add_past_max_np
 echo "ok"

@@ -26,21 +26,6 @@ source "$root/tests/support/cluster_test_lib.sh"
 
 start_cluster 2
 hosts=(--set "hostfile=$cluster/hostfile" --set "launcher_args=--mca plm_rsh_agent $cluster/agent")
-# Waits until run $1 has stored an epoch (its ranks are training), or fails naming $2.
-await_first_epoch() {
-  for _ in $(seq 600); do
-    [[ $(q "SELECT COUNT(*) FROM epoch WHERE run_id = $1") -gt 0 ]] && return
-    sleep 0.1
-  done
-  fail "$2: no epoch after 60 s"
-}
-ranks_left() {  # dtbench workers still running on any host of the cluster
-  local ns count=0
-  for ns in $(ip netns list | awk '{print $1}' | grep "^dtb$(cat "$cluster/id")-"); do
-    count=$((count + $(ip netns pids "$ns" | xargs -r ps -o args= -p | grep -c "dtbench worker" || true)))
-  done
-  echo "$count"
-}
 
 echo "== 2 hosts x 2 ranks over Gloo and over MPI, started by mpirun through the agent, on eth0"
 on_h0 "$dtbench" run "$root/tests/core/run/matrices/two_hosts.toml" --db "$db" "${hosts[@]}" \

@@ -7,10 +7,10 @@ CREATE TABLE world_change (
   run_id     INTEGER NOT NULL REFERENCES run(id), -- the run (run.id)
   generation INTEGER NOT NULL,  -- 1 for the run's first new world
   at_s       REAL NOT NULL,     -- s since the run began: the coordinator wrote the new world
-  kind       TEXT NOT NULL,     -- reset (after a failure), join, or join_lost (the joiner died before it got in)
+  kind       TEXT NOT NULL,     -- reset (after a failure), join, join_lost (the joiner died before it got in), leave (workers of hosts discovery dropped), or start (a first world smaller than world_size: the hosts had fewer slots)
   world_size INTEGER NOT NULL,  -- ranks of the new world
   from_step  INTEGER,           -- reset: the step of the commit the new world went back to
-  cause      TEXT,              -- reset, join_lost: what failed
+  cause      TEXT,              -- what failed (reset, join_lost), or where workers started or which hosts left (join, leave, start)
   PRIMARY KEY (run_id, generation)
 ) WITHOUT ROWID;
 

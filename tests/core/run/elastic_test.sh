@@ -124,6 +124,28 @@ expect "SELECT DISTINCT replace(detail, ',', ';') FROM event WHERE kind = 'recov
   "the learning rate scaled again for 3 ranks (lr_scaling = linear)"
 [[ $(workers_left) == 0 ]] || fail "workers left behind"
 
+echo "== a member dies while a worker joins: the joiner is not lost with it"
+# Rank 1 is killed as soon as the join is decided: the members are then at
+# (or near) the commit that lets the new worker in, which is still starting
+# or meeting them. The joiner leaves the broken world as the members do, and
+# the survivors' next world is rank 0 and the joiner: 2 ranks, min_np.
+db=$scratch/jm.db
+"$dtbench" run "$matrices/elastic_join.toml" --db "$db" --only strategy=bucketed --set epochs=4 \
+  > "$scratch/jm.txt" 2>&1 &
+coordinator=$!
+for _ in $(seq 1500); do
+  [[ -f $db ]] && [[ $(q "SELECT COUNT(*) FROM world_change WHERE kind = 'join'" 2>/dev/null || echo 0) -gt 0 ]] \
+    && break
+  sleep 0.02
+done
+pkill -9 -f "dtbench worker --spec $scratch/.* --rank 1 " || fail "no rank 1 to kill"
+wait "$coordinator" || { cat "$scratch/jm.txt"; fail "the run that lost a member while a worker joined failed"; }
+expect "SELECT group_concat(kind || ' ' || world_size, ' / ') FROM (SELECT * FROM world_change ORDER BY generation)" \
+  "join 3 / reset 2" "rank 0 and the joiner go on"
+expect "SELECT COUNT(*) || ' ' || COUNT(DISTINCT detail) FROM event WHERE kind = 'parameters'" "2 1" \
+  "the two end with identical parameters"
+[[ $(workers_left) == 0 ]] || fail "workers left behind"
+
 echo "== a hung rank, min_np, reset_limit"
 db=$scratch/b.db
 started=$SECONDS

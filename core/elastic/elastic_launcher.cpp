@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "elastic/elastic_driver.h"
 #include "elastic/elastic_world.h"
 #include "launch/local_ranks.h"
 #include "launch/rank_output.h"
@@ -17,8 +18,6 @@
 namespace dtb::core {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // A run can grow by one worker per add fault; room for a few. Across
 // hosts, workers come and go with the hosts: room for many more (each
 // blacklisting doubles a host's cool-down, which bounds how often).
@@ -26,554 +25,341 @@ constexpr int kSpareSlots = 4;
 constexpr int kSpareSlotsAcrossHosts = 256;
 constexpr int kResetsWithoutProgress = 3;
 
-// A failure being settled: who has left the broken world so far.
-struct Settling {
-  Clock::time_point deadline;
-  std::chrono::system_clock::time_point failedAt;
-  std::string exitCause;             // a member that died, as the run's error would read
-  std::string reportedCause;         // the first member's failed collective
-  std::map<int, uint64_t> reported;  // slot -> the step of its last commit
-  std::set<int> gone;                // slots dead, or stopped as hung
-  std::string hung;                  // what the coordinator stopped as hung
-  std::string blacklisted;           // across hosts: the hosts blacklisted for it
-  std::optional<Clock::time_point> belowMinSince;
-};
-
 int slotCapacity(const LaunchOptions& options, const ElasticOptions& elastic) {
   return options.world + (elastic.hosts ? kSpareSlotsAcrossHosts : kSpareSlots);
 }
 
-class ElasticDriver {
- public:
-  ElasticDriver(const LaunchOptions& options, const ElasticOptions& elastic, const RecordHandler& onRecord,
-                const WorldChangeHandler& onChange, const HostEventHandler& onHostEvent)
-      : options_(options),
-        elastic_(elastic),
-        onChange_(onChange),
-        onHostEvent_(onHostEvent),
-        ranks_(static_cast<size_t>(slotCapacity(options, elastic))),
-        output_(slotCapacity(options, elastic), [this, &onRecord](int slot, const Record& r) {
-          if (r.kind == Record::Kind::kReset) {
-            leftWorld(slot, r);
-          } else if (r.kind == Record::Kind::kGrow) {
-            growAsked_ = true;
-          } else {
-            // Rank 0's first step in a new world: it formed, whoever joined is in.
-            if (r.kind == Record::Kind::kEvent && r.eventRecord.kind == "recovered") joining_.clear();
-            onRecord(slot, r);
-          }
-        }) {
-    for (int s = 0; s < options.world; ++s) members_.push_back(s);
-    if (elastic.hosts) hosts_.emplace(*elastic.hosts, static_cast<uint64_t>(getpid()));
-  }
-
-  LaunchOutcome run() {
-    if (hosts_) {
-      if (std::optional<LaunchOutcome> end = firstWorldOnHosts()) return *end;
-    }
-    for (const int s : members_) {
-      if (std::string error = startRank(options_, s, parent_, group_, ranks_, placeOf(s)); !error.empty()) {
-        stopAll(ranks_, group_);
-        return {LaunchOutcome::Status::kFailed, error};
-      }
-    }
-    nextSlot_ = options_.world;
-    LaunchOutcome outcome = watch();
-    stopAll(ranks_, group_);
-    for (Rank& r : ranks_) {
-      if (r.fd >= 0) close(r.fd);
-    }
-    return outcome;
-  }
-
- private:
-  LaunchOutcome watch() {
-    for (;;) {
-      readRanks(ranks_, output_);
-      reap();
-      if (hosts_) pollHosts();
-      if (growAsked_ && !settling_) {
-        if (std::optional<LaunchOutcome> end = grow()) return *end;
-      }
-      if (hosts_ && !settling_ && joining_.empty()) {
-        if (std::optional<LaunchOutcome> end = followHosts()) return *end;
-      }
-      if (settling_) {
-        if (std::optional<LaunchOutcome> end = settle()) return *end;
-      } else if (allMembersFinished()) {
-        return {};
-      }
-      if (options_.interrupted && options_.interrupted->load()) {
-        return {LaunchOutcome::Status::kInterrupted, "stopped by the user (Ctrl-C)"};
-      }
-      if (output_.secondsSilent() > options_.silenceLimitS && !(settling_ && settling_->belowMinSince)) {
-        return {LaunchOutcome::Status::kFailed,
-                "no rank reported anything for " + std::to_string(static_cast<int>(output_.secondsSilent())) +
-                    " s (a hang?); every rank was stopped"};
-      }
-    }
-  }
-
-  int rankOf(int slot) const {
-    const auto at = std::find(members_.begin(), members_.end(), slot);
-    return at == members_.end() ? -1 : static_cast<int>(at - members_.begin());
-  }
-
-  bool isMember(int slot) const { return rankOf(slot) >= 0; }
-
-  Settling& settling() {
-    if (!settling_) {
-      settling_.emplace();
-      settling_->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                               std::chrono::duration<double>(elastic_.settleS));
-      settling_->failedAt = std::chrono::system_clock::now();
-    }
-    return *settling_;
-  }
-
-  // A member's collective failed: it has left its world and waits. A
-  // report from a world already replaced (the worker then tries the newest
-  // one, and reports again if that fails) or from a worker no longer a
-  // member (stopped as hung after it wrote) is no news.
-  void leftWorld(int slot, const Record& r) {
-    if (!isMember(slot) || r.generation < generation_) return;
-    Settling& s = settling();
-    s.reported[slot] = static_cast<uint64_t>(r.step);
-    if (s.reportedCause.empty()) s.reportedCause = "rank " + std::to_string(rankOf(slot)) + ": " + r.message;
-  }
-
-  // Ranks that ended: all well, or a member lost.
-  void reap() {
-    for (int slot = 0; slot < nextSlot_; ++slot) {
-      Rank& r = ranks_[slot];
-      if (r.exited || r.pid <= 0 || waitpid(r.pid, &r.status, WNOHANG) != r.pid) continue;
-      r.exited = true;
-      const bool failed = WIFSIGNALED(r.status) || WEXITSTATUS(r.status) != 0;
-      if (!isMember(slot) && hosts_) hosts_->release(slot);  // left out of the world: it ended
-      if (!failed || !isMember(slot) || (settling_ && settling_->gone.contains(slot))) continue;
-      if (joining_.contains(slot)) {
-        std::string why = describeExit(rankOf(slot), r, output_.errorOf(slot), output_.hostOf(slot));
-        if (hosts_) why += blacklistHostOf(slot);
-        cancelJoin(slot, why);
-        continue;
-      }
-      Settling& s = settling();
-      s.gone.insert(slot);
-      s.reported.erase(slot);
-      if (s.exitCause.empty())
-        s.exitCause = describeExit(rankOf(slot), r, output_.errorOf(slot), output_.hostOf(slot));
-    }
-  }
-
-  // Every member that trains ended (a worker still joining does not count:
-  // the run ended before it got in).
-  bool allMembersFinished() const {
-    return std::all_of(members_.begin(), members_.end(),
-                       [&](int slot) { return ranks_[slot].exited || joining_.contains(slot); });
-  }
-
-  // A worker that was to join died before it got in: the members, at their
-  // next commit or in their rendezvous with it, find a world without it.
-  void cancelJoin(int slot, const std::string& why) {
-    joining_.erase(slot);
-    if (hosts_) hosts_->release(slot);
-    std::vector<int> slots = members_;
-    slots.erase(std::find(slots.begin(), slots.end(), slot));
-    WorldChange change;
-    change.kind = WorldChange::Kind::kJoinLost;
-    change.reset = resets_;
-    change.cause = why;
-    change.failedAt = std::chrono::system_clock::now();
-    enter(std::move(slots), false, change);
-  }
-
-  // Every member has left the broken world, died, or is stopped; or the
-  // survivors' collectives have had their time.
-  bool settled() const {
-    const bool waitedEnough = Clock::now() > settling_->deadline;
-    return std::all_of(members_.begin(), members_.end(), [&](int slot) {
-      if (settling_->gone.contains(slot) || settling_->reported.contains(slot) || ranks_[slot].exited)
-        return true;
-      const char state = processState(ranks_[slot].pid);
-      return waitedEnough || state == 'T' || state == 't';
-    });
-  }
-
-  // Stops, as hung, every member that neither left the world nor died.
-  // The ssh launcher's are named by the host they reported (a lost host's
-  // ranks fall silent together): "ranks 2, 3 on h1 never joined ...".
-  void stopHungMembers() {
-    std::vector<std::pair<std::string, std::vector<int>>> byHost;  // in member order
-    for (const int slot : members_) {
-      // A reaped worker's pid may be another process's by now: never signalled.
-      if (settling_->gone.contains(slot) || settling_->reported.contains(slot) || ranks_[slot].exited)
-        continue;
-      kill(ranks_[slot].pid, SIGKILL);
-      // A remote worker ends with its standard input, once its host hears again.
-      if (ranks_[slot].lifeline >= 0) close(ranks_[slot].lifeline);
-      ranks_[slot].lifeline = -1;
-      settling_->gone.insert(slot);
-      const std::string host = options_.launcher == "ssh" ? output_.hostOf(slot) : "";
-      if (byHost.empty() || byHost.back().first != host || host.empty()) byHost.push_back({host, {}});
-      byHost.back().second.push_back(rankOf(slot));
-    }
-    for (const auto& [host, ranks] : byHost) {
-      settling_->hung +=
-          std::string(settling_->hung.empty() ? "" : "; ") + namedRanks(ranks, host) +
-          " never joined the collective (" +
-          (options_.launcher == "ssh" ? "stopped, hung, or the host unreachable" : "stopped or hung") +
-          "): the coordinator stopped " + (ranks.size() == 1 ? "it" : "them");
-    }
-  }
-
-  std::string cause() const {
-    const std::string& what = !settling_->exitCause.empty() ? settling_->exitCause
-                              : !settling_->hung.empty()    ? settling_->hung
-                                                            : settling_->reportedCause;
-    return what + settling_->blacklisted;
-  }
-
-  // Decides the next world once the failure has settled; the run's end when
-  // it cannot go on.
-  std::optional<LaunchOutcome> settle() {
-    if (!settled()) return std::nullopt;
-    stopHungMembers();
-    if (hosts_) blacklistFailedHosts();
-    std::vector<int> survivors;
-    for (const int slot : members_) {
-      if (!settling_->reported.contains(slot) || ranks_[slot].exited) continue;
-      // On a blacklisted host it leaves with its host, as horovodrun drops a
-      // blacklisted host's every worker: it finds itself out of the world, and ends.
-      if (hosts_ && !hosts_->usable(hosts_->hostOf(slot))) continue;
-      survivors.push_back(slot);
-    }
-    const int minNp = std::max(1, elastic_.minNp);
-    // Across hosts, free slots are filled at once: new workers join the
-    // survivors' new world (a world below min_np waits for them).
-    const int newcomers =
-        hosts_ ? std::min(hosts_->freeSlots(), std::min(targetSize() - static_cast<int>(survivors.size()),
-                                                        static_cast<int>(ranks_.size()) - nextSlot_))
-               : 0;
-    if (survivors.empty()) {
-      // No member left to train, commit or ask for a worker ([fault] add
-      // comes from a member): nothing can ever join, so no wait.
-      return failed("no worker left and none can join (every member of the world of " +
-                    std::to_string(members_.size()) + " is gone), after " + cause());
-    }
-    if (static_cast<int>(survivors.size()) + std::max(0, newcomers) < minNp) {
-      // Nothing joins a local run by itself: the wait is Horovod's, for
-      // hosts that discovery might still bring; said once, not kept silent.
-      if (!settling_->belowMinSince) {
-        settling_->belowMinSince = Clock::now();
-        log(DTB_LOG_WARN, "elastic",
-            std::to_string(survivors.size()) + " worker" + (survivors.size() == 1 ? "" : "s") +
-                " left, below min_np = " + std::to_string(minNp) + ": waiting up to elastic_timeout_s = " +
-                number(elastic_.timeoutS) + " s for one to join, after " + cause());
-      }
-      if (std::chrono::duration<double>(Clock::now() - *settling_->belowMinSince).count() < elastic_.timeoutS)
-        return std::nullopt;
-      return failed(std::to_string(survivors.size()) + " worker" + (survivors.size() == 1 ? "" : "s") +
-                    " left, below min_np = " + std::to_string(minNp) + ", and none joined within " +
-                    "elastic_timeout_s = " + number(elastic_.timeoutS) + " s, after " + cause());
-    }
-    if (std::optional<LaunchOutcome> end = pastResetLimit(cause())) return end;
-    const uint64_t from = settling_->reported.at(survivors.front());
-    if (std::optional<LaunchOutcome> end = withoutProgress(from)) return end;
-    drainGone();
-    WorldChange change;
-    change.kind = WorldChange::Kind::kReset;
-    change.reset = resets_;  // counted by pastResetLimit
-    change.cause = cause();
-    change.failedAt = settling_->failedAt;
-    change.resumedStep = static_cast<int64_t>(from);
-    settling_.reset();
-    for (const int slot : members_) {  // the gone, and those left out with their host
-      if (hosts_ && std::find(survivors.begin(), survivors.end(), slot) == survivors.end())
-        hosts_->release(slot);
-    }
-    startJoiners(std::move(survivors), std::max(0, newcomers), true, change);
-    return std::nullopt;
-  }
-
-  // Counts one more reset — every new world, smaller or larger, as
-  // horovodrun's --reset-limit counts them — and ends the run past the limit.
-  std::optional<LaunchOutcome> pastResetLimit(const std::string& why) {
-    ++resets_;
-    if (elastic_.resetLimit == 0 || resets_ <= elastic_.resetLimit) return std::nullopt;
-    return failed("reset_limit = " + std::to_string(elastic_.resetLimit) + " reached, then " + why);
-  }
-
-  // Without a reset_limit, a world that fails again before its next commit,
-  // time after time (a rank slower than collective_timeout_s, which every
-  // new world keeps), would never end: the third reset in a row back to the
-  // same commit ends the run.
-  std::optional<LaunchOutcome> withoutProgress(uint64_t from) {
-    sameCommit_ = lastFrom_ == from ? sameCommit_ + 1 : 1;
-    lastFrom_ = from;
-    if (elastic_.resetLimit > 0 || sameCommit_ < kResetsWithoutProgress) return std::nullopt;
-    return failed(std::to_string(kResetsWithoutProgress) +
-                  " resets in a row went back to the commit of step " + std::to_string(from) +
-                  " and failed again before the next (a rank slower than collective_timeout_s? reset_limit "
-                  "bounds this): " +
-                  cause());
-  }
-
-  // What the departed wrote before they died is stored before the new
-  // world's rows replace the steps past the commit.
-  void drainGone() {
-    const auto until = Clock::now() + std::chrono::seconds(1);
-    auto open = [&] {
-      return std::any_of(settling_->gone.begin(), settling_->gone.end(),
-                         [&](int slot) { return ranks_[slot].fd >= 0; });
-    };
-    while (open() && Clock::now() < until) readRanks(ranks_, output_);
-  }
-
-  LaunchOutcome failed(const std::string& why) {
-    LaunchOutcome outcome{LaunchOutcome::Status::kFailed, "elastic: " + why};
-    outcome.failedAt = settling_ ? settling_->failedAt : std::chrono::system_clock::now();
-    return outcome;
-  }
-
-  // [fault] add: one more worker, which the members let in at their next
-  // commit (no rollback).
-  std::optional<LaunchOutcome> grow() {
-    growAsked_ = false;
-    if (elastic_.maxNp > 0 && static_cast<int>(members_.size()) >= elastic_.maxNp) {
-      log(DTB_LOG_WARN, "elastic",
-          "[fault] add not honoured: the world has " + std::to_string(members_.size()) +
-              " workers, max_np = " + std::to_string(elastic_.maxNp));
-      return std::nullopt;
-    }
-    if (nextSlot_ >= static_cast<int>(ranks_.size())) {
-      log(DTB_LOG_WARN, "elastic",
-          "[fault] add not honoured: a run adds at most " + std::to_string(kSpareSlots) + " workers");
-      return std::nullopt;
-    }
-    if (hosts_ && hosts_->freeSlots() == 0) {
-      log(DTB_LOG_WARN, "elastic", "[fault] add not honoured: no free slot on " + hosts_->source());
-      return std::nullopt;
-    }
-    if (std::optional<LaunchOutcome> end = pastResetLimit("a worker asked to join")) return end;
-    WorldChange change;
-    change.kind = WorldChange::Kind::kJoin;
-    change.reset = resets_;
-    change.failedAt = std::chrono::system_clock::now();
-    startJoiners(members_, 1, false, change);
-    return std::nullopt;
-  }
-
-  // The world `slots` plus `count` new workers, who join it: written, then
-  // the new workers started (each reads it first thing); one that cannot
-  // start is taken out again.
-  void startJoiners(std::vector<int> slots, int count, bool rollback, WorldChange& change) {
-    std::vector<std::pair<int, std::optional<SlotPlace>>> joiners;
-    for (int i = 0; i < count; ++i) {
-      const int slot = nextSlot_++;
-      joiners.push_back({slot, hosts_ ? hosts_->place(slot) : std::nullopt});
-      slots.push_back(slot);
-      joining_.insert(slot);
-    }
-    if (hosts_ && !joiners.empty()) {  // where they start, for the world change's cause
-      std::set<std::string> where;
-      for (const auto& [slot, place] : joiners) where.insert(place ? place->host : "?");
-      const std::string started = std::to_string(joiners.size()) + " worker" +
-                                  (joiners.size() == 1 ? "" : "s") + " started on " + joined(where);
-      change.cause += (change.cause.empty() ? "" : "; ") + started;
-    }
-    enter(std::move(slots), rollback, change);
-    for (const auto& [slot, place] : joiners) {
-      if (std::string error = startRank(options_, slot, parent_, group_, ranks_, place); !error.empty()) {
-        ranks_[slot].exited = true;
-        cancelJoin(slot, "worker " + std::to_string(slot) + " could not start: " + error);
-      }
-    }
-  }
-
-  // ---- Across hosts (launcher = "ssh"): elastic_hosts.h ----
-
-  // The world's size to fill up to: max_np when set, else world_size.
-  int targetSize() const { return elastic_.maxNp > 0 ? elastic_.maxNp : options_.world; }
-
-  std::optional<SlotPlace> placeOf(int slot) { return hosts_ ? hosts_->place(slot) : std::nullopt; }
-
-  // The first discovery, then as many of world_size's workers as it has
-  // slots for — at least min_np, waited for as horovodrun waits for them.
-  // A first world smaller than world_size is written before anyone starts.
-  std::optional<LaunchOutcome> firstWorldOnHosts() {
-    try {
-      hosts_->discoverFirst(Clock::now());
-    } catch (const std::runtime_error& e) {
-      return failed(e.what());
-    }
-    const int minNp = std::max(1, elastic_.minNp);
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                             std::chrono::duration<double>(elastic_.timeoutS));
-    bool said = false;
-    while (hosts_->freeSlots() < minNp) {
-      if (!said)
-        log(DTB_LOG_WARN, "elastic",
-            hosts_->source() + " offers " + std::to_string(hosts_->freeSlots()) +
-                " slots, below min_np = " + std::to_string(minNp) +
-                ": waiting up to elastic_timeout_s = " + number(elastic_.timeoutS) + " s for more");
-      said = true;
-      if (Clock::now() > deadline)
-        return failed(hosts_->source() + " offered " + std::to_string(hosts_->freeSlots()) +
-                      " slots, below min_np = " + std::to_string(minNp) +
-                      ", for elastic_timeout_s = " + number(elastic_.timeoutS) + " s");
-      if (options_.interrupted && options_.interrupted->load())
-        return LaunchOutcome{LaunchOutcome::Status::kInterrupted, "stopped by the user (Ctrl-C)"};
-      pollHosts();
-      usleep(20000);
-    }
-    const int first = std::min(options_.world, hosts_->freeSlots());
-    if (first < options_.world) {
-      std::vector<int> slots(static_cast<size_t>(first));
-      for (int s = 0; s < first; ++s) slots[static_cast<size_t>(s)] = s;
-      WorldChange change;
-      change.kind = WorldChange::Kind::kStart;
-      change.cause = hosts_->source() + " offers " + std::to_string(first) +
-                     " of world_size = " + std::to_string(options_.world) + " slots";
-      change.failedAt = std::chrono::system_clock::now();
-      enter(std::move(slots), false, change);
-    }
-    return std::nullopt;
-  }
-
-  // Runs discovery when its interval is up; says what it changed.
-  void pollHosts() {
-    std::optional<ElasticHosts::Update> update = hosts_->poll(Clock::now());
-    if (!update) return;
-    if (!update->error.empty()) {
-      // A later discovery failing is a warning, and the hosts stay as they
-      // were (horovodrun's); said once until it works again.
-      if (update->error != discoveryError_) {
-        log(DTB_LOG_WARN, "elastic", update->error + " (the hosts stay as they were; retried)");
-        onHostEvent_("discovery_failed", update->error);
-      }
-      discoveryError_ = update->error;
-      return;
-    }
-    discoveryError_.clear();
-    const HostChanges& changes = update->changes;
-    for (const std::string& host : changes.added) {
-      const bool back = std::find(changes.back.begin(), changes.back.end(), host) != changes.back.end();
-      onHostEvent_("host_added",
-                   host + (back ? " back after its cool-down" : "") + " (" + hosts_->source() + ")");
-    }
-    for (const std::string& host : changes.removed)
-      onHostEvent_("host_removed", host + " (" + hosts_->source() + ")");
-  }
-
-  // Between failures and joins: workers on hosts no longer usable leave at
-  // the members' next commit; free slots are filled, the new workers
-  // joining at it. One new world at a time.
-  std::optional<LaunchOutcome> followHosts() {
-    std::vector<int> staying;
-    std::set<std::string> leaving;
-    for (const int slot : members_) {
-      const std::string host = hosts_->hostOf(slot);
-      if (hosts_->usable(host))
-        staying.push_back(slot);
-      else
-        leaving.insert(host);
-    }
-    if (!leaving.empty() && !staying.empty()) {
-      if (std::optional<LaunchOutcome> end = pastResetLimit("hosts left")) return end;
-      WorldChange change;
-      change.kind = WorldChange::Kind::kLeave;
-      change.reset = resets_;
-      const size_t workers = members_.size() - staying.size();
-      change.cause = "host" + std::string(leaving.size() == 1 ? " " : "s ") + joined(leaving) + " left " +
-                     hosts_->source() + ": " + std::to_string(workers) +
-                     (workers == 1 ? " worker leaves" : " workers leave") + " at the next commit";
-      change.failedAt = std::chrono::system_clock::now();
-      for (const int slot : members_) {
-        if (std::find(staying.begin(), staying.end(), slot) == staying.end()) hosts_->release(slot);
-      }
-      enter(std::move(staying), false, change);
-      return std::nullopt;
-    }
-    const int room = std::min(targetSize() - static_cast<int>(members_.size()),
-                              static_cast<int>(ranks_.size()) - nextSlot_);
-    const int count = std::min(room, hosts_->freeSlots());
-    if (count <= 0) return std::nullopt;
-    if (std::optional<LaunchOutcome> end = pastResetLimit("hosts joined")) return end;
-    WorldChange change;
-    change.kind = WorldChange::Kind::kJoin;
-    change.reset = resets_;
-    change.failedAt = std::chrono::system_clock::now();
-    startJoiners(members_, count, false, change);
-    return std::nullopt;
-  }
-
-  // The hosts of the workers a failure took: blacklisted, each once.
-  void blacklistFailedHosts() {
-    for (const int slot : settling_->gone) settling_->blacklisted += blacklistHostOf(slot);
-  }
-
-  // Blacklists worker `slot`'s host (unless it already is); what to add to
-  // the failure's cause: " (host X blacklisted for N s)".
-  std::string blacklistHostOf(int slot) {
-    const std::string host = hosts_->hostOf(slot);
-    hosts_->release(slot);
-    const auto now = Clock::now();
-    if (host.empty() || hosts_->blacklisted(host)) return "";
-    const std::optional<Clock::time_point> back = hosts_->blacklist(host, now);
-    const std::string text =
-        "host " + host + " blacklisted " +
-        (back ? "for " + number(std::round(std::chrono::duration<double>(*back - now).count() * 10) / 10) +
-                    " s (blacklist_cooldown_range)"
-              : "for the rest of the run (no blacklist_cooldown_range)");
-    onHostEvent_("blacklist", text);
-    return "; " + text;
-  }
-
-  static std::string joined(const std::set<std::string>& words) {
-    std::string text;
-    for (const std::string& w : words) text += (text.empty() ? "" : ", ") + w;
-    return text;
-  }
-
-  void enter(std::vector<int> slots, bool rollback, WorldChange& change) {
-    change.before = static_cast<int>(members_.size());
-    change.generation = ++generation_;
-    writeElasticWorld(elastic_.storeDir, {generation_, slots, rollback});
-    members_ = std::move(slots);
-    change.after = static_cast<int>(members_.size());
-    change.decidedAt = std::chrono::system_clock::now();
-    onChange_(change);
-  }
-
-  static std::string number(double v) {
-    std::string text = std::to_string(v);
-    text.erase(text.find_last_not_of('0') + 1);
-    if (!text.empty() && text.back() == '.') text.pop_back();
-    return text;
-  }
-
-  const LaunchOptions& options_;
-  const ElasticOptions elastic_;
-  const WorldChangeHandler& onChange_;
-  const HostEventHandler& onHostEvent_;
-  std::vector<Rank> ranks_;  // by slot
-  RankOutput output_;
-  std::vector<int> members_;  // slots of the current world, in rank order
-  int generation_ = 0;
-  int nextSlot_ = 0;
-  int resets_ = 0;
-  uint64_t lastFrom_ = UINT64_MAX;  // the commit the last reset went back to
-  int sameCommit_ = 0;              // resets in a row back to it
-  std::set<int> joining_;           // started to join, not yet in a world that trained
-  bool growAsked_ = false;
-  std::optional<Settling> settling_;
-  std::optional<ElasticHosts> hosts_;  // across hosts (launcher = "ssh")
-  std::string discoveryError_;         // the last discovery's, said once
-  pid_t group_ = 0;
-  const pid_t parent_ = getpid();
-};
-
 }  // namespace
+
+ElasticDriver::ElasticDriver(const LaunchOptions& options, const ElasticOptions& elastic,
+                             const RecordHandler& onRecord, const WorldChangeHandler& onChange,
+                             const HostEventHandler& onHostEvent)
+    : options_(options),
+      elastic_(elastic),
+      onChange_(onChange),
+      onHostEvent_(onHostEvent),
+      ranks_(static_cast<size_t>(slotCapacity(options, elastic))),
+      output_(slotCapacity(options, elastic), [this, &onRecord](int slot, const Record& r) {
+        if (r.kind == Record::Kind::kReset) {
+          leftWorld(slot, r);
+        } else if (r.kind == Record::Kind::kGrow) {
+          growAsked_ = true;
+        } else {
+          // Rank 0's first step in a new world: it formed, whoever joined is in.
+          if (r.kind == Record::Kind::kEvent && r.eventRecord.kind == "recovered") joining_.clear();
+          onRecord(slot, r);
+        }
+      }) {
+  for (int s = 0; s < options.world; ++s) members_.push_back(s);
+  if (elastic.hosts) hosts_.emplace(*elastic.hosts, static_cast<uint64_t>(getpid()));
+}
+
+LaunchOutcome ElasticDriver::run() {
+  if (hosts_) {
+    if (std::optional<LaunchOutcome> end = firstWorldOnHosts()) return *end;
+  }
+  for (const int s : members_) {
+    if (std::string error = startRank(options_, s, parent_, group_, ranks_, placeOf(s)); !error.empty()) {
+      stopAll(ranks_, group_);
+      return {LaunchOutcome::Status::kFailed, error};
+    }
+  }
+  nextSlot_ = options_.world;
+  LaunchOutcome outcome = watch();
+  stopAll(ranks_, group_);
+  for (Rank& r : ranks_) {
+    if (r.fd >= 0) close(r.fd);
+  }
+  return outcome;
+}
+
+LaunchOutcome ElasticDriver::watch() {
+  for (;;) {
+    readRanks(ranks_, output_);
+    reap();
+    if (hosts_) pollHosts();
+    if (growAsked_ && !settling_) {
+      if (std::optional<LaunchOutcome> end = grow()) return *end;
+    }
+    if (hosts_ && !settling_ && joining_.empty()) {
+      if (std::optional<LaunchOutcome> end = followHosts()) return *end;
+    }
+    if (settling_) {
+      if (std::optional<LaunchOutcome> end = settle()) return *end;
+    } else if (allMembersFinished()) {
+      return {};
+    }
+    if (options_.interrupted && options_.interrupted->load()) {
+      return {LaunchOutcome::Status::kInterrupted, "stopped by the user (Ctrl-C)"};
+    }
+    if (output_.secondsSilent() > options_.silenceLimitS && !(settling_ && settling_->belowMinSince)) {
+      return {LaunchOutcome::Status::kFailed, "no rank reported anything for " +
+                                                  std::to_string(static_cast<int>(output_.secondsSilent())) +
+                                                  " s (a hang?); every rank was stopped"};
+    }
+  }
+}
+
+int ElasticDriver::rankOf(int slot) const {
+  const auto at = std::find(members_.begin(), members_.end(), slot);
+  return at == members_.end() ? -1 : static_cast<int>(at - members_.begin());
+}
+
+ElasticDriver::Settling& ElasticDriver::settling() {
+  if (!settling_) {
+    settling_.emplace();
+    settling_->deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(elastic_.settleS));
+    settling_->failedAt = std::chrono::system_clock::now();
+  }
+  return *settling_;
+}
+
+void ElasticDriver::leftWorld(int slot, const Record& r) {
+  if (!isMember(slot) || (r.generation < generation_ && !settling_)) return;
+  Settling& s = settling();
+  s.reported[slot] = static_cast<uint64_t>(r.step);
+  if (s.reportedCause.empty()) s.reportedCause = "rank " + std::to_string(rankOf(slot)) + ": " + r.message;
+}
+
+void ElasticDriver::reap() {
+  for (int slot = 0; slot < nextSlot_; ++slot) {
+    Rank& r = ranks_[slot];
+    if (r.exited || r.pid <= 0 || waitpid(r.pid, &r.status, WNOHANG) != r.pid) continue;
+    r.exited = true;
+    const bool failed = WIFSIGNALED(r.status) || WEXITSTATUS(r.status) != 0;
+    if (!isMember(slot) && hosts_) hosts_->release(slot);  // left out of the world: it ended
+    if (!failed || !isMember(slot) || (settling_ && settling_->gone.contains(slot))) continue;
+    if (joining_.contains(slot)) {
+      std::string why = describeExit(rankOf(slot), r, output_.errorOf(slot), output_.hostOf(slot));
+      if (hosts_) why += blacklistHostOf(slot);
+      cancelJoin(slot, why);
+      continue;
+    }
+    Settling& s = settling();
+    s.gone.insert(slot);
+    s.reported.erase(slot);
+    if (s.exitCause.empty())
+      s.exitCause = describeExit(rankOf(slot), r, output_.errorOf(slot), output_.hostOf(slot));
+  }
+}
+
+bool ElasticDriver::allMembersFinished() const {
+  return std::all_of(members_.begin(), members_.end(),
+                     [&](int slot) { return ranks_[slot].exited || joining_.contains(slot); });
+}
+
+void ElasticDriver::cancelJoin(int slot, const std::string& why) {
+  joining_.erase(slot);
+  if (hosts_) hosts_->release(slot);
+  std::vector<int> slots = members_;
+  slots.erase(std::find(slots.begin(), slots.end(), slot));
+  WorldChange change;
+  change.kind = WorldChange::Kind::kJoinLost;
+  change.reset = resets_;
+  change.cause = why;
+  change.failedAt = std::chrono::system_clock::now();
+  enter(std::move(slots), false, change);
+}
+
+bool ElasticDriver::settled() const {
+  const bool waitedEnough = Clock::now() > settling_->deadline;
+  return std::all_of(members_.begin(), members_.end(), [&](int slot) {
+    if (settling_->gone.contains(slot) || settling_->reported.contains(slot) || ranks_[slot].exited)
+      return true;
+    const char state = processState(ranks_[slot].pid);
+    return waitedEnough || state == 'T' || state == 't';
+  });
+}
+
+void ElasticDriver::stopHungMembers() {
+  std::vector<std::pair<std::string, std::vector<int>>> byHost;  // in member order
+  for (const int slot : members_) {
+    // A reaped worker's pid may be another process's by now: never signalled.
+    if (settling_->gone.contains(slot) || settling_->reported.contains(slot) || ranks_[slot].exited) continue;
+    kill(ranks_[slot].pid, SIGKILL);
+    // A remote worker ends with its standard input, once its host hears again.
+    if (ranks_[slot].lifeline >= 0) close(ranks_[slot].lifeline);
+    ranks_[slot].lifeline = -1;
+    settling_->gone.insert(slot);
+    const std::string host = options_.launcher == "ssh" ? output_.hostOf(slot) : "";
+    if (byHost.empty() || byHost.back().first != host || host.empty()) byHost.push_back({host, {}});
+    byHost.back().second.push_back(rankOf(slot));
+  }
+  for (const auto& [host, ranks] : byHost) {
+    settling_->hung +=
+        std::string(settling_->hung.empty() ? "" : "; ") + namedRanks(ranks, host) +
+        " never joined the collective (" +
+        (options_.launcher == "ssh" ? "stopped, hung, or the host unreachable" : "stopped or hung") +
+        "): the coordinator stopped " + (ranks.size() == 1 ? "it" : "them");
+  }
+}
+
+std::string ElasticDriver::cause() const {
+  const std::string& what = !settling_->exitCause.empty() ? settling_->exitCause
+                            : !settling_->hung.empty()    ? settling_->hung
+                                                          : settling_->reportedCause;
+  return what + settling_->blacklisted;
+}
+
+std::optional<LaunchOutcome> ElasticDriver::settle() {
+  if (!settled()) return std::nullopt;
+  stopHungMembers();
+  if (hosts_) blacklistFailedHosts();
+  std::vector<int> survivors;
+  for (const int slot : members_) {
+    if (!settling_->reported.contains(slot) || ranks_[slot].exited) continue;
+    // On a blacklisted host it leaves with its host, as horovodrun drops a
+    // blacklisted host's every worker: it finds itself out of the world, and ends.
+    if (hosts_ && !hosts_->usable(hosts_->hostOf(slot))) continue;
+    survivors.push_back(slot);
+  }
+  const int minNp = std::max(1, elastic_.minNp);
+  // Across hosts, free slots are filled at once: new workers join the
+  // survivors' new world (a world below min_np waits for them).
+  const int newcomers =
+      hosts_ ? std::min(hosts_->freeSlots(), std::min(targetSize() - static_cast<int>(survivors.size()),
+                                                      static_cast<int>(ranks_.size()) - nextSlot_))
+             : 0;
+  if (survivors.empty()) {
+    // No member left to train, commit or ask for a worker ([fault] add
+    // comes from a member): nothing can ever join, so no wait.
+    return failed("no worker left and none can join (every member of the world of " +
+                  std::to_string(members_.size()) + " is gone), after " + cause());
+  }
+  if (static_cast<int>(survivors.size()) + std::max(0, newcomers) < minNp) {
+    // Nothing joins a local run by itself: the wait is Horovod's, for
+    // hosts that discovery might still bring; said once, not kept silent.
+    if (!settling_->belowMinSince) {
+      settling_->belowMinSince = Clock::now();
+      log(DTB_LOG_WARN, "elastic",
+          std::to_string(survivors.size()) + " worker" + (survivors.size() == 1 ? "" : "s") +
+              " left, below min_np = " + std::to_string(minNp) + ": waiting up to elastic_timeout_s = " +
+              number(elastic_.timeoutS) + " s for one to join, after " + cause());
+    }
+    if (std::chrono::duration<double>(Clock::now() - *settling_->belowMinSince).count() < elastic_.timeoutS)
+      return std::nullopt;
+    return failed(std::to_string(survivors.size()) + " worker" + (survivors.size() == 1 ? "" : "s") +
+                  " left, below min_np = " + std::to_string(minNp) + ", and none joined within " +
+                  "elastic_timeout_s = " + number(elastic_.timeoutS) + " s, after " + cause());
+  }
+  if (std::optional<LaunchOutcome> end = pastResetLimit(cause())) return end;
+  const uint64_t from = settling_->reported.at(survivors.front());
+  if (std::optional<LaunchOutcome> end = withoutProgress(from)) return end;
+  drainGone();
+  WorldChange change;
+  change.kind = WorldChange::Kind::kReset;
+  change.reset = resets_;  // counted by pastResetLimit
+  change.cause = cause();
+  change.failedAt = settling_->failedAt;
+  change.resumedStep = static_cast<int64_t>(from);
+  settling_.reset();
+  for (const int slot : members_) {  // the gone, and those left out with their host
+    if (hosts_ && std::find(survivors.begin(), survivors.end(), slot) == survivors.end())
+      hosts_->release(slot);
+  }
+  startJoiners(std::move(survivors), std::max(0, newcomers), true, change);
+  return std::nullopt;
+}
+
+std::optional<LaunchOutcome> ElasticDriver::pastResetLimit(const std::string& why) {
+  ++resets_;
+  if (elastic_.resetLimit == 0 || resets_ <= elastic_.resetLimit) return std::nullopt;
+  return failed("reset_limit = " + std::to_string(elastic_.resetLimit) + " reached, then " + why);
+}
+
+std::optional<LaunchOutcome> ElasticDriver::withoutProgress(uint64_t from) {
+  sameCommit_ = lastFrom_ == from ? sameCommit_ + 1 : 1;
+  lastFrom_ = from;
+  if (elastic_.resetLimit > 0 || sameCommit_ < kResetsWithoutProgress) return std::nullopt;
+  return failed(std::to_string(kResetsWithoutProgress) + " resets in a row went back to the commit of step " +
+                std::to_string(from) +
+                " and failed again before the next (a rank slower than collective_timeout_s? reset_limit "
+                "bounds this): " +
+                cause());
+}
+
+void ElasticDriver::drainGone() {
+  const auto until = Clock::now() + std::chrono::seconds(1);
+  auto open = [&] {
+    return std::any_of(settling_->gone.begin(), settling_->gone.end(),
+                       [&](int slot) { return ranks_[slot].fd >= 0; });
+  };
+  while (open() && Clock::now() < until) readRanks(ranks_, output_);
+}
+
+LaunchOutcome ElasticDriver::failed(const std::string& why) {
+  LaunchOutcome outcome{LaunchOutcome::Status::kFailed, "elastic: " + why};
+  outcome.failedAt = settling_ ? settling_->failedAt : std::chrono::system_clock::now();
+  return outcome;
+}
+
+std::optional<LaunchOutcome> ElasticDriver::grow() {
+  growAsked_ = false;
+  if (elastic_.maxNp > 0 && static_cast<int>(members_.size()) >= elastic_.maxNp) {
+    log(DTB_LOG_WARN, "elastic",
+        "[fault] add not honoured: the world has " + std::to_string(members_.size()) +
+            " workers, max_np = " + std::to_string(elastic_.maxNp));
+    return std::nullopt;
+  }
+  if (nextSlot_ >= static_cast<int>(ranks_.size())) {
+    log(DTB_LOG_WARN, "elastic",
+        "[fault] add not honoured: a run adds at most " + std::to_string(kSpareSlots) + " workers");
+    return std::nullopt;
+  }
+  if (hosts_ && hosts_->freeSlots() == 0) {
+    log(DTB_LOG_WARN, "elastic", "[fault] add not honoured: no free slot on " + hosts_->source());
+    return std::nullopt;
+  }
+  if (std::optional<LaunchOutcome> end = pastResetLimit("a worker asked to join")) return end;
+  WorldChange change;
+  change.kind = WorldChange::Kind::kJoin;
+  change.reset = resets_;
+  change.failedAt = std::chrono::system_clock::now();
+  startJoiners(members_, 1, false, change);
+  return std::nullopt;
+}
+
+void ElasticDriver::startJoiners(std::vector<int> slots, int count, bool rollback, WorldChange& change) {
+  std::vector<std::pair<int, std::optional<SlotPlace>>> joiners;
+  for (int i = 0; i < count; ++i) {
+    const int slot = nextSlot_++;
+    joiners.push_back({slot, hosts_ ? hosts_->place(slot) : std::nullopt});
+    slots.push_back(slot);
+    joining_.insert(slot);
+  }
+  if (hosts_ && !joiners.empty()) {  // where they start, for the world change's cause
+    std::set<std::string> where;
+    for (const auto& [slot, place] : joiners) where.insert(place ? place->host : "?");
+    const std::string started = std::to_string(joiners.size()) + " worker" +
+                                (joiners.size() == 1 ? "" : "s") + " started on " + joined(where);
+    change.cause += (change.cause.empty() ? "" : "; ") + started;
+  }
+  enter(std::move(slots), rollback, change);
+  for (const auto& [slot, place] : joiners) {
+    if (std::string error = startRank(options_, slot, parent_, group_, ranks_, place); !error.empty()) {
+      ranks_[slot].exited = true;
+      cancelJoin(slot, "worker " + std::to_string(slot) + " could not start: " + error);
+    }
+  }
+}
+
+void ElasticDriver::enter(std::vector<int> slots, bool rollback, WorldChange& change) {
+  change.before = static_cast<int>(members_.size());
+  change.generation = ++generation_;
+  writeElasticWorld(elastic_.storeDir, {generation_, slots, rollback});
+  members_ = std::move(slots);
+  change.after = static_cast<int>(members_.size());
+  change.decidedAt = std::chrono::system_clock::now();
+  onChange_(change);
+}
+
+std::string ElasticDriver::number(double v) {
+  std::string text = std::to_string(v);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  return text;
+}
 
 LaunchOutcome launchElastic(const LaunchOptions& options, const ElasticOptions& elastic,
                             const RecordHandler& onRecord, const WorldChangeHandler& onChange,

@@ -13,7 +13,8 @@
 #    it again (its worker leaves at a commit, and ends);
 #  - a host unreachable from the start: the first world forms without it;
 #  - a discovery script that fails at the start fails the run, naming it;
-# and after each, nothing runs on any host. Skips (77) where network
+# and after each, nothing runs on any host; the report's timelines mark
+# the host events. Skips (77) where network
 # namespaces cannot be made (not root, no iproute2).
 #   elastic_hosts_test.sh DTBENCH REPO_ROOT
 set -euo pipefail
@@ -136,6 +137,13 @@ q "SELECT error FROM run ORDER BY id DESC LIMIT 1" \
   | grep -q "host_discovery '$scratch/broken.sh' exited with code 2: no scheduler here (the run's first discovery)" \
   || { q "SELECT error FROM run ORDER BY id DESC LIMIT 1"; fail "the failed discovery is not named"; }
 nothing_left "broken"
+
+echo "== the report's timelines mark the host events beside the ranks'"
+"$dtbench" report "$db" -o "$scratch/report.html" > /dev/null 2>&1 || fail "the html report failed"
+for mark in "host blacklisted" "host found (or back after its cool-down)" "host gone: its workers leave" \
+  "workers join (or the first world is smaller)" "first step after recovery"; do
+  grep -qF "$mark" "$scratch/report.html" || fail "the timelines do not mark '$mark'"
+done
 
 echo "== every SQL block of docs/elastic.md runs on this store and returns rows"
 docs_sql_runs "$root/docs/elastic.md" 5

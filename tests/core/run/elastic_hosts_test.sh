@@ -88,6 +88,7 @@ expect "SELECT (SELECT at_s FROM world_change WHERE run_id = $cut AND kind = 'jo
           - (SELECT at_s FROM event WHERE run_id = $cut AND kind = 'blacklist') >= 3 AS later" 1 "h1 back only after 3 s"
 expect "SELECT epochs FROM (SELECT COUNT(*) AS epochs FROM epoch WHERE run_id = $cut)" 150 "every epoch trained"
 same_parameters "$cut" 3
+echo "test accuracy: $(q "SELECT test_accuracy FROM epoch WHERE run_id = $clean AND epoch = 150") without the cut, $(q "SELECT test_accuracy FROM epoch WHERE run_id = $cut AND epoch = 150") with it"
 expect "SELECT ABS((SELECT test_accuracy FROM epoch WHERE run_id = $cut AND epoch = 150)
                  - (SELECT test_accuracy FROM epoch WHERE run_id = $clean AND epoch = 150)) <= 0.01 AS close" 1 \
   "the accuracy is within a point of the clean run's"

@@ -19,13 +19,19 @@ namespace {
 constexpr size_t kMaxErrorText = 2048;  // of its standard error, kept for the message
 
 // Appends what `fd` holds now to `text`, up to `limit` bytes in all; false
-// once the writer closed its end. `over` is set when it wrote past the limit.
-bool readInto(int fd, std::string& text, size_t limit, bool& over) {
+// once the writer closed its end. `over` is set when it wrote past the
+// limit; with `keepLast` the text keeps the last `limit` bytes instead.
+bool readInto(int fd, std::string& text, size_t limit, bool& over, bool keepLast = false) {
   char buffer[4096];
   for (;;) {
     const ssize_t n = read(fd, buffer, sizeof(buffer));
     if (n == 0) return false;
     if (n < 0) return errno == EAGAIN || errno == EINTR;
+    if (keepLast) {
+      text.append(buffer, static_cast<size_t>(n));
+      if (text.size() > limit) text.erase(0, text.size() - limit);
+      continue;
+    }
     const size_t room = limit > text.size() ? limit - text.size() : 0;
     text.append(buffer, std::min(room, static_cast<size_t>(n)));
     if (static_cast<size_t>(n) > room) over = true;
@@ -72,7 +78,7 @@ void DiscoveryScript::start() {
     setpgid(0, 0);  // its own group: a timeout kills whatever it started too
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1);
-    const int null = open("/dev/null", O_RDONLY);
+    const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);  // dup2's copy stays open
     if (null >= 0) dup2(null, STDIN_FILENO);
     dup2(out[1], STDOUT_FILENO);
     dup2(err[1], STDERR_FILENO);
@@ -103,7 +109,7 @@ void DiscoveryScript::drain() {
     out_ = -1;
   }
   bool ignored = false;
-  if (err_ >= 0 && !readInto(err_, errors_, kMaxErrorText, ignored)) {
+  if (err_ >= 0 && !readInto(err_, errors_, kMaxErrorText, ignored, true)) {
     close(err_);
     err_ = -1;
   }
@@ -135,6 +141,7 @@ std::optional<DiscoveryResult> DiscoveryScript::poll() {
   int status = 0;
   const pid_t done = waitpid(pid_, &status, WNOHANG);
   if (done == pid_) {
+    kill(-pid_, SIGKILL);  // what it left running in the background ends with it
     pid_ = -1;
     drain();  // what it wrote before it ended is still in the pipes
     for (int* fd : {&out_, &err_}) {

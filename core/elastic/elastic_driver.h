@@ -74,9 +74,13 @@ class ElasticDriver {
   // the run ended before it got in).
   bool allMembersFinished() const;
 
-  // A worker that was to join died before it got in: the members, at their
-  // next commit or in their rendezvous with it, find a world without it.
+  // A worker that was to join died before it got in, or met no member:
+  // the members, at their next commit or in their rendezvous with it, find
+  // a world without it.
   void cancelJoin(int slot, const std::string& why);
+
+  // SIGKILL to worker `slot` (unless reaped), and its remote lifeline closed.
+  void stopWorker(int slot);
 
   // Every member has left the broken world, died, or is stopped; or the
   // survivors' collectives have had their time.
@@ -146,7 +150,7 @@ class ElasticDriver {
 
   // Between failures and joins: workers on hosts no longer usable leave at
   // the members' next commit; free slots are filled, the new workers
-  // joining at it. One new world at a time.
+  // joining at it. One new world a call (a leave, then a fill, are two).
   std::optional<LaunchOutcome> followHosts();
 
   // The hosts of the workers a failure took: blacklisted, each once.
@@ -172,6 +176,7 @@ class ElasticDriver {
   uint64_t lastFrom_ = UINT64_MAX;  // the commit the last reset went back to
   int sameCommit_ = 0;              // resets in a row back to it
   std::set<int> joining_;           // started to join, not yet in a world that trained
+  std::set<int> trained_;           // workers that stepped in some world
   bool growAsked_ = false;
   std::optional<Settling> settling_;
   std::optional<ElasticHosts> hosts_;  // across hosts (launcher = "ssh")

@@ -47,6 +47,7 @@ ElasticDriver::ElasticDriver(const LaunchOptions& options, const ElasticOptions&
         } else {
           // Rank 0's first step in a new world: it formed, whoever joined is in.
           if (r.kind == Record::Kind::kEvent && r.eventRecord.kind == "recovered") joining_.clear();
+          if (r.kind == Record::Kind::kStep) trained_.insert(slot);
           onRecord(slot, r);
         }
       }) {
@@ -57,6 +58,7 @@ ElasticDriver::ElasticDriver(const LaunchOptions& options, const ElasticOptions&
 LaunchOutcome ElasticDriver::run() {
   if (hosts_) {
     if (std::optional<LaunchOutcome> end = firstWorldOnHosts()) return *end;
+    output_.heard();  // no worker ran while the hosts were awaited
   }
   for (const int s : members_) {
     if (std::string error = startRank(options_, s, parent_, group_, ranks_, placeOf(s)); !error.empty()) {
@@ -117,6 +119,15 @@ ElasticDriver::Settling& ElasticDriver::settling() {
 
 void ElasticDriver::leftWorld(int slot, const Record& r) {
   if (!isMember(slot) || (r.generation < generation_ && !settling_)) return;
+  if (joining_.contains(slot) && !settling_) {
+    // No member failed: they did not come (their next commit is further off
+    // than the rendezvous timeout). The joiner is let go, and the members
+    // find a world without it, as when a joiner dies.
+    stopWorker(slot);
+    cancelJoin(slot,
+               "worker " + std::to_string(slot) + " met no member within collective_timeout_s: " + r.message);
+    return;
+  }
   Settling& s = settling();
   s.reported[slot] = static_cast<uint64_t>(r.step);
   if (s.reportedCause.empty()) s.reportedCause = "rank " + std::to_string(rankOf(slot)) + ": " + r.message;
@@ -130,12 +141,13 @@ void ElasticDriver::reap() {
     const bool failed = WIFSIGNALED(r.status) || WEXITSTATUS(r.status) != 0;
     if (!isMember(slot) && hosts_) hosts_->release(slot);  // left out of the world: it ended
     if (!failed || !isMember(slot) || (settling_ && settling_->gone.contains(slot))) continue;
-    if (joining_.contains(slot)) {
+    if (joining_.contains(slot) && !settling_) {
       std::string why = describeExit(rankOf(slot), r, output_.errorOf(slot), output_.hostOf(slot));
       if (hosts_) why += blacklistHostOf(slot);
       cancelJoin(slot, why);
       continue;
     }
+    joining_.erase(slot);  // a joiner that dies while a failure is settled is one more member gone
     Settling& s = settling();
     s.gone.insert(slot);
     s.reported.erase(slot);
@@ -147,6 +159,13 @@ void ElasticDriver::reap() {
 bool ElasticDriver::allMembersFinished() const {
   return std::all_of(members_.begin(), members_.end(),
                      [&](int slot) { return ranks_[slot].exited || joining_.contains(slot); });
+}
+
+void ElasticDriver::stopWorker(int slot) {
+  if (!ranks_[slot].exited) kill(ranks_[slot].pid, SIGKILL);  // a reaped pid may be another's by now
+  // A remote worker ends with its standard input, once its host hears again.
+  if (ranks_[slot].lifeline >= 0) close(ranks_[slot].lifeline);
+  ranks_[slot].lifeline = -1;
 }
 
 void ElasticDriver::cancelJoin(int slot, const std::string& why) {
@@ -163,12 +182,22 @@ void ElasticDriver::cancelJoin(int slot, const std::string& why) {
 }
 
 bool ElasticDriver::settled() const {
-  const bool waitedEnough = Clock::now() > settling_->deadline;
+  const auto now = Clock::now();
+  const bool waitedEnough = now > settling_->deadline;
+  // A worker that said it started but never trained is still setting up
+  // (reading its data, making its model): it reports once its rendezvous
+  // fails, so it is waited for elastic_timeout_s longer before it counts as
+  // hung. One that never said a word (its host unreachable) is not.
+  const bool waitedForStarters =
+      now > settling_->deadline +
+                std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(elastic_.timeoutS));
   return std::all_of(members_.begin(), members_.end(), [&](int slot) {
     if (settling_->gone.contains(slot) || settling_->reported.contains(slot) || ranks_[slot].exited)
       return true;
     const char state = processState(ranks_[slot].pid);
-    return waitedEnough || state == 'T' || state == 't';
+    if (state == 'T' || state == 't') return true;
+    const bool starting = !trained_.contains(slot) && !output_.hostOf(slot).empty();
+    return starting ? waitedForStarters : waitedEnough;
   });
 }
 
@@ -177,10 +206,7 @@ void ElasticDriver::stopHungMembers() {
   for (const int slot : members_) {
     // A reaped worker's pid may be another process's by now: never signalled.
     if (settling_->gone.contains(slot) || settling_->reported.contains(slot) || ranks_[slot].exited) continue;
-    kill(ranks_[slot].pid, SIGKILL);
-    // A remote worker ends with its standard input, once its host hears again.
-    if (ranks_[slot].lifeline >= 0) close(ranks_[slot].lifeline);
-    ranks_[slot].lifeline = -1;
+    stopWorker(slot);
     settling_->gone.insert(slot);
     const std::string host = options_.launcher == "ssh" ? output_.hostOf(slot) : "";
     if (byHost.empty() || byHost.back().first != host || host.empty()) byHost.push_back({host, {}});
@@ -225,7 +251,8 @@ std::optional<LaunchOutcome> ElasticDriver::settle() {
     // No member left to train, commit or ask for a worker ([fault] add
     // comes from a member): nothing can ever join, so no wait.
     return failed("no worker left and none can join (every member of the world of " +
-                  std::to_string(members_.size()) + " is gone), after " + cause());
+                  std::to_string(members_.size()) + " is gone" +
+                  (hosts_ ? ", or leaves with its blacklisted host" : "") + "), after " + cause());
   }
   if (static_cast<int>(survivors.size()) + std::max(0, newcomers) < minNp) {
     // Nothing joins a local run by itself: the wait is Horovod's, for
@@ -253,6 +280,7 @@ std::optional<LaunchOutcome> ElasticDriver::settle() {
   change.cause = cause();
   change.failedAt = settling_->failedAt;
   change.resumedStep = static_cast<int64_t>(from);
+  if (settling_->belowMinSince) output_.heard();  // no rank could speak while it waited
   settling_.reset();
   for (const int slot : members_) {  // the gone, and those left out with their host
     if (hosts_ && std::find(survivors.begin(), survivors.end(), slot) == survivors.end())
@@ -304,7 +332,7 @@ std::optional<LaunchOutcome> ElasticDriver::grow() {
   }
   if (nextSlot_ >= static_cast<int>(ranks_.size())) {
     log(DTB_LOG_WARN, "elastic",
-        "[fault] add not honoured: a run adds at most " + std::to_string(kSpareSlots) + " workers");
+        "[fault] add not honoured: a run starts at most " + std::to_string(ranks_.size()) + " workers");
     return std::nullopt;
   }
   if (hosts_ && hosts_->freeSlots() == 0) {
@@ -339,7 +367,10 @@ void ElasticDriver::startJoiners(std::vector<int> slots, int count, bool rollbac
   for (const auto& [slot, place] : joiners) {
     if (std::string error = startRank(options_, slot, parent_, group_, ranks_, place); !error.empty()) {
       ranks_[slot].exited = true;
-      cancelJoin(slot, "worker " + std::to_string(slot) + " could not start: " + error);
+      // Across hosts its host is blacklisted: the next look for free slots
+      // would otherwise try it again at once, and again.
+      cancelJoin(slot, "worker " + std::to_string(slot) + " could not start: " + error +
+                           (hosts_ ? blacklistHostOf(slot) : ""));
     }
   }
 }

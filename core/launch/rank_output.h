@@ -36,6 +36,8 @@ class RankOutput {
   const std::string& firstOwnError() const { return firstOwnError_; }
   const std::string& firstPeerError() const { return firstPeerError_; }
   double secondsSilent() const;
+  // Starts the silence clock again: after a wait in which no rank could speak.
+  void heard() { lastRecord_ = std::chrono::steady_clock::now(); }
   // The ranks that reported neither an error nor their end, by the host
   // each said it runs on: "ranks 2, 3 on h1", or "" when every rank spoke.
   // After a failed collective these are the ones the others waited for —

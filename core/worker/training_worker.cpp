@@ -124,8 +124,15 @@ void TrainingWorker::setUp(PluginLoader& loader) {
   createStrategy(loader);
   at_ = resume();
   // In a later generation the others entered it from a commit: rank 0's
-  // state and place become this worker's, as for any joiner.
-  if (generation_ > 0) syncWithRankZero();
+  // state and place become this worker's, as for any joiner. Where every
+  // member entered it here (a first world decided anew), rank 0's first
+  // step says the world formed, as after any new world.
+  if (generation_ > 0) {
+    syncWithRankZero();
+    if (!recoveredNote_)
+      recoveredNote_ = "entered generation " + std::to_string(generation_) + " (" + std::to_string(world_) +
+                       " ranks) as it started";
+  }
   if (elastic_) commit();  // the state a failure before the first commit goes back to
 }
 

@@ -28,7 +28,8 @@
 --   hosts_added            hosts discovery found while these runs trained, those back after their
 --                          cool-down included (event kind 'host_added')
 --   hosts_removed          hosts discovery dropped while they trained (event kind 'host_removed')
---   world_size_min         the smallest world these runs trained in (world_change)
+--   world_size_min         the smallest world these runs were in: their start, or a new world
+--                          (world_change) other than one a joiner was lost from
 CREATE VIEW recovery_by_mode AS
 WITH host_events AS (  -- per run
   SELECT run_id, SUM(kind = 'blacklist') AS blacklisted, SUM(kind = 'host_added') AS added,
@@ -38,7 +39,8 @@ hosts AS (  -- per configuration and mode, over its runs with a recovery
   SELECT g.experiment_id, g.model, g.strategy, g.backend, g.world_size, g.mode,
          COALESCE(SUM(e.blacklisted), 0) AS hosts_blacklisted, COALESCE(SUM(e.added), 0) AS hosts_added,
          COALESCE(SUM(e.removed), 0) AS hosts_removed,
-         MIN((SELECT MIN(w.world_size) FROM world_change w WHERE w.run_id = g.run_id)) AS world_size_min
+         MIN(COALESCE((SELECT MIN(w.world_size) FROM world_change w WHERE w.run_id = g.run_id
+                         AND w.kind <> 'join_lost' AND w.world_size < g.world_size), g.world_size)) AS world_size_min
   FROM (SELECT DISTINCT experiment_id, model, strategy, backend, world_size, mode, run_id FROM recovery_cost) g
   LEFT JOIN host_events e ON e.run_id = g.run_id
   GROUP BY g.experiment_id, g.model, g.strategy, g.backend, g.world_size, g.mode)

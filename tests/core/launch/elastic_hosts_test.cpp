@@ -85,7 +85,8 @@ TEST_F(ElasticHostsTest, ABlacklistedHostComesBackWithTheFirstDiscoveryAfterItsC
   EXPECT_LE(*back - Clock::now(), 1s);  // the range's high end bounds it
   hosts.release(1);
   EXPECT_FALSE(hosts.usable("h1"));
-  for (;;) {
+  for (int polls = 0;; ++polls) {
+    ASSERT_LT(polls, 100) << "h1 never came back";
     const ElasticHosts::Update u = nextUpdate(hosts);
     ASSERT_TRUE(u.error.empty()) << u.error;
     if (u.changes.any()) {

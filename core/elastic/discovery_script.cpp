@@ -1,17 +1,15 @@
 #include "elastic/discovery_script.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <stdexcept>
 
 #include "elastic/host_manager.h"
+#include "launch/piped_child.h"
 
 namespace dtb::core {
 namespace {
@@ -58,48 +56,17 @@ void DiscoveryScript::start() {
   output_.clear();
   errors_.clear();
   tooMuch_ = false;
-  int out[2], err[2];
-  if (pipe2(out, O_CLOEXEC) != 0) {
-    pending_ =
-        DiscoveryResult{{}, "host_discovery: cannot create a pipe: " + std::string(std::strerror(errno))};
+  // Its own process group (a timeout kills whatever it started too),
+  // through /bin/sh as horovodrun runs its script.
+  PipedChild child;
+  if (std::string error = startPipedChild({"/bin/sh", "-c", command_}, {SIGKILL, true}, child);
+      !error.empty()) {
+    pending_ = DiscoveryResult{{}, "host_discovery '" + command_ + "': " + error};
     return;
   }
-  if (pipe2(err, O_CLOEXEC) != 0) {
-    close(out[0]);
-    close(out[1]);
-    pending_ =
-        DiscoveryResult{{}, "host_discovery: cannot create a pipe: " + std::string(std::strerror(errno))};
-    return;
-  }
-  const char* argv[] = {"sh", "-c", command_.c_str(), nullptr};
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);  // its own group: a timeout kills whatever it started too
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(1);
-    const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);  // dup2's copy stays open
-    if (null >= 0) dup2(null, STDIN_FILENO);
-    dup2(out[1], STDOUT_FILENO);
-    dup2(err[1], STDERR_FILENO);
-    execv("/bin/sh", const_cast<char* const*>(argv));
-    _exit(127);
-  }
-  close(out[1]);
-  close(err[1]);
-  if (pid < 0) {
-    close(out[0]);
-    close(err[0]);
-    pending_ =
-        DiscoveryResult{{}, "host_discovery: cannot start '" + command_ + "': " + std::strerror(errno)};
-    return;
-  }
-  setpgid(pid, pid);
-  fcntl(out[0], F_SETFL, O_NONBLOCK);
-  fcntl(err[0], F_SETFL, O_NONBLOCK);
-  pid_ = pid;
-  out_ = out[0];
-  err_ = err[0];
+  pid_ = child.pid;
+  out_ = child.out;
+  err_ = child.err;
   started_ = std::chrono::steady_clock::now();
 }
 
@@ -115,16 +82,20 @@ void DiscoveryScript::drain() {
   }
 }
 
+void DiscoveryScript::closePipes() {
+  for (int* fd : {&out_, &err_}) {
+    if (*fd >= 0) close(*fd);
+    *fd = -1;
+  }
+}
+
 void DiscoveryScript::killRun() {
   if (pid_ > 0) {
     kill(-pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
     pid_ = -1;
   }
-  for (int* fd : {&out_, &err_}) {
-    if (*fd >= 0) close(*fd);
-    *fd = -1;
-  }
+  closePipes();
 }
 
 std::optional<DiscoveryResult> DiscoveryScript::poll() {
@@ -144,10 +115,7 @@ std::optional<DiscoveryResult> DiscoveryScript::poll() {
     kill(-pid_, SIGKILL);  // what it left running in the background ends with it
     pid_ = -1;
     drain();  // what it wrote before it ended is still in the pipes
-    for (int* fd : {&out_, &err_}) {
-      if (*fd >= 0) close(*fd);
-      *fd = -1;
-    }
+    closePipes();
     if (tooMuch_) return DiscoveryResult{{}, tooMuch};
     return finish(status);
   }

@@ -53,6 +53,7 @@ class DiscoveryScript {
   DiscoveryResult finish(int status);
   void drain();
   void killRun();
+  void closePipes();
 
   std::string command_;
   double timeoutS_;

@@ -137,6 +137,10 @@ class ElasticDriver {
   // The world's size to fill up to: max_np when set, else world_size.
   int targetSize() const { return elastic_.maxNp > 0 ? elastic_.maxNp : options_.world; }
 
+  // How many new workers a world of `worldSize` takes now: free slots on
+  // usable hosts, up to targetSize() and the slots left to start.
+  int slotsToFill(int worldSize) const;
+
   // Across hosts, where worker `slot` starts; else the hostfile's order decides.
   std::optional<SlotPlace> placeOf(int slot) { return hosts_ ? hosts_->place(slot) : std::nullopt; }
 

@@ -11,6 +11,11 @@
 
 namespace dtb::core {
 
+int ElasticDriver::slotsToFill(int worldSize) const {
+  const int spare = static_cast<int>(ranks_.size()) - nextSlot_;
+  return std::max(0, std::min({hosts_->freeSlots(), targetSize() - worldSize, spare}));
+}
+
 std::optional<LaunchOutcome> ElasticDriver::firstWorldOnHosts() {
   try {
     hosts_->discoverFirst(Clock::now());
@@ -101,10 +106,8 @@ std::optional<LaunchOutcome> ElasticDriver::followHosts() {
     enter(std::move(staying), false, change);
     return std::nullopt;
   }
-  const int room =
-      std::min(targetSize() - static_cast<int>(members_.size()), static_cast<int>(ranks_.size()) - nextSlot_);
-  const int count = std::min(room, hosts_->freeSlots());
-  if (count <= 0) return std::nullopt;
+  const int count = slotsToFill(static_cast<int>(members_.size()));
+  if (count == 0) return std::nullopt;
   if (std::optional<LaunchOutcome> end = pastResetLimit("hosts joined")) return end;
   WorldChange change;
   change.kind = WorldChange::Kind::kJoin;

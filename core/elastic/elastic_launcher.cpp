@@ -243,10 +243,7 @@ std::optional<LaunchOutcome> ElasticDriver::settle() {
   const int minNp = std::max(1, elastic_.minNp);
   // Across hosts, free slots are filled at once: new workers join the
   // survivors' new world (a world below min_np waits for them).
-  const int newcomers =
-      hosts_ ? std::min(hosts_->freeSlots(), std::min(targetSize() - static_cast<int>(survivors.size()),
-                                                      static_cast<int>(ranks_.size()) - nextSlot_))
-             : 0;
+  const int newcomers = hosts_ ? slotsToFill(static_cast<int>(survivors.size())) : 0;
   if (survivors.empty()) {
     // No member left to train, commit or ask for a worker ([fault] add
     // comes from a member): nothing can ever join, so no wait.
@@ -254,7 +251,7 @@ std::optional<LaunchOutcome> ElasticDriver::settle() {
                   std::to_string(members_.size()) + " is gone" +
                   (hosts_ ? ", or leaves with its blacklisted host" : "") + "), after " + cause());
   }
-  if (static_cast<int>(survivors.size()) + std::max(0, newcomers) < minNp) {
+  if (static_cast<int>(survivors.size()) + newcomers < minNp) {
     // Nothing joins a local run by itself: the wait is Horovod's, for
     // hosts that discovery might still bring; said once, not kept silent.
     if (!settling_->belowMinSince) {
@@ -286,7 +283,7 @@ std::optional<LaunchOutcome> ElasticDriver::settle() {
     if (hosts_ && std::find(survivors.begin(), survivors.end(), slot) == survivors.end())
       hosts_->release(slot);
   }
-  startJoiners(std::move(survivors), std::max(0, newcomers), true, change);
+  startJoiners(std::move(survivors), newcomers, true, change);
   return std::nullopt;
 }
 

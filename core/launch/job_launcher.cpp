@@ -1,19 +1,17 @@
 #include "launch/job_launcher.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <string_view>
 
+#include "launch/piped_child.h"
 #include "launch/rank_output.h"
 #include "launch/scratch_reaper.h"
 
@@ -199,39 +197,13 @@ struct Job {
   int fds[2] = {-1, -1};  // stdout, stderr; -1 once closed
 };
 
-// Starts `command` in a process group of its own. Returns why it could not,
-// or "" once it runs.
+// Starts `command` in a process group of its own; mpirun takes its job
+// down with it when it gets SIGTERM. Returns why it could not, or "" once
+// it runs.
 std::string startJob(const std::vector<std::string>& command, Job& job) {
-  int out[2], err[2];
-  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
-    return std::string("cannot create a pipe: ") + std::strerror(errno);
-  std::vector<char*> argv;
-  for (const std::string& arg : command) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGTERM);  // mpirun takes its job down with it
-    if (getppid() != parent) _exit(1);
-    dup2(out[1], STDOUT_FILENO);
-    dup2(err[1], STDERR_FILENO);
-    execvp(argv[0], argv.data());
-    const std::string message = "dtbench: cannot start " + command[0] + ": " + std::strerror(errno) + "\n";
-    (void)!write(STDERR_FILENO, message.data(), message.size());
-    _exit(127);
-  }
-  close(out[1]);
-  close(err[1]);
-  if (pid < 0) {
-    close(out[0]);
-    close(err[0]);
-    return std::string("cannot start ") + command[0] + ": " + std::strerror(errno);
-  }
-  setpgid(pid, pid);
-  fcntl(out[0], F_SETFL, O_NONBLOCK);
-  fcntl(err[0], F_SETFL, O_NONBLOCK);
-  job = {pid, {out[0], err[0]}};
+  PipedChild child;
+  if (std::string error = startPipedChild(command, {SIGTERM, false}, child); !error.empty()) return error;
+  job = {child.pid, {child.out, child.err}};
   return "";
 }
 

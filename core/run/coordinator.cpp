@@ -170,6 +170,28 @@ const char* worldChangeKind(WorldChange::Kind kind) {
   return "?";
 }
 
+// A new world other than a reset, as the run's progress and its event say
+// it, and the event's kind: join (a join, or a joiner lost), leave, start.
+std::pair<const char*, std::string> worldChangeNote(const WorldChange& c) {
+  const std::string ranks = std::to_string(c.before) + " -> " + std::to_string(c.after) + " ranks";
+  const int joiners = c.after - c.before;
+  switch (c.kind) {
+    case WorldChange::Kind::kJoin:
+      return {"join", (joiners == 1 ? "a worker joins" : std::to_string(joiners) + " workers join") +
+                          " at the next commit" + (c.cause.empty() ? "" : " (" + c.cause + ")") + ": " +
+                          ranks};
+    case WorldChange::Kind::kJoinLost:
+      return {"join", "the joining worker was lost before it got in (" + c.cause + "): " + ranks};
+    case WorldChange::Kind::kLeave:
+      return {"leave", c.cause + ": " + ranks};
+    case WorldChange::Kind::kStart:
+      return {"start", "the first world is smaller: " + c.cause + ": " + ranks};
+    case WorldChange::Kind::kReset:
+      break;
+  }
+  return {"reset", ranks};
+}
+
 // Where an elastic run across hosts finds its hosts (elastic_hosts.h).
 ElasticHostOptions elasticHostOptions(const Cell& cell) {
   ElasticHostOptions hosts;
@@ -202,27 +224,15 @@ LaunchOutcome launchElasticRun(const Cell& cell, const RunSpec& spec, const Laun
   const auto onChange = [&](const WorldChange& c) {
     WorldChangeRecord w{0, c.generation, spec.secondsAt(c.decidedAt), worldChangeKind(c.kind), c.after, {},
                         {}};
-    const std::string ranks = std::to_string(c.before) + " -> " + std::to_string(c.after) + " ranks";
     if (c.kind != WorldChange::Kind::kReset) {
       if (c.kind != WorldChange::Kind::kJoin || !c.cause.empty()) w.cause = c.cause;
       recorder.worldChange(w);
-      const int joiners = c.after - c.before;
-      const std::string text =
-          c.kind == WorldChange::Kind::kJoin
-              ? (joiners == 1 ? "a worker joins" : std::to_string(joiners) + " workers join") +
-                    " at the next commit" + (c.cause.empty() ? "" : " (" + c.cause + ")") + ": " + ranks
-          : c.kind == WorldChange::Kind::kJoinLost
-              ? "the joining worker was lost before it got in (" + c.cause + "): " + ranks
-          : c.kind == WorldChange::Kind::kLeave ? c.cause + ": " + ranks
-                                                : "the first world is smaller: " + c.cause + ": " + ranks;
-      recorder.coordinatorEvent(w.atS,
-                                c.kind == WorldChange::Kind::kLeave   ? "leave"
-                                : c.kind == WorldChange::Kind::kStart ? "start"
-                                                                      : "join",
-                                text);
+      const auto [event, text] = worldChangeNote(c);
+      recorder.coordinatorEvent(w.atS, event, text);
       progress.note(text);
       return;
     }
+    const std::string ranks = std::to_string(c.before) + " -> " + std::to_string(c.after) + " ranks";
     RecoveryRecord r{spec.runId, ++failures, "elastic", c.cause, spec.secondsAt(c.failedAt)};
     recorder.coordinatorEvent(r.failedAtS, "failure", c.cause);
     r.resumedStep = c.resumedStep;

@@ -11,6 +11,7 @@
 #   await_first_epoch RUN NAME   waits until run RUN stored an epoch (its
 #                     ranks train), else fails naming NAME (run_test_lib's q)
 #   ranks_left        dtbench workers still running on any host of the cluster
+#   nothing_left NAME waits up to 10 s for ranks_left to be 0, else fails naming NAME
 cluster=$scratch/cluster
 # The cluster's network is the switch built with the dtbench under test.
 export DTBENCH_SWITCH=${DTBENCH_SWITCH:-$(dirname "$dtbench")/dtbench-switch}
@@ -43,4 +44,8 @@ ranks_left() {
     count=$((count + $(ip netns pids "$ns" | xargs -r ps -o args= -p | grep -c "dtbench worker" || true)))
   done
   echo "$count"
+}
+nothing_left() {
+  for _ in $(seq 100); do [[ $(ranks_left) == 0 ]] && return; sleep 0.1; done
+  fail "$1: dtbench workers left running"
 }

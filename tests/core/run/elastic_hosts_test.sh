@@ -50,10 +50,6 @@ same_parameters() {
   expect "SELECT COUNT(*) || ' ' || COUNT(DISTINCT detail) FROM event WHERE run_id = $1 AND kind = 'parameters'" \
     "$2 1" "run $1: the $2 members end with identical parameters"
 }
-nothing_left() {
-  for _ in $(seq 100); do [[ $(ranks_left) == 0 ]] && return; sleep 0.1; done
-  fail "$1: dtbench workers left running"
-}
 
 echo "== the clean run: three hosts, none lost"
 all_hosts

@@ -93,8 +93,7 @@ for backend in gloo mpi; do
   grep -q "ranks 2, 3 on h1 said nothing before the job ended (hung, or unreachable?); rank [01]: " <<<"$error" \
     || fail "$backend: h1 and its ranks are not named"
   (( elapsed < 40 )) || fail "$backend: the lost host took $elapsed s to end the run"
-  for _ in $(seq 100); do [[ $(ranks_left) == 0 ]] && break; sleep 0.1; done
-  [[ $(ranks_left) == 0 ]] || fail "$backend: ranks left running"
+  nothing_left "$backend"
   "$root/tools/cluster.sh" link "$cluster" h1 up
   # What mpirun started on the lost host (its daemon) is beyond its reach; the test's host goes with it.
   for pid in $(ip netns pids "dtb$(cat "$cluster/id")-h1"); do kill -9 "$pid" 2>/dev/null || true; done
@@ -127,8 +126,7 @@ q "SELECT cause FROM recovery WHERE run_id = $run" \
   | grep -q "ranks 2, 3 on h1 never joined the collective (stopped, hung, or the host unreachable)" \
   || fail "the lost host and its ranks are not named"
 "$root/tools/cluster.sh" link "$cluster" h1 up
-for _ in $(seq 100); do [[ $(ranks_left) == 0 ]] && break; sleep 0.1; done
-[[ $(ranks_left) == 0 ]] || fail "elastic: ranks left running"
+nothing_left elastic
 
 echo "== every SQL block of docs/cluster.md runs on this store and returns rows"
 docs_sql_runs "$root/docs/cluster.md" 2

@@ -52,6 +52,7 @@ FusionStrategy::FusionStrategy(const dtb_host_t* host, const dtb_strategy_setup_
       table_(world_),
       inspector_(options_.stallTimeoutS, world_),
       cache_(options_.cacheCapacity),
+      requests_(params_.size()),
       fusionBuffer_(host, options_.thresholdBytes,
                     params_.size() > 0 ? params_[0].grad.device : dtb_device_t{DTB_DEVICE_HOST, 0},
                     params_.dtype()) {
@@ -196,6 +197,7 @@ void FusionStrategy::cycleLoop() {
       std::lock_guard lock(mutex_);
       active_ = false;
       pending_.clear();
+      requests_.clear();
       queue_.clear();
     }
     done_.notify_all();
@@ -210,15 +212,15 @@ bool FusionStrategy::cycle() {
     queue_.clear();
     stopping = stopping_;
   }
-  std::vector<uint32_t> uncached;
-  for (uint32_t t : pending_) {
-    if (!cache_.contains(t)) uncached.push_back(t);
-  }
+  const std::vector<uint32_t> uncached = requests_.take(pending_, cache_);
   // One bitwise-AND all-reduce: the flags, and the cache bits of the cached
   // tensors ready here.
   const int64_t negotiateStart = host_->now_ns(host_->ctx);
   std::vector<int32_t> words(1 + cache_.words(), 0);
-  words[0] = (uncached.empty() ? kNothingUncached : 0) | (stopping ? 0 : kNoAbort);
+  // Rank 0 keeps negotiating while tensors wait for some rank's request:
+  // its stall inspector runs in the negotiation.
+  const bool nothingToNegotiate = uncached.empty() && (rank_ != 0 || table_.waiting().empty());
+  words[0] = (nothingToNegotiate ? kNothingUncached : 0) | (stopping ? 0 : kNoAbort);
   std::vector<int32_t> bits(cache_.words(), 0);
   cache_.setBits(pending_, bits);
   std::copy(bits.begin(), bits.end(), words.begin() + 1);
@@ -308,7 +310,10 @@ void FusionStrategy::execute(const std::vector<uint32_t>& responses) {
   }
   // Done: off the pending list, and counted for this step.
   std::vector<bool> done(params_.size(), false);
-  for (uint32_t t : responses) done[t] = true;
+  for (uint32_t t : responses) {
+    done[t] = true;
+    requests_.reduced(t);
+  }
   std::erase_if(pending_, [&](uint32_t t) { return done[t]; });
   std::lock_guard lock(mutex_);
   remaining_ -= static_cast<uint32_t>(responses.size());

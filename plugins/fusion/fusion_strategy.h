@@ -97,6 +97,7 @@ class FusionStrategy {
   MessageTable table_;             // rank 0
   StallInspector inspector_;       // rank 0
   ResponseCache cache_;
+  RequestLog requests_;
   FusionBuffer fusionBuffer_;
 };
 

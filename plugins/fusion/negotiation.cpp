@@ -38,4 +38,14 @@ std::vector<uint32_t> ResponseCache::tensorsWithBits(const std::vector<int32_t>&
   return out;
 }
 
+std::vector<uint32_t> RequestLog::take(const std::vector<uint32_t>& pending, const ResponseCache& cache) {
+  std::vector<uint32_t> ask;
+  for (uint32_t tensor : pending) {
+    if (cache.contains(tensor) || asked_[tensor]) continue;
+    asked_[tensor] = true;
+    ask.push_back(tensor);
+  }
+  return ask;
+}
+
 }  // namespace dtb::strategy::fusion

@@ -1,7 +1,8 @@
 // Rank 0's side of Horovod's negotiation (the controller's message table):
-// each cycle every rank reports the tensors it has ready and that the
-// response cache does not cover; a tensor is ready to reduce once every rank
-// has reported it, and responses come out in the order tensors completed.
+// each cycle every rank reports the tensors that became ready since its
+// last report and that the response cache does not cover; a tensor is ready
+// to reduce once every rank has reported it, and responses come out in the
+// order tensors completed.
 // Also the response cache: once negotiated, a tensor gets a bit position,
 // the same on every rank, and later steps agree on it with one bitwise-AND
 // all-reduce instead of a round trip through rank 0.
@@ -50,6 +51,26 @@ class ResponseCache {
   uint32_t capacity_;
   std::map<uint32_t, uint32_t> position_;
   std::vector<uint32_t> tensors_;  // by position
+};
+
+// What one rank has asked rank 0 to negotiate in this step. A tensor is
+// asked for once, as Horovod's tensor queue hands each request to the
+// controller once: asking again in every cycle until it is reduced would
+// count a rank twice if the tensor completes earlier in the same cycle (the
+// table then holds a stale request that completes the tensor in the next
+// step before this rank has its gradient: ranks reduce different tensors).
+class RequestLog {
+ public:
+  explicit RequestLog(size_t tensors) : asked_(tensors, false) {}
+  // The tensors of `pending` to ask for now: neither cached nor asked for
+  // before. They count as asked from now on.
+  std::vector<uint32_t> take(const std::vector<uint32_t>& pending, const ResponseCache& cache);
+  // `tensor` is reduced: it may be asked for again (the next step).
+  void reduced(uint32_t tensor) { asked_[tensor] = false; }
+  void clear() { asked_.assign(asked_.size(), false); }
+
+ private:
+  std::vector<bool> asked_;
 };
 
 }  // namespace dtb::strategy::fusion

@@ -54,5 +54,29 @@ TEST(Negotiation, AFullCacheTakesNoMore) {
   EXPECT_FALSE(cache.contains(6));
 }
 
+// Why a rank asks once: asked again after the tensor completed earlier in
+// the same cycle, the table keeps a request that completes it too soon in
+// the next step (rank 2 has not got there yet).
+TEST(Negotiation, ARequestAskedAgainAfterItsTensorCompletedIsCountedAgain) {
+  MessageTable table(3);
+  EXPECT_TRUE(table.add({{}, {4}, {4}}).empty());
+  EXPECT_EQ(table.add({{4}, {4}, {4}}), std::vector<uint32_t>{4}) << "rank 0's request completes it";
+  EXPECT_EQ(table.add({{4}, {4}, {}}), std::vector<uint32_t>{4}) << "the stale requests of ranks 1 and 2";
+}
+
+TEST(Negotiation, EachTensorIsAskedForOncePerStep) {
+  ResponseCache cache(4);
+  cache.put(2);
+  RequestLog requests(5);
+  EXPECT_EQ(requests.take({0, 2, 3}, cache), (std::vector<uint32_t>{0, 3})) << "2 agrees through the cache";
+  EXPECT_TRUE(requests.take({0, 2, 3}, cache).empty()) << "still waiting for other ranks: not asked again";
+  EXPECT_EQ(requests.take({0, 2, 3, 4}, cache), std::vector<uint32_t>{4});
+  requests.reduced(0);
+  EXPECT_EQ(requests.take({0}, cache), std::vector<uint32_t>{0}) << "reduced: the next step asks again";
+  requests.clear();
+  EXPECT_EQ(requests.take({3, 4}, cache), (std::vector<uint32_t>{3, 4}))
+      << "a failed step forgets its requests";
+}
+
 }  // namespace
 }  // namespace dtb::strategy::fusion

@@ -33,12 +33,6 @@ std::optional<DeviceProblem> deviceProblem(const Cell& cell, const dtb_backend_p
   // Over a backend that moves host memory only, the host stages GPU tensors
   // through pinned memory (gpu_staging.h), and ranks may share a GPU.
   const bool nccl = !backend || (backend->capabilities & DTB_BACKEND_CAP_CUDA_MEMORY);
-  if (cell.integer("accumulation_steps") > 1) {
-    return DeviceProblem{"accumulation_steps",
-                         where +
-                             ": gradient accumulation runs on host tensors only so far; set "
-                             "accumulation_steps = 1"};
-  }
   if (cell.text("recovery") != "none") {
     return DeviceProblem{"recovery", where + ": recovery = \"" + cell.text("recovery") +
                                          "\" needs checkpoints, which GPU training does not write yet"};

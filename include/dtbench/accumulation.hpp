@@ -4,7 +4,9 @@
 // micro-batches of B equal one batch of kB. The sums are f32 whatever the
 // gradients are: bf16 / fp16 gradients of a mixed-precision run are widened
 // into them and the mean rounded back once (DeepSpeed's bf16 optimizer
-// accumulates in fp32 too). Optional C++ helper; header-only.
+// accumulates in fp32 too). On a GPU (f32 there) the sums are GPU memory
+// and each add, mean and reset is the host's tensor_copy, queued in order
+// with the gradients' own work. Optional C++ helper; header-only.
 //
 //   dtb::GradAccumulator sums(host, params, setup.accumulation_steps);
 //   void beforeForward(const dtb_step_info_t& s) { sums.beforeForward(s); }
@@ -34,12 +36,12 @@ class GradAccumulator {
                   std::string(params.strategy()) + ": accumulation_steps must be >= 1");
     }
     if (steps == 1) return;
-    if (params.size() > 0 && params[0].grad.device.type != DTB_DEVICE_HOST)
-      throw Error(DTB_STATUS_UNSUPPORTED,
-                  std::string(params.strategy()) +
-                      ": gradient accumulation (accumulation_steps > 1) works on host "
-                      "tensors only so far; this model's are on a GPU");
-    for (const dtb_param_t* p : params) sums_.emplace_back(host, p->grad.count, DTB_MEM_GRADS);
+    // On a GPU (f32 there: the ParamSet sees to it) the sums live beside
+    // the gradients, and every add, mean and reset is a tensor_copy queued
+    // on the host's stream for that GPU, in order with the gradients' work.
+    if (params.size() > 0) ops_.require(params[0].grad.device);
+    for (const dtb_param_t* p : params)
+      sums_.emplace_back(host, p->grad.count, DTB_MEM_GRADS, p->grad.device);
   }
 
   uint32_t steps() const { return steps_; }
@@ -52,6 +54,10 @@ class GradAccumulator {
   // Adds parameter i's gradient, as it is now, into its sum.
   void add(uint32_t i) {
     const dtb_tensor_t& gradient = params_[i].grad;
+    if (gradient.device.type != DTB_DEVICE_HOST) {
+      ops_.copy(sums_[i].tensor(), 0, gradient, 0, gradient.count, 1.0f, /*accumulate=*/true);
+      return;
+    }
     float* sum = sums_[i].data();
     for (uint64_t k = 0; k < sums_[i].size(); ++k) sum[k] += element(gradient, k);
   }
@@ -72,6 +78,13 @@ class GradAccumulator {
         ops_.copy(to, 0, gradient, 0, count, scale);
       else
         ops_.zero(to, 0, count);
+      return;
+    }
+    if (gradient.device.type != DTB_DEVICE_HOST) {  // f32
+      const dtb_tensor_t sum = sums_[i].tensor();
+      if (withGradient) ops_.copy(sum, 0, gradient, 0, count, 1.0f, /*accumulate=*/true);
+      ops_.copy(flatTensor(out, count, gradient.device), 0, sum, 0, count, scale);
+      ops_.zero(sum, 0, count);
       return;
     }
     // `out` in the gradient's dtype: the f32 mean, rounded once.

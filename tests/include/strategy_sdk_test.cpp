@@ -4,6 +4,7 @@
 // after a failure, accumulation hands on the mean, arrivals are checked.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <map>
 #include <set>
 #include <string>
@@ -31,13 +32,35 @@ struct FakeHost {
   std::set<int> failWaitOf;                              // requests whose wait fails
   std::vector<std::pair<int64_t, int64_t>> waitedSpans;  // comm_waited's
   int64_t clock = 0;
+  std::map<void*, dtb_device_t> placed;  // each allocation's device
+  int tensorCopies = 0;
   dtb_host_t table{};
 };
 FakeHost* fake = nullptr;
 
-dtb_status_t fakeAlloc(dtb_host_ctx_t, uint64_t bytes, dtb_device_t, dtb_mem_category_t, void** out) {
+// Zeroed, as the host's GPU memory is; a "GPU" here is host memory that only
+// tensor_copy may touch.
+dtb_status_t fakeAlloc(dtb_host_ctx_t, uint64_t bytes, dtb_device_t device, dtb_mem_category_t, void** out) {
   *out = bytes ? ::operator new(bytes) : nullptr;
-  if (*out) fake->live[*out] = bytes;
+  if (*out) {
+    std::memset(*out, 0, bytes);
+    fake->live[*out] = bytes;
+    fake->placed[*out] = device;
+  }
+  return DTB_STATUS_OK;
+}
+// The host's tensor_copy on f32: dst = scale * src (+ dst), or zeros.
+dtb_status_t fakeTensorCopy(dtb_host_ctx_t, const dtb_tensor_t* dst, uint64_t dstOffset,
+                            const dtb_tensor_t* src, uint64_t srcOffset, uint64_t count, float scale,
+                            int32_t accumulate) {
+  ++fake->tensorCopies;
+  EXPECT_EQ(dst->device.type, DTB_DEVICE_CUDA);
+  EXPECT_LE(dstOffset + count, dst->count);
+  auto* to = static_cast<float*>(dst->data) + dstOffset;
+  for (uint64_t k = 0; k < count; ++k) {
+    const float v = src ? scale * static_cast<const float*>(src->data)[srcOffset + k] : 0.0f;
+    to[k] = accumulate ? to[k] + v : v;
+  }
   return DTB_STATUS_OK;
 }
 void fakeFree(dtb_host_ctx_t, void* p) {
@@ -93,6 +116,7 @@ class StrategySdk : public ::testing::Test {
     t.optim_state_floats = fakeStateFloats;
     t.optim_update = fakeUpdate;
     t.now_ns = fakeNow;
+    t.tensor_copy = fakeTensorCopy;
     for (uint32_t i = 0; i < 2; ++i) {
       values_[i].assign(3, 1.0f);
       grads_[i].assign(3, 0.0f);
@@ -257,6 +281,37 @@ TEST_F(StrategySdk, AccumulationHandsOnTheMeanOfTheMicroBatches) {
   EXPECT_EQ(grads_[0], (std::vector<float>{2, 3, 4}));
   sums.takeSum(0, grads_[0].data(), 0.5f, /*withGradient=*/false);  // the sum started again
   EXPECT_EQ(grads_[0], (std::vector<float>{0, 0, 0}));
+}
+
+// On a GPU the sums are GPU memory and every step of the sum goes through
+// the host's tensor_copy (here a fake GPU: host memory only it touches).
+TEST_F(StrategySdk, AccumulationOnAGpuSumsInGpuMemoryThroughTensorCopy) {
+  for (dtb_param_t& p : params_) p.grad.device = p.value.device = {DTB_DEVICE_CUDA, 1};
+  ParamSet params("mine", setup_, ParamSet::Place::kHostOrGpu);
+  GradAccumulator sums(host(), params, 3);
+  ASSERT_EQ(host_.placed.size(), 2u);
+  for (const auto& [memory, device] : host_.placed) {
+    EXPECT_EQ(device.type, DTB_DEVICE_CUDA);
+    EXPECT_EQ(device.index, 1);
+  }
+  dtb_step_info_t step{sizeof(step), 0, 0, 0, 3};
+  for (const std::vector<float>& gradient : {std::vector<float>{1, 2, 3}, std::vector<float>{3, 4, 5}}) {
+    sums.beforeForward(step);
+    grads_[0] = gradient;
+    sums.add(0);
+    ++step.micro_step;
+  }
+  sums.beforeForward(step);
+  ASSERT_TRUE(sums.lastMicroStep());
+  grads_[0] = {5, 0, 1};
+  const int before = host_.tensorCopies;
+  sums.takeSum(0, grads_[0].data(), 1.0f / 3);
+  EXPECT_EQ(host_.tensorCopies - before, 3) << "add, the mean into the gradient, the sum zeroed";
+  EXPECT_EQ(grads_[0], (std::vector<float>{3, 2, 3}));
+  sums.takeSum(0, grads_[0].data(), 1.0f, /*withGradient=*/false);  // the sum started again
+  EXPECT_EQ(grads_[0], (std::vector<float>{0, 0, 0}));
+  sums.takeSum(1, grads_[1].data(), 1.0f);  // nothing added: the gradient itself
+  EXPECT_EQ(grads_[1], (std::vector<float>{0, 0, 0}));
 }
 
 TEST_F(StrategySdk, OptimizerStateIsPerParameterAndPersists) {

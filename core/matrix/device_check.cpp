@@ -33,9 +33,13 @@ std::optional<DeviceProblem> deviceProblem(const Cell& cell, const dtb_backend_p
   // Over a backend that moves host memory only, the host stages GPU tensors
   // through pinned memory (gpu_staging.h), and ranks may share a GPU.
   const bool nccl = !backend || (backend->capabilities & DTB_BACKEND_CAP_CUDA_MEMORY);
-  if (cell.text("recovery") != "none") {
-    return DeviceProblem{"recovery", where + ": recovery = \"" + cell.text("recovery") +
-                                         "\" needs checkpoints, which GPU training does not write yet"};
+  // Checkpoints copy a GPU's parameters and optimizer state to the host and
+  // back, so restarts work; an elastic world would rebuild its GPU
+  // communicators inside the workers, which no GPU has run yet.
+  if (cell.text("recovery") == "elastic") {
+    return DeviceProblem{"recovery", where +
+                                         ": recovery = \"elastic\" does not run on GPUs yet; recovery = "
+                                         "\"restart\" does (checkpoints of the GPU's weights and state)"};
   }
   if (!ranksStartHere(cell)) return std::nullopt;
   if (gpus.count == 0)

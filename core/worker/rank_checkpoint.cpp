@@ -3,7 +3,9 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "cuda/cuda_memory.h"
 #include "dtbench/plugin.hpp"
 
 namespace dtb::core {
@@ -14,6 +16,25 @@ const dtb_strategy_plugin_v1_t& strategyApi(RankPlugins& plugins) {
 }
 
 uint64_t valueBytes(const dtb_param_t& p) { return p.value.count * dtb::dtypeSize(p.value.dtype); }
+
+// A parameter's values to host bytes and back. A GPU's are copied
+// synchronously, after everything queued on the GPU (a checkpoint is taken
+// between steps, once the step's updates have run).
+std::vector<uint8_t> readValues(const dtb_param_t& p) {
+  std::vector<uint8_t> bytes(valueBytes(p));
+  if (p.value.device.type == DTB_DEVICE_CUDA)
+    copyFromGpu(bytes.data(), p.value.data, bytes.size(), p.value.device.index);
+  else
+    std::memcpy(bytes.data(), p.value.data, bytes.size());
+  return bytes;
+}
+
+void writeValues(const dtb_param_t& p, const std::vector<uint8_t>& bytes) {
+  if (p.value.device.type == DTB_DEVICE_CUDA)
+    copyToGpu(p.value.data, bytes.data(), bytes.size(), p.value.device.index);
+  else
+    std::memcpy(p.value.data, bytes.data(), bytes.size());
+}
 
 LossScaler* lossScalerOf(RankPlugins& plugins) {
   MixedPrecision* mixed = plugins.mixedPrecision();
@@ -44,8 +65,7 @@ Checkpoint captureCheckpoint(RankPlugins& plugins, uint64_t steps, int64_t epoch
                                " has no values on this rank (released by the strategy): it cannot be "
                                "checkpointed");
     }
-    const auto* bytes = static_cast<const uint8_t*>(p.value.data);
-    c.params.emplace_back(bytes, bytes + valueBytes(p));
+    c.params.push_back(readValues(p));
   }
   const dtb_strategy_plugin_v1_t& api = strategyApi(plugins);
   PluginInstance& strategy = plugins.strategy();
@@ -78,7 +98,7 @@ void restoreParameters(RankPlugins& plugins, const Checkpoint& c) {
                                std::to_string(c.params[i].size()) + " bytes, the model's " +
                                std::to_string(valueBytes(p)));
     }
-    std::memcpy(p.value.data, c.params[i].data(), c.params[i].size());
+    writeValues(p, c.params[i]);
   }
   plugins.modelValuesChanged();
 }

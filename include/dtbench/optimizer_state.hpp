@@ -6,12 +6,12 @@
 #ifndef DTBENCH_OPTIMIZER_STATE_HPP
 #define DTBENCH_OPTIMIZER_STATE_HPP
 
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "dtbench/host_buffer.hpp"
 #include "dtbench/param_set.hpp"
+#include "dtbench/tensor_ops.hpp"
 
 namespace dtb {
 
@@ -51,9 +51,11 @@ class OptimizerState {
   // f32 state: in mixed precision the master copy is its first float.
   uint64_t bytes() const { return params_.elements() * sizeof(float) * floats_; }
 
-  // The state as one block of savedBytes() bytes, parameter by parameter (a
-  // strategy's state_save / state_load: checkpoints and restarts). Throws
-  // dtb::Error when `size` is not savedBytes().
+  // The state as one block of savedBytes() bytes in host memory, parameter
+  // by parameter (a strategy's state_save / state_load: checkpoints and
+  // restarts); state on a GPU is copied with the host's tensor_copy, after
+  // the GPU work queued before. Throws dtb::Error when `size` is not
+  // savedBytes().
   uint64_t savedBytes() const {
     uint64_t held = 0;
     for (const HostBuffer<float>& s : state_) held += s.size() * sizeof(float);
@@ -61,33 +63,30 @@ class OptimizerState {
   }
   void saveTo(void* out, uint64_t size) const {
     checkSize(size);
-    auto* at = static_cast<char*>(out);
+    auto* at = static_cast<float*>(out);
+    const TensorOps ops(host_, params_.strategy());
     for (const HostBuffer<float>& s : state_) {
       // Plain SGD keeps no state: empty buffers, and `out` may be null then
       // (memcpy with a null pointer is undefined even for 0 bytes).
       if (s.size() == 0) continue;
-      std::memcpy(at, s.data(), s.size() * sizeof(float));
-      at += s.size() * sizeof(float);
+      ops.copy(hostTensor(at, s.size(), DTB_DTYPE_F32), 0, s.tensor(), 0, s.size());
+      at += s.size();
     }
   }
   void loadFrom(const void* in, uint64_t size) {
     checkSize(size);
-    const auto* at = static_cast<const char*>(in);
+    const auto* at = static_cast<const float*>(in);
+    const TensorOps ops(host_, params_.strategy());
     for (HostBuffer<float>& s : state_) {
       if (s.size() == 0) continue;  // as in saveTo
-      std::memcpy(s.data(), at, s.size() * sizeof(float));
-      at += s.size() * sizeof(float);
+      // A source tensor is only read, whatever its type says.
+      ops.copy(s.tensor(), 0, hostTensor(const_cast<float*>(at), s.size(), DTB_DTYPE_F32), 0, s.size());
+      at += s.size();
     }
   }
 
  private:
   void checkSize(uint64_t size) const {
-    for (const HostBuffer<float>& s : state_) {
-      if (s.device().type != DTB_DEVICE_HOST)
-        throw Error(DTB_STATUS_UNSUPPORTED,
-                    "optimizer state on a GPU is not saved or loaded (no checkpoints of "
-                    "GPU training yet)");
-    }
     if (size != savedBytes()) {
       throw Error(DTB_STATUS_INVALID_ARGUMENT, "optimizer state of " + std::to_string(savedBytes()) +
                                                    " bytes, not " + std::to_string(size) +

@@ -85,7 +85,7 @@ class TensorOps {
                                                        " tensors (f32, bf16, f16 only)");
       }
     }
-    require(dst.device);
+    require(dst.device.type != DTB_DEVICE_HOST ? dst.device : src.device);
     check(host_->tensor_copy(host_->ctx, &dst, dstOffset, &src, srcOffset, count, scale, accumulate ? 1 : 0),
           (strategy_ + ": a tensor copy on the GPU").c_str());
   }

@@ -54,7 +54,10 @@ dtb_status_t fakeTensorCopy(dtb_host_ctx_t, const dtb_tensor_t* dst, uint64_t ds
                             const dtb_tensor_t* src, uint64_t srcOffset, uint64_t count, float scale,
                             int32_t accumulate) {
   ++fake->tensorCopies;
-  EXPECT_EQ(dst->device.type, DTB_DEVICE_CUDA);
+  const bool crossing = src && src->device.type != dst->device.type;
+  EXPECT_TRUE(dst->device.type == DTB_DEVICE_CUDA || crossing)
+      << "host memory alone is the helpers' own work";
+  EXPECT_TRUE(!crossing || (scale == 1.0f && !accumulate)) << "between host and GPU: plain copies only";
   EXPECT_LE(dstOffset + count, dst->count);
   auto* to = static_cast<float*>(dst->data) + dstOffset;
   for (uint64_t k = 0; k < count; ++k) {
@@ -312,6 +315,27 @@ TEST_F(StrategySdk, AccumulationOnAGpuSumsInGpuMemoryThroughTensorCopy) {
   EXPECT_EQ(grads_[0], (std::vector<float>{0, 0, 0}));
   sums.takeSum(1, grads_[1].data(), 1.0f);  // nothing added: the gradient itself
   EXPECT_EQ(grads_[1], (std::vector<float>{0, 0, 0}));
+}
+
+// Checkpoints of GPU training: the state leaves the GPU and comes back
+// through tensor_copy (a fake GPU again).
+TEST_F(StrategySdk, OptimizerStateOnAGpuIsSavedAndLoadedThroughTensorCopy) {
+  for (dtb_param_t& p : params_) p.grad.device = p.value.device = {DTB_DEVICE_CUDA, 0};
+  ParamSet params("mine", setup_, ParamSet::Place::kHostOrGpu);
+  OptimizerState optimizer(host(), params);
+  ASSERT_EQ(optimizer.savedBytes(), 2u * 3 * 2 * sizeof(float));
+  grads_[0].assign(3, 1.0f);
+  optimizer.update();  // every parameter's state counts 1
+  std::vector<float> saved(12, -1.0f);
+  optimizer.saveTo(saved.data(), saved.size() * sizeof(float));
+  EXPECT_EQ(host_.tensorCopies, 2) << "one copy a parameter";
+  EXPECT_EQ(saved, (std::vector<float>{1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0}));
+  saved[0] = 5;  // loaded, the state counts on from 5 for the first element
+  optimizer.loadFrom(saved.data(), saved.size() * sizeof(float));
+  values_[0].assign(3, 0.0f);
+  optimizer.update();
+  EXPECT_EQ(values_[0], (std::vector<float>{-6, -2, -2}));
+  EXPECT_THROW(optimizer.saveTo(saved.data(), 8), Error);
 }
 
 TEST_F(StrategySdk, OptimizerStateIsPerParameterAndPersists) {

@@ -75,11 +75,17 @@ TEST(DeviceCheck, EachRefusalNamesItsKeyAndCell) {
   accumulating.values["accumulation_steps"] = int64_t{4};
   EXPECT_FALSE(deviceProblem(accumulating, &kNccl, kTwoGpus));
 
+  // Restarts from checkpoints of the GPU's weights; no elastic worlds yet.
   Cell restarting = cell("cuda", "nccl");
   restarting.values["recovery"] = std::string("restart");
-  p = deviceProblem(restarting, &kNccl, kTwoGpus);
+  EXPECT_FALSE(deviceProblem(restarting, &kNccl, kTwoGpus));
+  Cell elastic = cell("cuda", "nccl");
+  elastic.values["recovery"] = std::string("elastic");
+  p = deviceProblem(elastic, &kNccl, kTwoGpus);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->key, "recovery");
+  EXPECT_NE(p->message.find("recovery = \"elastic\" does not run on GPUs yet"), std::string::npos)
+      << p->message;
 }
 
 // Every strategy trains on GPU tensors over either kind of backend

@@ -24,19 +24,40 @@ __global__ void scaledCopyKernel(float* dst, const float* src, uint64_t count, f
   }
 }
 
+struct WorkStreams {
+  std::mutex mutex;
+  std::vector<cudaStream_t> byDevice;  // never destroyed (the process's)
+};
+
+WorkStreams& workStreams() {
+  static WorkStreams streams;
+  return streams;
+}
+
 }  // namespace
 
 void* gpuWorkStream(int device) {
-  static std::mutex mutex;
-  static std::vector<cudaStream_t> streams;  // by device; never destroyed (the process's)
-  std::lock_guard lock(mutex);
+  WorkStreams& streams = workStreams();
+  std::lock_guard lock(streams.mutex);
   if (device < 0) throw std::invalid_argument("no GPU " + std::to_string(device));
-  if (streams.size() <= static_cast<size_t>(device)) streams.resize(device + 1, nullptr);
-  if (!streams[device]) {
+  if (streams.byDevice.size() <= static_cast<size_t>(device)) streams.byDevice.resize(device + 1, nullptr);
+  if (!streams.byDevice[device]) {
     checkTensorOp(cudaSetDevice(device), "cudaSetDevice");
-    checkTensorOp(cudaStreamCreate(&streams[device]), "cudaStreamCreate (the host's stream)");
+    checkTensorOp(cudaStreamCreate(&streams.byDevice[device]), "cudaStreamCreate (the host's stream)");
   }
-  return streams[device];
+  return streams.byDevice[device];
+}
+
+void gpuSettleWorkStreams() {
+  std::vector<cudaStream_t> made;
+  {
+    WorkStreams& streams = workStreams();
+    std::lock_guard lock(streams.mutex);
+    made = streams.byDevice;
+  }
+  for (cudaStream_t stream : made) {
+    if (stream) checkTensorOp(cudaStreamSynchronize(stream), "waiting for the host's stream");
+  }
 }
 
 void gpuScaledCopy(float* dst, const float* src, uint64_t count, float scale, bool accumulate, int device) {

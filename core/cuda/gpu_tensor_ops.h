@@ -14,6 +14,9 @@ namespace dtb::core {
 // tensor copies, collectives set on this stream and the optimizer run in
 // the order the strategy issued them with no host waits between.
 void* gpuWorkStream(int device);
+// Returns once everything queued so far on every GPU's work stream has run
+// (nothing to wait for where none was made, or in a build without CUDA).
+void gpuSettleWorkStreams();
 
 // Queues dst[i] = scale * src[i] (+ dst[i] when `accumulate`), i < count, on
 // gpuWorkStream(device); src null: zeros. Returns before it ran. Pointers

@@ -5,6 +5,8 @@ namespace dtb::core {
 
 void* gpuWorkStream(int) { throw GpuUnavailable("this build of dtbench has no CUDA"); }
 
+void gpuSettleWorkStreams() {}  // no GPU, no stream
+
 void gpuScaledCopy(float*, const float*, uint64_t, float, bool, int) {
   throw GpuUnavailable("this build of dtbench has no CUDA");
 }

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <tuple>
 
+#include "cuda/gpu_tensor_ops.h"
+
 namespace dtb::core {
 namespace {
 
@@ -124,6 +126,10 @@ StepResult TrainingStep::run(const dtb_batch_t& batch, const dtb_step_info_t& in
   std::tie(t[Phase::kBackward], t[Phase::kBackwardWait]) = clock.lap();
 
   strategy_.check("finish_backward", strategyApi_.finish_backward(strategy_.context()));
+  // Between micro-batches no optimizer step settles the GPU: the copies a
+  // strategy queued (gradients added into its sums, ZeRO's slices) must have
+  // read the gradients before the next backward writes them again.
+  if (info.micro_step + 1 != info.accumulation_steps) gpuSettleWorkStreams();
   // Its waits are exposed; the rest is the strategy's computation.
   auto [finishS, finishWaitS] = clock.lap();
   if (!declaresItsWaits_) finishWaitS = finishS;  // an older strategy's: all of it, as before 1.6

@@ -17,9 +17,10 @@ const dtb_strategy_plugin_v1_t& strategyApi(RankPlugins& plugins) {
 
 uint64_t valueBytes(const dtb_param_t& p) { return p.value.count * dtb::dtypeSize(p.value.dtype); }
 
-// A parameter's values to host bytes and back. A GPU's are copied
-// synchronously, after everything queued on the GPU (a checkpoint is taken
-// between steps, once the step's updates have run).
+// A parameter's values to host bytes and back; a GPU's with a synchronous
+// copy. A checkpoint is taken between steps, when nothing is left running
+// on the GPU: the model's backward has ended and the optimizer's settle()
+// waited for the whole GPU.
 std::vector<uint8_t> readValues(const dtb_param_t& p) {
   std::vector<uint8_t> bytes(valueBytes(p));
   if (p.value.device.type == DTB_DEVICE_CUDA)

@@ -17,7 +17,7 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 // Coordination flags, combined with a bitwise AND across ranks: a flag
 // survives only if every rank set it.
-constexpr int32_t kNothingUncached = 0x1;  // no rank has an uncached tensor ready
+constexpr int32_t kNothingUncached = 0x1;  // no rank has a new tensor to ask for, none waits at rank 0
 constexpr int32_t kNoAbort = 0x2;          // no rank gives up (stall, shutdown)
 
 FusionOptions readOptions(const dtb_host_t* host) {

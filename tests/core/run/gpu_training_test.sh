@@ -59,7 +59,7 @@ grep -q "4 ok, 0 failed" "$scratch/out.txt" || { cat "$scratch/out.txt"; fail "n
 expect "SELECT COUNT(*) FROM event e JOIN run r ON r.id = e.run_id
           WHERE e.kind = 'restart' AND e.detail LIKE 'restart 1 of %: from the checkpoint of step 16'" 2 \
   "a killed run did not restart from the checkpoint of step 16"
-"$dtbench" query "$db" "SELECT r.backend, r.world_size, v.value AS fault, e.epoch, ROUND(e.train_loss, 4) AS loss
+"$dtbench" query "$db" "SELECT r.backend, r.world_size, trim(v.value, '\"') AS fault, e.epoch, ROUND(e.train_loss, 4) AS loss
                         FROM epoch e JOIN run r ON r.id = e.run_id
                         JOIN run_param v ON v.run_id = r.id AND v.key = 'fault.kind' ORDER BY r.id, e.epoch"
 # The restarted run ends near the clean one. Not exactly: cuDNN's kernels
@@ -69,7 +69,7 @@ expect "SELECT COUNT(*) FROM event e JOIN run r ON r.id = e.run_id
 # 0.21 over three epochs on the H100 and on the CPU (docs/gpu.md), so such a
 # run would end several times above the clean one, not within half of it.
 expect "SELECT COUNT(*) FROM epoch k JOIN run rk ON rk.id = k.run_id
-          JOIN run_param f ON f.run_id = rk.id AND f.key = 'fault.kind' AND f.value = 'kill'
+          JOIN run_param f ON f.run_id = rk.id AND f.key = 'fault.kind' AND trim(f.value, '\"') = 'kill'
           JOIN run rc ON rc.backend = rk.backend AND rc.world_size = rk.world_size AND rc.id <> rk.id
           JOIN epoch c ON c.run_id = rc.id AND c.epoch = k.epoch
           WHERE k.epoch = 3 AND ABS(k.train_loss - c.train_loss) <= 0.5 * c.train_loss" 2 \

@@ -9,8 +9,7 @@ const dtb_param_spec_t kParams[] = {kWidths.spec(), kDropout.spec()};
 
 }  // namespace
 
-DTB_EXPORT_MODEL_PLUGIN(modelDescriptor<Mlp>("mlp", "0.1.0",
-                                             "Multilayer perceptron (fully connected + ReLU), on oneDNN",
-                                             kParams))
+DTB_EXPORT_MODEL_PLUGIN(modelDescriptor<Mlp>(
+    "mlp", "0.1.0", "Multilayer perceptron (fully connected + ReLU), on oneDNN or cuBLAS", kParams))
 
 }  // namespace dtb::model::mlp

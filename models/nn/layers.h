@@ -74,13 +74,13 @@ struct CudaLayerOptions {
   bool allowTf32 = true;
 };
 
-// For a model that computes on the host only (lenet, mlp): throws
+// For a model that computes on the host only (lenet): throws
 // UNSUPPORTED, naming it, when the setup asks for another device.
 inline void requireHost(const char* model, const dtb_device_t& device) {
   if (device.type == DTB_DEVICE_HOST) return;
   throw Error(DTB_STATUS_UNSUPPORTED, std::string(model) +
                                           " computes on the host only so far; on a GPU (device = \"cuda\") "
-                                          "train resnet or mobilenetv2");
+                                          "train resnet, mobilenetv2 or mlp");
 }
 
 // The oneDNN layers (the host), or the CUDA layers on `options.device`;

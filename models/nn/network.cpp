@@ -32,12 +32,18 @@ std::unique_ptr<Layers> layersFor(const dtb_host_t* host, const dtb_device_t& de
 
 }  // namespace
 
-Network::Network(const dtb_host_t* host, const dtb_model_setup_t& setup)
+Network::Network(const dtb_host_t* host, const dtb_model_setup_t& setup, Samples samples)
     : host_(host),
       registry_(setup.seed),
       layers_(layersFor(host, setup.device)),
       classes_(setup.num_classes),
       labelSmoothing_(setup.label_smoothing) {
+  if (samples == Samples::kFlat) {
+    int64_t elements = 1;
+    for (int32_t d = 0; d < setup.input_ndim; ++d) elements *= setup.input_shape[d];
+    sample_ = {1, elements, 1, 1};
+    return;
+  }
   if (setup.input_ndim != 3) {
     throw Error(DTB_STATUS_INVALID_ARGUMENT, "expects image samples [channels, height, width]; got " +
                                                  std::to_string(setup.input_ndim) + " dimensions");

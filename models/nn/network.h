@@ -19,7 +19,10 @@ namespace dtb::nn {
 
 class Network {
  public:
-  Network(const dtb_host_t* host, const dtb_model_setup_t& setup);
+  // What a sample is to the network: an image [channels, height, width], or
+  // any tensor taken flat ([elements, 1, 1]: an MLP's input).
+  enum class Samples { kImages, kFlat };
+  Network(const dtb_host_t* host, const dtb_model_setup_t& setup, Samples samples = Samples::kImages);
 
   const dtb_host_t* host() const { return host_; }
   dtb_param_t* const* params() const { return registry_.views(); }

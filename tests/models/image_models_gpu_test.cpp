@@ -1,5 +1,5 @@
-// Whole models on a GPU against the same models on the host: the resnet and
-// mobilenetv2 plugins created with a CUDA device, same seed, TF32 off; one
+// Whole models on a GPU against the same models on the host: the resnet,
+// mobilenetv2 and mlp plugins created with a CUDA device, same seed, TF32 off; one
 // training step's loss, hits and every gradient, the order gradients become
 // ready in, and evaluation after the step (batch norm's running estimates).
 //
@@ -170,6 +170,16 @@ TEST(ImageModelsOnGpu, ResNet50StepMatchesTheHost) {
                            {"allow_tf32", false},
                            {"cudnn_benchmark", true}};
   expectGpuStepLikeTheHosts("resnet", params, 64, 3, "resnet50");
+}
+
+// The MLP (cuBLAS's fully connected layers over the flattened 3x8x8
+// sample): shallow and without batch norm, so its floor is the test's least
+// (1e-6 relative) and the GPU must stay within five times it. Written
+// 2026-12-01; not yet run on a GPU.
+TEST(ImageModelsOnGpu, MlpStepMatchesTheHost) {
+  DTBENCH_SKIP_WITHOUT_GPU();
+  const ParamValues params{{"widths", std::vector<int64_t>{64, 32}}};
+  expectGpuStepLikeTheHosts("mlp", params, 8, 8, "mlp");
 }
 
 // Dropout draws differently on each device, so MobileNetV2's step is

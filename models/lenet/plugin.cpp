@@ -10,6 +10,6 @@ const dtb_param_spec_t kParams[] = {kDropout.spec()};
 }  // namespace
 
 DTB_EXPORT_MODEL_PLUGIN(modelDescriptor<LeNet>(
-    "lenet", "0.1.0", "LeNet of PyTorch's MNIST example (21,840 parameters), on oneDNN", kParams))
+    "lenet", "0.1.0", "LeNet of PyTorch's MNIST example (21,840 parameters), on oneDNN or cuDNN", kParams))
 
 }  // namespace dtb::model::lenet

@@ -30,7 +30,8 @@ Mlp::Mlp(const dtb_host_t* host, const dtb_model_setup_t& setup) : Network(host,
       r.param(index).initUniform(bound, setup.seed * 1000 + index);
     if (hidden) {
       body().add(l.relu());
-      if (dropout > 0) body().add(l.dropout(dropout, (setup.seed ^ 0x31bULL) + k));
+      // One seed: every layer's masks from one stream, in the order they run.
+      if (dropout > 0) body().add(l.dropout({dropout, setup.seed ^ 0x31bULL}));
     }
     in = out;
   }

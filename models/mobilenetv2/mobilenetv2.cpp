@@ -73,7 +73,7 @@ MobileNetV2::MobileNetV2(const dtb_host_t* host, const dtb_model_setup_t& setup)
   }
   convBnRelu(body(), l, r, "features." + std::to_string(feature), {in, last, 1, 1, 0});
   body().add(l.globalAvgPool());
-  body().add(l.dropout(0.2, setup.seed ^ 0xd20bULL));
+  body().add(l.dropout({0.2, setup.seed ^ 0xd20bULL}));
   body().add(l.linear(r, "classifier.1", last, classes()));
   // torchvision: classifier weights N(0, 0.01), bias 0.
   nn::Parameter& weight = r.param(r.paramCount() - 2);

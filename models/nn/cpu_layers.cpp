@@ -1,4 +1,7 @@
 // The oneDNN layers: what a model computes with on the host.
+#include <map>
+#include <memory>
+#include <random>
 #include <vector>
 
 #include "dnnl_context.h"
@@ -53,8 +56,10 @@ class CpuLayers : public Layers {
                                  int64_t out) override {
     return std::make_unique<LinearModule>(dnnl_, registerLinear(registry, name, in, out), in, out);
   }
-  std::unique_ptr<Module> dropout(double p, uint64_t seed) override {
-    return std::make_unique<DropoutModule>(p, seed);
+  std::unique_ptr<Module> dropout(const DropoutSpec& spec) override {
+    std::shared_ptr<std::mt19937_64>& draws = dropoutDraws_[spec.seed];
+    if (!draws) draws = std::make_shared<std::mt19937_64>(spec.seed);
+    return std::make_unique<DropoutModule>(spec, draws);
   }
   std::unique_ptr<Module> residual(std::unique_ptr<Module> main, std::unique_ptr<Module> shortcut,
                                    bool reluAfter) override {
@@ -74,6 +79,7 @@ class CpuLayers : public Layers {
  private:
   DnnlContext dnnl_;
   std::vector<float> input_;
+  std::map<uint64_t, std::shared_ptr<std::mt19937_64>> dropoutDraws_;  // one stream a seed
 };
 
 }  // namespace

@@ -138,7 +138,7 @@ const float* LinearModule::backward(const float* dy, const Pass& pass, bool inpu
 const float* DropoutModule::forward(const float* x, const Shape& in, const Pass& pass) {
   const double p = pass.training() ? p_ : 0.0;
   float* y = sized(y_, in.count());
-  dropoutForward(x, y, in.count(), p, 1, rng_, mask_);
+  dropoutForward(x, y, in.count(), p, perChannel_ ? static_cast<uint64_t>(in.h * in.w) : 1, *draws_, mask_);
   return y;
 }
 

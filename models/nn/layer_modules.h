@@ -113,17 +113,21 @@ class LinearModule : public Module {
   std::vector<float> y_, dx_;
 };
 
-// Inverted dropout of probability p while training; the identity otherwise.
+// Inverted dropout of probability p while training, per element or per
+// channel; the identity otherwise. `draws` may be shared with other modules
+// (layer_specs.h: one stream for one seed).
 class DropoutModule : public Module {
  public:
-  DropoutModule(double p, uint64_t seed) : p_(p), rng_(seed) {}
+  DropoutModule(const DropoutSpec& spec, std::shared_ptr<std::mt19937_64> draws)
+      : p_(spec.p), perChannel_(spec.perChannel), draws_(std::move(draws)) {}
   Shape outputShape(const Shape& in) const override { return in; }
   const float* forward(const float* x, const Shape& in, const Pass& pass) override;
   const float* backward(const float* dy, const Pass& pass, bool inputGrad) override;
 
  private:
   double p_;
-  std::mt19937_64 rng_;
+  bool perChannel_;
+  std::shared_ptr<std::mt19937_64> draws_;
   std::vector<float> mask_, y_, dx_;
 };
 

@@ -46,8 +46,8 @@ class Layers {
   // Fully connected over the flattened input: [n, c, h, w] -> [n, out, 1, 1].
   virtual std::unique_ptr<Module> linear(ParameterRegistry& registry, const std::string& name, int64_t in,
                                          int64_t out) = 0;
-  // Inverted dropout of probability p while training.
-  virtual std::unique_ptr<Module> dropout(double p, uint64_t seed) = 0;
+  // Inverted dropout (DropoutSpec says how it draws).
+  virtual std::unique_ptr<Module> dropout(const DropoutSpec& spec) = 0;
   // y = main(x) + shortcut(x) (null: the identity), then ReLU if asked.
   virtual std::unique_ptr<Module> residual(std::unique_ptr<Module> main, std::unique_ptr<Module> shortcut,
                                            bool reluAfter) = 0;
@@ -73,15 +73,6 @@ struct CudaLayerOptions {
   // convolutions may run on tensor cores in TF32.
   bool allowTf32 = true;
 };
-
-// For a model that computes on the host only (lenet): throws
-// UNSUPPORTED, naming it, when the setup asks for another device.
-inline void requireHost(const char* model, const dtb_device_t& device) {
-  if (device.type == DTB_DEVICE_HOST) return;
-  throw Error(DTB_STATUS_UNSUPPORTED, std::string(model) +
-                                          " computes on the host only so far; on a GPU (device = \"cuda\") "
-                                          "train resnet, mobilenetv2 or mlp");
-}
 
 // The oneDNN layers (the host), or the CUDA layers on `options.device`;
 // without CUDA in this build, DTB_STATUS_UNSUPPORTED saying so.

@@ -187,7 +187,7 @@ TEST(CudaLayers, ResidualSumMatchesOneDnn) {
 TEST(CudaLayers, DropoutKeepsScaledValuesAndRoutesGradientsThroughThem) {
   DTBENCH_SKIP_WITHOUT_GPU();
   auto layers = makeCudaLayers({});
-  auto dropout = layers->dropout(0.25, 3);
+  auto dropout = layers->dropout({0.25, 3});
   const Shape in{4, 8, 16, 16};
   const auto x = randomValues(in.count(), 4);
   const OnGpu xGpu(x);
@@ -212,6 +212,30 @@ TEST(CudaLayers, DropoutKeepsScaledValuesAndRoutesGradientsThroughThem) {
   EXPECT_NE(again, y) << "every call draws a new mask";
   const auto evaluated = toHost(dropout->forward(xGpu.get(), in, Pass(nullptr, false)), in.count());
   EXPECT_EQ(evaluated, x) << "evaluation keeps every value";
+}
+
+// Dropout2d (LeNet's) drops whole channels: one mask value a channel of a
+// sample; and two modules of one seed draw from one stream, so they never
+// repeat each other's masks. Written 2026-12-01; not yet run on a GPU.
+TEST(CudaLayers, ChannelDropoutDropsWholeChannelsAndModulesOfOneSeedDrawAfresh) {
+  DTBENCH_SKIP_WITHOUT_GPU();
+  auto layers = makeCudaLayers({});
+  auto first = layers->dropout({0.5, 7, /*perChannel=*/true});
+  auto second = layers->dropout({0.5, 7, /*perChannel=*/true});
+  const Shape in{16, 32, 8, 8};
+  const OnGpu ones(std::vector<float>(in.count(), 1.0f));
+  const Pass training(nullptr, true);
+  const auto a = toHost(first->forward(ones.get(), in, training), in.count());
+  const auto b = toHost(second->forward(ones.get(), in, training), in.count());
+  uint64_t dropped = 0;
+  const uint64_t plane = static_cast<uint64_t>(in.h * in.w), channels = static_cast<uint64_t>(in.n * in.c);
+  for (uint64_t c = 0; c < channels; ++c) {
+    for (uint64_t k = 1; k < plane; ++k) ASSERT_EQ(a[c * plane + k], a[c * plane]) << "channel " << c;
+    EXPECT_TRUE(a[c * plane] == 0.0f || a[c * plane] == 2.0f) << a[c * plane];
+    dropped += a[c * plane] == 0.0f ? 1 : 0;
+  }
+  EXPECT_NEAR(double(dropped) / double(channels), 0.5, 0.09);  // 512 draws: 0.09 is > 4 sigma
+  EXPECT_NE(a, b) << "the second module of the seed drew the first's masks again";
 }
 
 TEST(CudaLayers, CrossEntropyMatchesTheHosts) {

@@ -1,16 +1,22 @@
 // LeNet against PyTorch: the same weights and inputs give the same loss and
 // the same gradient for every one of the 21,840 parameters (fixture from
 // tools/fixtures/lenet_reference.py), gradients become ready in reverse
-// layer order, and a finite-difference check of the backward pass.
+// layer order, and a finite-difference check of the backward pass. Also its
+// two dropouts as the layer library makes them: Dropout2d drops whole
+// channels, and both draw from one stream.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <random>
 #include <sstream>
+#include <vector>
 
 #include "dtbench/plugin.hpp"
+#include "elementwise.h"
 #include "host/plugin_instance.h"
+#include "layers.h"
 #include "plugin/loader.h"
 
 namespace dtb::core {
@@ -161,6 +167,32 @@ TEST_F(LeNetTest, BackwardAgreesWithFiniteDifferences) {
       EXPECT_NEAR(analytic[i], numeric, 2e-3 + 2e-2 * std::fabs(numeric))
           << params_[p]->name << "[" << i << "]";
     }
+  }
+}
+
+// Two modules of one seed draw as one generator would, in the order they
+// run (what keeps LeNet's masks those of its one generator), and the
+// per-channel one gives each channel of a sample one mask value.
+TEST(LeNet, DropoutsOfOneSeedDrawFromOneStreamAndDropout2dDropsChannels) {
+  auto layers = nn::makeCpuLayers();
+  auto channels = layers->dropout({0.5, 7, /*perChannel=*/true});
+  auto elements = layers->dropout({0.5, 7});
+  const nn::Shape in{4, 20, 8, 8};
+  const std::vector<float> ones(in.count(), 1.0f);
+  const nn::Pass training(nullptr, true);
+  const float* a = channels->forward(ones.data(), in, training);
+  const std::vector<float> first(a, a + in.count());
+  const float* b = elements->forward(ones.data(), in, training);
+  const std::vector<float> second(b, b + in.count());
+
+  std::mt19937_64 generator(7);
+  std::vector<float> y(in.count()), mask;
+  nn::dropoutForward(ones.data(), y.data(), in.count(), 0.5, 64, generator, mask);
+  EXPECT_EQ(first, y) << "the channel dropout's masks are not the generator's first draws";
+  nn::dropoutForward(ones.data(), y.data(), in.count(), 0.5, 1, generator, mask);
+  EXPECT_EQ(second, y) << "the second module did not go on where the first stopped";
+  for (uint64_t c = 0; c < 4 * 20; ++c) {
+    for (uint64_t k = 1; k < 64; ++k) ASSERT_EQ(first[c * 64 + k], first[c * 64]) << "channel " << c;
   }
 }
 

@@ -1,5 +1,7 @@
 // The CUDA layers: what a model computes with on a GPU.
 #include <cstring>
+#include <map>
+#include <memory>
 #include <vector>
 
 #include "cuda_check.h"
@@ -87,8 +89,10 @@ class CudaLayers : public Layers {
                                  int64_t out) override {
     return std::make_unique<LinearModule>(ctx_, registerLinear(registry, name, in, out), in, out);
   }
-  std::unique_ptr<Module> dropout(double p, uint64_t seed) override {
-    return std::make_unique<DropoutModule>(ctx_, p, seed);
+  std::unique_ptr<Module> dropout(const DropoutSpec& spec) override {
+    std::shared_ptr<uint64_t>& calls = dropoutCalls_[spec.seed];
+    if (!calls) calls = std::make_shared<uint64_t>(0);
+    return std::make_unique<DropoutModule>(ctx_, spec, calls);
   }
   std::unique_ptr<Module> residual(std::unique_ptr<Module> main, std::unique_ptr<Module> shortcut,
                                    bool reluAfter) override {
@@ -132,6 +136,8 @@ class CudaLayers : public Layers {
   CudaContext ctx_;
   PinnedBuffer staging_;
   DeviceBuffer input_;
+  // One stream of draws a seed: the forward calls of its modules, counted.
+  std::map<uint64_t, std::shared_ptr<uint64_t>> dropoutCalls_;
 };
 
 }  // namespace

@@ -131,9 +131,12 @@ class GlobalAvgPoolModule : public Module {
   DeviceBuffer y_, dx_;
 };
 
+// `calls` counts the forward calls of every module of the same seed, so each
+// call draws afresh (layer_specs.h: one stream a seed).
 class DropoutModule : public Module {
  public:
-  DropoutModule(CudaContext& ctx, double p, uint64_t seed) : ctx_(ctx), p_(p), seed_(seed) {}
+  DropoutModule(CudaContext& ctx, const DropoutSpec& spec, std::shared_ptr<uint64_t> calls)
+      : ctx_(ctx), p_(spec.p), seed_(spec.seed), perChannel_(spec.perChannel), calls_(std::move(calls)) {}
   Shape outputShape(const Shape& in) const override { return in; }
   const float* forward(const float* x, const Shape& in, const Pass& pass) override;
   const float* backward(const float* dy, const Pass& pass, bool inputGrad) override;
@@ -141,7 +144,9 @@ class DropoutModule : public Module {
  private:
   CudaContext& ctx_;
   double p_;
-  uint64_t seed_, calls_ = 0;
+  uint64_t seed_;
+  bool perChannel_;
+  std::shared_ptr<uint64_t> calls_;
   uint64_t count_ = 0;
   DeviceBuffer mask_, y_, dx_;
 };

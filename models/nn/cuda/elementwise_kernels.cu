@@ -50,11 +50,12 @@ __device__ uint64_t mix(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-__global__ void dropoutKernel(const float* x, float* y, float* mask, uint64_t count, float p, float scale,
-                              uint64_t key) {
+__global__ void dropoutKernel(const float* x, float* y, float* mask, uint64_t count, uint64_t drawEvery,
+                              float p, float scale, uint64_t key) {
   for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < count;
        i += uint64_t{gridDim.x} * blockDim.x) {
-    const double u = static_cast<double>(mix(key + i * 0x9e3779b97f4a7c15ULL) >> 11) * 0x1.0p-53;
+    const uint64_t draw = i / drawEvery;
+    const double u = static_cast<double>(mix(key + draw * 0x9e3779b97f4a7c15ULL) >> 11) * 0x1.0p-53;
     const float m = u >= p ? scale : 0.0f;
     mask[i] = m;
     y[i] = x[i] * m;
@@ -102,13 +103,14 @@ void multiply(cudaStream_t stream, const float* a, const float* b, float* y, uin
   checkLaunch("multiply");
 }
 
-void dropoutForward(cudaStream_t stream, const float* x, float* y, float* mask, uint64_t count, double p,
-                    uint64_t seed, uint64_t call) {
+void dropoutForward(cudaStream_t stream, const float* x, float* y, float* mask, uint64_t count,
+                    uint64_t drawEvery, double p, uint64_t seed, uint64_t call) {
   if (count == 0) return;
+  drawEvery = drawEvery > 0 ? drawEvery : 1;
   const float scale = p < 1.0 ? static_cast<float>(1.0 / (1.0 - p)) : 0.0f;
   const uint64_t key = seed * 0xd1342543de82ef95ULL + call * 0x2545f4914f6cdd1dULL;
-  dropoutKernel<<<blocksFor(count), kThreads, 0, stream>>>(x, y, mask, count, static_cast<float>(p), scale,
-                                                           key);
+  dropoutKernel<<<blocksFor(count), kThreads, 0, stream>>>(x, y, mask, count, drawEvery,
+                                                           static_cast<float>(p), scale, key);
   checkLaunch("dropout");
 }
 

@@ -30,9 +30,10 @@ void globalAvgPoolBackward(cudaStream_t stream, const float* dy, int64_t planes,
                            float* dx);
 
 // Inverted dropout: mask[i] is 0 or 1 / (1 - p), drawn from a counter-based
-// hash of (seed, call, i), so a forward needs no generator state on the GPU.
-void dropoutForward(cudaStream_t stream, const float* x, float* y, float* mask, uint64_t count, double p,
-                    uint64_t seed, uint64_t call);
+// hash of (seed, call, i / drawEvery), so a forward needs no generator state
+// on the GPU; drawEvery = a channel's elements drops whole channels.
+void dropoutForward(cudaStream_t stream, const float* x, float* y, float* mask, uint64_t count,
+                    uint64_t drawEvery, double p, uint64_t seed, uint64_t call);
 // y = a * b, elementwise (dropout's backward: dy times the mask).
 void multiply(cudaStream_t stream, const float* a, const float* b, float* y, uint64_t count);
 

@@ -58,8 +58,9 @@ const float* DropoutModule::forward(const float* x, const Shape& in, const Pass&
   count_ = in.count();
   float* y = y_.floats(count_);
   // Evaluation keeps everything (p = 0 makes every mask value 1).
-  dropoutForward(ctx_.stream(), x, y, mask_.floats(count_), count_, pass.training() ? p_ : 0.0, seed_,
-                 calls_++);
+  const uint64_t drawEvery = perChannel_ ? static_cast<uint64_t>(in.h * in.w) : 1;
+  dropoutForward(ctx_.stream(), x, y, mask_.floats(count_), count_, drawEvery, pass.training() ? p_ : 0.0,
+                 seed_, (*calls_)++);
   return y;
 }
 

@@ -10,16 +10,23 @@ namespace {
 
 constexpr uint32_t kClasses = 10;
 
+// The setup, once it is one LeNet takes: checked before anything is built
+// (on a GPU, before a CUDA context is made for nothing).
+const dtb_model_setup_t& lenetSetup(const dtb_model_setup_t& setup) {
+  if (setup.input_ndim != 3 || setup.input_shape[0] != 1 || setup.input_shape[1] != 28 ||
+      setup.input_shape[2] != 28) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT, "lenet expects 1x28x28 samples (MNIST, Fashion-MNIST)");
+  }
+  if (setup.num_classes != kClasses) {
+    throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                "lenet has 10 outputs; the dataset has " + std::to_string(setup.num_classes) + " classes");
+  }
+  return setup;
+}
+
 }  // namespace
 
-LeNet::LeNet(const dtb_host_t* host, const dtb_model_setup_t& setup) : Network(host, setup) {
-  const nn::Shape sample = sampleShape();
-  if (sample.c != 1 || sample.h != 28 || sample.w != 28)
-    throw Error(DTB_STATUS_INVALID_ARGUMENT, "lenet expects 1x28x28 samples (MNIST, Fashion-MNIST)");
-  if (classes() != kClasses) {
-    throw Error(DTB_STATUS_INVALID_ARGUMENT,
-                "lenet has 10 outputs; the dataset has " + std::to_string(classes()) + " classes");
-  }
+LeNet::LeNet(const dtb_host_t* host, const dtb_model_setup_t& setup) : Network(host, lenetSetup(setup)) {
   const double dropout = kDropout.get(host);
   // Both dropouts draw from one stream, conv2's first, as F.dropout2d and
   // F.dropout do from torch's one generator.
@@ -31,12 +38,12 @@ LeNet::LeNet(const dtb_host_t* host, const dtb_model_setup_t& setup) : Network(h
   body().add(l.maxPool(nn::PoolSpec{2, 2, 0}));
   body().add(l.relu());
   body().add(l.conv(r, "conv2", nn::Conv2dSpec{10, 20, 5}, /*bias=*/true));
-  body().add(l.dropout({dropout, draws, /*perChannel=*/true}));
+  if (dropout > 0) body().add(l.dropout({dropout, draws, /*perChannel=*/true}));
   body().add(l.maxPool(nn::PoolSpec{2, 2, 0}));
   body().add(l.relu());
   body().add(l.linear(r, "fc1", 320, 50));
   body().add(l.relu());
-  body().add(l.dropout({dropout, draws}));
+  if (dropout > 0) body().add(l.dropout({dropout, draws}));
   body().add(l.linear(r, "fc2", 50, kClasses));
   // PyTorch's default initialisation for every layer, convolutions too
   // (U(-1/sqrt(fan_in), 1/sqrt(fan_in)), not the library's Kaiming normal

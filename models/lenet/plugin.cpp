@@ -1,11 +1,12 @@
 // The lenet model plugin: the C ABI over LeNet.
 #include "dtbench/descriptors.hpp"
 #include "lenet.h"
+#include "network_params.h"
 
 namespace dtb::model::lenet {
 namespace {
 
-const dtb_param_spec_t kParams[] = {kDropout.spec()};
+const dtb_param_spec_t kParams[] = {kDropout.spec(), nn::kCudnnBenchmark.spec(), nn::kAllowTf32.spec()};
 
 }  // namespace
 

@@ -1,11 +1,13 @@
 // The mlp model plugin: the C ABI over Mlp.
 #include "dtbench/descriptors.hpp"
 #include "mlp.h"
+#include "network_params.h"
 
 namespace dtb::model::mlp {
 namespace {
 
-const dtb_param_spec_t kParams[] = {kWidths.spec(), kDropout.spec()};
+const dtb_param_spec_t kParams[] = {kWidths.spec(), kDropout.spec(), nn::kCudnnBenchmark.spec(),
+                                    nn::kAllowTf32.spec()};
 
 }  // namespace
 

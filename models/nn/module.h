@@ -1,6 +1,6 @@
-// The building block of models made of many layers (ResNet, MobileNetV2): a
-// Module maps an activation to an activation and back-propagates through
-// itself. Modules own their outputs and input gradients, and keep a pointer
+// The building block of the layer library's models (ResNet, MobileNetV2,
+// LeNet, MLP): a Module maps an activation to an activation and
+// back-propagates through itself. Modules own their outputs and input gradients, and keep a pointer
 // to their input (the previous module's output) for the backward pass, so an
 // input must stay unchanged from forward until backward returns.
 #pragma once

@@ -1,5 +1,5 @@
 // A classifier made of Modules, with the cross-entropy loss on top: what the
-// ResNet and MobileNetV2 plugins share. A model class derives from it, builds
+// ResNet, MobileNetV2, LeNet and MLP plugins share. A model class derives from it, builds
 // body() from layers() and registry() in its constructor, ends it with
 // finishBuilding(), and gets everything dtb::modelDescriptor needs. The
 // setup's device chooses the layers: oneDNN on the host, cuDNN and cuBLAS

@@ -1,7 +1,7 @@
 // The model parameters that Network reads, declared once for every plugin
-// built on it: each lists these three in its kParams. The stem chooses the
-// first layers (each model's header says what its two stems are); the CUDA
-// layers' two (CudaLayerOptions) are read when the model computes on a GPU.
+// built on it: each lists the CUDA layers' two (CudaLayerOptions, read when
+// the model computes on a GPU) in its kParams, and an image model with a
+// choice of first layers the stem too (its header says what its stems are).
 #pragma once
 
 #include "dtbench/settings.hpp"

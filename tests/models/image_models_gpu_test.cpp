@@ -179,7 +179,7 @@ TEST(ImageModelsOnGpu, ResNet50StepMatchesTheHost) {
 // 2026-12-01; not yet run on a GPU.
 TEST(ImageModelsOnGpu, LeNetStepMatchesTheHost) {
   DTBENCH_SKIP_WITHOUT_GPU();
-  expectGpuStepLikeTheHosts("lenet", {{"dropout", 0.0}}, 28, 8, "lenet", 1);
+  expectGpuStepLikeTheHosts("lenet", {{"dropout", 0.0}, {"allow_tf32", false}}, 28, 8, "lenet", 1);
 }
 
 // The MLP (cuBLAS's fully connected layers over the flattened 3x8x8

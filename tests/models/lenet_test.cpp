@@ -212,6 +212,14 @@ TEST(LeNet, RefusesInputsItCannotTake) {
   } catch (const PluginCallError& e) {
     EXPECT_NE(std::string(e.what()).find("lenet expects 1x28x28 samples"), std::string::npos) << e.what();
   }
+  setup.input_ndim = 1;  // 784 values flat (a synthetic dataset's shape = [784])
+  setup.input_shape[0] = 784;
+  try {
+    createModel(loader.load(PluginKind::kModel, "lenet"), {}, setup);
+    FAIL() << "lenet took flat input";
+  } catch (const PluginCallError& e) {
+    EXPECT_NE(std::string(e.what()).find("lenet expects 1x28x28 samples"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

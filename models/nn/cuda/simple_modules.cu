@@ -59,8 +59,10 @@ const float* DropoutModule::forward(const float* x, const Shape& in, const Pass&
   float* y = y_.floats(count_);
   // Evaluation keeps everything (p = 0 makes every mask value 1).
   const uint64_t drawEvery = perChannel_ ? static_cast<uint64_t>(in.h * in.w) : 1;
-  dropoutForward(ctx_.stream(), x, y, mask_.floats(count_), count_, drawEvery, pass.training() ? p_ : 0.0,
-                 seed_, (*calls_)++);
+  const double p = pass.training() ? p_ : 0.0;
+  // A call that drops nothing draws nothing from the seed's stream, as on the host.
+  dropoutForward(ctx_.stream(), x, y, mask_.floats(count_), count_, drawEvery, p, seed_,
+                 p > 0 ? (*calls_)++ : 0);
   return y;
 }
 

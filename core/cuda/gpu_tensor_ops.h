@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "dtbench/dtbench.h"
+
 namespace dtb::core {
 
 // The host's stream of GPU `device` (a cudaStream_t), made on first use and
@@ -24,5 +26,9 @@ void gpuSettleWorkStreams();
 // would fault and break the whole CUDA context); a CUDA error is
 // std::runtime_error saying which.
 void gpuScaledCopy(float* dst, const float* src, uint64_t count, float scale, bool accumulate, int device);
+// The same between f32, f16 and bf16 arrays of any of the three (since ABI
+// 1.10): computed in f32, rounded to nearest even into dst's dtype.
+void gpuTypedCopy(void* dst, dtb_dtype_t dstType, const void* src, dtb_dtype_t srcType, uint64_t count,
+                  float scale, bool accumulate, int device);
 
 }  // namespace dtb::core

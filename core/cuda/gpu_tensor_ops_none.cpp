@@ -11,4 +11,8 @@ void gpuScaledCopy(float*, const float*, uint64_t, float, bool, int) {
   throw GpuUnavailable("this build of dtbench has no CUDA");
 }
 
+void gpuTypedCopy(void*, dtb_dtype_t, const void*, dtb_dtype_t, uint64_t, float, bool, int) {
+  throw GpuUnavailable("this build of dtbench has no CUDA");
+}
+
 }  // namespace dtb::core

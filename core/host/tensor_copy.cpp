@@ -4,6 +4,8 @@
 
 #include "cuda/cuda_memory.h"
 #include "cuda/gpu_tensor_ops.h"
+#include "dtbench/half.hpp"
+#include "dtbench/plugin.hpp"
 
 namespace dtb::core {
 namespace {
@@ -19,15 +21,36 @@ std::string describe(const dtb_device_t& d) {
   }
 }
 
+bool copyable(dtb_dtype_t dtype) {
+  return dtype == DTB_DTYPE_F32 || dtype == DTB_DTYPE_F16 || dtype == DTB_DTYPE_BF16;
+}
+
 // Why `range` of `count` elements cannot be used ("" when it can).
 std::string rangeProblem(const char* name, const TensorRange& range, uint64_t count) {
   const dtb_tensor_t& t = *range.tensor;
-  if (t.dtype != DTB_DTYPE_F32) return std::string(name) + " is not f32";
+  if (!copyable(t.dtype))
+    return std::string(name) + " is " + dtb::dtypeName(t.dtype) + ", not f32, f16 or bf16";
   if (range.offset > t.count || count > t.count - range.offset)
     return std::string(name) + "'s range [" + std::to_string(range.offset) + ", +" + std::to_string(count) +
            ") runs past its " + std::to_string(t.count) + " elements";
   if (count > 0 && t.data == nullptr) return std::string(name) + " has no data";
   return "";
+}
+
+// Element i of an f32, f16 or bf16 array, in f32; and a value stored there,
+// rounded to nearest even.
+float load(const void* base, dtb_dtype_t dtype, uint64_t i) {
+  if (dtype == DTB_DTYPE_F32) return static_cast<const float*>(base)[i];
+  const uint16_t bits = static_cast<const uint16_t*>(base)[i];
+  return dtype == DTB_DTYPE_F16 ? dtb::halfToFloat(bits) : dtb::bfloat16ToFloat(bits);
+}
+
+void store(void* base, dtb_dtype_t dtype, uint64_t i, float value) {
+  if (dtype == DTB_DTYPE_F32)
+    static_cast<float*>(base)[i] = value;
+  else
+    static_cast<uint16_t*>(base)[i] =
+        dtype == DTB_DTYPE_F16 ? dtb::floatToHalf(value) : dtb::floatToBfloat16(value);
 }
 
 bool crossesToOrFromGpu(const dtb_device_t& a, const dtb_device_t& b) {
@@ -58,32 +81,45 @@ dtb_status_t tensorCopy(const TensorRange& dst, const TensorRange& src, uint64_t
   if (crossing && (scale != 1.0f || accumulate))
     return refuse("between " + describe(src.tensor->device) + " and " + describe(device) +
                   " only a plain copy is done (scale 1, no accumulate)");
+  const dtb_dtype_t toType = dst.tensor->dtype, fromType = src.tensor ? src.tensor->dtype : toType;
+  if (crossing && fromType != toType)
+    return refuse("between " + describe(src.tensor->device) + " and " + describe(device) +
+                  " only a plain copy is done (one dtype; this is " + dtb::dtypeName(fromType) + " to " +
+                  dtb::dtypeName(toType) + ")");
   if (count == 0) return DTB_STATUS_OK;
-  float* to = static_cast<float*>(dst.tensor->data) + dst.offset;
-  const float* from = src.tensor ? static_cast<const float*>(src.tensor->data) + src.offset : nullptr;
+  char* to = static_cast<char*>(dst.tensor->data) + dst.offset * dtb::dtypeSize(toType);
+  const char* from = src.tensor
+                         ? static_cast<const char*>(src.tensor->data) + src.offset * dtb::dtypeSize(fromType)
+                         : nullptr;
   if (crossing) {
     try {
       if (device.type == DTB_DEVICE_HOST)
-        copyFromGpu(to, from, count * sizeof(float), src.tensor->device.index);
+        copyFromGpu(to, from, count * dtb::dtypeSize(toType), src.tensor->device.index);
       else
-        copyToGpu(to, from, count * sizeof(float), device.index);
+        copyToGpu(to, from, count * dtb::dtypeSize(toType), device.index);
       return DTB_STATUS_OK;
     } catch (const GpuUnavailable& e) {
       if (error) *error = "tensor_copy between host memory and a GPU: " + std::string(e.what());
       return DTB_STATUS_UNSUPPORTED;
     }
   }
-  if (from && from != to && from < to + count && to < from + count)
+  const uint64_t toBytes = count * dtb::dtypeSize(toType), fromBytes = count * dtb::dtypeSize(fromType);
+  const bool sameRange = from == to && fromType == toType;
+  if (from && !sameRange && from < to + toBytes && to < from + fromBytes)
     return refuse("the ranges overlap without being the same");
   if (device.type == DTB_DEVICE_HOST) {
     for (uint64_t i = 0; i < count; ++i) {
-      const float value = from ? scale * from[i] : 0.0f;
-      to[i] = accumulate && from ? to[i] + value : value;
+      const float value = from ? scale * load(from, fromType, i) : 0.0f;
+      store(to, toType, i, accumulate && from ? load(to, toType, i) + value : value);
     }
     return DTB_STATUS_OK;
   }
   try {
-    gpuScaledCopy(to, from, count, scale, accumulate, device.index);
+    if (toType == DTB_DTYPE_F32 && fromType == DTB_DTYPE_F32)
+      gpuScaledCopy(reinterpret_cast<float*>(to), reinterpret_cast<const float*>(from), count, scale,
+                    accumulate, device.index);
+    else
+      gpuTypedCopy(to, toType, from, fromType, count, scale, accumulate, device.index);
     return DTB_STATUS_OK;
   } catch (const GpuUnavailable& e) {
     if (error) *error = "tensor_copy on " + describe(device) + ": " + e.what();

@@ -37,7 +37,7 @@ extern "C" {
 /* The ABI major version changes only on a break; the entry symbols carry it
  * (dtb_strategy_plugin_v1). The minor version grows when members are added. */
 #define DTB_ABI_MAJOR 1
-#define DTB_ABI_MINOR 9
+#define DTB_ABI_MINOR 10
 #define DTB_ABI_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | (minor)))
 #define DTB_ABI_VERSION DTB_ABI_MAKE_VERSION(DTB_ABI_MAJOR, DTB_ABI_MINOR)
 #define DTB_ABI_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
@@ -432,20 +432,18 @@ typedef struct dtb_host {
   /* Tensor copies on any device (since 1.7: check with DTB_HAS_SERVICE) ------
    * dst[dst_offset + i] = scale * src[src_offset + i], plus dst[dst_offset + i]
    * when `accumulate` is non-zero, for i < count; with `src` NULL, zeros
-   * (scale, src_offset and accumulate unused). f32 tensors, both in host
-   * memory or both on one GPU, the ranges inside them (else
-   * DTB_STATUS_INVALID_ARGUMENT); overlapping ranges only as the same range
-   * (in place). What a strategy needs to fill buckets and fusion buffers
-   * and copy results back, wherever the model's tensors live. Between host
-   * memory and a GPU only a plain copy (scale 1, accumulate 0), done when it
-   * returns, after the GPU work queued before it. In host
-   * memory it is done when it returns. On a GPU it is queued on the host's
-   * stream for that GPU, and runs in order with the run's collectives there
-   * (a GPU backend's, unless the strategy set its own stream with
-   * comm_set_stream; one staged through host memory waits for it) and with
-   * optim_update; the host's next forward waits for all of it. The
-   * model's gradient is final on the GPU when grad_ready is called. Strategies
-   * only (others get DTB_STATUS_UNSUPPORTED). */
+   * (scale, src_offset and accumulate unused). f32 tensors (since 1.10 also
+   * f16 and bf16, and conversions between the three: computed in f32,
+   * rounded to nearest even into dst's dtype), both in host memory or both
+   * on one GPU, the ranges inside them (else DTB_STATUS_INVALID_ARGUMENT);
+   * overlapping ranges only as the same range of one dtype (in place). What a strategy needs to fill buckets
+   * and fusion buffers and copy results back, wherever the model's tensors live. Between host memory and a
+   * GPU only a plain copy (scale 1, accumulate 0), done when it returns, after the GPU work queued before it.
+   * In host memory it is done when it returns. On a GPU it is queued on the host's stream for that GPU, and
+   * runs in order with the run's collectives there (a GPU backend's, unless the strategy set its own stream
+   * with comm_set_stream; one staged through host memory waits for it) and with optim_update; the host's next
+   * forward waits for all of it. The model's gradient is final on the GPU when grad_ready is called.
+   * Strategies only (others get DTB_STATUS_UNSUPPORTED). */
   dtb_status_t (*tensor_copy)(dtb_host_ctx_t ctx, const dtb_tensor_t* dst, uint64_t dst_offset,
                               const dtb_tensor_t* src, uint64_t src_offset, uint64_t count, float scale,
                               int32_t accumulate);

@@ -1,10 +1,11 @@
 // tensor_ops.hpp — copies between tensor ranges wherever the tensors live:
 // loops in host memory, the host's tensor_copy service (ABI 1.7) on a GPU.
 // What a strategy fills buckets and fusion buffers with and copies results
-// back with, written once for both devices. f32 anywhere; bf16 and f16 (a
-// mixed-precision run's) in host memory, scaled and summed in f32 and
-// rounded to nearest even, as PyTorch's bf16 tensor ops. Optional C++
-// helper; header-only.
+// back with, written once for both devices. f32, bf16 and f16 (a
+// mixed-precision run's, a compression hook's) and conversions between
+// them, scaled and summed in f32 and rounded to nearest even, as PyTorch's
+// bf16 tensor ops; on a GPU bf16 and f16 need a host of ABI 1.10 or later.
+// Optional C++ helper; header-only.
 //
 //   dtb::TensorOps ops(host, "mine");
 //   ops.copy(bucketTensor, offset, param->grad, 0, param->grad.count, 1.0f / world);  // into a bucket
@@ -51,21 +52,32 @@ class TensorOps {
   }
 
   // dst[dstOffset + i] = scale * src[srcOffset + i] (+ the old value when
-  // `accumulate`), i < count. Tensors of one dtype on one device; the host
-  // checks the ranges of GPU tensors, this checks nothing on the host (the
-  // caller's own buffers) but the dtypes.
+  // `accumulate`), i < count, converted to dst's dtype. Tensors on one
+  // device; the host checks the ranges of GPU tensors, this checks nothing
+  // on the host (the caller's own buffers) but the dtypes.
   void copy(const dtb_tensor_t& dst, uint64_t dstOffset, const dtb_tensor_t& src, uint64_t srcOffset,
             uint64_t count, float scale = 1.0f, bool accumulate = false) const {
     if (dst.device.type == DTB_DEVICE_HOST && src.device.type == DTB_DEVICE_HOST) {
-      if (dst.dtype != src.dtype)
-        throw Error(DTB_STATUS_INVALID_ARGUMENT, strategy_ + ": a copy from " + dtypeName(src.dtype) +
-                                                     " to " + dtypeName(dst.dtype) + " (one dtype only)");
       void* to = elementAt(dst.data, dstOffset, dst.dtype);
       const void* from = elementAt(src.data, srcOffset, src.dtype);
-      if (scale == 1.0f && !accumulate) {
+      if (dst.dtype == src.dtype && scale == 1.0f && !accumulate) {  // any dtype
         if (count > 0 && to != from) std::memcpy(to, from, count * dtypeSize(dst.dtype));
         return;
       }
+      for (dtb_dtype_t dtype : {dst.dtype, src.dtype}) {
+        if (dtype != DTB_DTYPE_F32 && dtype != DTB_DTYPE_BF16 && dtype != DTB_DTYPE_F16)
+          throw Error(DTB_STATUS_INVALID_ARGUMENT, strategy_ + ": scaled or converting copies of " +
+                                                       dtypeName(dtype) + " tensors (f32, bf16, f16 only)");
+      }
+      if (dst.dtype != src.dtype) {  // a conversion (a compression hook's)
+        for (uint64_t i = 0; i < count; ++i) {
+          const float v = scale * load(from, src.dtype, i);
+          store(to, dst.dtype, i, accumulate ? load(to, dst.dtype, i) + v : v);
+        }
+        return;
+      }
+      // One dtype: loops of their own, which the compiler vectorises (what
+      // every bucket and fusion buffer is filled with on the host).
       switch (dst.dtype) {
         case DTB_DTYPE_F32:
           combine(
@@ -76,16 +88,19 @@ class TensorOps {
           combine(static_cast<uint16_t*>(to), static_cast<const uint16_t*>(from), count, scale, accumulate,
                   bfloat16ToFloat, floatToBfloat16);
           return;
-        case DTB_DTYPE_F16:
+        default:
           combine(static_cast<uint16_t*>(to), static_cast<const uint16_t*>(from), count, scale, accumulate,
                   halfToFloat, floatToHalf);
           return;
-        default:
-          throw Error(DTB_STATUS_INVALID_ARGUMENT, strategy_ + ": scaled copies of " + dtypeName(dst.dtype) +
-                                                       " tensors (f32, bf16, f16 only)");
       }
     }
-    require(dst.device.type != DTB_DEVICE_HOST ? dst.device : src.device);
+    const dtb_device_t& gpu = dst.device.type != DTB_DEVICE_HOST ? dst.device : src.device;
+    require(gpu);
+    if ((dst.dtype != DTB_DTYPE_F32 || src.dtype != DTB_DTYPE_F32) &&
+        host_->abi_version < DTB_ABI_MAKE_VERSION(1, 10))
+      throw Error(DTB_STATUS_UNSUPPORTED, strategy_ +
+                                              ": this host copies f32 tensors only on a GPU (bf16 and "
+                                              "f16 since ABI 1.10); use a newer dtbench");
     check(host_->tensor_copy(host_->ctx, &dst, dstOffset, &src, srcOffset, count, scale, accumulate ? 1 : 0),
           (strategy_ + ": a tensor copy on the GPU").c_str());
   }
@@ -111,6 +126,19 @@ class TensorOps {
       const float v = scale * widen(from[i]);
       to[i] = round(accumulate ? widen(to[i]) + v : v);
     }
+  }
+  // Element i of an f32, bf16 or f16 array, in f32; a value stored there,
+  // rounded to nearest even.
+  static float load(const void* base, dtb_dtype_t dtype, uint64_t i) {
+    if (dtype == DTB_DTYPE_F32) return static_cast<const float*>(base)[i];
+    const uint16_t bits = static_cast<const uint16_t*>(base)[i];
+    return dtype == DTB_DTYPE_F16 ? halfToFloat(bits) : bfloat16ToFloat(bits);
+  }
+  static void store(void* base, dtb_dtype_t dtype, uint64_t i, float value) {
+    if (dtype == DTB_DTYPE_F32)
+      static_cast<float*>(base)[i] = value;
+    else
+      static_cast<uint16_t*>(base)[i] = dtype == DTB_DTYPE_F16 ? floatToHalf(value) : floatToBfloat16(value);
   }
 
   const dtb_host_t* host_;

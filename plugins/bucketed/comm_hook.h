@@ -50,14 +50,15 @@ class CommHook {
 };
 
 // `name` is one of kCommHook's choices (the host checked it); `device` is
-// where the buckets live and `dtype` what they hold (only allreduce works on
-// a GPU, or on the bf16 / f16 gradients of mixed precision, so far).
+// where the buckets live and `dtype` what they hold (powersgd works on host
+// buckets only so far, and the compressing hooks on f32 buckets only).
 std::unique_ptr<CommHook> makeCommHook(const std::string& name, const dtb_host_t* host, int world,
                                        const PowerSgdOptions& powerSgd, const dtb_device_t& device,
                                        dtb_dtype_t dtype = DTB_DTYPE_F32);
 
 std::unique_ptr<CommHook> makeAllreduceHook(const dtb_host_t* host, int world);
-std::unique_ptr<CommHook> makeHalfCompressHook(const dtb_host_t* host, int world, bool bf16);
+std::unique_ptr<CommHook> makeHalfCompressHook(const dtb_host_t* host, int world, bool bf16,
+                                               const dtb_device_t& device);
 std::unique_ptr<CommHook> makePowerSgdHook(const dtb_host_t* host, int world, const PowerSgdOptions& options);
 
 }  // namespace dtb::strategy::bucketed

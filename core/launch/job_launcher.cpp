@@ -132,26 +132,6 @@ std::vector<std::string> jobCommand(const LaunchOptions& options, bool runningAs
   return command;
 }
 
-std::optional<std::pair<int, std::string>> splitTaggedLine(const std::string& line) {
-  size_t at = 0;
-  if (line.rfind('[', 0) == 0) {  // mpirun: "[job,rank]<stdout>:text"
-    const size_t comma = line.find(',');
-    const size_t close = line.find(']');
-    static const std::string kStdout = "]<stdout>:";
-    if (comma == std::string::npos || close == std::string::npos || comma > close ||
-        line.compare(close, kStdout.size(), kStdout) != 0) {
-      return std::nullopt;
-    }
-    const auto rank = digitsAt(line, comma + 1);
-    if (!rank || rank->second != close) return std::nullopt;
-    return std::make_pair(rank->first, line.substr(close + kStdout.size()));
-  }
-  while (at < line.size() && line[at] == ' ') ++at;  // srun: "  3: text"
-  const auto rank = digitsAt(line, at);
-  if (!rank || line.compare(rank->second, 2, ": ") != 0) return std::nullopt;
-  return std::make_pair(rank->first, line.substr(rank->second + 2));
-}
-
 std::string deathReport(const std::string& launcherErrors) {
   // Open MPI: "mpirun noticed that process rank 1 with PID 123 on node vm exited on signal 9 (Killed)."
   const size_t process = launcherErrors.find("process rank ");
@@ -212,7 +192,7 @@ std::string startJob(const std::vector<std::string>& command, Job& job) {
 // failure report.
 class JobStreams {
  public:
-  JobStreams(int world, const RecordHandler& onRecord) : world_(world), output_(world, onRecord) {}
+  JobStreams(int world, const RecordHandler& onRecord) : tagged_(world), output_(world, onRecord) {}
 
   const RankOutput& output() const { return output_; }
   const std::string& launcherErrors() const { return launcherErrors_; }
@@ -265,11 +245,10 @@ class JobStreams {
   }
 
   void recordLine(const std::string& line) {
-    const auto tagged = splitTaggedLine(line);
-    if (tagged && tagged->first >= 0 && tagged->first < world_) output_.line(tagged->first, tagged->second);
+    for (const auto& [rank, text] : tagged_.take(line)) output_.line(rank, text);
   }
 
-  int world_;
+  TaggedLines tagged_;  // the ranks' lines, joined from mpirun's chunks
   RankOutput output_;
   std::string stdoutPending_, stderrPending_, launcherErrors_;
 };

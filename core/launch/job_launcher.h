@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "launch/launch.h"
+#include "launch/tagged_lines.h"
 
 namespace dtb::core {
 
@@ -28,10 +29,6 @@ bool mpirunOnOneHost(const std::string& hostfile, const std::vector<std::string>
 
 // Whether some word of launcher_args contains `word`.
 bool launcherArgsSay(const std::vector<std::string>& launcherArgs, std::string_view word);
-
-// One line of the launcher's output split into (rank, text):
-// "[1,3]<stdout>:text" (mpirun --tag-output) or "3: text" (srun --label).
-std::optional<std::pair<int, std::string>> splitTaggedLine(const std::string& line);
 
 // What the launcher said about a rank that died, as
 // "rank 1 was killed by signal 9 (SIGKILL)", or "" when it said nothing.

@@ -39,9 +39,9 @@
 // (the local launcher) step and metric lines, many and small, are not
 // flushed one by one: they leave with the next record that is, at flush()
 // (every rank, each epoch), or when the buffer fills; the reader joins
-// chunks into lines. On stdout (mpirun, srun) every line is flushed whole:
-// the launcher tags each chunk it forwards, and a line split across two
-// chunks would arrive with a tag inside it.
+// chunks into lines. On stdout (mpirun, srun) every line is flushed whole;
+// mpirun may still forward one in two tagged chunks (it reads a
+// pseudo-terminal), which the coordinator joins (launch/tagged_lines.h).
 #pragma once
 
 #include <cstdio>

@@ -105,12 +105,17 @@ ASAN_OPTIONS=$mpi_asan "$dtbench" --plugin-path "$plugins" run "$scratch/mpirun.
   || { cat "$scratch/m.txt"; fail "mpirun matrix failed"; }
 [[ $(q "$scratch/m.db" "SELECT COUNT(*) FROM run WHERE status = 'ok'") == 4 ]] || fail "mpirun runs not ok"
 [[ $(q "$scratch/m.db" "SELECT COUNT(*) FROM epoch e JOIN run r ON r.id = e.run_id WHERE r.backend = 'mpi'") == 4 ]] || {
-  # (Seen once, 2026-12-01, on a loaded machine, and not since: say what was stored.)
   cat "$scratch/m.txt"
   q "$scratch/m.db" "SELECT r.id, r.backend, r.world_size, r.status, (SELECT group_concat(e.epoch) FROM epoch e
                      WHERE e.run_id = r.id), (SELECT COUNT(*) FROM step s WHERE s.run_id = r.id) FROM run r"
   fail "mpi epochs missing"
 }
+# Every record a rank wrote arrives, though mpirun may forward a line in two
+# chunks (launch/tagged_lines.h): 64 steps an epoch, 2 epochs, every rank's.
+[[ $(q "$scratch/m.db" "SELECT COUNT(*) FROM run r WHERE (SELECT COUNT(*) FROM step s WHERE s.run_id = r.id)
+                        = 128") == 4 ]] \
+  || fail "mpirun runs lost step records: $(q "$scratch/m.db" "SELECT r.backend, r.world_size,
+          (SELECT COUNT(*) FROM step s WHERE s.run_id = r.id) FROM run r" | tr '\n' ' ')"
 [[ $(q "$scratch/m.db" "SELECT COUNT(*) FROM memory m JOIN run r ON r.id = m.run_id WHERE r.backend = 'mpi'") == 3 ]] \
   || fail "one memory row per mpi rank expected"
 

@@ -107,7 +107,16 @@ dtb_status_t tensorCopy(const TensorRange& dst, const TensorRange& src, uint64_t
   const bool sameRange = from == to && fromType == toType;
   if (from && !sameRange && from < to + toBytes && to < from + fromBytes)
     return refuse("the ranges overlap without being the same");
-  if (device.type == DTB_DEVICE_HOST) {
+  if (device.type == DTB_DEVICE_HOST && toType == DTB_DTYPE_F32 && fromType == DTB_DTYPE_F32) {
+    auto* t = reinterpret_cast<float*>(to);
+    const auto* f = reinterpret_cast<const float*>(from);
+    for (uint64_t i = 0; i < count; ++i) {
+      const float value = f ? scale * f[i] : 0.0f;
+      t[i] = accumulate && f ? t[i] + value : value;
+    }
+    return DTB_STATUS_OK;
+  }
+  if (device.type == DTB_DEVICE_HOST) {  // bf16, f16, or a conversion
     for (uint64_t i = 0; i < count; ++i) {
       const float value = from ? scale * load(from, fromType, i) : 0.0f;
       store(to, toType, i, accumulate && from ? load(to, toType, i) + value : value);

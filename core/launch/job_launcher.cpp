@@ -195,6 +195,12 @@ class JobStreams {
   JobStreams(int world, const RecordHandler& onRecord) : tagged_(world), output_(world, onRecord) {}
 
   const RankOutput& output() const { return output_; }
+  // What ranks began to write and never ended with a newline (cut off as
+  // the job ended): said in the log, as the ranks' stray output is.
+  void reportUnfinishedLines() const {
+    for (const auto& [rank, text] : tagged_.unfinished())
+      std::fprintf(stderr, "rank %d's last output had no end: %.200s\n", rank, text.c_str());
+  }
   const std::string& launcherErrors() const { return launcherErrors_; }
 
   // Waits a moment for either stream, then takes in what both hold.
@@ -367,6 +373,7 @@ LaunchOutcome launchJob(const LaunchOptions& given, const RecordHandler& onRecor
   int status = 0;
   std::chrono::system_clock::time_point endedAt = std::chrono::system_clock::now();
   LaunchOutcome outcome = watchJob(options, command[0], job, streams, status, endedAt);
+  streams.reportUnfinishedLines();
   for (int fd : job.fds) {
     if (fd >= 0) close(fd);
   }

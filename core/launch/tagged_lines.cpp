@@ -61,7 +61,11 @@ std::vector<std::pair<int, std::string>> TaggedLines::take(const std::string& li
       if (line[at] == '[' && (next = mpirunTagAt(line, at))) break;
     }
     const bool known = rank >= 0 && rank < static_cast<int>(partial_.size());
-    if (known) partial_[static_cast<size_t>(rank)].append(line, begin, at - begin);
+    if (known) {
+      std::string& text = partial_[static_cast<size_t>(rank)];
+      text.append(line, begin, at - begin);
+      if (text.size() > kMaxLineBytes) text.clear();  // no record: a rank printing without newlines
+    }
     if (!next) {
       if (known) {
         lines.emplace_back(rank, std::move(partial_[static_cast<size_t>(rank)]));
@@ -72,6 +76,14 @@ std::vector<std::pair<int, std::string>> TaggedLines::take(const std::string& li
     rank = next->first;
     begin = next->second;
   }
+}
+
+std::vector<std::pair<int, std::string>> TaggedLines::unfinished() const {
+  std::vector<std::pair<int, std::string>> left;
+  for (size_t rank = 0; rank < partial_.size(); ++rank) {
+    if (!partial_[rank].empty()) left.emplace_back(static_cast<int>(rank), partial_[rank]);
+  }
+  return left;
 }
 
 }  // namespace dtb::core

@@ -26,8 +26,15 @@ class TaggedLines {
 
   // One line of the launcher's stdout, without its newline: the ranks' lines
   // it completes, in order (none while a rank's line is still arriving).
-  // Lines of ranks outside the world, and untagged ones, are dropped.
+  // Lines of ranks outside the world, and untagged ones, are dropped; so is
+  // a rank's unfinished line past kMaxLineBytes (no record is that long).
   std::vector<std::pair<int, std::string>> take(const std::string& line);
+
+  // Once the job ended: each rank's line that never got its newline (a rank
+  // cut off while writing), for the log.
+  std::vector<std::pair<int, std::string>> unfinished() const;
+
+  static constexpr size_t kMaxLineBytes = size_t{1} << 20;
 
  private:
   std::vector<std::string> partial_;  // by rank: a line begun in an earlier chunk

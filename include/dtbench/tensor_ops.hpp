@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <utility>
 
@@ -94,13 +95,9 @@ class TensorOps {
           return;
       }
     }
-    const dtb_device_t& gpu = dst.device.type != DTB_DEVICE_HOST ? dst.device : src.device;
-    require(gpu);
-    if ((dst.dtype != DTB_DTYPE_F32 || src.dtype != DTB_DTYPE_F32) &&
-        host_->abi_version < DTB_ABI_MAKE_VERSION(1, 10))
-      throw Error(DTB_STATUS_UNSUPPORTED, strategy_ +
-                                              ": this host copies f32 tensors only on a GPU (bf16 and "
-                                              "f16 since ABI 1.10); use a newer dtbench");
+    require(dst.device.type != DTB_DEVICE_HOST ? dst.device : src.device);
+    requireHalfPrecisionCopies(dst.dtype);
+    requireHalfPrecisionCopies(src.dtype);
     check(host_->tensor_copy(host_->ctx, &dst, dstOffset, &src, srcOffset, count, scale, accumulate ? 1 : 0),
           (strategy_ + ": a tensor copy on the GPU").c_str());
   }
@@ -113,11 +110,19 @@ class TensorOps {
       return;
     }
     require(dst.device);
+    requireHalfPrecisionCopies(dst.dtype);
     check(host_->tensor_copy(host_->ctx, &dst, dstOffset, nullptr, 0, count, 0.0f, 0),
           (strategy_ + ": zeroing a tensor on the GPU").c_str());
   }
 
  private:
+  // The host copies bf16 and f16 tensors on a GPU since ABI 1.10.
+  void requireHalfPrecisionCopies(dtb_dtype_t dtype) const {
+    if (dtype != DTB_DTYPE_F32 && host_->abi_version < DTB_ABI_MAKE_VERSION(1, 10))
+      throw Error(DTB_STATUS_UNSUPPORTED, strategy_ +
+                                              ": this host copies f32 tensors only on a GPU (bf16 and "
+                                              "f16 since ABI 1.10); use a newer dtbench");
+  }
   // to[i] = scale * from[i] (+ to[i]), computed in f32.
   template <typename T, typename Widen, typename Round>
   static void combine(T* to, const T* from, uint64_t count, float scale, bool accumulate, Widen widen,

@@ -128,6 +128,13 @@ TEST(TaggedOutput, JoinsARanksLineFromMpirunsChunks) {
   EXPECT_EQ(lines.take("  1: srun's whole line"), (Lines{{1, "srun's whole line"}}));
   EXPECT_EQ(lines.take("[1,0]<stdout>:a [bracket] and [1,x]<stdout>: are text"),
             (Lines{{0, "a [bracket] and [1,x]<stdout>: are text"}}));
+  // A line cut off by the job's end is left for the log, not lost unsaid;
+  // one that never ends is dropped past its bound.
+  EXPECT_EQ(lines.take("[1,1]<stdout>:cut off[1,0]<stdout>:ok"), (Lines{{0, "ok"}}));
+  EXPECT_EQ(lines.unfinished(), (Lines{{1, "cut off"}}));
+  const std::string huge(TaggedLines::kMaxLineBytes, 'x');
+  lines.take("[1,1]<stdout>:" + huge + "[1,0]<stdout>:");
+  EXPECT_EQ(lines.unfinished(), Lines{});
 }
 
 TEST(DeathReport, NamesTheRankAndSignalMpirunOrSrunSaw) {

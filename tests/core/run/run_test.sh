@@ -111,9 +111,10 @@ ASAN_OPTIONS=$mpi_asan "$dtbench" --plugin-path "$plugins" run "$scratch/mpirun.
   fail "mpi epochs missing"
 }
 # Every record a rank wrote arrives, though mpirun may forward a line in two
-# chunks (launch/tagged_lines.h): 64 steps an epoch, 2 epochs, every rank's.
+# chunks (launch/tagged_lines.h): each rank's steps (2048 samples shared by
+# the ranks, 32 a rank's batch) of both epochs.
 [[ $(q "$scratch/m.db" "SELECT COUNT(*) FROM run r WHERE (SELECT COUNT(*) FROM step s WHERE s.run_id = r.id)
-                        = 128") == 4 ]] \
+                        = 2 * r.world_size * (2048 / r.world_size / 32)") == 4 ]] \
   || fail "mpirun runs lost step records: $(q "$scratch/m.db" "SELECT r.backend, r.world_size,
           (SELECT COUNT(*) FROM step s WHERE s.run_id = r.id) FROM run r" | tr '\n' ' ')"
 [[ $(q "$scratch/m.db" "SELECT COUNT(*) FROM memory m JOIN run r ON r.id = m.run_id WHERE r.backend = 'mpi'") == 3 ]] \

@@ -31,14 +31,15 @@ void fakeFree(dtb_host_ctx_t, void* p) {
   ::operator delete(p);
 }
 // The host's service, with the "GPU" tensors taken as the host memory they are.
-dtb_status_t fakeTensorCopy(dtb_host_ctx_t, const dtb_tensor_t* dst, uint64_t dstOffset, const dtb_tensor_t* src,
-                            uint64_t srcOffset, uint64_t count, float scale, int32_t accumulate) {
+dtb_status_t fakeTensorCopy(dtb_host_ctx_t, const dtb_tensor_t* dst, uint64_t dstOffset,
+                            const dtb_tensor_t* src, uint64_t srcOffset, uint64_t count, float scale,
+                            int32_t accumulate) {
   EXPECT_EQ(dst->device.type, DTB_DEVICE_CUDA) << "the GPU path copies on the GPU only";
   dtb_tensor_t d = *dst, s = src ? *src : dtb_tensor_t{};
   d.device = s.device = {DTB_DEVICE_HOST, 0};
   std::string error;
-  const dtb_status_t status =
-      core::tensorCopy({&d, dstOffset}, {src ? &s : nullptr, srcOffset}, count, scale, accumulate != 0, &error);
+  const dtb_status_t status = core::tensorCopy({&d, dstOffset}, {src ? &s : nullptr, srcOffset}, count, scale,
+                                               accumulate != 0, &error);
   EXPECT_EQ(status, DTB_STATUS_OK) << error;
   return status;
 }
@@ -82,7 +83,8 @@ std::vector<float> throughHook(const dtb_host_t& host, bool bf16, dtb_device_t d
 TEST(HalfCompressHook, OnGpuBucketsCastsDividesAndWidensAsOnTheHost) {
   const dtb_host_t host = fakeHost();
   std::vector<float> values;
-  for (int i = -200; i < 200; ++i) values.push_back(static_cast<float>(i) / 7.0f + 1e-3f * static_cast<float>(i));
+  for (int i = -200; i < 200; ++i)
+    values.push_back(static_cast<float>(i) / 7.0f + 1e-3f * static_cast<float>(i));
   for (const bool bf16 : {false, true}) {
     for (const int world : {1, 2, 4}) {  // powers of two: the division is exact either way
       const std::vector<float> onHost = throughHook(host, bf16, {DTB_DEVICE_HOST, 0}, world, values);

@@ -4,8 +4,8 @@
 
 #include "cuda/cuda_memory.h"
 #include "cuda/gpu_tensor_ops.h"
-#include "dtbench/half.hpp"
 #include "dtbench/plugin.hpp"
+#include "dtbench/tensor_ops.hpp"
 
 namespace dtb::core {
 namespace {
@@ -21,36 +21,16 @@ std::string describe(const dtb_device_t& d) {
   }
 }
 
-bool copyable(dtb_dtype_t dtype) {
-  return dtype == DTB_DTYPE_F32 || dtype == DTB_DTYPE_F16 || dtype == DTB_DTYPE_BF16;
-}
-
 // Why `range` of `count` elements cannot be used ("" when it can).
 std::string rangeProblem(const char* name, const TensorRange& range, uint64_t count) {
   const dtb_tensor_t& t = *range.tensor;
-  if (!copyable(t.dtype))
+  if (!dtb::isFloatingDtype(t.dtype))
     return std::string(name) + " is " + dtb::dtypeName(t.dtype) + ", not f32, f16 or bf16";
   if (range.offset > t.count || count > t.count - range.offset)
     return std::string(name) + "'s range [" + std::to_string(range.offset) + ", +" + std::to_string(count) +
            ") runs past its " + std::to_string(t.count) + " elements";
   if (count > 0 && t.data == nullptr) return std::string(name) + " has no data";
   return "";
-}
-
-// Element i of an f32, f16 or bf16 array, in f32; and a value stored there,
-// rounded to nearest even.
-float load(const void* base, dtb_dtype_t dtype, uint64_t i) {
-  if (dtype == DTB_DTYPE_F32) return static_cast<const float*>(base)[i];
-  const uint16_t bits = static_cast<const uint16_t*>(base)[i];
-  return dtype == DTB_DTYPE_F16 ? dtb::halfToFloat(bits) : dtb::bfloat16ToFloat(bits);
-}
-
-void store(void* base, dtb_dtype_t dtype, uint64_t i, float value) {
-  if (dtype == DTB_DTYPE_F32)
-    static_cast<float*>(base)[i] = value;
-  else
-    static_cast<uint16_t*>(base)[i] =
-        dtype == DTB_DTYPE_F16 ? dtb::floatToHalf(value) : dtb::floatToBfloat16(value);
 }
 
 bool crossesToOrFromGpu(const dtb_device_t& a, const dtb_device_t& b) {
@@ -118,8 +98,8 @@ dtb_status_t tensorCopy(const TensorRange& dst, const TensorRange& src, uint64_t
   }
   if (device.type == DTB_DEVICE_HOST) {  // bf16, f16, or a conversion
     for (uint64_t i = 0; i < count; ++i) {
-      const float value = from ? scale * load(from, fromType, i) : 0.0f;
-      store(to, toType, i, accumulate && from ? load(to, toType, i) + value : value);
+      const float value = from ? scale * dtb::loadAsFloat(from, fromType, i) : 0.0f;
+      dtb::storeRounded(to, toType, i, accumulate && from ? dtb::loadAsFloat(to, toType, i) + value : value);
     }
     return DTB_STATUS_OK;
   }

@@ -19,7 +19,6 @@
 #include <string>
 #include <vector>
 
-#include "dtbench/half.hpp"
 #include "dtbench/host_buffer.hpp"
 #include "dtbench/param_set.hpp"
 #include "dtbench/tensor_ops.hpp"
@@ -59,7 +58,7 @@ class GradAccumulator {
       return;
     }
     float* sum = sums_[i].data();
-    for (uint64_t k = 0; k < sums_[i].size(); ++k) sum[k] += element(gradient, k);
+    for (uint64_t k = 0; k < sums_[i].size(); ++k) sum[k] += loadAsFloat(gradient.data, gradient.dtype, k);
   }
 
   // out = (the sum so far + parameter i's gradient) x scale, and the sum
@@ -90,13 +89,10 @@ class GradAccumulator {
     // `out` in the gradient's dtype: the f32 mean, rounded once.
     float* sum = sums_[i].data();
     for (uint64_t k = 0; k < count; ++k) {
-      const float mean = (withGradient ? sum[k] + element(gradient, k) : sum[k]) * scale;
+      const float mean =
+          (withGradient ? sum[k] + loadAsFloat(gradient.data, gradient.dtype, k) : sum[k]) * scale;
       sum[k] = 0.0f;
-      if (gradient.dtype == DTB_DTYPE_F32)
-        static_cast<float*>(out)[k] = mean;
-      else
-        static_cast<uint16_t*>(out)[k] =
-            gradient.dtype == DTB_DTYPE_F16 ? floatToHalf(mean) : floatToBfloat16(mean);
+      storeRounded(out, gradient.dtype, k, mean);
     }
   }
 
@@ -104,13 +100,6 @@ class GradAccumulator {
   uint64_t bytes() const { return accumulating() ? params_.elements() * sizeof(float) : 0; }
 
  private:
-  // Element k of a host gradient of f32, bf16 or f16 (the ParamSet took no other), in f32.
-  static float element(const dtb_tensor_t& gradient, uint64_t k) {
-    if (gradient.dtype == DTB_DTYPE_F32) return static_cast<const float*>(gradient.data)[k];
-    const uint16_t bits = static_cast<const uint16_t*>(gradient.data)[k];
-    return gradient.dtype == DTB_DTYPE_F16 ? halfToFloat(bits) : bfloat16ToFloat(bits);
-  }
-
   const ParamSet& params_;
   uint32_t steps_;
   uint32_t microStep_ = 0;

@@ -37,6 +37,26 @@ inline void* elementAt(void* base, uint64_t i, dtb_dtype_t dtype) noexcept {
   return static_cast<char*>(base) + i * dtypeSize(dtype);
 }
 
+// The dtypes scaled, summed and converted in f32: f32, bf16, f16.
+constexpr bool isFloatingDtype(dtb_dtype_t dtype) noexcept {
+  return dtype == DTB_DTYPE_F32 || dtype == DTB_DTYPE_BF16 || dtype == DTB_DTYPE_F16;
+}
+
+// Element `i` of a flat f32, bf16 or f16 array at `base`, in f32 (exactly).
+inline float loadAsFloat(const void* base, dtb_dtype_t dtype, uint64_t i) noexcept {
+  if (dtype == DTB_DTYPE_F32) return static_cast<const float*>(base)[i];
+  const uint16_t bits = static_cast<const uint16_t*>(base)[i];
+  return dtype == DTB_DTYPE_F16 ? halfToFloat(bits) : bfloat16ToFloat(bits);
+}
+
+// `value` stored as element `i` of such an array, rounded to nearest even.
+inline void storeRounded(void* base, dtb_dtype_t dtype, uint64_t i, float value) noexcept {
+  if (dtype == DTB_DTYPE_F32)
+    static_cast<float*>(base)[i] = value;
+  else
+    static_cast<uint16_t*>(base)[i] = dtype == DTB_DTYPE_F16 ? floatToHalf(value) : floatToBfloat16(value);
+}
+
 class TensorOps {
  public:
   // `strategy` names the caller in errors.
@@ -66,14 +86,14 @@ class TensorOps {
         return;
       }
       for (dtb_dtype_t dtype : {dst.dtype, src.dtype}) {
-        if (dtype != DTB_DTYPE_F32 && dtype != DTB_DTYPE_BF16 && dtype != DTB_DTYPE_F16)
+        if (!isFloatingDtype(dtype))
           throw Error(DTB_STATUS_INVALID_ARGUMENT, strategy_ + ": scaled or converting copies of " +
                                                        dtypeName(dtype) + " tensors (f32, bf16, f16 only)");
       }
       if (dst.dtype != src.dtype) {  // a conversion (a compression hook's)
         for (uint64_t i = 0; i < count; ++i) {
-          const float v = scale * load(from, src.dtype, i);
-          store(to, dst.dtype, i, accumulate ? load(to, dst.dtype, i) + v : v);
+          const float v = scale * loadAsFloat(from, src.dtype, i);
+          storeRounded(to, dst.dtype, i, accumulate ? loadAsFloat(to, dst.dtype, i) + v : v);
         }
         return;
       }
@@ -132,20 +152,6 @@ class TensorOps {
       to[i] = round(accumulate ? widen(to[i]) + v : v);
     }
   }
-  // Element i of an f32, bf16 or f16 array, in f32; a value stored there,
-  // rounded to nearest even.
-  static float load(const void* base, dtb_dtype_t dtype, uint64_t i) {
-    if (dtype == DTB_DTYPE_F32) return static_cast<const float*>(base)[i];
-    const uint16_t bits = static_cast<const uint16_t*>(base)[i];
-    return dtype == DTB_DTYPE_F16 ? halfToFloat(bits) : bfloat16ToFloat(bits);
-  }
-  static void store(void* base, dtb_dtype_t dtype, uint64_t i, float value) {
-    if (dtype == DTB_DTYPE_F32)
-      static_cast<float*>(base)[i] = value;
-    else
-      static_cast<uint16_t*>(base)[i] = dtype == DTB_DTYPE_F16 ? floatToHalf(value) : floatToBfloat16(value);
-  }
-
   const dtb_host_t* host_;
   std::string strategy_;
 };

@@ -1,3 +1,5 @@
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -14,34 +16,74 @@ void check(cudaError_t result, const char* what) {
   if (result != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(result));
 }
 
-__global__ void sgdKernel(UpdateRule r, float* param, const float* grad, float* state, uint64_t count) {
-  for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < count;
-       i += uint64_t{gridDim.x} * blockDim.x) {
-    float g = grad[i] + r.weightDecay * param[i];
+// One element's update by the rule: `p` the parameter (or its f32 master
+// copy), `g` its gradient, `state` the rule's state of `count` elements a
+// slot (state[i], then state[count + i]), as Optimizer::update's loop.
+__device__ void updateElement(const UpdateRule& r, float& p, float g, float* state, uint64_t i,
+                              uint64_t count) {
+  if (r.kind == UpdateRule::Kind::kSgd) {
+    g += r.weightDecay * p;
     if (r.momentum > 0) {
       state[i] = r.momentum * state[i] + g;
       g = r.nesterov ? g + r.momentum * state[i] : state[i];
     }
-    param[i] -= r.lr * g;
+    p -= r.lr * g;
+    return;
+  }
+  float& m = state[i];
+  float& v = state[count + i];
+  if (r.kind == UpdateRule::Kind::kAdamW) {
+    p *= 1.0f - r.lr * r.weightDecay;
+  } else {
+    g += r.weightDecay * p;
+  }
+  m = r.beta1 * m + (1.0f - r.beta1) * g;
+  v = r.beta2 * v + (1.0f - r.beta2) * g * g;
+  const float denominator = sqrtf(v) / r.sqrtBiasCorrection2 + r.eps;
+  p -= r.stepSize * m / denominator;
+}
+
+__global__ void updateKernel(UpdateRule r, float* param, const float* grad, float* state, uint64_t count) {
+  for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < count;
+       i += uint64_t{gridDim.x} * blockDim.x) {
+    float p = param[i];
+    updateElement(r, p, grad[i], state, i, count);
+    param[i] = p;
   }
 }
 
-__global__ void adamKernel(UpdateRule r, float* param, const float* grad, float* state, uint64_t count) {
-  float* m = state;
-  float* v = state + count;
+__device__ float widen(__half v) { return __half2float(v); }
+__device__ float widen(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ void roundInto(__half& to, float v) { to = __float2half_rn(v); }
+__device__ void roundInto(__nv_bfloat16& to, float v) { to = __float2bfloat16_rn(v); }
+
+// Mixed precision's update (train/master_weights.h): the f32 master first in
+// the state, the rule's state after it.
+template <typename Low>
+__global__ void masterWeightKernel(UpdateRule r, Low* param, const Low* grad, float* state, uint64_t count,
+                                   float unscale, bool initMaster) {
+  float* master = state;
+  float* rest = state + count;
   for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < count;
        i += uint64_t{gridDim.x} * blockDim.x) {
-    float g = grad[i];
-    if (r.kind == UpdateRule::Kind::kAdamW) {
-      param[i] *= 1.0f - r.lr * r.weightDecay;
-    } else {
-      g += r.weightDecay * param[i];
-    }
-    m[i] = r.beta1 * m[i] + (1.0f - r.beta1) * g;
-    v[i] = r.beta2 * v[i] + (1.0f - r.beta2) * g * g;
-    const float denominator = sqrtf(v[i]) / r.sqrtBiasCorrection2 + r.eps;
-    param[i] -= r.stepSize * m[i] / denominator;
+    if (initMaster) master[i] = widen(param[i]);
+    float p = master[i];
+    updateElement(r, p, widen(grad[i]) * unscale, rest, i, count);
+    master[i] = p;
+    roundInto(param[i], p);
   }
+}
+
+unsigned blocksFor(uint64_t count) {
+  return static_cast<unsigned>(std::min<uint64_t>((count + 255) / 256, 4096));
+}
+
+void checkState(const float* state, bool needed, int device) {
+  if (needed && !isMemoryOfGpu(state, device))
+    throw std::invalid_argument("the optimizer state is not memory of GPU " + std::to_string(device) +
+                                " (allocate it with alloc on the parameter's device)");
+  // An error left by earlier GPU work is not the optimizer's: said as such.
+  check(cudaPeekAtLastError(), "the GPU was already in error before the optimizer ran");
 }
 
 }  // namespace
@@ -50,19 +92,28 @@ void gpuOptimizerUpdate(const UpdateRule& rule, float* param, const float* grad,
                         int device) {
   if (count == 0) return;
   check(cudaSetDevice(device), "cudaSetDevice");
-  const bool stateful = rule.kind != UpdateRule::Kind::kSgd || rule.momentum > 0;
-  if (stateful && !isMemoryOfGpu(state, device))
-    throw std::invalid_argument("the optimizer state is not memory of GPU " + std::to_string(device) +
-                                " (allocate it with alloc on the parameter's device)");
-  // An error left by earlier GPU work is not the optimizer's: said as such.
-  check(cudaPeekAtLastError(), "the GPU was already in error before the optimizer ran");
-  const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((count + 255) / 256, 4096));
-  if (rule.kind == UpdateRule::Kind::kSgd) {
-    sgdKernel<<<blocks, 256>>>(rule, param, grad, state, count);
-  } else {
-    adamKernel<<<blocks, 256>>>(rule, param, grad, state, count);
-  }
+  checkState(state, rule.kind != UpdateRule::Kind::kSgd || rule.momentum > 0, device);
+  updateKernel<<<blocksFor(count), 256>>>(rule, param, grad, state, count);
   check(cudaGetLastError(), "the optimizer's kernel");
+}
+
+void gpuMasterWeightUpdate(const UpdateRule& rule, dtb_dtype_t dtype, uint16_t* param, const uint16_t* grad,
+                           float* state, uint64_t count, float unscale, bool initMaster, int device) {
+  if (count == 0) return;
+  check(cudaSetDevice(device), "cudaSetDevice");
+  checkState(state, true, device);  // the master copy, at least
+  if (dtype == DTB_DTYPE_F16) {
+    masterWeightKernel<<<blocksFor(count), 256>>>(rule, reinterpret_cast<__half*>(param),
+                                                  reinterpret_cast<const __half*>(grad), state, count,
+                                                  unscale, initMaster);
+  } else if (dtype == DTB_DTYPE_BF16) {
+    masterWeightKernel<<<blocksFor(count), 256>>>(rule, reinterpret_cast<__nv_bfloat16*>(param),
+                                                  reinterpret_cast<const __nv_bfloat16*>(grad), state, count,
+                                                  unscale, initMaster);
+  } else {
+    throw std::invalid_argument("the master-weight update takes f16 or bf16 parameters");
+  }
+  check(cudaGetLastError(), "the master-weight optimizer's kernel");
 }
 
 void gpuSynchronize(int device) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "cuda/update_rule.h"
+#include "dtbench/dtbench.h"
 
 namespace dtb::core {
 
@@ -15,6 +16,14 @@ namespace dtb::core {
 // or one left by earlier work, is std::runtime_error saying which.
 void gpuOptimizerUpdate(const UpdateRule& rule, float* param, const float* grad, float* state, uint64_t count,
                         int device);
+// Mixed precision's update on GPU `device` (train/master_weights.h):
+// `param` and `grad` are `dtype` (f16 or bf16) arrays; `state` begins with
+// the f32 master copy of the parameters and holds the rule's state after
+// it. Per element: master = param widened (when `initMaster`: the first
+// applied step), the rule applied to master with the gradient widened and
+// times `unscale`, param rounded from master. Queued, as gpuOptimizerUpdate.
+void gpuMasterWeightUpdate(const UpdateRule& rule, dtb_dtype_t dtype, uint16_t* param, const uint16_t* grad,
+                           float* state, uint64_t count, float unscale, bool initMaster, int device);
 // Returns once everything queued on GPU `device` has run; std::runtime_error
 // when some of it failed.
 void gpuSynchronize(int device);

@@ -7,6 +7,11 @@ void gpuOptimizerUpdate(const UpdateRule&, float*, const float*, float*, uint64_
   throw GpuUnavailable("this build of dtbench has no CUDA");
 }
 
+void gpuMasterWeightUpdate(const UpdateRule&, dtb_dtype_t, uint16_t*, const uint16_t*, float*, uint64_t,
+                           float, bool, int) {
+  throw GpuUnavailable("this build of dtbench has no CUDA");
+}
+
 void gpuSynchronize(int) { throw GpuUnavailable("this build of dtbench has no CUDA"); }
 
 }  // namespace dtb::core

@@ -77,6 +77,17 @@ void launchFrom(dtb_dtype_t srcType, void* dst, const void* src, uint64_t count,
   }
 }
 
+template <typename T>
+__global__ void flagNonFiniteKernel(const T* values, uint64_t count, int* flag) {
+  bool found = false;
+  for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < count;
+       i += uint64_t{gridDim.x} * blockDim.x) {
+    found |= !isfinite(toFloat(values[i]));
+  }
+  // Every thread that found one writes the same 1: no atomics needed.
+  if (found) *flag = 1;
+}
+
 struct WorkStreams {
   std::mutex mutex;
   std::vector<cudaStream_t> byDevice;  // never destroyed (the process's)
@@ -145,6 +156,29 @@ void gpuTypedCopy(void* dst, dtb_dtype_t dstType, const void* src, dtb_dtype_t s
       throw std::invalid_argument("dst is not f32, f16 or bf16");
   }
   checkTensorOp(cudaGetLastError(), "the tensor copy's kernel");
+}
+
+void gpuFlagNonFinite(const void* values, dtb_dtype_t dtype, uint64_t count, int* flag, int device) {
+  if (count == 0) return;
+  if (!isMemoryOfGpu(values, device) || !isMemoryOfGpu(flag, device))
+    throw std::invalid_argument("the values or the flag are not memory of GPU " + std::to_string(device));
+  auto* stream = static_cast<cudaStream_t>(gpuWorkStream(device));
+  checkTensorOp(cudaSetDevice(device), "cudaSetDevice");
+  const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((count + 255) / 256, 1024));
+  switch (dtype) {
+    case DTB_DTYPE_F32:
+      flagNonFiniteKernel<<<blocks, 256, 0, stream>>>(static_cast<const float*>(values), count, flag);
+      break;
+    case DTB_DTYPE_F16:
+      flagNonFiniteKernel<<<blocks, 256, 0, stream>>>(static_cast<const __half*>(values), count, flag);
+      break;
+    case DTB_DTYPE_BF16:
+      flagNonFiniteKernel<<<blocks, 256, 0, stream>>>(static_cast<const __nv_bfloat16*>(values), count, flag);
+      break;
+    default:
+      throw std::invalid_argument("the values are not f32, f16 or bf16");
+  }
+  checkTensorOp(cudaGetLastError(), "the finiteness check's kernel");
 }
 
 }  // namespace dtb::core

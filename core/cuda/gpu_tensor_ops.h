@@ -30,5 +30,11 @@ void gpuScaledCopy(float* dst, const float* src, uint64_t count, float scale, bo
 // 1.10): computed in f32, rounded to nearest even into dst's dtype.
 void gpuTypedCopy(void* dst, dtb_dtype_t dstType, const void* src, dtb_dtype_t srcType, uint64_t count,
                   float scale, bool accumulate, int device);
+// Queues a look for inf and NaN among `count` values of `dtype` (f32, f16 or
+// bf16) on gpuWorkStream(device): `*flag` (an int of that GPU's memory) is
+// set to 1 where one is found and left as it was where none is, so one flag
+// gathers a whole step's gradients and is read once (mixed precision's
+// overflow check, train/low_precision_store.h).
+void gpuFlagNonFinite(const void* values, dtb_dtype_t dtype, uint64_t count, int* flag, int device);
 
 }  // namespace dtb::core

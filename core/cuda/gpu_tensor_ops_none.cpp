@@ -15,4 +15,8 @@ void gpuTypedCopy(void*, dtb_dtype_t, const void*, dtb_dtype_t, uint64_t, float,
   throw GpuUnavailable("this build of dtbench has no CUDA");
 }
 
+void gpuFlagNonFinite(const void*, dtb_dtype_t, uint64_t, int*, int) {
+  throw GpuUnavailable("this build of dtbench has no CUDA");
+}
+
 }  // namespace dtb::core

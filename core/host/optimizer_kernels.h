@@ -34,6 +34,9 @@ class OptimizerKernels {
   // The dtype of the parameters and gradients optim_update takes: f32, or
   // bf16 / f16 in a mixed-precision run (train/master_weights.h).
   virtual dtb_dtype_t paramDtype() const { return DTB_DTYPE_F32; }
+  // Where a mixed-precision run's records live (the host unless the model
+  // is on a GPU): where optim_check may find the gradients it checks.
+  virtual dtb_device_t paramDevice() const { return {DTB_DEVICE_HOST, 0}; }
   // One update of `count` low-precision host elements (paramDtype()); the
   // state then begins with their f32 master copy. Only where paramDtype()
   // is not f32.
@@ -41,10 +44,16 @@ class OptimizerKernels {
                                   size_t /*count*/, WeightDecay /*decay*/) {
     throw std::logic_error("optim_update: this run trains in f32");
   }
+  // The same on GPU `device`'s memory, queued there.
+  virtual void updateLowPrecisionOnGpu(uint16_t* /*param*/, const uint16_t* /*grad*/, float* /*state*/,
+                                       size_t /*count*/, WeightDecay /*decay*/, int /*device*/) {
+    throw std::logic_error("optim_update: this run trains in f32");
+  }
 
   // fp16's loss scaling, step by step (the host's optim_check): whether the
   // run scales its loss; whether this rank's gradients overflowed, before
-  // their reduction or in `grads` (what it updates from, reduced); the step
+  // their reduction or in `grads` (what it updates from, reduced, on the
+  // host or, where paramDevice() is a GPU, on that GPU); the step
   // settled once every rank's answer is known (false: skipped); and whether
   // this step was settled yet (optim_update waits for it).
   virtual bool scalesLoss() const { return false; }

@@ -49,14 +49,22 @@ dtb_status_t HostServices::checkStep(const dtb_tensor_t* grads, uint32_t count, 
     setErrorThunk(ctx, "optim_check: no gradients given");
     return DTB_STATUS_INVALID_ARGUMENT;
   }
+  // Host tensors, or in mixed precision on a GPU that GPU's: the overflow
+  // check runs where they are. (The norm is measured on the host only: the
+  // planner refuses gradient_clipping on a GPU.)
+  const dtb_device_t records = optimizer_->paramDevice();
+  const bool gpuAllowed = scales && !clips && records.type == DTB_DEVICE_CUDA;
   uint64_t elements = 0;
   for (uint32_t t = 0; t < count; ++t) {
     const dtb_tensor_t& g = grads[t];
     elements += g.count;
-    if (g.dtype != optimizer_->paramDtype() || g.device.type != DTB_DEVICE_HOST ||
+    const bool onHost = g.device.type == DTB_DEVICE_HOST;
+    const bool onRecordsGpu = gpuAllowed && g.device.type == records.type && g.device.index == records.index;
+    if (g.dtype != optimizer_->paramDtype() || !(onHost || onRecordsGpu) ||
         (g.count > 0 && g.data == nullptr)) {
       setErrorText(ctx, std::string("optim_check: gradient ") + std::to_string(t) + " is not a " +
-                            dtb::dtypeName(optimizer_->paramDtype()) + " host tensor with data");
+                            dtb::dtypeName(optimizer_->paramDtype()) + " tensor with data on the host" +
+                            (gpuAllowed ? " or GPU " + std::to_string(records.index) : std::string()));
       return DTB_STATUS_INVALID_ARGUMENT;
     }
   }
@@ -111,15 +119,14 @@ dtb_status_t HostServices::update(dtb_tensor_t* param, const dtb_tensor_t* grad,
   if (!given(ctx, "optim_update", {param, grad})) return DTB_STATUS_INVALID_ARGUMENT;
   if (communicator_) communicator_->endPolling();  // the training thread computes: no poll loop
   const bool onGpu = param->device.type == DTB_DEVICE_CUDA;
-  // f32, or the run's bf16 / f16 in mixed precision (on the host).
+  // f32, or the run's bf16 / f16 in mixed precision.
   const dtb_dtype_t dtype = optimizer_->paramDtype();
   if (param->dtype != dtype || grad->dtype != dtype || param->count != grad->count ||
       (param->device.type != DTB_DEVICE_HOST && !onGpu) || grad->device.type != param->device.type ||
-      grad->device.index != param->device.index || (onGpu && dtype != DTB_DTYPE_F32)) {
-    setErrorText(ctx,
-                 std::string("optim_update: param and grad must be ") + dtb::dtypeName(dtype) +
-                     " tensors of equal count on the same device (the host" +
-                     (dtype == DTB_DTYPE_F32 ? ", or one GPU)" : ": this run trains in mixed precision)"));
+      grad->device.index != param->device.index) {
+    setErrorText(ctx, std::string("optim_update: param and grad must be ") + dtb::dtypeName(dtype) +
+                          " tensors of equal count on the same device (the host, or one GPU)" +
+                          (dtype == DTB_DTYPE_F32 ? "" : ": this run trains in mixed precision"));
     return DTB_STATUS_INVALID_ARGUMENT;
   }
   if (param->count > 0 && (param->data == nullptr || grad->data == nullptr)) {
@@ -147,22 +154,28 @@ dtb_status_t HostServices::update(dtb_tensor_t* param, const dtb_tensor_t* grad,
                   "optim_update calls (ABI 1.8): the host measures the gradients' global norm there");
     return DTB_STATUS_INVALID_ARGUMENT;
   }
+  if (optimizer_->scalesLoss() && !optimizer_->stepSettled()) {
+    setErrorThunk(ctx,
+                  "optim_update: in an fp16 run a strategy calls optim_check once a step, before its "
+                  "optim_update calls (ABI 1.8): the loss scaler decides there whether the step is applied");
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
   if (onGpu) {
     try {
-      optimizer_->updateOnGpu(static_cast<float*>(param->data), static_cast<const float*>(grad->data), state,
-                              param->count, decay, param->device.index);
+      if (dtype != DTB_DTYPE_F32) {
+        optimizer_->updateLowPrecisionOnGpu(static_cast<uint16_t*>(param->data),
+                                            static_cast<const uint16_t*>(grad->data), state, param->count,
+                                            decay, param->device.index);
+      } else {
+        optimizer_->updateOnGpu(static_cast<float*>(param->data), static_cast<const float*>(grad->data),
+                                state, param->count, decay, param->device.index);
+      }
     } catch (const GpuUnavailable& e) {
       setErrorText(
           ctx, std::string("optim_update on GPU ") + std::to_string(param->device.index) + ": " + e.what());
       return DTB_STATUS_UNSUPPORTED;
     }
     return DTB_STATUS_OK;
-  }
-  if (optimizer_->scalesLoss() && !optimizer_->stepSettled()) {
-    setErrorThunk(ctx,
-                  "optim_update: in an fp16 run a strategy calls optim_check once a step, before its "
-                  "optim_update calls (ABI 1.8): the loss scaler decides there whether the step is applied");
-    return DTB_STATUS_INVALID_ARGUMENT;
   }
   if (dtype != DTB_DTYPE_F32) {
     optimizer_->updateLowPrecision(static_cast<uint16_t*>(param->data),

@@ -18,12 +18,6 @@ void checkPrecision(const CellChecks& checks) {
     }
     if (precision == "fp32") continue;
     const std::string where = "precision = \"" + precision + "\" (cell " + std::to_string(cell.index) + ")";
-    if (cell.text("device") == "cuda") {
-      checks.fail("precision", where +
-                                   ": mixed precision trains on the CPU only so far; on a GPU set "
-                                   "precision = \"fp32\" (TF32 is on there)");
-      return;
-    }
     if (precision == "fp16" && std::ldexp(1.0, static_cast<int>(cell.integer("initial_scale_power"))) <
                                    cell.real("min_loss_scale")) {
       checks.fail("min_loss_scale", where +

@@ -30,12 +30,18 @@ void MasterWeightOptimizer::updateLowPrecision(uint16_t* param, const uint16_t* 
   roundToLowPrecision(master, param, count, dtype, 1.0f);
 }
 
+void MasterWeightOptimizer::updateLowPrecisionOnGpu(uint16_t* param, const uint16_t* grad, float* state,
+                                                    size_t count, WeightDecay decay, int device) {
+  if (precision_.skipping()) return;
+  // As updateLowPrecision: the master from the parameter on the first
+  // applied step, the gradients divided by the scale they were rounded with.
+  optimizer_.updateMasterOnGpu(precision_.dtype(), param, grad, state, count, decay,
+                               1.0f / precision_.gradientScale(), device);
+}
+
 bool MasterWeightOptimizer::overflowIn(const dtb_tensor_t* grads, uint32_t count) const {
-  if (precision_.overflowed()) return true;
-  for (uint32_t t = 0; t < count; ++t) {
-    if (!allFinite(static_cast<const uint16_t*>(grads[t].data), grads[t].count, grads[t].dtype)) return true;
-  }
-  return false;
+  // Checked where they are: on a GPU, by kernels, read once.
+  return precision_.overflowed() || precision_.nonFiniteIn(grads, count);
 }
 
 double MasterWeightOptimizer::squaredNorm(const dtb_tensor_t* grads, uint32_t count) const {
@@ -64,7 +70,10 @@ void MasterWeightOptimizer::update(float*, const float*, float*, size_t, WeightD
 }
 
 void MasterWeightOptimizer::updateOnGpu(float*, const float*, float*, size_t, WeightDecay, int) {
-  throw std::logic_error("optim_update: mixed precision runs on the CPU only so far");
+  throw std::logic_error(std::string("optim_update: this run trains in ") +
+                         precisionName(precision_.precision()) +
+                         ": its parameters and gradients on the GPU are " +
+                         precisionName(precision_.precision()) + " tensors, not f32");
 }
 
 }  // namespace dtb::core

@@ -36,6 +36,10 @@ class MasterWeightOptimizer : public OptimizerKernels {
   void update(float* param, const float* grad, float* state, size_t count, WeightDecay decay) const override;
   void updateOnGpu(float* param, const float* grad, float* state, size_t count, WeightDecay decay,
                    int device) override;
+  // updateLowPrecision's work as one kernel on the GPU (gpu_optimizer.h).
+  void updateLowPrecisionOnGpu(uint16_t* param, const uint16_t* grad, float* state, size_t count,
+                               WeightDecay decay, int device) override;
+  dtb_device_t paramDevice() const override { return precision_.device(); }
 
   bool scalesLoss() const override { return precision_.scalesLoss(); }
   bool overflowIn(const dtb_tensor_t* grads, uint32_t count) const override;

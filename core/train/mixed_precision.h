@@ -13,14 +13,20 @@
 //     so the next forward computes on the low-precision parameters.
 // At creation the model's values are rounded to the low precision too, as
 // model.half() / model.bfloat16() does before training.
+// The records live where the model's parameters do: host memory for a model
+// on the CPU, the same GPU's memory for a model there, converted by kernels
+// on the host's stream of that GPU (train/low_precision_store.h); an
+// overflow is then gathered in a flag on the GPU and read once a step.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "dtbench/model.h"
 #include "train/loss_scaler.h"
+#include "train/low_precision_store.h"
 #include "train/precision.h"
 
 namespace dtb::core {
@@ -28,10 +34,13 @@ namespace dtb::core {
 class MixedPrecision {
  public:
   // `precision` is bf16 or fp16 (std::invalid_argument otherwise); the
-  // model's parameters are f32 host tensors (std::invalid_argument naming
-  // the first that is not). fp16 scales the loss with `scaler`.
+  // model's parameters are f32 tensors, all on the host or all on one GPU
+  // (std::invalid_argument naming the first that is not). fp16 scales the
+  // loss with `scaler`. `store` keeps and converts the records (null: the
+  // one for the parameters' device).
   MixedPrecision(Precision precision, dtb_param_t* const* modelParams, uint32_t count,
-                 LossScalerConfig scaler = {});
+                 LossScalerConfig scaler = {}, std::unique_ptr<LowPrecisionStore> store = nullptr);
+  ~MixedPrecision();
   MixedPrecision(const MixedPrecision&) = delete;
   MixedPrecision& operator=(const MixedPrecision&) = delete;
 
@@ -68,8 +77,14 @@ class MixedPrecision {
   // The next gradient rounded gets an inf in its first element (a fault
   // the matrix injects: worker/fault_injector.h).
   void poisonNextGradient() { poison_ = true; }
-  // An inf or NaN in this rank's rounded gradients since beginBackward.
-  bool overflowed() const { return overflowed_; }
+  // An inf or NaN in this rank's rounded gradients since beginBackward (on a
+  // GPU this waits for the rounding queued so far).
+  bool overflowed();
+  // Whether an inf or NaN is among `count` tensors of the run's low
+  // precision on the records' device (the reduced gradients a strategy
+  // hands optim_check); asked after overflowed() said false.
+  bool nonFiniteIn(const dtb_tensor_t* tensors, uint32_t count);
+  dtb_device_t device() const { return store_->device(); }
 
   // fp16's scale for the coming gradients (1 in bf16, which needs none).
   float lossScale() const { return scaler_ ? static_cast<float>(scaler_->scale()) : 1.0f; }
@@ -95,7 +110,8 @@ class MixedPrecision {
  private:
   struct Slot {
     dtb_param_t record{};
-    std::vector<uint16_t> value, grad;
+    void* value = nullptr;  // the storage the store gave, or null once released
+    void* grad = nullptr;
     bool arrived = false;
   };
   void roundGradient(uint32_t index);
@@ -108,8 +124,9 @@ class MixedPrecision {
   std::vector<std::vector<uint32_t>> byLayer_;  // the parameters' indices per layer
   std::vector<Slot> slots_;
   std::vector<dtb_param_t*> pointers_;
+  std::unique_ptr<LowPrecisionStore> store_;
   std::optional<LossScaler> scaler_;
-  bool overflowed_ = false;
+  bool overflowed_ = false;  // known so far; the store may have noted more
   bool skipping_ = false;
   bool settled_ = false;
   bool poison_ = false;

@@ -109,6 +109,14 @@ void Optimizer::updateOnGpu(float* param, const float* grad, float* state, size_
   unsettledGpu_ = device;
 }
 
+void Optimizer::updateMasterOnGpu(dtb_dtype_t dtype, uint16_t* param, const uint16_t* grad, float* state,
+                                  size_t count, WeightDecay decay, float unscale, int device) {
+  if (clipFactor_ != 1)
+    throw std::logic_error("optim_update: gradient clipping on a GPU is not supported yet");
+  gpuMasterWeightUpdate(rule(decay), dtype, param, grad, state, count, unscale, step_ == 1, device);
+  unsettledGpu_ = device;
+}
+
 void Optimizer::settle() {
   if (unsettledGpu_ < 0) return;
   const int device = unsettledGpu_;

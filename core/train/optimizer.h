@@ -53,6 +53,12 @@ class Optimizer : public OptimizerKernels {
   // Throws GpuUnavailable in a build without CUDA.
   void updateOnGpu(float* param, const float* grad, float* state, size_t count, WeightDecay decay,
                    int device) override;
+  // Mixed precision's update on a GPU (gpu_optimizer.h's
+  // gpuMasterWeightUpdate): `state` begins with the f32 master copy, made
+  // from the parameters on the first applied step; the gradients are
+  // multiplied by `unscale`. Queued, as updateOnGpu.
+  void updateMasterOnGpu(dtb_dtype_t dtype, uint16_t* param, const uint16_t* grad, float* state, size_t count,
+                         WeightDecay decay, float unscale, int device);
   void settle();
 
   // Gradient clipping (optimizer_kernels.h): a step's updates multiply the

@@ -59,6 +59,7 @@ Batch DataLoader::read(uint64_t batchIndex) {
       static_cast<uint32_t>(std::min<uint64_t>(config_.batchSize, epochIndices_.size() - first));
   Batch batch;
   batch.size = size;
+  batch.inputs = BatchInputs(config_.inputPool);
   batch.labels.resize(size);
   batch.inputs.resize(size * sampleElements_);
   const uint64_t* indices = epochIndices_.data() + first;

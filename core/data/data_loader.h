@@ -12,12 +12,14 @@
 #include <condition_variable>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "data/batch_memory.h"
 #include "data/distributed_sampler.h"
 #include "host/plugin_instance.h"
 
@@ -25,8 +27,12 @@ namespace dtb::core {
 
 struct Batch {
   uint32_t size = 0;
-  std::vector<float> inputs;  // size x sample elements, normalised
+  BatchInputs inputs;  // size x sample elements, normalised
   std::vector<int32_t> labels;
+  // Set by a DevicePrefetcher: the inputs' copy on a GPU, which the model
+  // reads instead (device_prefetcher.h).
+  const float* deviceInputs = nullptr;
+  dtb_device_t inputDevice{DTB_DEVICE_HOST, 0};
 };
 
 struct LoaderConfig {
@@ -34,6 +40,9 @@ struct LoaderConfig {
   uint32_t batchSize = 1;
   int threads = 2;  // 0: read on the caller's thread
   bool dropLastBatch = false;
+  // Where the inputs go: null, the heap; else this pool's blocks (pinned
+  // memory for a run on a GPU: batch_memory.h).
+  std::shared_ptr<BlockPool> inputPool;
 };
 
 class DataLoader {

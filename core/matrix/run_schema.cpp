@@ -105,6 +105,9 @@ std::vector<ParamSpec> makeSchema() {
       spec("dataset_scale", DTB_PARAM_INT, int64_t{1},
            "Repeat the training split this many times (1x, 4x, 8x)", 1.0, 1e4),
       spec("loader_threads", DTB_PARAM_INT, int64_t{2}, "Prefetch threads per rank", 0.0, 256.0),
+      spec("pin_memory", DTB_PARAM_BOOL, true,
+           "device = cuda: batches in pinned host memory, copied to the GPU a step ahead on a stream of "
+           "their own"),
       spec("threads_per_worker", DTB_PARAM_INT, int64_t{0},
            "Compute threads per rank; 0 divides the cores among the ranks", 0.0, 1024.0),
       spec(

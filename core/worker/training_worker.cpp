@@ -3,6 +3,7 @@
 #include <cmath>
 #include <thread>
 
+#include "cuda/cuda_memory.h"
 #include "cuda/cuda_probe.h"
 #include "host/blocking_collective.h"
 #include "worker/batch_view.h"
@@ -197,9 +198,13 @@ void TrainingWorker::openTrainingData(uint64_t offset) {
                       static_cast<uint64_t>(cell_.integer("seed"))};
   share.end = epochSamples_;
   share.offset = std::min(offset, share.end);
+  toGpu_.reset();  // it reads the loader
   train_.reset();  // its prefetch threads end before the next one's start
+  if (pinsBatches() && !pinnedBatches_)
+    pinnedBatches_ = std::make_shared<BlockPool>(pinnedAllocate, pinnedFree);
   train_ = std::make_unique<DataLoader>(
-      plugins_.dataset(), LoaderConfig{0, batch_, static_cast<int>(cell_.integer("loader_threads")), false},
+      plugins_.dataset(),
+      LoaderConfig{0, batch_, static_cast<int>(cell_.integer("loader_threads")), false, pinnedBatches_},
       DistributedSampler(share));
   loaderWorld_ = world_;
   loaderRank_ = rank_;
@@ -213,8 +218,30 @@ int64_t TrainingWorker::startLoader() {
   if (!same) openTrainingData(at_.samplePositions);
   const uint64_t firstBatch = same ? static_cast<uint64_t>(at_.stepInEpoch) * accumulation_ : 0;
   train_->startEpoch(static_cast<uint64_t>(at_.epoch), firstBatch);
+  prefetchToGpu();
   const uint64_t batches = train_->batchesPerEpoch();
   return static_cast<int64_t>((batches - std::min(batches, firstBatch)) / accumulation_);
+}
+
+bool TrainingWorker::pinsBatches() const {
+  return cell_.text("device") == "cuda" && cell_.flag("pin_memory");
+}
+
+void TrainingWorker::prefetchToGpu() {
+  if (toGpu_) {
+    toGpu_->startEpoch();
+    return;
+  }
+  // A model built before ABI 1.11 (or for the host only) copies its batch
+  // itself in forward, from the pinned batch.
+  if (!pinsBatches() || !(plugins_.modelApi().input_devices & DTB_MODEL_INPUTS_ON_DEVICE)) return;
+  const dtb_device_t gpu = gpuForLocalRank(placeRank(spec_, rank_).localRank);
+  toGpu_ = std::make_unique<DevicePrefetcher>(
+      *train_, makeGpuBatchCopier(gpu.index, batch_ * train_->sampleElements()));
+}
+
+double TrainingWorker::dataWaitSeconds() const {
+  return train_->waitSeconds() + (toGpu_ ? toGpu_->waitSeconds() : 0.0);
 }
 
 ModelOptions TrainingWorker::modelOptions() const {
@@ -418,14 +445,14 @@ StepRecord TrainingWorker::measureStep(uint32_t epoch) {
   r.epoch = static_cast<int>(epoch + 1);
   takeMetrics(r.step);  // what came between steps (evaluation's gathers) is no step's
   const int64_t begin = TraceRecorder::nowNs();
-  const double dataBefore = train_->waitSeconds();
+  const double dataBefore = dataWaitSeconds();
   const CommCounters commBefore = CommCounters::of(plugins_.comm());
   const double straggling = straggle();
   MicroBatchTotals micro = runMicroBatches(epoch);
   micro.timing[Phase::kForward] += straggling;  // a straggler computes slowly
   r.seconds = static_cast<double>(TraceRecorder::nowNs() - begin) / 1e9;
   setPhases(r, micro.timing);
-  r.phases[Phase::kData] = train_->waitSeconds() - dataBefore;
+  r.phases[Phase::kData] = dataWaitSeconds() - dataBefore;
   r.loss = micro.samples > 0 ? micro.lossSum / static_cast<double>(micro.samples) : NAN;
   r.samples = micro.samples;
   r.correct = micro.correct;
@@ -456,7 +483,7 @@ MicroBatchTotals TrainingWorker::runMicroBatches(uint32_t epoch) {
   MicroBatchTotals totals;
   for (uint32_t micro = 0; micro < accumulation_; ++micro) {
     const int64_t dataBegin = TraceRecorder::nowNs();
-    std::optional<Batch> b = train_->next();
+    std::optional<Batch> b = toGpu_ ? toGpu_->next() : train_->next();
     if (!b) throw std::runtime_error("the data loader ran out of batches mid-epoch");
     dtb_batch_t view = batchView(*b, train_->info());
     dtb_step_info_t stepInfo{sizeof(dtb_step_info_t), optimizerSteps_, epoch, micro, accumulation_};

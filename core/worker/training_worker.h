@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "data/data_loader.h"
+#include "data/device_prefetcher.h"
 #include "elastic/elastic_world.h"
 #include "host/trace_recorder.h"
 #include "protocol/checkpoint.h"
@@ -89,6 +90,12 @@ class TrainingWorker {
   // the world never changed this epoch, else one over what is left of it.
   // Returns the optimizer steps it can still give this epoch.
   int64_t startLoader();
+  // device = "cuda" with pin_memory: batches in pinned host memory, and
+  // (where the model takes its inputs on the GPU) copied there a step ahead.
+  bool pinsBatches() const;
+  void prefetchToGpu();
+  // The training thread's waits for data: the loader's, and the copies'.
+  double dataWaitSeconds() const;
 
   ModelOptions modelOptions() const;
 
@@ -269,7 +276,9 @@ class TrainingWorker {
   std::unique_ptr<TraceRecorder> trace_;  // trace = true
   GradientProfile gradientProfile_;       // over every training step this worker ran
   RankPlugins plugins_;
+  std::shared_ptr<BlockPool> pinnedBatches_;  // pinsBatches(): the loaders' input memory
   std::unique_ptr<DataLoader> train_;
+  std::unique_ptr<DevicePrefetcher> toGpu_;  // reads train_
   std::optional<TrainingStep> step_;
 };
 

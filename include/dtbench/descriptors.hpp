@@ -28,6 +28,8 @@ namespace dtb {
 //   void backward(const dtb_step_hooks_t*);
 // and may provide (then release_param is set):
 //   void releaseParam(uint32_t index, dtb_param_part_t part);
+// and (then input_devices is set, since 1.11):
+//   static constexpr uint32_t kInputDevices = DTB_MODEL_INPUTS_ON_DEVICE;
 template <typename Model>
 dtb_model_plugin_v1_t modelDescriptor(dtb_plugin_header_t header) {
   dtb_model_plugin_v1_t d{};
@@ -65,6 +67,7 @@ dtb_model_plugin_v1_t modelDescriptor(dtb_plugin_header_t header) {
       return guard(model->host(), [&] { model->releaseParam(index, part); });
     };
   }
+  if constexpr (requires { Model::kInputDevices; }) d.input_devices = Model::kInputDevices;
   return d;
 }
 

@@ -109,7 +109,18 @@ typedef struct dtb_model_plugin_v1_s {
    * and in backward (which every model does anyway, see above), and never
    * touches it outside forward and backward. */
   dtb_status_t (*release_param)(void* model, uint32_t index, dtb_param_part_t part);
+
+  /* Since 1.11, optional (0: inputs in host memory only). DTB_MODEL_INPUTS_*
+   * flags: where forward() takes batch->inputs besides host memory. With
+   * DTB_MODEL_INPUTS_ON_DEVICE a model created for a GPU takes them in that
+   * GPU's memory (inputs.device says so), already copied when forward is
+   * called: the host then copies each batch there ahead of time, on a
+   * stream of its own, while the step before computes. Labels stay in host
+   * memory. The inputs stay valid until backward returns. */
+  uint32_t input_devices;
 } dtb_model_plugin_v1_t;
+
+#define DTB_MODEL_INPUTS_ON_DEVICE 0x1u
 
 typedef dtb_model_plugin_v1_t dtb_model_plugin_t;
 #define DTB_MODEL_ENTRY dtb_model_plugin_v1

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "dnnl_context.h"
+#include "dtbench/plugin.hpp"
 #include "layer_modules.h"
 #include "layers.h"
 #include "residual.h"
@@ -69,7 +70,10 @@ class CpuLayers : public Layers {
     return std::make_unique<CpuCrossEntropy>(classes, labelSmoothing);
   }
 
-  const float* input(const float* host, uint64_t count) override {
+  const float* input(const float* host, dtb_device_t where, uint64_t count) override {
+    if (where.type != DTB_DEVICE_HOST)
+      throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                  "the batch's inputs are not in host memory, where this model computes");
     input_.assign(host, host + count);  // the batch is borrowed for the forward call only
     return input_.data();
   }

@@ -53,9 +53,11 @@ class Layers {
                                            bool reluAfter) = 0;
   virtual std::unique_ptr<CrossEntropy> crossEntropy(int64_t classes, double labelSmoothing) = 0;
 
-  // The batch's inputs (host memory, borrowed for the call) where the first
-  // module reads them; valid until the next call.
-  virtual const float* input(const float* host, uint64_t count) = 0;
+  // The batch's inputs (borrowed for the call) where the first module reads
+  // them; valid until the next call. In host memory, or already in the
+  // memory of the GPU the layers compute on (then used where they are); any
+  // other device is an Error.
+  virtual const float* input(const float* data, dtb_device_t where, uint64_t count) = 0;
   // Once the model is built: its parameters moved where the layers compute
   // (nothing to do on the host).
   virtual void place(ParameterRegistry& registry) = 0;

@@ -71,7 +71,8 @@ void Network::finishBuilding(const char* model) {
 void Network::forward(const dtb_batch_t& batch, const dtb_step_hooks_t* hooks, dtb_forward_result_t* out) {
   Shape in = sample_;
   in.n = batch.size;
-  const float* x = layers_->input(static_cast<const float*>(batch.inputs.data), in.count());
+  const float* x =
+      layers_->input(static_cast<const float*>(batch.inputs.data), batch.inputs.device, in.count());
   const float* logits = body_.forward(x, in, Pass(hooks, training_));
   const LossResult loss = loss_->forward(logits, static_cast<const int32_t*>(batch.labels.data), in.n);
   out->loss = loss.loss;

@@ -30,6 +30,9 @@ class Network {
   const char* const* layerNames() const { return registry_.layerNames(); }
   uint32_t layerCount() const { return registry_.layerCount(); }
   void releaseParam(uint32_t index, dtb_param_part_t part) { registry_.releaseParam(index, part); }
+  // A network built for a GPU takes its batches' inputs in that GPU's
+  // memory too (the host's copy-stream prefetch, model.h).
+  static constexpr uint32_t kInputDevices = DTB_MODEL_INPUTS_ON_DEVICE;
   void setTraining(bool training) { training_ = training; }
   void forward(const dtb_batch_t& batch, const dtb_step_hooks_t* hooks, dtb_forward_result_t* out);
   void backward(const dtb_step_hooks_t* hooks);

@@ -196,6 +196,29 @@ TEST(LeNet, DropoutsOfOneSeedDrawFromOneStreamAndDropout2dDropsChannels) {
   }
 }
 
+// Since ABI 1.11 the layer library's models take a GPU batch where it is
+// (the host's copy-stream prefetch). On the host such inputs are refused,
+// naming where they are; the linear test model never declared it.
+TEST_F(LeNetTest, DeclaresGpuInputsAndRefusesThemOnTheHost) {
+  EXPECT_EQ(api().input_devices & DTB_MODEL_INPUTS_ON_DEVICE, DTB_MODEL_INPUTS_ON_DEVICE);
+  dtb_batch_t batch{};
+  batch.struct_size = sizeof(batch);
+  batch.size = 4;
+  batch.inputs = dtb::hostTensor(inputs_, 4 * 784, DTB_DTYPE_F32);
+  batch.inputs.device = {DTB_DEVICE_CUDA, 0};
+  batch.labels = dtb::hostTensor(labels_, 4, DTB_DTYPE_I32);
+  dtb_forward_result_t out{};
+  out.struct_size = sizeof(out);
+  try {
+    model_->check("forward", api().forward(model_->context(), &batch, nullptr, &out));
+    FAIL() << "a model on the host took GPU inputs";
+  } catch (const PluginCallError& e) {
+    EXPECT_NE(std::string(e.what()).find("not in host memory"), std::string::npos) << e.what();
+  }
+  PluginLoader loader(SearchPath({DTBENCH_PLUGIN_DIR}));
+  EXPECT_EQ(loader.load(PluginKind::kModel, "linear")->descriptor<dtb_model_plugin_v1_t>().input_devices, 0u);
+}
+
 TEST(LeNet, RefusesInputsItCannotTake) {
   PluginLoader loader(SearchPath({DTBENCH_PLUGIN_DIR}));
   dtb_model_setup_t setup{};

@@ -2,10 +2,12 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cuda_check.h"
 #include "cuda_modules.h"
+#include "dtbench/plugin.hpp"
 #include "kernels.h"
 
 namespace dtb::nn {
@@ -102,7 +104,19 @@ class CudaLayers : public Layers {
     return std::make_unique<CudaCrossEntropy>(ctx_, classes, labelSmoothing);
   }
 
-  const float* input(const float* host, uint64_t count) override {
+  const float* input(const float* data, dtb_device_t where, uint64_t count) override {
+    if (where.type == DTB_DEVICE_CUDA && where.index == ctx_.options().device) {
+      // The host copied it here on its own stream and waited for the copy:
+      // the model's stream may read it at once.
+      return data;
+    }
+    if (where.type != DTB_DEVICE_HOST) {
+      throw Error(DTB_STATUS_INVALID_ARGUMENT,
+                  "the batch's inputs are on device " + std::to_string(where.type) + ":" +
+                      std::to_string(where.index) + ", not on this model's GPU " +
+                      std::to_string(ctx_.options().device) + " or the host");
+    }
+    const float* host = data;
     const size_t bytes = count * sizeof(float);
     void* staged = staging_.bytes(bytes);
     std::memcpy(staged, host, bytes);  // the batch is borrowed for the forward call only

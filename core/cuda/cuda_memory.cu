@@ -61,8 +61,10 @@ void gpuFree(void* ptr, int device) {
   cudaFree(ptr);
 }
 
-void* pinnedAllocate(uint64_t bytes) {
+void* pinnedAllocate(uint64_t bytes, int device) {
   if (bytes == 0) return nullptr;
+  if (device >= 0 && cudaSetDevice(device) != cudaSuccess)
+    throw GpuUnavailable("cudaSetDevice(" + std::to_string(device) + ") for pinned memory");
   void* ptr = nullptr;
   const cudaError_t made = cudaMallocHost(&ptr, bytes);
   if (made == cudaErrorMemoryAllocation) {

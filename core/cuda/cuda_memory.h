@@ -19,8 +19,10 @@ class GpuUnavailable : public std::runtime_error {
 void* gpuAllocate(uint64_t bytes, int device);
 void gpuFree(void* ptr, int device);
 // Pinned (page-locked) host memory, cudaMallocHost: staging whose copies to
-// and from a GPU run at full speed. Throws as gpuAllocate does.
-void* pinnedAllocate(uint64_t bytes);
+// and from a GPU run at full speed. Throws as gpuAllocate does. `device`
+// (when >= 0) is made the calling thread's GPU first: a thread that never
+// chose one would make a CUDA context on GPU 0 (the loader's threads).
+void* pinnedAllocate(uint64_t bytes, int device = -1);
 void pinnedFree(void* ptr);
 // Whether `p` is memory of GPU `device` (device or managed memory there):
 // a kernel given anything else would fault and break the whole CUDA

@@ -15,7 +15,7 @@ void* gpuAllocate(uint64_t bytes, int /*device*/) {
   unavailable();
 }
 void gpuFree(void* /*ptr*/, int /*device*/) {}
-void* pinnedAllocate(uint64_t bytes) {
+void* pinnedAllocate(uint64_t bytes, int /*device*/) {
   if (bytes == 0) return nullptr;
   unavailable();
 }

@@ -24,22 +24,31 @@ GpuCopyStream::GpuCopyStream(int device, int events) : device_(device), eventCou
   checkCopy(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate (the copy stream)");
   stream_ = stream;
   events_ = new void*[static_cast<size_t>(events)]();
-  for (int i = 0; i < events; ++i) {
-    cudaEvent_t event = nullptr;
-    // Untimed: recording one costs a fraction of a timing event (docs/gpu.md).
-    checkCopy(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate (a copy's event)");
-    events_[i] = event;
+  try {
+    for (int i = 0; i < events; ++i) {
+      cudaEvent_t event = nullptr;
+      // Untimed: recording one costs a fraction of a timing event (docs/gpu.md).
+      checkCopy(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate (a copy's event)");
+      events_[i] = event;
+    }
+  } catch (...) {
+    release();  // a constructor that throws has no destructor run
+    throw;
   }
 }
 
-GpuCopyStream::~GpuCopyStream() {
+GpuCopyStream::~GpuCopyStream() { release(); }
+
+void GpuCopyStream::release() {
   cudaSetDevice(device_);
   if (stream_) cudaStreamSynchronize(static_cast<cudaStream_t>(stream_));
-  for (int i = 0; i < eventCount_; ++i) {
+  for (int i = 0; events_ && i < eventCount_; ++i) {
     if (events_[i]) cudaEventDestroy(static_cast<cudaEvent_t>(events_[i]));
   }
   delete[] events_;
+  events_ = nullptr;
   if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+  stream_ = nullptr;
 }
 
 void GpuCopyStream::copyToGpu(void* gpu, const void* host, uint64_t bytes, int event) {

@@ -28,10 +28,12 @@ class GpuCopyStream {
   void wait(int event);
 
  private:
-  int device_;
-  void* stream_ = nullptr;   // a cudaStream_t
-  void** events_ = nullptr;  // cudaEvent_t each
-  int eventCount_ = 0;
+  void release();
+  // (Unused in a build without CUDA, whose calls only throw.)
+  [[maybe_unused]] int device_;
+  [[maybe_unused]] void* stream_ = nullptr;   // a cudaStream_t
+  [[maybe_unused]] void** events_ = nullptr;  // cudaEvent_t each
+  [[maybe_unused]] int eventCount_ = 0;
 };
 
 }  // namespace dtb::core

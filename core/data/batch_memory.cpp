@@ -12,12 +12,15 @@ std::shared_ptr<float> BlockPool::take(size_t bytes) {
   Block block{nullptr, 0};
   {
     std::lock_guard lock(mutex_);
+    // The smallest that fits: an epoch's short last batch does not take a
+    // full batch's block that the next full batch would then have to make.
+    size_t best = idle_.size();
     for (size_t i = 0; i < idle_.size(); ++i) {
-      if (idle_[i].bytes >= bytes) {
-        block = idle_[i];
-        idle_.erase(idle_.begin() + static_cast<std::ptrdiff_t>(i));
-        break;
-      }
+      if (idle_[i].bytes >= bytes && (best == idle_.size() || idle_[i].bytes < idle_[best].bytes)) best = i;
+    }
+    if (best < idle_.size()) {
+      block = idle_[best];
+      idle_.erase(idle_.begin() + static_cast<std::ptrdiff_t>(best));
     }
   }
   if (block.data == nullptr) {

@@ -49,22 +49,25 @@ dtb_status_t HostServices::checkStep(const dtb_tensor_t* grads, uint32_t count, 
     setErrorThunk(ctx, "optim_check: no gradients given");
     return DTB_STATUS_INVALID_ARGUMENT;
   }
-  // Host tensors, or in mixed precision on a GPU that GPU's: the overflow
-  // check runs where they are. (The norm is measured on the host only: the
-  // planner refuses gradient_clipping on a GPU.)
+  // Where the run's parameters are: the host, or in mixed precision on a GPU
+  // that GPU, where the overflow check runs. (The norm is measured on the
+  // host only: the planner refuses gradient_clipping on a GPU.)
   const dtb_device_t records = optimizer_->paramDevice();
-  const bool gpuAllowed = scales && !clips && records.type == DTB_DEVICE_CUDA;
+  const bool onGpu = records.type == DTB_DEVICE_CUDA;
+  if (onGpu && clips) {
+    setErrorThunk(ctx, "optim_check: gradient clipping measures host tensors only so far");
+    return DTB_STATUS_UNSUPPORTED;
+  }
+  const std::string where = onGpu ? "GPU " + std::to_string(records.index) : std::string("the host");
   uint64_t elements = 0;
   for (uint32_t t = 0; t < count; ++t) {
     const dtb_tensor_t& g = grads[t];
     elements += g.count;
-    const bool onHost = g.device.type == DTB_DEVICE_HOST;
-    const bool onRecordsGpu = gpuAllowed && g.device.type == records.type && g.device.index == records.index;
-    if (g.dtype != optimizer_->paramDtype() || !(onHost || onRecordsGpu) ||
-        (g.count > 0 && g.data == nullptr)) {
+    const bool there = g.device.type == records.type && (!onGpu || g.device.index == records.index);
+    if (g.dtype != optimizer_->paramDtype() || !there || (g.count > 0 && g.data == nullptr)) {
       setErrorText(ctx, std::string("optim_check: gradient ") + std::to_string(t) + " is not a " +
-                            dtb::dtypeName(optimizer_->paramDtype()) + " tensor with data on the host" +
-                            (gpuAllowed ? " or GPU " + std::to_string(records.index) : std::string()));
+                            dtb::dtypeName(optimizer_->paramDtype()) + " tensor with data on " + where +
+                            ", where this run's parameters are");
       return DTB_STATUS_INVALID_ARGUMENT;
     }
   }

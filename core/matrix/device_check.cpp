@@ -33,13 +33,17 @@ std::optional<DeviceProblem> deviceProblem(const Cell& cell, const dtb_backend_p
   // Over a backend that moves host memory only, the host stages GPU tensors
   // through pinned memory (gpu_staging.h), and ranks may share a GPU.
   const bool nccl = !backend || (backend->capabilities & DTB_BACKEND_CAP_CUDA_MEMORY);
-  // Checkpoints copy a GPU's parameters and optimizer state to the host and
-  // back, so restarts work; an elastic world would rebuild its GPU
-  // communicators inside the workers, which no GPU has run yet.
-  if (cell.text("recovery") == "elastic") {
-    return DeviceProblem{"recovery", where +
-                                         ": recovery = \"elastic\" does not run on GPUs yet; recovery = "
-                                         "\"restart\" does (checkpoints of the GPU's weights and state)"};
+  // Checkpoints and elastic commits copy a GPU's parameters and optimizer
+  // state to the host and back. Over a staging backend the communicator
+  // carries whatever GPU the model is on; NCCL joins the GPU of the rank's
+  // local rank, which a survivor renumbered in a smaller world may not be
+  // its model's, so elastic worlds over NCCL wait for that to be handled.
+  if (cell.text("recovery") == "elastic" && nccl) {
+    return DeviceProblem{"recovery", where + ": recovery = \"elastic\" over " + backendName +
+                                         " does not run on GPUs yet (a rank renumbered in a new world would "
+                                         "join it on another GPU than its model's); over gloo or mpi it does "
+                                         "(GPU tensors staged through pinned memory), and recovery = "
+                                         "\"restart\" does over any backend"};
   }
   if (!ranksStartHere(cell)) return std::nullopt;
   if (gpus.count == 0)

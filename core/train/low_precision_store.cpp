@@ -50,7 +50,7 @@ class GpuStore final : public LowPrecisionStore {
   void release(void* data) override { gpuFree(data, gpu_); }
   void round(const float* from, uint16_t* to, uint64_t count, dtb_dtype_t dtype, float scale) override {
     gpuTypedCopy(to, dtype, from, DTB_DTYPE_F32, count, scale, false, gpu_);
-    noteNonFinite(to, count, dtype);
+    if (watching()) noteNonFinite(to, count, dtype);
   }
   void widen(const uint16_t* from, float* to, uint64_t count, dtb_dtype_t dtype) override {
     gpuTypedCopy(to, DTB_DTYPE_F32, from, dtype, count, 1.0f, false, gpu_);
@@ -69,9 +69,9 @@ class GpuStore final : public LowPrecisionStore {
     return flag != 0;
   }
   void clearOverflow() override {
-    settle();
-    const int zero = 0;
-    copyToGpu(flag_.data(), &zero, sizeof zero, gpu_);
+    // Queued on the host's stream before the checks it clears for: no wait.
+    static const int kZero = 0;  // lives while the copy may read it
+    copyToGpuOn(flag_.data(), &kZero, sizeof kZero, gpuWorkStream(gpu_));
   }
   void settle() override { gpuSettleWorkStreams(); }
 

@@ -25,8 +25,8 @@ class LowPrecisionStore {
   virtual void release(void* data) = 0;
 
   // to = from x scale, rounded to nearest even into `dtype` (bf16 or f16);
-  // an inf or NaN among the results is noted (overflowNoted). On a GPU
-  // queued, not waited for.
+  // an inf or NaN among the results is noted (overflowNoted) while
+  // watching. On a GPU queued, not waited for.
   virtual void round(const float* from, uint16_t* to, uint64_t count, dtb_dtype_t dtype, float scale) = 0;
   // to = from, exactly (queued on a GPU: settle() before the model reads it).
   virtual void widen(const uint16_t* from, float* to, uint64_t count, dtb_dtype_t dtype) = 0;
@@ -38,9 +38,16 @@ class LowPrecisionStore {
   // it waits for the checks queued so far (once a step, at optim_check).
   virtual bool overflowNoted() = 0;
   virtual void clearOverflow() = 0;
+  // Whether round() notes overflows (fp16's loss scaling reads them; bf16,
+  // which has f32's range, needs no check: a GPU then launches none).
+  void watchOverflow(bool watch) { watching_ = watch; }
+  bool watching() const { return watching_; }
   // Returns once what was queued has run, so the model's own stream reads
   // the widened values (nothing to do on the host).
   virtual void settle() = 0;
+
+ private:
+  bool watching_ = true;
 };
 
 // The store for tensors on `device`: the host, or a GPU (whose calls throw

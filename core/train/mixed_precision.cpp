@@ -59,6 +59,7 @@ MixedPrecision::MixedPrecision(Precision precision, dtb_param_t* const* modelPar
     throw;
   }
   if (precision == Precision::kFp16) scaler_.emplace(scaler);
+  store_->watchOverflow(scaler_.has_value());
   gradientScale_ = lossScale();
   valuesFromModel();
 }
@@ -108,7 +109,7 @@ void MixedPrecision::valuesFromModel() {
   }
   // (Values cannot overflow bf16; in fp16 an inf would be the model's, seen
   // in its first step's gradients: the check is for gradients.)
-  store_->clearOverflow();
+  if (store_->watching()) store_->clearOverflow();
   store_->settle();
 }
 
@@ -137,7 +138,7 @@ void MixedPrecision::layerValuesToModel(uint32_t layer) {
 void MixedPrecision::beginBackward() {
   for (Slot& s : slots_) s.arrived = false;
   overflowed_ = false;
-  store_->clearOverflow();
+  if (store_->watching()) store_->clearOverflow();
   gradientScale_ = lossScale();
 }
 

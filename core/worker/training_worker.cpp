@@ -200,8 +200,12 @@ void TrainingWorker::openTrainingData(uint64_t offset) {
   share.offset = std::min(offset, share.end);
   toGpu_.reset();  // it reads the loader
   train_.reset();  // its prefetch threads end before the next one's start
-  if (pinsBatches() && !pinnedBatches_)
-    pinnedBatches_ = std::make_shared<BlockPool>(pinnedAllocate, pinnedFree);
+  if (pinsBatches() && !pinnedBatches_) {
+    // Allocated on the loader's threads: on this rank's GPU, not GPU 0.
+    const int gpu = gpuForLocalRank(placeRank(spec_, rank_).localRank).index;
+    pinnedBatches_ =
+        std::make_shared<BlockPool>([gpu](size_t bytes) { return pinnedAllocate(bytes, gpu); }, pinnedFree);
+  }
   train_ = std::make_unique<DataLoader>(
       plugins_.dataset(),
       LoaderConfig{0, batch_, static_cast<int>(cell_.integer("loader_threads")), false, pinnedBatches_},

@@ -41,8 +41,10 @@ class ParamSet {
                                               "(precision = \"fp32\")");
     }
     for (uint32_t i = 0; i < params_.size(); ++i) {
-      if (half)
+      if (half && place == Place::kHost)
         requireHostHalf(strategy, *params_[i], dtype_);
+      else if (half)
+        requireSameDeviceHalf(strategy, *params_[i], *params_[0], dtype_);
       else if (place == Place::kHost)
         requireHostF32(strategy, *params_[i]);
       else

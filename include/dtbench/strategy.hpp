@@ -52,6 +52,23 @@ inline void requireHostHalf(const char* strategy, const dtb_param_t& p, dtb_dtyp
   }
 }
 
+// The same for a strategy that works on GPU tensors too: `dtype` (bf16 or
+// f16) tensors on the device of `first`, the host or one GPU (a
+// mixed-precision run of a model on a GPU keeps its records there).
+inline void requireSameDeviceHalf(const char* strategy, const dtb_param_t& p, const dtb_param_t& first,
+                                  dtb_dtype_t dtype) {
+  const dtb_device_t& d = first.value.device;
+  for (const dtb_tensor_t* t : {&p.value, &p.grad}) {
+    if (t->dtype != dtype || t->device.type != d.type || t->device.index != d.index ||
+        (d.type != DTB_DEVICE_HOST && d.type != DTB_DEVICE_CUDA)) {
+      throw Error(DTB_STATUS_UNSUPPORTED, std::string(strategy) + ": parameter '" + p.name + "' is not " +
+                                              dtypeName(dtype) +
+                                              " on the device of the first; this strategy "
+                                              "works on tensors all on the host or all on one GPU");
+    }
+  }
+}
+
 // "a, b, c": the parameters whose gradient did not arrive (ready[i] false),
 // at most eight, then ", ...". Empty when all arrived.
 inline std::string namesNotReady(const std::vector<dtb_param_t*>& params, const std::vector<bool>& ready) {

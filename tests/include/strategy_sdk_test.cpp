@@ -317,6 +317,32 @@ TEST_F(StrategySdk, AccumulationOnAGpuSumsInGpuMemoryThroughTensorCopy) {
   EXPECT_EQ(grads_[1], (std::vector<float>{0, 0, 0}));
 }
 
+// Mixed precision of a model on a GPU: the strategies that work on GPU
+// tensors take bf16 (f16) records there, all on one GPU; one that works on
+// the host only, or records spread over devices, are refused by name.
+TEST_F(StrategySdk, ParamSetTakesHalfPrecisionRecordsOnOneGpu) {
+  for (dtb_param_t& p : params_) {
+    p.grad.device = p.value.device = {DTB_DEVICE_CUDA, 2};
+    p.grad.dtype = p.value.dtype = DTB_DTYPE_BF16;
+  }
+  ParamSet onGpu("mine", setup_, ParamSet::Place::kHostOrGpu, ParamSet::Dtypes::kF32OrHalf);
+  EXPECT_EQ(onGpu.dtype(), DTB_DTYPE_BF16);
+  try {
+    ParamSet hostOnly("mine", setup_, ParamSet::Place::kHost, ParamSet::Dtypes::kF32OrHalf);
+    FAIL() << "a host-only strategy took GPU records";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a bf16 host tensor"), std::string::npos) << e.what();
+  }
+  params_[1].grad.device = {DTB_DEVICE_CUDA, 0};
+  try {
+    ParamSet spread("mine", setup_, ParamSet::Place::kHostOrGpu, ParamSet::Dtypes::kF32OrHalf);
+    FAIL() << "records on two GPUs were taken";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is not bf16 on the device of the first"), std::string::npos)
+        << e.what();
+  }
+}
+
 // Checkpoints of GPU training: the state leaves the GPU and comes back
 // through tensor_copy (a fake GPU again).
 TEST_F(StrategySdk, OptimizerStateOnAGpuIsSavedAndLoadedThroughTensorCopy) {

@@ -56,8 +56,13 @@ TEST(GpuMixedPrecision, TheStoreRoundsWidensAndFlagsAsTheHostDoes) {
       store->clearOverflow();
       EXPECT_FALSE(store->overflowNoted());
     }
-    store->setFirst(static_cast<uint16_t*>(low), 0x7c00);
-    store->noteNonFinite(static_cast<const uint16_t*>(low), n, DTB_DTYPE_F16);
+    // Finite values again, then one inf put in: the check sees it.
+    store->round(static_cast<const float*>(wide.data()), static_cast<uint16_t*>(low), n, dtype, 1.0f);
+    store->clearOverflow();
+    EXPECT_FALSE(store->overflowNoted());
+    const uint16_t inf = dtype == DTB_DTYPE_F16 ? 0x7c00 : 0x7f80;
+    store->setFirst(static_cast<uint16_t*>(low), inf);
+    store->noteNonFinite(static_cast<const uint16_t*>(low), n, dtype);
     EXPECT_TRUE(store->overflowNoted()) << "an injected inf is seen by the check";
     store->release(low);
   }
@@ -105,8 +110,12 @@ TEST(GpuMixedPrecision, TheMasterWeightKernelMatchesTheHostsLoop) {
       }
       std::vector<float> masters(n * stateFloats);
       copyFromGpu(masters.data(), gpuState.data(), masters.size() * 4, 0);
+      // Relative: the masters reach about 115, where one f32 step is 7.6e-6,
+      // and fused multiply-adds on the GPU may round a step apart.
       double worst = 0;
-      for (uint64_t i = 0; i < n; ++i) worst = std::max(worst, std::abs(double(masters[i]) - state[i]));
+      for (uint64_t i = 0; i < n; ++i)
+        worst = std::max(worst,
+                         std::abs(double(masters[i]) - state[i]) / std::max(1.0, std::abs(double(state[i]))));
       EXPECT_LT(worst, 1e-5) << precisionName(precision) << " " << config.kind << ": the f32 masters";
       std::vector<uint16_t> params(n);
       copyFromGpu(params.data(), gpuParam.data(), n * 2, 0);

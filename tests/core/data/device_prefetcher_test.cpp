@@ -135,9 +135,12 @@ TEST(BlockPool, GivesBackBlocksAndReusesThem) {
   }
   EXPECT_EQ(pool->idle(), 2u);
   BatchInputs c(pool);
-  c.resize(80);  // the 100-value block fits
+  c.resize(40);  // the 50-value block fits best
   EXPECT_EQ(allocations, 2);
   EXPECT_EQ(pool->idle(), 1u);
+  BatchInputs d(pool);
+  d.resize(100);  // and the full one is still there
+  EXPECT_EQ(allocations, 2);
   BatchInputs heap;
   heap.resize(10);
   EXPECT_FALSE(heap.pinned());

@@ -75,7 +75,8 @@ TEST(DeviceCheck, EachRefusalNamesItsKeyAndCell) {
   accumulating.values["accumulation_steps"] = int64_t{4};
   EXPECT_FALSE(deviceProblem(accumulating, &kNccl, kTwoGpus));
 
-  // Restarts from checkpoints of the GPU's weights; no elastic worlds yet.
+  // Restarts from checkpoints of the GPU's weights; elastic worlds over a
+  // staging backend, not yet over NCCL.
   Cell restarting = cell("cuda", "nccl");
   restarting.values["recovery"] = std::string("restart");
   EXPECT_FALSE(deviceProblem(restarting, &kNccl, kTwoGpus));
@@ -84,8 +85,11 @@ TEST(DeviceCheck, EachRefusalNamesItsKeyAndCell) {
   p = deviceProblem(elastic, &kNccl, kTwoGpus);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->key, "recovery");
-  EXPECT_NE(p->message.find("recovery = \"elastic\" does not run on GPUs yet"), std::string::npos)
+  EXPECT_NE(p->message.find("recovery = \"elastic\" over nccl does not run on GPUs yet"), std::string::npos)
       << p->message;
+  EXPECT_NE(p->message.find("over gloo or mpi it does"), std::string::npos) << p->message;
+  elastic.values["backend"] = std::string("gloo");
+  EXPECT_FALSE(deviceProblem(elastic, &kGloo, kTwoGpus));
 }
 
 // Every strategy trains on GPU tensors over either kind of backend

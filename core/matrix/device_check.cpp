@@ -34,14 +34,15 @@ std::optional<DeviceProblem> deviceProblem(const Cell& cell, const dtb_backend_p
   // through pinned memory (gpu_staging.h), and ranks may share a GPU.
   const bool nccl = !backend || (backend->capabilities & DTB_BACKEND_CAP_CUDA_MEMORY);
   // Checkpoints and elastic commits copy a GPU's parameters and optimizer
-  // state to the host and back. Over a staging backend the communicator
-  // carries whatever GPU the model is on; NCCL joins the GPU of the rank's
+  // state to the host and back. Over Gloo (staging; MPI cannot rebuild its
+  // world at all) the communicator carries whatever GPU the model is on, and
+  // a worker keeps its GPU in every world; NCCL joins the GPU of the rank's
   // local rank, which a survivor renumbered in a smaller world may not be
   // its model's, so elastic worlds over NCCL wait for that to be handled.
   if (cell.text("recovery") == "elastic" && nccl) {
     return DeviceProblem{"recovery", where + ": recovery = \"elastic\" over " + backendName +
                                          " does not run on GPUs yet (a rank renumbered in a new world would "
-                                         "join it on another GPU than its model's); over gloo or mpi it does "
+                                         "join it on another GPU than its model's); over gloo it does "
                                          "(GPU tensors staged through pinned memory), and recovery = "
                                          "\"restart\" does over any backend"};
   }

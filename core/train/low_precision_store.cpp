@@ -20,7 +20,8 @@ class HostStore final : public LowPrecisionStore {
   }
   void release(void* data) override { std::free(data); }
   void round(const float* from, uint16_t* to, uint64_t count, dtb_dtype_t dtype, float scale) override {
-    overflow_ |= !roundToLowPrecision(from, to, count, dtype, scale);
+    const bool finite = roundToLowPrecision(from, to, count, dtype, scale);  // (the check costs nothing here)
+    if (watching()) overflow_ |= !finite;
   }
   void widen(const uint16_t* from, float* to, uint64_t count, dtb_dtype_t dtype) override {
     widenFromLowPrecision(from, to, count, dtype);
@@ -69,7 +70,8 @@ class GpuStore final : public LowPrecisionStore {
     return flag != 0;
   }
   void clearOverflow() override {
-    // Queued on the host's stream before the checks it clears for: no wait.
+    // Queued on the host's stream before the checks it clears for, not
+    // waited for (from pageable memory the driver may wait for the stream).
     static const int kZero = 0;  // lives while the copy may read it
     copyToGpuOn(flag_.data(), &kZero, sizeof kZero, gpuWorkStream(gpu_));
   }

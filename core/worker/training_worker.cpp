@@ -115,6 +115,10 @@ void TrainingWorker::setUp(PluginLoader& loader) {
   // world failed before this worker started), enters the newest one.
   if (elastic_ && (slot_ >= spec_.world || newestElasticGeneration(spec_.storeDir) > 0))
     adopt(waitForElasticWorld(spec_.storeDir, 1, worldWaitSeconds(), slot_));
+  // The GPU this worker's model, batches and (over NCCL) backend use, from
+  // the rank it starts as; it keeps it when a later elastic world numbers
+  // it anew.
+  if (cell_.text("device") == "cuda") gpu_ = gpuForLocalRank(placeRank(spec_, rank_).localRank);
   plugins_.openDataset(loader, chosen(cell_, "dataset"));
   epochSamples_ = samplesPerEpoch();
   openTrainingData(0);
@@ -201,8 +205,8 @@ void TrainingWorker::openTrainingData(uint64_t offset) {
   toGpu_.reset();  // it reads the loader
   train_.reset();  // its prefetch threads end before the next one's start
   if (pinsBatches() && !pinnedBatches_) {
-    // Allocated on the loader's threads: on this rank's GPU, not GPU 0.
-    const int gpu = gpuForLocalRank(placeRank(spec_, rank_).localRank).index;
+    // Allocated on the loader's threads: on this worker's GPU, not GPU 0.
+    const int gpu = gpu_.index;
     pinnedBatches_ =
         std::make_shared<BlockPool>([gpu](size_t bytes) { return pinnedAllocate(bytes, gpu); }, pinnedFree);
   }
@@ -239,9 +243,8 @@ void TrainingWorker::prefetchToGpu() {
   // A model built before ABI 1.11 (or for the host only) copies its batch
   // itself in forward, from the pinned batch.
   if (!pinsBatches() || !(plugins_.modelApi().input_devices & DTB_MODEL_INPUTS_ON_DEVICE)) return;
-  const dtb_device_t gpu = gpuForLocalRank(placeRank(spec_, rank_).localRank);
   toGpu_ = std::make_unique<DevicePrefetcher>(
-      *train_, makeGpuBatchCopier(gpu.index, batch_ * train_->sampleElements()));
+      *train_, makeGpuBatchCopier(gpu_.index, batch_ * train_->sampleElements()));
 }
 
 double TrainingWorker::dataWaitSeconds() const {
@@ -256,7 +259,7 @@ ModelOptions TrainingWorker::modelOptions() const {
   options.threads = threadsPerRank(cell_);
   if (cell_.text("device") == "cuda") {
     // The GPU this rank's backend joins with too (connectBackend).
-    options.device = gpuForLocalRank(placeRank(spec_, rank_).localRank);
+    options.device = gpu_;
     if (options.device.type != DTB_DEVICE_CUDA)
       throw std::runtime_error("device = \"cuda\": rank " + std::to_string(rank_) +
                                " has no GPU: " + describe(probeCuda()));

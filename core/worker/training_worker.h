@@ -276,6 +276,9 @@ class TrainingWorker {
   std::unique_ptr<TraceRecorder> trace_;  // trace = true
   GradientProfile gradientProfile_;       // over every training step this worker ran
   RankPlugins plugins_;
+  // device = "cuda": the GPU of the rank this worker started as, kept in
+  // every later world (its model stays there).
+  dtb_device_t gpu_{DTB_DEVICE_HOST, 0};
   std::shared_ptr<BlockPool> pinnedBatches_;  // pinsBatches(): the loaders' input memory
   std::unique_ptr<DataLoader> train_;
   std::unique_ptr<DevicePrefetcher> toGpu_;  // reads train_

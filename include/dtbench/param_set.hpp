@@ -23,8 +23,9 @@ class ParamSet {
   // Throws, naming `strategy` and the parameter, unless every parameter is an
   // f32 host tensor (or, with Place::kHostOrGpu, f32 on the host or one GPU
   // for all) and param->index is its position (the host's promise).
-  // Dtypes::kF32OrHalf also takes the bf16 or f16 host tensors of a
-  // mixed-precision run (precision = "bf16" / "fp16"), all of one dtype: a
+  // Dtypes::kF32OrHalf also takes the bf16 or f16 tensors of a
+  // mixed-precision run (precision = "bf16" / "fp16"), all of one dtype, on
+  // the host (or, with Place::kHostOrGpu, all on one GPU): a
   // strategy that says so moves and copies them by dtype() and counts them
   // by bytes(), and hands them to optim_update as they are.
   enum class Place { kHost, kHostOrGpu };

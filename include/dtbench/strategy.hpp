@@ -47,7 +47,11 @@ inline void requireHostHalf(const char* strategy, const dtb_param_t& p, dtb_dtyp
   for (const dtb_tensor_t* t : {&p.value, &p.grad}) {
     if (t->dtype != dtype || t->device.type != DTB_DEVICE_HOST) {
       throw Error(DTB_STATUS_UNSUPPORTED, std::string(strategy) + ": parameter '" + p.name + "' is not a " +
-                                              dtypeName(dtype) + " host tensor like the first");
+                                              dtypeName(dtype) + " host tensor like the first" +
+                                              (t->device.type == DTB_DEVICE_CUDA
+                                                   ? "; it is on a GPU, and this strategy works on host "
+                                                     "tensors only"
+                                                   : ""));
     }
   }
 }

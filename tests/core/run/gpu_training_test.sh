@@ -109,9 +109,10 @@ grep -q ": reset 1: 2 -> 1 ranks, back to the commit of step 16" "$scratch/out.t
   || { cat "$scratch/out.txt"; fail "the killed run did not go on from the commit of step 16"; }
 # The survivor trains the rest alone (twice the steps of a rank of two), so
 # it ends below the clean run (0.019 against 0.158 with device = "cpu");
-# weights lost in the commit would end several times above it.
+# a survivor that lost its weights at the commit would start over at step 16
+# and end above it.
 expect "SELECT COUNT(*) FROM epoch k JOIN run_param f ON f.run_id = k.run_id AND f.key = 'fault.kind'
           AND trim(f.value, '\"') = 'kill' JOIN epoch c ON c.run_id <> k.run_id AND c.epoch = k.epoch
-          WHERE k.epoch = 3 AND k.train_loss <= 1.5 * c.train_loss" 1 \
-  "the elastic run's last epoch ended more than 1.5 times above the clean run's"
+          WHERE k.epoch = 3 AND k.train_loss <= c.train_loss" 1 \
+  "the elastic run's last epoch ended above the clean run's"
 echo "PASS"

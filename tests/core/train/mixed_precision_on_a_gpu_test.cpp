@@ -13,9 +13,12 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "dtbench/half.hpp"
+#include "host/host_services.h"
 #include "train/master_weights.h"
 #include "train/mixed_precision.h"
 #include "train/precision.h"
@@ -57,8 +60,7 @@ class QueuedStandIn final : public LowPrecisionStore {
     return flag_;
   }
   void clearOverflow() override {
-    settle();
-    flag_ = false;
+    queue_.push_back([this] { flag_ = false; });  // queued, as the GPU's store does
   }
   void settle() override {
     ++log_.settles;
@@ -155,6 +157,14 @@ TEST(MixedPrecisionOnAGpu, ReadsAnOverflowOnlyAfterTheQueuedChecksRan) {
   model.grads[1] = {0.5f, 0.25f};
   mixed.finishBackward();
   EXPECT_FALSE(mixed.overflowed()) << "a new backward clears the GPU's flag";
+  // An overflow still queued, never read, when the next backward begins is
+  // cleared in order: it does not reach the next step.
+  model.grads[1] = {0.5f, 100.0f};
+  mixed.gradientReady(model.records[1]);
+  mixed.beginBackward();
+  model.grads[1] = {0.5f, 0.25f};
+  mixed.finishBackward();
+  EXPECT_FALSE(mixed.overflowed()) << "the last step's queued overflow";
 
   // The reduced gradients optim_check hands in are checked on the GPU too,
   // and asking again starts clean.
@@ -175,6 +185,41 @@ TEST(MixedPrecisionOnAGpu, ReadsAnOverflowOnlyAfterTheQueuedChecksRan) {
   EXPECT_TRUE(mixed.overflowed());
   queue->settle();  // as a copy from the GPU waits for what was queued
   EXPECT_TRUE(std::isinf(halfToFloat(static_cast<const uint16_t*>(b->grad.data)[0])));
+}
+
+// The host's optim_check in an fp16 run on GPU 1: the strategy's reduced
+// gradients are checked where they are; host gradients are refused, naming
+// where the parameters are.
+TEST(MixedPrecisionOnAGpu, OptimCheckTakesTheGpusGradientsAndRefusesHostOnes) {
+  GpuModel model;
+  StoreLog log;
+  MixedPrecision mixed(Precision::kFp16, model.pointers, 2, LossScalerConfig{1024}, standIn(log));
+  Optimizer sgd({"sgd", 0.1});
+  MasterWeightOptimizer optimizer(sgd, mixed);
+  HostServices services("strategy/test", {});
+  services.bind(nullptr, &optimizer);
+  const dtb_host_t* host = services.table();
+  mixed.beginBackward();
+  mixed.finishBackward();
+  std::vector<uint16_t> reduced = {floatToHalf(1.0f), floatToHalf(2.0f)};
+  dtb_tensor_t slice{reduced.data(), reduced.size(), DTB_DTYPE_F16, {DTB_DEVICE_HOST, 0}};
+  int32_t apply = -1;
+  mixed.beginStep();
+  EXPECT_EQ(host->optim_check(host->ctx, &slice, 1, &apply), DTB_STATUS_INVALID_ARGUMENT);
+  const std::optional<std::string> error = services.takeError();
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->find("is not a f16 tensor with data on GPU 1, where this run's parameters are"),
+            std::string::npos)
+      << *error;
+  slice.device = {DTB_DEVICE_CUDA, 1};
+  ASSERT_EQ(host->optim_check(host->ctx, &slice, 1, &apply), DTB_STATUS_OK);
+  EXPECT_EQ(apply, 1);
+  mixed.beginBackward();
+  mixed.finishBackward();
+  mixed.beginStep();
+  reduced[1] = floatToHalf(std::numeric_limits<float>::infinity());
+  ASSERT_EQ(host->optim_check(host->ctx, &slice, 1, &apply), DTB_STATUS_OK);
+  EXPECT_EQ(apply, 0) << "an inf in the GPU's reduced gradients skips the step";
 }
 
 TEST(MixedPrecisionOnAGpu, RefusesParametersSpreadOverDevicesNamingTheFirstOffThem) {

@@ -33,7 +33,7 @@ run_of() {  # run_of RECOVERY FAULT_KIND
 }
 
 echo "== a killed rank: elastic goes on with the survivors, restart starts everyone again"
-"$dtbench" run "$matrices/elastic.toml" --db "$db" > "$scratch/out.txt" 2>&1 \
+run_bounded 150 "$scratch/out.txt" "$dtbench" run "$matrices/elastic.toml" --db "$db" \
   || { cat "$scratch/out.txt"; fail "run exited with $?"; }
 grep -q "4 ok, 0 failed" "$scratch/out.txt" || { cat "$scratch/out.txt"; fail "not every run succeeded"; }
 grep -q ": reset 1: 3 -> 2 ranks, back to the commit of step 40, after rank 2 was killed by signal 9 (SIGKILL)" \
@@ -100,7 +100,7 @@ docs_sql_runs "$page" 2
 
 echo "== a worker joins: 2 ranks become 3 at the next commit, with rank 0's state"
 db=$scratch/j.db
-"$dtbench" run "$matrices/elastic_join.toml" --db "$db" > "$scratch/j.txt" 2>&1 \
+run_bounded 120 "$scratch/j.txt" "$dtbench" run "$matrices/elastic_join.toml" --db "$db" \
   || { cat "$scratch/j.txt"; fail "join runs failed"; }
 grep -q "3 ok, 0 failed" "$scratch/j.txt" || { cat "$scratch/j.txt"; fail "not every join run succeeded"; }
 grep -q "a worker joins at the next commit: 2 -> 3 ranks" "$scratch/j.txt" || fail "the join is not shown"
@@ -149,7 +149,7 @@ expect "SELECT COUNT(*) || ' ' || COUNT(DISTINCT detail) FROM event WHERE kind =
 echo "== a hung rank, min_np, reset_limit"
 db=$scratch/b.db
 started=$SECONDS
-if "$dtbench" run "$matrices/elastic_bounds.toml" --db "$db" > "$scratch/b.txt" 2>&1; then
+if run_bounded 120 "$scratch/b.txt" "$dtbench" run "$matrices/elastic_bounds.toml" --db "$db"; then
   cat "$scratch/b.txt"; fail "every bounded run passed"
 fi
 (( SECONDS - started < 90 )) || fail "the bounded runs took $((SECONDS - started)) s: a wait without its timeout"

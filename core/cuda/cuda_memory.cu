@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cuda/cuda_memory.h"
+#include "cuda/gpu_memory_meter.h"
 
 namespace dtb::core {
 namespace {
@@ -52,11 +53,13 @@ void* gpuAllocate(uint64_t bytes, int device) {
   // cudaMemset may return before it ran; the memory's users work on streams
   // of their own (the model's, NCCL's), which would not wait for it.
   checked(cudaDeviceSynchronize(), "zeroing new GPU memory");
+  gpuMemoryMeter().allocated(ptr, bytes);
   return ptr;
 }
 
 void gpuFree(void* ptr, int device) {
   if (ptr == nullptr) return;
+  gpuMemoryMeter().freed(ptr);
   cudaSetDevice(device);
   cudaFree(ptr);
 }

@@ -89,7 +89,8 @@ void RecordWriter::memory(const MemoryRecord& m) {
        std::to_string(m.gradBytes.value_or(0)) + " " + std::to_string(m.optimizerBytes.value_or(0)) + " " +
        std::to_string(m.bufferBytes.value_or(0)) + " " + std::to_string(m.peakRssBytes.value_or(0)) + " " +
        std::to_string(m.paramElements.value_or(0)) + " " + std::to_string(m.stateFloats.value_or(0)) + " " +
-       std::to_string(m.gpuUsedBytes.value_or(-1)));
+       std::to_string(m.gpuUsedBytes.value_or(-1)) + " " +
+       std::to_string(m.gpuPeakAllocatedBytes.value_or(-1)));
 }
 
 void RecordWriter::event(int rank, double atS, const std::string& kind, const std::string& detail) {

@@ -9,8 +9,8 @@
 //        <comm_total> <bus_bytes> <forward_wait> <backward_wait> <optimizer_wait>
 //        <ended_at_s>
 //   metric <rank> <step> <plugin kind> <name> <value>
-//   memory <rank> <params> <grads> <optimizer> <buffers> <peak_rss> <elements> <state_floats> <gpu_used|-1>
-//          <param_elements> <state_floats>
+//   memory <rank> <params> <grads> <optimizer> <buffers> <peak_rss> <param_elements>
+//          <state_floats> <gpu_used|-1> <gpu_peak_allocated|-1>
 //   event <rank> <at_s> <kind> <detail...>
 //   collective <rank> <op> <dtype> <bytes> <iterations> <time_s> <p50_s>
 //              <p95_s> <wrong>            (dtbench comm)

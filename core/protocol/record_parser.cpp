@@ -68,10 +68,14 @@ void readMemory(std::istream& in, Record& r) {
     m.stateFloats = stateFloats;
   }
   if (!in) return;
-  if (int64_t gpuUsed = -1; in >> gpuUsed) {
-    if (gpuUsed >= 0) m.gpuUsedBytes = gpuUsed;  // -1: a rank on the CPU
-  } else if (in.eof()) {
-    in.clear();  // an older worker's line ends before it
+  // -1: a rank on the CPU. An older worker's line ends before either.
+  for (std::optional<int64_t>* gpu : {&m.gpuUsedBytes, &m.gpuPeakAllocatedBytes}) {
+    if (int64_t bytes = -1; in >> bytes) {
+      if (bytes >= 0) *gpu = bytes;
+    } else {
+      if (in.eof()) in.clear();
+      return;
+    }
   }
 }
 

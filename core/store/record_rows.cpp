@@ -71,6 +71,7 @@ Row memoryRow(const MemoryRecord& m) {
   row.add("buffer_bytes", m.bufferBytes).add("peak_rss_bytes", m.peakRssBytes);
   row.add("param_elements", m.paramElements).add("state_floats", m.stateFloats);
   row.add("gpu_used_bytes", m.gpuUsedBytes);
+  row.add("gpu_peak_allocated_bytes", m.gpuPeakAllocatedBytes);
   return row;
 }
 

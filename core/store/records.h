@@ -110,6 +110,8 @@ struct MemoryRecord {
   std::optional<int64_t> paramBytes, gradBytes, optimizerBytes, bufferBytes, peakRssBytes;
   std::optional<int64_t> paramElements, stateFloats;
   std::optional<int64_t> gpuUsedBytes;  // a rank on a GPU: that GPU's memory in use (cuda_memory.h)
+  // A rank on a GPU: the most GPU memory it held through dtbench at once (gpu_memory_meter.h).
+  std::optional<int64_t> gpuPeakAllocatedBytes;
 };
 
 // When one gradient of one rank became ready in backward, on average over

@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include "cuda/cuda_memory.h"
+#include "cuda/gpu_memory_meter.h"
 #include "dtbench/plugin.hpp"
 
 namespace dtb::core {
@@ -40,6 +41,7 @@ MemoryRecord rankMemory(RankPlugins& plugins, int rank) {
       m.gpuUsedBytes = static_cast<int64_t>(gpuUsedBytes(plugins.params()[0]->value.device.index));
     } catch (const GpuUnavailable&) {  // not measurable now: stored as NULL
     }
+    m.gpuPeakAllocatedBytes = static_cast<int64_t>(gpuMemoryMeter().peak());
   }
   m.paramElements = static_cast<int64_t>(elements);
   m.stateFloats = stateFloats;

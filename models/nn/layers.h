@@ -68,6 +68,9 @@ class Layers {
 // What the CUDA layers are asked to do beyond PyTorch's defaults.
 struct CudaLayerOptions {
   int device = 0;
+  // The model's host: the layers' GPU memory is its alloc() (counted in the
+  // rank's GPU figures); nullptr (the layer tests) for cudaMalloc.
+  const dtb_host_t* host = nullptr;
   // torch.backends.cudnn.benchmark: time every convolution algorithm once
   // per input shape and keep the fastest (else cuDNN's heuristics choose).
   bool benchmark = false;

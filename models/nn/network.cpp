@@ -25,6 +25,7 @@ std::unique_ptr<Layers> layersFor(const dtb_host_t* host, const dtb_device_t& de
                 "models compute on the host or a CUDA GPU; got device type " + std::to_string(device.type));
   CudaLayerOptions options;
   options.device = device.index;
+  options.host = host;
   options.benchmark = optionalBool(host, kCudnnBenchmark.name(), options.benchmark);
   options.allowTf32 = optionalBool(host, kAllowTf32.name(), options.allowTf32);
   return makeCudaLayers(options);

@@ -3,7 +3,8 @@
 
 namespace dtb::nn::cuda {
 
-CudaContext::CudaContext(const CudaLayerOptions& options) : options_(options) {
+CudaContext::CudaContext(const CudaLayerOptions& options)
+    : options_(options), memory_(options.host, options.device) {
   int count = 0;
   check(cudaGetDeviceCount(&count), "cudaGetDeviceCount (is a GPU visible?)");
   if (options.device < 0 || options.device >= count)

@@ -8,6 +8,7 @@
 #include <cudnn.h>
 
 #include "device_buffer.h"
+#include "gpu_memory.h"
 #include "layers.h"
 
 namespace dtb::nn::cuda {
@@ -23,6 +24,8 @@ class CudaContext {
   cudaStream_t stream() const { return stream_; }
   cudnnHandle_t cudnn() const { return cudnn_; }
   cublasHandle_t cublas() const { return cublas_; }
+  // Every GPU block of the model's layers comes from here.
+  const GpuMemory& memory() const { return memory_; }
   // Scratch memory for cuDNN, shared by every layer (they run one at a time
   // on the stream, so one buffer serves all).
   void* workspace(size_t bytes) { return workspace_.bytes(bytes); }
@@ -33,7 +36,8 @@ class CudaContext {
   cudaStream_t stream_ = nullptr;
   cudnnHandle_t cudnn_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
-  DeviceBuffer workspace_;
+  GpuMemory memory_;
+  DeviceBuffer workspace_{memory_, DTB_MEM_OTHER};
 };
 
 }  // namespace dtb::nn::cuda

@@ -63,7 +63,8 @@ class CudaCrossEntropy : public CrossEntropy {
   double smoothing_;
   int64_t n_ = 0;
   PinnedBuffer staging_;
-  DeviceBuffer labels_, perSample_, probabilities_, dlogits_;
+  DeviceBuffer labels_{ctx_.memory()}, perSample_{ctx_.memory()}, probabilities_{ctx_.memory()},
+      dlogits_{ctx_.memory()};
 };
 
 class CudaLayers : public Layers {
@@ -128,16 +129,16 @@ class CudaLayers : public Layers {
   // Values copied from their host initialisation, gradients zeroed.
   void place(ParameterRegistry& registry) override {
     const dtb_device_t gpu = device();
-    const auto free = [](void* p) { cudaFree(p); };
+    // A copy of the memory (the host's table and the GPU): the parameters
+    // may outlive this context.
+    const auto free = [memory = ctx_.memory()](void* p) { memory.release(p); };
     for (uint32_t i = 0; i < registry.paramCount(); ++i) {
       Parameter& p = registry.param(i);
       const size_t bytes = p.count() * sizeof(float);
-      void* value = nullptr;
-      void* grad = nullptr;
-      check(cudaMalloc(&value, bytes), "cudaMalloc (a parameter)");
-      std::shared_ptr<void> valueOwner(value, free);
-      check(cudaMalloc(&grad, bytes), "cudaMalloc (a gradient)");
-      std::shared_ptr<void> gradOwner(grad, free);
+      std::shared_ptr<void> valueOwner(ctx_.memory().allocate(bytes, DTB_MEM_PARAMS, "a parameter"), free);
+      void* value = valueOwner.get();
+      std::shared_ptr<void> gradOwner(ctx_.memory().allocate(bytes, DTB_MEM_GRADS, "a gradient"), free);
+      void* grad = gradOwner.get();
       check(cudaMemcpy(value, p.value(), bytes, cudaMemcpyHostToDevice), "a parameter to the GPU");
       check(cudaMemset(grad, 0, bytes), "zeroing a gradient");
       p.adopt(gpu, std::move(valueOwner), std::move(gradOwner));
@@ -149,7 +150,7 @@ class CudaLayers : public Layers {
  private:
   CudaContext ctx_;
   PinnedBuffer staging_;
-  DeviceBuffer input_;
+  DeviceBuffer input_{ctx_.memory()};
   // One stream of draws a seed: the forward calls of its modules, counted.
   std::map<uint64_t, std::shared_ptr<uint64_t>> dropoutCalls_;
 };

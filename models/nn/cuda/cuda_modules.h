@@ -43,7 +43,7 @@ class ConvModule : public Module {
   Plan* current_ = nullptr;
   const float* x_ = nullptr;
   Shape in_;
-  DeviceBuffer y_, dx_;
+  DeviceBuffer y_{ctx_.memory()}, dx_{ctx_.memory()};
 };
 
 // BatchNorm2d: batch statistics while training (running estimates moved by
@@ -64,10 +64,13 @@ class BatchNormModule : public Module {
   Parameter& bias_;
   int64_t channels_;
   cudnnTensorDescriptor_t xDesc_ = nullptr, statsDesc_ = nullptr;
-  DeviceBuffer runningMean_, runningVar_, savedMean_, savedInvStd_;
+  // The running estimates are the model's state (OTHER); the saved batch
+  // statistics, what backward reads.
+  DeviceBuffer runningMean_{ctx_.memory(), DTB_MEM_OTHER}, runningVar_{ctx_.memory(), DTB_MEM_OTHER};
+  DeviceBuffer savedMean_{ctx_.memory()}, savedInvStd_{ctx_.memory()};
   const float* x_ = nullptr;
   Shape in_;
-  DeviceBuffer y_, dx_;
+  DeviceBuffer y_{ctx_.memory()}, dx_{ctx_.memory()};
 };
 
 class LinearModule : public Module {
@@ -85,7 +88,7 @@ class LinearModule : public Module {
   Parameter& bias_;
   const float* x_ = nullptr;
   int64_t n_ = 0;
-  DeviceBuffer y_, dx_;
+  DeviceBuffer y_{ctx_.memory()}, dx_{ctx_.memory()};
 };
 
 class ReluModule : public Module {
@@ -99,7 +102,7 @@ class ReluModule : public Module {
   CudaContext& ctx_;
   bool clip_;
   uint64_t count_ = 0;
-  DeviceBuffer y_, dx_;
+  DeviceBuffer y_{ctx_.memory()}, dx_{ctx_.memory()};
 };
 
 class MaxPoolModule : public Module {
@@ -113,7 +116,7 @@ class MaxPoolModule : public Module {
   CudaContext& ctx_;
   PoolSpec spec_;
   Shape in_;
-  DeviceBuffer argmax_, y_, dx_;
+  DeviceBuffer argmax_{ctx_.memory()}, y_{ctx_.memory()}, dx_{ctx_.memory()};
 };
 
 class GlobalAvgPoolModule : public Module {
@@ -128,7 +131,7 @@ class GlobalAvgPoolModule : public Module {
  private:
   CudaContext& ctx_;
   Shape in_;
-  DeviceBuffer y_, dx_;
+  DeviceBuffer y_{ctx_.memory()}, dx_{ctx_.memory()};
 };
 
 // `calls` counts the forward calls of every module of the same seed, so each
@@ -148,7 +151,7 @@ class DropoutModule : public Module {
   bool perChannel_;
   std::shared_ptr<uint64_t> calls_;
   uint64_t count_ = 0;
-  DeviceBuffer mask_, y_, dx_;
+  DeviceBuffer mask_{ctx_.memory()}, y_{ctx_.memory()}, dx_{ctx_.memory()};
 };
 
 class Residual : public Module {
@@ -164,7 +167,7 @@ class Residual : public Module {
   std::unique_ptr<Module> main_, shortcut_;
   bool reluAfter_;
   uint64_t inCount_ = 0, outCount_ = 0;
-  DeviceBuffer y_, dsum_, dx_;
+  DeviceBuffer y_{ctx_.memory()}, dsum_{ctx_.memory()}, dx_{ctx_.memory()};
 };
 
 // Before telling the host a gradient is ready: the GPU has computed it.

@@ -2,21 +2,22 @@
 #include "device_buffer.h"
 
 namespace dtb::nn::cuda {
-namespace {
-
-cudaError_t release(Memory kind, void* data) {
-  return kind == Memory::kDevice ? cudaFree(data) : cudaFreeHost(data);
-}
-
-cudaError_t allocate(Memory kind, void** data, size_t bytes) {
-  return kind == Memory::kDevice ? cudaMalloc(data, bytes) : cudaMallocHost(data, bytes);
-}
-
-}  // namespace
 
 template <Memory kKind>
 GrowingBuffer<kKind>::~GrowingBuffer() {
-  if (data_) release(kKind, data_);
+  release();
+}
+
+template <Memory kKind>
+void GrowingBuffer<kKind>::release() {
+  if (data_ == nullptr) return;
+  if constexpr (kKind == Memory::kDevice) {
+    memory_->release(data_);
+  } else {
+    cudaFreeHost(data_);
+  }
+  data_ = nullptr;
+  size_ = 0;
 }
 
 template <Memory kKind>
@@ -26,13 +27,15 @@ void* GrowingBuffer<kKind>::bytes(size_t bytes) {
     // Work queued on the model's stream may still read the old block (a
     // growth is rare: the first steps, a larger batch).
     check(cudaDeviceSynchronize(), "waiting for the GPU before a buffer grows");
-    check(release(kKind, data_), kKind == Memory::kDevice ? "cudaFree" : "cudaFreeHost");
+    release();
   }
-  data_ = nullptr;
-  size_ = 0;
-  check(allocate(kKind, &data_, bytes > 0 ? bytes : 1), kKind == Memory::kDevice
-                                                            ? "cudaMalloc (a layer's buffer)"
-                                                            : "cudaMallocHost (a batch's staging buffer)");
+  if constexpr (kKind == Memory::kDevice) {
+    if (memory_ == nullptr)
+      throw Error(DTB_STATUS_INTERNAL, "a layer's GPU buffer was made without its memory");
+    data_ = memory_->allocate(bytes, category_, "a layer's buffer");
+  } else {
+    check(cudaMallocHost(&data_, bytes > 0 ? bytes : 1), "cudaMallocHost (a batch's staging buffer)");
+  }
   size_ = bytes;
   return data_;
 }

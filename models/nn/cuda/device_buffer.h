@@ -2,12 +2,14 @@
 // owner: each module's output and input gradient on the GPU, as the oneDNN
 // modules keep std::vectors, and the pinned host memory that batches are
 // staged in (a pageable source makes cudaMemcpyAsync synchronous). Growth
-// happens in the first steps only (the largest batch stays), so cudaMalloc
-// never runs in the steady state.
+// happens in the first steps only (the largest batch stays), so no GPU
+// memory is allocated in the steady state.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+
+#include "gpu_memory.h"
 
 namespace dtb::nn::cuda {
 
@@ -16,7 +18,12 @@ enum class Memory { kDevice, kPinnedHost };
 template <Memory kKind>
 class GrowingBuffer {
  public:
+  // Pinned host memory (cudaMallocHost).
   GrowingBuffer() = default;
+  // GPU memory from `memory` (which outlives the buffer), counted under
+  // `category`.
+  explicit GrowingBuffer(const GpuMemory& memory, dtb_mem_category_t category = DTB_MEM_ACTIVATIONS)
+      : memory_(&memory), category_(category) {}
   GrowingBuffer(const GrowingBuffer&) = delete;
   GrowingBuffer& operator=(const GrowingBuffer&) = delete;
   ~GrowingBuffer();
@@ -28,6 +35,9 @@ class GrowingBuffer {
   size_t size() const { return size_; }
 
  private:
+  void release();
+  const GpuMemory* memory_ = nullptr;
+  dtb_mem_category_t category_ = DTB_MEM_ACTIVATIONS;
   void* data_ = nullptr;
   size_t size_ = 0;
 };

@@ -149,9 +149,9 @@ TEST(RecordChannel, GradientTimesArriveWhole) {
   EXPECT_FALSE(parseRecord("gradient 1 4 2 10240"));  // cut short
 }
 
-// A rank's memory: a GPU rank's GPU figure comes through; a CPU rank's, and
-// an older worker's line without it, read as none.
-TEST(RecordChannel, MemoryCarriesTheGpuFigureOnlyWhereThereIsOne) {
+// A rank's memory: a GPU rank's GPU figures come through; a CPU rank's, and
+// an older worker's line without them, read as none.
+TEST(RecordChannel, MemoryCarriesTheGpuFiguresOnlyWhereThereAreSome) {
   MemoryRecord gpu;
   gpu.rank = 1;
   gpu.paramBytes = 400;
@@ -159,8 +159,10 @@ TEST(RecordChannel, MemoryCarriesTheGpuFigureOnlyWhereThereIsOne) {
   gpu.paramElements = 100;
   gpu.stateFloats = 1;
   gpu.gpuUsedBytes = int64_t{3} << 30;
+  gpu.gpuPeakAllocatedBytes = int64_t{5} << 28;
   MemoryRecord cpu = gpu;
   cpu.gpuUsedBytes.reset();
+  cpu.gpuPeakAllocatedBytes.reset();
   const std::vector<Record> records = roundTrip([&](RecordWriter& w) {
     w.memory(gpu);
     w.memory(cpu);
@@ -169,13 +171,20 @@ TEST(RecordChannel, MemoryCarriesTheGpuFigureOnlyWhereThereIsOne) {
   ASSERT_EQ(records.size(), 2u);
   ASSERT_EQ(records[0].kind, Record::Kind::kMemory);
   EXPECT_EQ(records[0].memoryRecord.gpuUsedBytes, int64_t{3} << 30);
+  EXPECT_EQ(records[0].memoryRecord.gpuPeakAllocatedBytes, int64_t{5} << 28);
   EXPECT_EQ(records[0].memoryRecord.paramBytes, 400);
   EXPECT_EQ(records[0].memoryRecord.stateFloats, 1);
   EXPECT_FALSE(records[1].memoryRecord.gpuUsedBytes);
+  EXPECT_FALSE(records[1].memoryRecord.gpuPeakAllocatedBytes);
   const std::optional<Record> older = parseRecord("memory 0 400 400 0 0 1048576 100 1");
   ASSERT_TRUE(older);
   EXPECT_FALSE(older->memoryRecord.gpuUsedBytes);
   EXPECT_EQ(older->memoryRecord.stateFloats, 1);
+  // A worker of 2026-11 had the GPU's use but not the peak allocated.
+  const std::optional<Record> used = parseRecord("memory 0 400 400 0 0 1048576 100 1 2048");
+  ASSERT_TRUE(used);
+  EXPECT_EQ(used->memoryRecord.gpuUsedBytes, 2048);
+  EXPECT_FALSE(used->memoryRecord.gpuPeakAllocatedBytes);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 # are not compared: runs that differ in rounding drift apart as training
 # goes on, and cuDNN's non-deterministic kernels make two runs of the
 # all-reduce itself differ by 2.6 % in the second epoch. Each rank's GPU
-# memory in use must be stored, and bucketed's reducer must have rebuilt its
+# memory in use and the most it allocated must be stored, and bucketed's reducer must have rebuilt its
 # buckets. Each strategy and backend runs without gradient accumulation and
 # with two micro-batches a step (compared with the all-reduce's that
 # accumulates alike; ZeRO sums its own slices, the others through the
@@ -60,6 +60,16 @@ expect "SELECT COUNT(*) FROM epoch e JOIN run r ON r.id = e.run_id
                         FROM memory m JOIN run r ON r.id = m.run_id ORDER BY r.id, m.rank"
 expect "SELECT COUNT(*) FROM memory WHERE gpu_used_bytes > param_bytes" 36 \
   "a rank's GPU memory in use was not stored, or is less than its parameters"
+# The most each rank held through dtbench: at least the model's f32 values
+# and gradients (the layers allocate through the host), and not more than
+# the whole GPU's use can be, times the ranks on it.
+"$dtbench" query "$db" "SELECT r.strategy, r.backend, m.rank, m.param_elements * 8 >> 20 AS model_mib,
+                        m.gpu_peak_allocated_bytes >> 20 AS peak_allocated_mib, m.gpu_used_bytes >> 20 AS gpu_used_mib
+                        FROM memory m JOIN run r ON r.id = m.run_id ORDER BY r.id, m.rank"
+expect "SELECT COUNT(*) FROM memory m JOIN run r ON r.id = m.run_id
+          WHERE m.gpu_peak_allocated_bytes >= m.param_elements * 8
+            AND m.gpu_peak_allocated_bytes <= m.gpu_used_bytes * r.world_size" 36 \
+  "a rank's peak allocated GPU memory was not stored, misses the model's values and gradients, or exceeds the GPU's use"
 expect "SELECT COUNT(*) > 0 FROM event v JOIN run r ON r.id = v.run_id
           WHERE r.strategy = 'bucketed' AND v.kind = 'rebucket'" 1 "bucketed never rebuilt its buckets on the GPU"
 echo "PASS"

@@ -68,7 +68,8 @@ db.executescript("""
   ALTER TABLE run DROP COLUMN heartbeat_at; DROP VIEW recovery_by_mode; DROP VIEW recovery_cost;
   DROP TABLE recovery; DROP TABLE world_change; ALTER TABLE step DROP COLUMN ended_at_s;
   DROP TABLE rank_host; DROP TABLE run_network; DROP TABLE gradient_ready; DROP TABLE projection;
-  ALTER TABLE memory DROP COLUMN gpu_used_bytes; PRAGMA user_version = 4;""")
+  ALTER TABLE memory DROP COLUMN gpu_used_bytes; ALTER TABLE memory DROP COLUMN gpu_peak_allocated_bytes;
+  PRAGMA user_version = 4;""")
 PY
 if "$dtbench" query "$scratch/rw/store.db" "SELECT 1" 2>"$scratch/err.txt"; then fail "read an older store"; fi
 grep -q "schema version 4 is older than this dtbench's .* \`dtbench upgrade $scratch/rw/store.db\` brings it up" \

@@ -219,7 +219,9 @@ TEST_F(StoreTest, RunFiguresFollowTheEpochs) {
         "ALTER TABLE run DROP COLUMN heartbeat_at; DROP VIEW recovery_by_mode; DROP VIEW recovery_cost; "
         "DROP TABLE recovery; DROP TABLE world_change; ALTER TABLE step DROP COLUMN ended_at_s; "
         "DROP TABLE rank_host; DROP TABLE run_network; DROP TABLE gradient_ready; DROP TABLE projection; "
-        "ALTER TABLE memory DROP COLUMN gpu_used_bytes; PRAGMA user_version = 4");
+        "ALTER TABLE memory DROP COLUMN gpu_used_bytes; ALTER TABLE memory DROP COLUMN "
+        "gpu_peak_allocated_bytes; "
+        "PRAGMA user_version = 4");
   }
   { ResultStore store(db_); }  // migrations 5 to 8 compute them
   EXPECT_NEAR(number("SELECT samples_per_s FROM run_summary WHERE run_id = 2"), 1000, 1e-6);

@@ -203,7 +203,7 @@ std::shared_ptr<Request> GlooCommunicator::allreduce(const dtb_tensor_t& buffer,
   const bool legacy = algorithm == Algorithm::kRingChunked || algorithm == Algorithm::kHalvingDoubling;
   if (legacy && !legacyReduces(buffer.dtype, op)) {
     throw Error(DTB_STATUS_UNSUPPORTED,
-                "gloo: ring_chunked and halving_doubling reduce 32/64-bit types with "
+                "gloo: ring_chunked and halving_doubling reduce floats and 32/64-bit integers with "
                 "sum, avg, min or max, and integers with band, only; use algorithm = \"ring\"");
   }
   // A sync all-reduce under auto takes halving-doubling: at 2 ranks it beat

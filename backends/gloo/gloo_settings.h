@@ -19,8 +19,9 @@ inline constexpr StringSetting kMode{
     "Who reads a collective's sockets: async (Gloo's device thread, which then wakes the caller, as "
     "PyTorch's ProcessGroupGloo), sync (the thread running the collective, blocking) or busy_poll (that "
     "thread, spinning: no wake-up, its core busy while it waits); sync and busy_poll apply to all-reduces "
-    "up to sync_max_bytes that Gloo's legacy classes take (32/64-bit types with sum, avg, min or max, "
-    "integers with band; algorithm auto, ring_chunked or halving_doubling), everything else runs async",
+    "up to sync_max_bytes that Gloo's legacy classes take (floats of 16 to 64 bits and 32/64-bit integers "
+    "with sum, avg, min or max, integers with band; algorithm auto, ring_chunked or halving_doubling), "
+    "everything else runs async",
     {},
     "async|sync|busy_poll"};
 // Linux's default net.core.wmem_max: every host's sockets take a send this large.

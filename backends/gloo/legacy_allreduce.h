@@ -14,9 +14,10 @@
 
 namespace dtb::backend::gloo {
 
-// Whether the legacy classes reduce `dtype` with `op`: 32/64-bit types with
-// sum, avg (a sum, scaled after), min or max, and the integers with a
-// bitwise AND (fusion's cache bits, as Horovod's Gloo controller ANDs them).
+// Whether the legacy classes reduce `dtype` with `op`: floats (16, 32 and
+// 64-bit) and 32/64-bit integers with sum, avg (a sum, scaled after), min
+// or max, and the integers with a bitwise AND (fusion's cache bits, as
+// Horovod's Gloo controller ANDs them).
 bool legacyReduces(dtb_dtype_t dtype, dtb_reduce_op_t op);
 
 // All-reduces `buffer` in place with `algorithm` (ring_chunked, or

@@ -9,6 +9,7 @@
 #include <map>
 #include <thread>
 
+#include "host/blocking_collective.h"
 #include "host/communicator.h"
 #include "plugin/loader.h"
 #include "temp_dir.h"
@@ -41,6 +42,10 @@ RankResult runRank(int rank, const std::string& store, const std::vector<uint32_
   rdv.timeout_ms = 10000;
   Communicator communicator(createBackend(loader.load(PluginKind::kBackend, "gloo"), {}, rdv), rank, 2,
                             std::chrono::milliseconds(10000));
+  // Neither rank goes on (a refused strategy closes its sockets at once)
+  // before both finished connecting: else the other's connect may read a
+  // closed socket (seen 1 run in 8, an abort in the connecting thread).
+  runCollective(communicator, [&](dtb_request_t* r, std::string* e) { return communicator.barrier(r, e); });
   Optimizer optimizer({"sgd", 0.1, 0.0, false, 0.0});
   const uint64_t counts[] = {5, 300, 2};
   std::vector<float> values[3], grads[3];

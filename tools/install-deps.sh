@@ -11,6 +11,7 @@ with_tests=0
 packages=(
   cmake ninja-build g++ ccache pkg-config git python3   # build tools
   procps iproute2 time                                   # pgrep, ss, /usr/bin/time: for the run tests
+  xz-utils binutils                                      # tools/gpu/bundle.sh's archive (xz, strip, readelf)
   libtomlplusplus-dev                                    # TOML matrices
   libsqlite3-dev sqlite3                                 # result store
   libcli11-dev                                           # command line

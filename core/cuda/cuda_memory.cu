@@ -47,13 +47,18 @@ void* gpuAllocate(uint64_t bytes, int device) {
     throw std::bad_alloc();
   }
   checked(made, "cudaMalloc");
-  // Zeroed, as host memory from alloc() is in practice: a strategy's
-  // optimizer state must start at 0 (one memset, at allocation only).
-  checked(cudaMemset(ptr, 0, bytes), "cudaMemset");
-  // cudaMemset may return before it ran; the memory's users work on streams
-  // of their own (the model's, NCCL's), which would not wait for it.
-  checked(cudaDeviceSynchronize(), "zeroing new GPU memory");
-  gpuMemoryMeter().allocated(ptr, bytes);
+  try {
+    // Zeroed, as host memory from alloc() is in practice: a strategy's
+    // optimizer state must start at 0 (one memset, at allocation only).
+    checked(cudaMemset(ptr, 0, bytes), "cudaMemset");
+    // cudaMemset may return before it ran; the memory's users work on streams
+    // of their own (the model's, NCCL's), which would not wait for it.
+    checked(cudaDeviceSynchronize(), "zeroing new GPU memory");
+    gpuMemoryMeter().allocated(ptr, bytes);
+  } catch (...) {
+    cudaFree(ptr);
+    throw;
+  }
   return ptr;
 }
 

@@ -1,8 +1,9 @@
 // GPU memory this process holds through dtbench, now and at its peak: every
-// block of gpuAllocate() (cuda_memory.h), which is what the host's alloc()
-// gives plugins (strategies' buckets, partitions and optimizer state; the
-// layer library's parameters, gradients, activations and cuDNN workspace),
-// and the host's own GPU buffers (prefetch slots, mixed-precision records).
+// block of gpuAllocate() (cuda_memory.h; the NCCL backend's own 4-byte
+// scratch aside), which is what the host's alloc() gives plugins
+// (strategies' buckets, partitions and optimizer state; the layer library's
+// parameters, gradients, activations and cuDNN workspace), and the host's
+// own GPU buffers (prefetch slots, mixed-precision records).
 // A worker is one rank, so its peak is the rank's: PyTorch's
 // torch.cuda.max_memory_allocated. dtbench has no caching allocator, so
 // what it holds from the driver is what it allocated (PyTorch's "reserved"

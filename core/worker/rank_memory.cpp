@@ -34,8 +34,8 @@ MemoryRecord rankMemory(RankPlugins& plugins, int rank) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   m.peakRssBytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;
-  // GPU memory only grows while a run trains (the layers' buffers, the
-  // strategies' pools), so at the end it is the run's peak.
+  // The GPU's use at the end (near the run's peak: the layers' buffers and
+  // the strategies' pools only grow), and the most this rank held at once.
   if (plugins.paramCount() > 0 && plugins.params()[0]->value.device.type == DTB_DEVICE_CUDA) {
     try {
       m.gpuUsedBytes = static_cast<int64_t>(gpuUsedBytes(plugins.params()[0]->value.device.index));

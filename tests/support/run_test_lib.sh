@@ -28,12 +28,12 @@ workers_left() { pgrep -f "dtbench worker --spec $scratch" | wc -l || true; }
 # A run that hangs in CI otherwise ends as ctest's bare "Timeout", with its
 # output in a scratch file that is then deleted: this says where it hung.
 run_bounded() {
-  local limit=$1 out=$2 pid ticks=0
+  local limit=$1 out=$2 pid deadline=$((SECONDS + $1))
   shift 2
   "$@" > "$out" 2>&1 &
   pid=$!
   while kill -0 "$pid" 2>/dev/null; do
-    if (( ticks++ >= limit * 10 )); then
+    if ((SECONDS >= deadline)); then
       show_waits "$pid" $(pgrep -f "dtbench worker --spec $scratch" || true)
       kill -INT "$pid" 2>/dev/null || true  # as Ctrl-C: the run stops its workers and says so
       sleep 5

@@ -30,7 +30,7 @@ done
 if grep -E "^\./deps/(libc\.so|libm\.so|libstdc\+\+|libcuda\.so|libcudart|libnccl|libcudnn)" "$scratch/list.txt"; then
   fail "the archive carries a library the machine has its own of (above)"
 fi
-if grep -E "\.o$|\.a$|/CMakeFiles/|matrix_fuzz_replay" "$scratch/list.txt" | head -3 | grep .; then
+if grep -m 3 -E "\.o$|\.a$|/CMakeFiles/|matrix_fuzz_replay" "$scratch/list.txt"; then
   fail "the archive carries what only rebuilding needs (above)"
 fi
 mkdir "$scratch/x"
@@ -54,4 +54,5 @@ grep -q "does not start" "$scratch/logs/summary.txt" && fail "the unpacked dtben
 OUT=$scratch/logs "$root/tools/gpu/checks.sh" nonsense -- "$archive" > "$scratch/bad.txt" 2>&1 \
   && fail "an unknown stage was taken"
 grep -q "unknown stage 'nonsense'" "$scratch/bad.txt" || { cat "$scratch/bad.txt"; fail "the unknown stage is not named"; }
+[[ -d $scratch/unpacked/build/bin ]] || fail "checks.sh did not unpack beside the archive"
 echo "PASS"

@@ -18,8 +18,8 @@ archive=$(realpath -m "${2:-$root/.device/dtbench-gpu.tar.xz}")
   echo "bundle: no bin/dtbench in $build: build it first (DTBENCH_BUILD_DIR=$build tools/build.sh)" >&2
   exit 1
 }
-grep -q "^DTBENCH_CUDA:BOOL=OFF" "$build/CMakeCache.txt" 2>/dev/null \
-  && echo "bundle: warning: $build was built without CUDA; its GPU tests will only skip" >&2
+ldd "$build/bin/dtbench" 2>/dev/null | grep -q libcudart \
+  || echo "bundle: warning: $build was built without CUDA; its GPU tests will only skip" >&2
 
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

@@ -18,8 +18,8 @@ enum class Memory { kDevice, kPinnedHost };
 template <Memory kKind>
 class GrowingBuffer {
  public:
-  // Pinned host memory (cudaMallocHost).
-  GrowingBuffer() = default;
+  // Pinned host memory (cudaMallocHost). A GPU buffer needs its memory.
+  GrowingBuffer() requires(kKind == Memory::kPinnedHost) = default;
   // GPU memory from `memory` (which outlives the buffer), counted under
   // `category`.
   explicit GrowingBuffer(const GpuMemory& memory, dtb_mem_category_t category = DTB_MEM_ACTIVATIONS)

@@ -34,7 +34,7 @@ run_of() {  # run_of RECOVERY FAULT_KIND
 
 echo "== a killed rank: elastic goes on with the survivors, restart starts everyone again"
 run_bounded 150 "$scratch/out.txt" "$dtbench" run "$matrices/elastic.toml" --db "$db" \
-  || { cat "$scratch/out.txt"; fail "run exited with $?"; }
+  || { rc=$?; cat "$scratch/out.txt"; fail "run exited with $rc"; }
 grep -q "4 ok, 0 failed" "$scratch/out.txt" || { cat "$scratch/out.txt"; fail "not every run succeeded"; }
 grep -q ": reset 1: 3 -> 2 ranks, back to the commit of step 40, after rank 2 was killed by signal 9 (SIGKILL)" \
   "$scratch/out.txt" || { cat "$scratch/out.txt"; fail "the reset is not shown as it happens"; }

@@ -61,15 +61,16 @@ expect "SELECT COUNT(*) FROM epoch e JOIN run r ON r.id = e.run_id
 expect "SELECT COUNT(*) FROM memory WHERE gpu_used_bytes > param_bytes" 36 \
   "a rank's GPU memory in use was not stored, or is less than its parameters"
 # The most each rank held through dtbench: at least the model's f32 values
-# and gradients (the layers allocate through the host), and not more than
-# the whole GPU's use can be, times the ranks on it.
+# and gradients (the layers allocate through the host) on top of the
+# strategy's optimizer state and buffers (without the layers it is far
+# below: 89 MB of ResNet-18). (Not checked against gpu_used_bytes: that is
+# read at the end, after whatever was freed before.)
 "$dtbench" query "$db" "SELECT r.strategy, r.backend, m.rank, m.param_elements * 8 >> 20 AS model_mib,
                         m.gpu_peak_allocated_bytes >> 20 AS peak_allocated_mib, m.gpu_used_bytes >> 20 AS gpu_used_mib
                         FROM memory m JOIN run r ON r.id = m.run_id ORDER BY r.id, m.rank"
 expect "SELECT COUNT(*) FROM memory m JOIN run r ON r.id = m.run_id
-          WHERE m.gpu_peak_allocated_bytes >= m.param_elements * 8
-            AND m.gpu_peak_allocated_bytes <= m.gpu_used_bytes * r.world_size" 36 \
-  "a rank's peak allocated GPU memory was not stored, misses the model's values and gradients, or exceeds the GPU's use"
+          WHERE m.gpu_peak_allocated_bytes >= m.param_elements * 8 + m.optimizer_bytes + m.buffer_bytes" 36 \
+  "a rank's peak allocated GPU memory was not stored, or misses the model's values and gradients"
 expect "SELECT COUNT(*) > 0 FROM event v JOIN run r ON r.id = v.run_id
           WHERE r.strategy = 'bucketed' AND v.kind = 'rebucket'" 1 "bucketed never rebuilt its buckets on the GPU"
 echo "PASS"

@@ -55,22 +55,8 @@ echo "peak RSS: $peak_kb KiB"
 [[ $sanitized == ON ]] || (( peak_kb < 150000 )) || fail "query held the rows: peak RSS $peak_kb KiB"
 
 echo "== an older store: readers refuse it and name the upgrade; upgrade brings it up"
-python3 - "$scratch/rw/store.db" <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-db.executescript("""
-  DROP VIEW projection_error; DROP TRIGGER run_figure_after_epoch_insert; DROP TRIGGER run_figure_after_epoch_update;
-  DROP TRIGGER run_figure_after_epoch_delete; DROP VIEW run_figure_of_epochs; DROP VIEW step_breakdown;
-  DROP VIEW verdict; DROP VIEW scaling; DROP VIEW repeat_stats; DROP VIEW run_summary; DROP TABLE run_figure;
-  DROP TRIGGER cell_figure_after_run_update; DROP TRIGGER cell_figure_after_run_delete;
-  DROP TABLE cell_figure_refresh; DROP TABLE cell_figure; ALTER TABLE run DROP COLUMN coordinator_host;
-  ALTER TABLE run DROP COLUMN coordinator_pid; ALTER TABLE run DROP COLUMN coordinator_identity;
-  ALTER TABLE run DROP COLUMN heartbeat_at; DROP VIEW recovery_by_mode; DROP VIEW recovery_cost;
-  DROP TABLE recovery; DROP TABLE world_change; ALTER TABLE step DROP COLUMN ended_at_s;
-  DROP TABLE rank_host; DROP TABLE run_network; DROP TABLE gradient_ready; DROP TABLE projection;
-  ALTER TABLE memory DROP COLUMN gpu_used_bytes; ALTER TABLE memory DROP COLUMN gpu_peak_allocated_bytes;
-  PRAGMA user_version = 4;""")
-PY
+python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).executescript(open(sys.argv[2]).read())' \
+  "$scratch/rw/store.db" "$(dirname "$0")/../../support/schema_v4.sql"
 if "$dtbench" query "$scratch/rw/store.db" "SELECT 1" 2>"$scratch/err.txt"; then fail "read an older store"; fi
 grep -q "schema version 4 is older than this dtbench's .* \`dtbench upgrade $scratch/rw/store.db\` brings it up" \
   "$scratch/err.txt" || { cat "$scratch/err.txt"; fail "no upgrade hint"; }

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <thread>
 
@@ -23,6 +24,14 @@
 namespace dtb::core {
 namespace {
 namespace fs = std::filesystem;
+
+// What turns a fresh store back into schema version 4 (shared with
+// read_only_cli_test.sh).
+std::string schemaVersion4Sql() {
+  std::ifstream in(std::string(DTBENCH_SOURCE_DIR) + "/tests/support/schema_v4.sql");
+  EXPECT_TRUE(in) << "tests/support/schema_v4.sql";
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 class StoreTest : public ::testing::Test {
  protected:
@@ -205,23 +214,7 @@ TEST_F(StoreTest, RunFiguresFollowTheEpochs) {
   testing::writeSampleStore(db_);
   {  // As an older dtbench left it: epochs without figures.
     Database raw(db_, Database::Mode::kReadWrite);
-    raw.exec(
-        "DROP VIEW projection_error; DROP TRIGGER run_figure_after_epoch_insert; DROP TRIGGER "
-        "run_figure_after_epoch_update; "
-        "DROP TRIGGER run_figure_after_epoch_delete; DROP VIEW run_figure_of_epochs; DROP VIEW "
-        "step_breakdown; "
-        "DROP VIEW verdict; DROP VIEW scaling; DROP VIEW repeat_stats; DROP VIEW run_summary; DROP TABLE "
-        "run_figure; "
-        "DROP TRIGGER cell_figure_after_run_update; DROP TRIGGER cell_figure_after_run_delete; "
-        "DROP TABLE cell_figure_refresh; DROP TABLE cell_figure; ALTER TABLE run DROP COLUMN "
-        "coordinator_host; "
-        "ALTER TABLE run DROP COLUMN coordinator_pid; ALTER TABLE run DROP COLUMN coordinator_identity; "
-        "ALTER TABLE run DROP COLUMN heartbeat_at; DROP VIEW recovery_by_mode; DROP VIEW recovery_cost; "
-        "DROP TABLE recovery; DROP TABLE world_change; ALTER TABLE step DROP COLUMN ended_at_s; "
-        "DROP TABLE rank_host; DROP TABLE run_network; DROP TABLE gradient_ready; DROP TABLE projection; "
-        "ALTER TABLE memory DROP COLUMN gpu_used_bytes; ALTER TABLE memory DROP COLUMN "
-        "gpu_peak_allocated_bytes; "
-        "PRAGMA user_version = 4");
+    raw.exec(schemaVersion4Sql());
   }
   { ResultStore store(db_); }  // migrations 5 to 8 compute them
   EXPECT_NEAR(number("SELECT samples_per_s FROM run_summary WHERE run_id = 2"), 1000, 1e-6);

@@ -18,8 +18,9 @@ enum class Memory { kDevice, kPinnedHost };
 template <Memory kKind>
 class GrowingBuffer {
  public:
-  // Pinned host memory (cudaMallocHost). A GPU buffer needs its memory.
-  GrowingBuffer() requires(kKind == Memory::kPinnedHost) = default;
+  // Pinned host memory (cudaMallocHost); a GPU buffer made so refuses to
+  // allocate (CUDA code here is C++17: no constraint to refuse it earlier).
+  GrowingBuffer() = default;
   // GPU memory from `memory` (which outlives the buffer), counted under
   // `category`.
   explicit GrowingBuffer(const GpuMemory& memory, dtb_mem_category_t category = DTB_MEM_ACTIVATIONS)

@@ -58,7 +58,6 @@ dtb_status_t HostServices::checkStep(const dtb_tensor_t* grads, uint32_t count, 
     setErrorThunk(ctx, "optim_check: gradient clipping measures host tensors only so far");
     return DTB_STATUS_UNSUPPORTED;
   }
-  const std::string where = onGpu ? "GPU " + std::to_string(records.index) : std::string("the host");
   uint64_t elements = 0;
   for (uint32_t t = 0; t < count; ++t) {
     const dtb_tensor_t& g = grads[t];
@@ -66,7 +65,8 @@ dtb_status_t HostServices::checkStep(const dtb_tensor_t* grads, uint32_t count, 
     const bool there = g.device.type == records.type && (!onGpu || g.device.index == records.index);
     if (g.dtype != optimizer_->paramDtype() || !there || (g.count > 0 && g.data == nullptr)) {
       setErrorText(ctx, std::string("optim_check: gradient ") + std::to_string(t) + " is not a " +
-                            dtb::dtypeName(optimizer_->paramDtype()) + " tensor with data on " + where +
+                            dtb::dtypeName(optimizer_->paramDtype()) + " tensor with data on " +
+                            (onGpu ? "GPU " + std::to_string(records.index) : std::string("the host")) +
                             ", where this run's parameters are");
       return DTB_STATUS_INVALID_ARGUMENT;
     }

@@ -42,14 +42,12 @@ class ParamSet {
                                               "(precision = \"fp32\")");
     }
     for (uint32_t i = 0; i < params_.size(); ++i) {
-      if (half && place == Place::kHost)
-        requireHostHalf(strategy, *params_[i], dtype_);
+      if (place == Place::kHostOrGpu)
+        requireSameDevice(strategy, *params_[i], *params_[0], half ? dtype_ : DTB_DTYPE_F32);
       else if (half)
-        requireSameDeviceHalf(strategy, *params_[i], *params_[0], dtype_);
-      else if (place == Place::kHost)
-        requireHostF32(strategy, *params_[i]);
+        requireHostHalf(strategy, *params_[i], dtype_);
       else
-        requireSameDeviceF32(strategy, *params_[i], *params_[0]);
+        requireHostF32(strategy, *params_[i]);
       if (params_[i]->index != i) {
         throw Error(DTB_STATUS_INVALID_ARGUMENT, std::string(strategy) + ": parameter '" + params_[i]->name +
                                                      "' has index " + std::to_string(params_[i]->index) +

@@ -27,18 +27,27 @@ inline void requireHostF32(const char* strategy, const dtb_param_t& p) {
 }
 
 // Throws UNSUPPORTED, naming the strategy and the parameter, unless the
-// parameter's value and gradient are f32 on the same device as `first`'s.
-inline void requireSameDeviceF32(const char* strategy, const dtb_param_t& p, const dtb_param_t& first) {
+// parameter's value and gradient are `dtype` on the same device as
+// `first`'s, the host or one GPU (for a strategy that works on GPU tensors
+// too; a mixed-precision run of a model on a GPU keeps its bf16 or f16
+// records there).
+inline void requireSameDevice(const char* strategy, const dtb_param_t& p, const dtb_param_t& first,
+                              dtb_dtype_t dtype) {
   const dtb_device_t& d = first.value.device;
   for (const dtb_tensor_t* t : {&p.value, &p.grad}) {
-    if (t->dtype != DTB_DTYPE_F32 || t->device.type != d.type || t->device.index != d.index ||
+    if (t->dtype != dtype || t->device.type != d.type || t->device.index != d.index ||
         (d.type != DTB_DEVICE_HOST && d.type != DTB_DEVICE_CUDA)) {
       throw Error(DTB_STATUS_UNSUPPORTED,
-                  std::string(strategy) + ": parameter '" + p.name +
-                      "' is not f32 on the device of the first; this strategy works on "
-                      "f32 tensors all on the host or all on one GPU");
+                  std::string(strategy) + ": parameter '" + p.name + "' is not " + dtypeName(dtype) +
+                      " on the device of the first; this strategy " + "works on " + dtypeName(dtype) +
+                      " tensors all on the host or all on one GPU");
     }
   }
+}
+
+// requireSameDevice for f32 parameters.
+inline void requireSameDeviceF32(const char* strategy, const dtb_param_t& p, const dtb_param_t& first) {
+  requireSameDevice(strategy, p, first, DTB_DTYPE_F32);
 }
 
 // Throws UNSUPPORTED, naming the strategy and the parameter, unless its value
@@ -52,23 +61,6 @@ inline void requireHostHalf(const char* strategy, const dtb_param_t& p, dtb_dtyp
                                                    ? "; it is on a GPU, and this strategy works on host "
                                                      "tensors only"
                                                    : ""));
-    }
-  }
-}
-
-// The same for a strategy that works on GPU tensors too: `dtype` (bf16 or
-// f16) tensors on the device of `first`, the host or one GPU (a
-// mixed-precision run of a model on a GPU keeps its records there).
-inline void requireSameDeviceHalf(const char* strategy, const dtb_param_t& p, const dtb_param_t& first,
-                                  dtb_dtype_t dtype) {
-  const dtb_device_t& d = first.value.device;
-  for (const dtb_tensor_t* t : {&p.value, &p.grad}) {
-    if (t->dtype != dtype || t->device.type != d.type || t->device.index != d.index ||
-        (d.type != DTB_DEVICE_HOST && d.type != DTB_DEVICE_CUDA)) {
-      throw Error(DTB_STATUS_UNSUPPORTED, std::string(strategy) + ": parameter '" + p.name + "' is not " +
-                                              dtypeName(dtype) +
-                                              " on the device of the first; this strategy "
-                                              "works on tensors all on the host or all on one GPU");
     }
   }
 }

@@ -7,11 +7,14 @@
 #   run_matrix MATRIX        dtbench runs MATRIX into $db, a store in a
 #                            scratch folder removed at exit (kept with KEEP=1);
 #                            its output only when it fails
-# After sourcing: $root (the repository root, the working folder) and $cores.
+# After sourcing: $root (the repository root, the working folder), $cores,
+# and $dtbench (build/bin/dtbench, or $DTBENCH: a lent GPU machine's unpacked
+# build, tools/gpu/checks.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 cores=$(nproc)
+dtbench=${DTBENCH:-build/bin/dtbench}
 
 require_torch() {
   python=${PYTHON:-/usr/bin/python3}
@@ -25,5 +28,5 @@ run_matrix() {
   scratch=$(mktemp -d)
   trap '[[ -n ${KEEP:-} ]] || rm -rf "$scratch"' EXIT
   db=$scratch/bench.db
-  build/bin/dtbench run "$1" --db "$db" >"$scratch/out.txt" 2>&1 || { cat "$scratch/out.txt"; exit 1; }
+  "$dtbench" run "$1" --db "$db" >"$scratch/out.txt" 2>&1 || { cat "$scratch/out.txt"; exit 1; }
 }

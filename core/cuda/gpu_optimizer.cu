@@ -74,16 +74,65 @@ __global__ void masterWeightKernel(UpdateRule r, Low* param, const Low* grad, fl
   }
 }
 
+// The fused forms: one thread per element of all the table's tensors
+// together, each finding its tensor in the table (consecutive elements are
+// mostly in the same one, so a warp's probes agree).
+static_assert(sizeof(MultiTensorTable) + sizeof(UpdateRule) + 16 <= 4096,
+              "a kernel's arguments are limited to 4 KiB");
+
+__global__ void multiUpdateKernel(MultiTensorTable t, UpdateRule r) {
+  const uint64_t total = t.elements();
+  for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < total;
+       i += uint64_t{gridDim.x} * blockDim.x) {
+    const uint32_t k = t.tensorOf(i);
+    const uint64_t j = i - t.begin(k);
+    UpdateRule rk = r;
+    rk.weightDecay = t.weightDecay[k];
+    float* param = static_cast<float*>(t.param[k]);
+    float p = param[j];
+    updateElement(rk, p, static_cast<const float*>(t.grad[k])[j], t.state[k], j, t.count(k));
+    param[j] = p;
+  }
+}
+
+template <typename Low>
+__global__ void multiMasterWeightKernel(MultiTensorTable t, UpdateRule r, float unscale, bool initMaster) {
+  const uint64_t total = t.elements();
+  for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < total;
+       i += uint64_t{gridDim.x} * blockDim.x) {
+    const uint32_t k = t.tensorOf(i);
+    const uint64_t j = i - t.begin(k);
+    const uint64_t count = t.count(k);
+    UpdateRule rk = r;
+    rk.weightDecay = t.weightDecay[k];
+    Low* param = static_cast<Low*>(t.param[k]);
+    float* master = t.state[k];
+    if (initMaster) master[j] = widen(param[j]);
+    float p = master[j];
+    updateElement(rk, p, widen(static_cast<const Low*>(t.grad[k])[j]) * unscale, master + count, j, count);
+    master[j] = p;
+    roundInto(param[j], p);
+  }
+}
+
 unsigned blocksFor(uint64_t count) {
   return static_cast<unsigned>(std::min<uint64_t>((count + 255) / 256, 4096));
 }
 
-void checkState(const float* state, bool needed, int device) {
+void checkState(const float* state, bool needed, int device, const std::string& which = "") {
   if (needed && !isMemoryOfGpu(state, device))
-    throw std::invalid_argument("the optimizer state is not memory of GPU " + std::to_string(device) +
+    throw std::invalid_argument("the optimizer state" + which + " is not memory of GPU " +
+                                std::to_string(device) +
                                 " (allocate it with alloc on the parameter's device)");
   // An error left by earlier GPU work is not the optimizer's: said as such.
   check(cudaPeekAtLastError(), "the GPU was already in error before the optimizer ran");
+}
+
+// Every slice's state, before anything is queued.
+void checkStates(const std::vector<MultiTensorSlice>& slices, bool needed, int device) {
+  for (size_t s = 0; s < slices.size(); ++s) {
+    if (slices[s].count > 0) checkState(slices[s].state, needed, device, " of slice " + std::to_string(s));
+  }
 }
 
 }  // namespace
@@ -114,6 +163,33 @@ void gpuMasterWeightUpdate(const UpdateRule& rule, dtb_dtype_t dtype, uint16_t* 
     throw std::invalid_argument("the master-weight update takes f16 or bf16 parameters");
   }
   check(cudaGetLastError(), "the master-weight optimizer's kernel");
+}
+
+void gpuOptimizerUpdateMany(const UpdateRule& rule, const std::vector<MultiTensorSlice>& slices, int device) {
+  check(cudaSetDevice(device), "cudaSetDevice");
+  checkStates(slices, rule.kind != UpdateRule::Kind::kSgd || rule.momentum > 0, device);
+  for (const MultiTensorTable& table : packMultiTensorTables(slices)) {
+    multiUpdateKernel<<<blocksFor(table.elements()), 256>>>(table, rule);
+    check(cudaGetLastError(), "the fused optimizer's kernel");
+  }
+}
+
+void gpuMasterWeightUpdateMany(const UpdateRule& rule, dtb_dtype_t dtype,
+                               const std::vector<MultiTensorSlice>& slices, float unscale, bool initMaster,
+                               int device) {
+  if (dtype != DTB_DTYPE_F16 && dtype != DTB_DTYPE_BF16)
+    throw std::invalid_argument("the master-weight update takes f16 or bf16 parameters");
+  check(cudaSetDevice(device), "cudaSetDevice");
+  checkStates(slices, true, device);  // the master copies, at least
+  for (const MultiTensorTable& table : packMultiTensorTables(slices)) {
+    if (dtype == DTB_DTYPE_F16) {
+      multiMasterWeightKernel<__half><<<blocksFor(table.elements()), 256>>>(table, rule, unscale, initMaster);
+    } else {
+      multiMasterWeightKernel<__nv_bfloat16>
+          <<<blocksFor(table.elements()), 256>>>(table, rule, unscale, initMaster);
+    }
+    check(cudaGetLastError(), "the fused master-weight optimizer's kernel");
+  }
 }
 
 void gpuSynchronize(int device) {

@@ -1,10 +1,13 @@
-// The run's optimizer on GPU memory: one kernel per parameter, computing what
+// The run's optimizer on GPU memory: one kernel per parameter, or one per
+// table of up to 64 parameters (fused: multi_tensor_table.h), computing what
 // Optimizer::update computes on the host from the same UpdateRule. A build
 // without CUDA has the same calls; they throw GpuUnavailable.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "cuda/multi_tensor_table.h"
 #include "cuda/update_rule.h"
 #include "dtbench/dtbench.h"
 
@@ -24,6 +27,14 @@ void gpuOptimizerUpdate(const UpdateRule& rule, float* param, const float* grad,
 // times `unscale`, param rounded from master. Queued, as gpuOptimizerUpdate.
 void gpuMasterWeightUpdate(const UpdateRule& rule, dtb_dtype_t dtype, uint16_t* param, const uint16_t* grad,
                            float* state, uint64_t count, float unscale, bool initMaster, int device);
+// The fused forms: every slice updated as by the calls above, `rule`'s
+// weight decay being each slice's own, in one kernel per table of
+// packMultiTensorTables'. Every slice's state is checked before anything is
+// queued (std::invalid_argument naming the slice). Queued, as above.
+void gpuOptimizerUpdateMany(const UpdateRule& rule, const std::vector<MultiTensorSlice>& slices, int device);
+void gpuMasterWeightUpdateMany(const UpdateRule& rule, dtb_dtype_t dtype,
+                               const std::vector<MultiTensorSlice>& slices, float unscale, bool initMaster,
+                               int device);
 // Returns once everything queued on GPU `device` has run; std::runtime_error
 // when some of it failed.
 void gpuSynchronize(int device);

@@ -12,6 +12,15 @@ void gpuMasterWeightUpdate(const UpdateRule&, dtb_dtype_t, uint16_t*, const uint
   throw GpuUnavailable("this build of dtbench has no CUDA");
 }
 
+void gpuOptimizerUpdateMany(const UpdateRule&, const std::vector<MultiTensorSlice>&, int) {
+  throw GpuUnavailable("this build of dtbench has no CUDA");
+}
+
+void gpuMasterWeightUpdateMany(const UpdateRule&, dtb_dtype_t, const std::vector<MultiTensorSlice>&, float,
+                               bool, int) {
+  throw GpuUnavailable("this build of dtbench has no CUDA");
+}
+
 void gpuSynchronize(int) { throw GpuUnavailable("this build of dtbench has no CUDA"); }
 
 }  // namespace dtb::core

@@ -17,6 +17,7 @@
 
 #include "elastic/elastic_hosts.h"
 #include "elastic/elastic_launcher.h"
+#include "elastic/local_places.h"
 #include "launch/local_ranks.h"
 #include "launch/rank_output.h"
 
@@ -142,7 +143,12 @@ class ElasticDriver {
   int slotsToFill(int worldSize) const;
 
   // Across hosts, where worker `slot` starts; else the hostfile's order decides.
-  std::optional<SlotPlace> placeOf(int slot) { return hosts_ ? hosts_->place(slot) : std::nullopt; }
+  // On one machine, its local rank (its GPU) for the run: the lowest that
+  // none of `members`, the workers it trains beside, holds.
+  std::optional<SlotPlace> placeOf(int slot, const std::vector<int>& members) {
+    if (hosts_) return hosts_->place(slot);
+    return SlotPlace{"", localPlaces_.place(slot, members), options_.world};
+  }
 
   // The first discovery, then as many of world_size's workers as it has
   // slots for — at least min_np, waited for as horovodrun waits for them.
@@ -184,6 +190,7 @@ class ElasticDriver {
   bool growAsked_ = false;
   std::optional<Settling> settling_;
   std::optional<ElasticHosts> hosts_;  // across hosts (launcher = "ssh")
+  LocalPlaces localPlaces_;            // on one machine
   std::string discoveryError_;         // the last discovery's, said once
   pid_t group_ = 0;
   const pid_t parent_ = getpid();

@@ -61,7 +61,8 @@ LaunchOutcome ElasticDriver::run() {
     output_.heard();  // no worker ran while the hosts were awaited
   }
   for (const int s : members_) {
-    if (std::string error = startRank(options_, s, parent_, group_, ranks_, placeOf(s)); !error.empty()) {
+    if (std::string error = startRank(options_, s, parent_, group_, ranks_, placeOf(s, members_));
+        !error.empty()) {
       stopAll(ranks_, group_);
       return {LaunchOutcome::Status::kFailed, error};
     }
@@ -349,7 +350,7 @@ void ElasticDriver::startJoiners(std::vector<int> slots, int count, bool rollbac
   std::vector<std::pair<int, std::optional<SlotPlace>>> joiners;
   for (int i = 0; i < count; ++i) {
     const int slot = nextSlot_++;
-    joiners.push_back({slot, hosts_ ? hosts_->place(slot) : std::nullopt});
+    joiners.push_back({slot, placeOf(slot, slots)});
     slots.push_back(slot);
     joining_.insert(slot);
   }

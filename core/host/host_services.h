@@ -31,6 +31,7 @@ class TraceRecorder;
 
 class Communicator;
 class OptimizerKernels;
+enum class WeightDecay;  // host/optimizer_kernels.h
 class PluginInstance;
 
 class HostServices {
@@ -123,6 +124,16 @@ class HostServices {
   void installTensorCopy();
   // optim_update's checks, then the optimizer's kernel.
   dtb_status_t update(dtb_tensor_t* param, const dtb_tensor_t* grad, float* state, uint32_t paramIndex);
+  // optim_update_many: every slice's checks, then the updates (a GPU's in
+  // one call of the optimizer, which fuses them).
+  dtb_status_t updateMany(dtb_tensor_t* params, const dtb_tensor_t* grads, float* const* states,
+                          const uint32_t* paramIndices, uint32_t count);
+  // One slice's checks, with `who` ("optim_update", or which slice of
+  // optim_update_many) leading the message; its weight decay in `decay`.
+  dtb_status_t checkUpdate(const std::string& who, const dtb_tensor_t& param, const dtb_tensor_t& grad,
+                           const float* state, uint32_t paramIndex, WeightDecay* decay);
+  // One checked slice in host memory, f32 or the run's low precision.
+  void updateOnHost(const dtb_tensor_t& param, const dtb_tensor_t& grad, float* state, WeightDecay decay);
   dtb_status_t checkStep(const dtb_tensor_t* grads, uint32_t count, int32_t* apply);
   // optim_check's collective: the ranks' overflow flags (MAX), and with a
   // shard's squares (`squares` non-null) both summed.

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <vector>
 
 #include "dtbench/dtbench.h"
 #include "dtbench/model.h"
@@ -16,6 +17,16 @@ namespace dtb::core {
 // scales usually do without (DTB_PARAM_FLAG_NO_WEIGHT_DECAY), as PyTorch
 // users put them in a param group with weight_decay=0.
 enum class WeightDecay { kApply, kSkip };
+
+// One update of several queued at once on a GPU (optim_update_many):
+// `count` elements of the run's parameter dtype, `state` as update()'s.
+struct GpuUpdateSlice {
+  void* param;
+  const void* grad;
+  float* state;
+  size_t count;
+  WeightDecay decay;
+};
 
 class OptimizerKernels {
  public:
@@ -30,6 +41,12 @@ class OptimizerKernels {
   // in a build without CUDA.
   virtual void updateOnGpu(float* param, const float* grad, float* state, size_t count, WeightDecay decay,
                            int device) = 0;
+
+  // Several updates on GPU `device`, as updateOnGpu (or, in mixed
+  // precision, updateLowPrecisionOnGpu) of each slice, fused into a few
+  // multi-tensor kernels unless the run turned that off; nothing is queued
+  // when a slice's state is not there.
+  virtual void updateManyOnGpu(const std::vector<GpuUpdateSlice>& slices, int device) = 0;
 
   // The dtype of the parameters and gradients optim_update takes: f32, or
   // bf16 / f16 in a mixed-precision run (train/master_weights.h).

@@ -1,11 +1,13 @@
 // The optimizer's services of the host table (optim_state_floats,
-// optim_check, optim_update): the run's optimizer over a strategy's slices,
+// optim_check, optim_update, optim_update_many): the run's optimizer over a strategy's slices,
 // the loss scaler's agreement between the ranks in fp16, and the global
 // norm gradient clipping measures (host/optimizer_kernels.h says what the
 // optimizer behind them answers).
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "cuda/cuda_memory.h"
 #include "dtbench/plugin.hpp"
@@ -25,6 +27,11 @@ void HostServices::installOptimizer() {
   table_.optim_update = [](dtb_host_ctx_t ctx, dtb_tensor_t* param, const dtb_tensor_t* grad, float* state,
                            uint32_t paramIndex) {
     return guarded(ctx, "optim_update", [&] { return self(ctx).update(param, grad, state, paramIndex); });
+  };
+  table_.optim_update_many = [](dtb_host_ctx_t ctx, dtb_tensor_t* params, const dtb_tensor_t* grads,
+                                float* const* states, const uint32_t* paramIndices, uint32_t count) {
+    return guarded(ctx, "optim_update_many",
+                   [&] { return self(ctx).updateMany(params, grads, states, paramIndices, count); });
   };
   table_.optim_check = [](dtb_host_ctx_t ctx, const dtb_tensor_t* grads, uint32_t count, int32_t* apply) {
     return guarded(ctx, "optim_check", [&] { return self(ctx).checkStep(grads, count, apply); });
@@ -115,78 +122,129 @@ dtb_status_t HostServices::agreeOnStep(float* flag, double* squares) {
   return DTB_STATUS_OK;
 }
 
+dtb_status_t HostServices::checkUpdate(const std::string& who, const dtb_tensor_t& param,
+                                       const dtb_tensor_t& grad, const float* state, uint32_t paramIndex,
+                                       WeightDecay* decay) {
+  const dtb_host_ctx_t ctx = table_.ctx;
+  // f32, or the run's bf16 / f16 in mixed precision.
+  const dtb_dtype_t dtype = optimizer_->paramDtype();
+  if (param.dtype != dtype || grad.dtype != dtype || param.count != grad.count ||
+      (param.device.type != DTB_DEVICE_HOST && param.device.type != DTB_DEVICE_CUDA) ||
+      grad.device.type != param.device.type || grad.device.index != param.device.index) {
+    setErrorText(ctx, who + ": param and grad must be " + dtb::dtypeName(dtype) +
+                          " tensors of equal count on the same device (the host, or one GPU)" +
+                          (dtype == DTB_DTYPE_F32 ? "" : ": this run trains in mixed precision"));
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  if (param.count > 0 && (param.data == nullptr || grad.data == nullptr)) {
+    setErrorText(ctx, who + ": a tensor of count > 0 has no data");
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  if (optimizer_->stateFloats() > 0 && state == nullptr && param.count > 0) {
+    setErrorText(ctx, who + ": this optimizer needs state (optim_state_floats() floats per element)");
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  // Per-parameter options: a flat mix of parameters (UINT32_MAX) gets the
+  // optimizer's defaults, as does every index before describeParams.
+  *decay = WeightDecay::kApply;
+  if (paramIndex != UINT32_MAX && !paramFlags_.empty()) {
+    if (paramIndex >= paramFlags_.size()) {
+      setErrorText(ctx, who + ": param_index " + std::to_string(paramIndex) + " is not a parameter (" +
+                            std::to_string(paramFlags_.size()) + " of them; UINT32_MAX for a flat mix)");
+      return DTB_STATUS_INVALID_ARGUMENT;
+    }
+    if (paramFlags_[paramIndex] & DTB_PARAM_FLAG_NO_WEIGHT_DECAY) *decay = WeightDecay::kSkip;
+  }
+  if (optimizer_->clipNorm() > 0 && !optimizer_->clipSet()) {
+    setErrorText(ctx, who +
+                          ": with gradient_clipping a strategy calls optim_check once a step, before its "
+                          "optim_update calls (ABI 1.8): the host measures the gradients' global norm there");
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  if (optimizer_->scalesLoss() && !optimizer_->stepSettled()) {
+    setErrorText(ctx, who +
+                          ": in an fp16 run a strategy calls optim_check once a step, before its "
+                          "optim_update calls (ABI 1.8): the loss scaler decides there whether the step is "
+                          "applied");
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  return DTB_STATUS_OK;
+}
+
+void HostServices::updateOnHost(const dtb_tensor_t& param, const dtb_tensor_t& grad, float* state,
+                                WeightDecay decay) {
+  if (optimizer_->paramDtype() != DTB_DTYPE_F32) {
+    optimizer_->updateLowPrecision(static_cast<uint16_t*>(param.data),
+                                   static_cast<const uint16_t*>(grad.data), state, param.count, decay);
+    return;
+  }
+  optimizer_->update(static_cast<float*>(param.data), static_cast<const float*>(grad.data), state,
+                     param.count, decay);
+}
+
 dtb_status_t HostServices::update(dtb_tensor_t* param, const dtb_tensor_t* grad, float* state,
                                   uint32_t paramIndex) {
   const dtb_host_ctx_t ctx = table_.ctx;
   if (!optimizer_) return unbound(ctx, "optim_update");
   if (!given(ctx, "optim_update", {param, grad})) return DTB_STATUS_INVALID_ARGUMENT;
   if (communicator_) communicator_->endPolling();  // the training thread computes: no poll loop
-  const bool onGpu = param->device.type == DTB_DEVICE_CUDA;
-  // f32, or the run's bf16 / f16 in mixed precision.
-  const dtb_dtype_t dtype = optimizer_->paramDtype();
-  if (param->dtype != dtype || grad->dtype != dtype || param->count != grad->count ||
-      (param->device.type != DTB_DEVICE_HOST && !onGpu) || grad->device.type != param->device.type ||
-      grad->device.index != param->device.index) {
-    setErrorText(ctx, std::string("optim_update: param and grad must be ") + dtb::dtypeName(dtype) +
-                          " tensors of equal count on the same device (the host, or one GPU)" +
-                          (dtype == DTB_DTYPE_F32 ? "" : ": this run trains in mixed precision"));
-    return DTB_STATUS_INVALID_ARGUMENT;
+  WeightDecay decay{};
+  if (const dtb_status_t status = checkUpdate("optim_update", *param, *grad, state, paramIndex, &decay);
+      status != DTB_STATUS_OK)
+    return status;
+  if (param->device.type != DTB_DEVICE_CUDA) {
+    updateOnHost(*param, *grad, state, decay);
+    return DTB_STATUS_OK;
   }
-  if (param->count > 0 && (param->data == nullptr || grad->data == nullptr)) {
-    setErrorThunk(ctx, "optim_update: a tensor of count > 0 has no data");
-    return DTB_STATUS_INVALID_ARGUMENT;
-  }
-  if (optimizer_->stateFloats() > 0 && state == nullptr && param->count > 0) {
-    setErrorThunk(ctx, "optim_update: this optimizer needs state (optim_state_floats() floats per element)");
-    return DTB_STATUS_INVALID_ARGUMENT;
-  }
-  // Per-parameter options: a flat mix of parameters (UINT32_MAX) gets the
-  // optimizer's defaults, as does every index before describeParams.
-  WeightDecay decay = WeightDecay::kApply;
-  if (paramIndex != UINT32_MAX && !paramFlags_.empty()) {
-    if (paramIndex >= paramFlags_.size()) {
-      setErrorText(ctx, "optim_update: param_index " + std::to_string(paramIndex) + " is not a parameter (" +
-                            std::to_string(paramFlags_.size()) + " of them; UINT32_MAX for a flat mix)");
-      return DTB_STATUS_INVALID_ARGUMENT;
+  const int device = param->device.index;
+  try {
+    if (optimizer_->paramDtype() != DTB_DTYPE_F32) {
+      optimizer_->updateLowPrecisionOnGpu(static_cast<uint16_t*>(param->data),
+                                          static_cast<const uint16_t*>(grad->data), state, param->count,
+                                          decay, device);
+    } else {
+      optimizer_->updateOnGpu(static_cast<float*>(param->data), static_cast<const float*>(grad->data), state,
+                              param->count, decay, device);
     }
-    if (paramFlags_[paramIndex] & DTB_PARAM_FLAG_NO_WEIGHT_DECAY) decay = WeightDecay::kSkip;
+  } catch (const GpuUnavailable& e) {
+    setErrorText(ctx, "optim_update on GPU " + std::to_string(device) + ": " + e.what());
+    return DTB_STATUS_UNSUPPORTED;
   }
-  if (optimizer_->clipNorm() > 0 && !optimizer_->clipSet()) {
-    setErrorThunk(ctx,
-                  "optim_update: with gradient_clipping a strategy calls optim_check once a step, before its "
-                  "optim_update calls (ABI 1.8): the host measures the gradients' global norm there");
+  return DTB_STATUS_OK;
+}
+
+dtb_status_t HostServices::updateMany(dtb_tensor_t* params, const dtb_tensor_t* grads, float* const* states,
+                                      const uint32_t* paramIndices, uint32_t count) {
+  const dtb_host_ctx_t ctx = table_.ctx;
+  if (!optimizer_) return unbound(ctx, "optim_update_many");
+  if (count > 0 && !given(ctx, "optim_update_many", {params, grads, states, paramIndices}))
     return DTB_STATUS_INVALID_ARGUMENT;
+  if (communicator_) communicator_->endPolling();  // the training thread computes: no poll loop
+  // Every slice checked before any is updated.
+  std::vector<WeightDecay> decays(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const dtb_status_t status = checkUpdate("optim_update_many: slice " + std::to_string(i), params[i],
+                                            grads[i], states[i], paramIndices[i], &decays[i]);
+    if (status != DTB_STATUS_OK) return status;
   }
-  if (optimizer_->scalesLoss() && !optimizer_->stepSettled()) {
-    setErrorThunk(ctx,
-                  "optim_update: in an fp16 run a strategy calls optim_check once a step, before its "
-                  "optim_update calls (ABI 1.8): the loss scaler decides there whether the step is applied");
-    return DTB_STATUS_INVALID_ARGUMENT;
+  // Host slices one after the other; each GPU's together, in few kernels.
+  std::map<int, std::vector<GpuUpdateSlice>> onGpus;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (params[i].device.type == DTB_DEVICE_CUDA) {
+      onGpus[params[i].device.index].push_back(
+          {params[i].data, grads[i].data, states[i], params[i].count, decays[i]});
+    } else {
+      updateOnHost(params[i], grads[i], states[i], decays[i]);
+    }
   }
-  if (onGpu) {
+  for (const auto& [device, slices] : onGpus) {
     try {
-      if (dtype != DTB_DTYPE_F32) {
-        optimizer_->updateLowPrecisionOnGpu(static_cast<uint16_t*>(param->data),
-                                            static_cast<const uint16_t*>(grad->data), state, param->count,
-                                            decay, param->device.index);
-      } else {
-        optimizer_->updateOnGpu(static_cast<float*>(param->data), static_cast<const float*>(grad->data),
-                                state, param->count, decay, param->device.index);
-      }
+      optimizer_->updateManyOnGpu(slices, device);
     } catch (const GpuUnavailable& e) {
-      setErrorText(
-          ctx, std::string("optim_update on GPU ") + std::to_string(param->device.index) + ": " + e.what());
+      setErrorText(ctx, "optim_update_many on GPU " + std::to_string(device) + ": " + e.what());
       return DTB_STATUS_UNSUPPORTED;
     }
-    return DTB_STATUS_OK;
   }
-  if (dtype != DTB_DTYPE_F32) {
-    optimizer_->updateLowPrecision(static_cast<uint16_t*>(param->data),
-                                   static_cast<const uint16_t*>(grad->data), state, param->count, decay);
-    return DTB_STATUS_OK;
-  }
-  optimizer_->update(static_cast<float*>(param->data), static_cast<const float*>(grad->data), state,
-                     param->count, decay);
   return DTB_STATUS_OK;
 }
 

@@ -4,12 +4,17 @@
 
 namespace dtb::core {
 
-EnvironmentBlock::EnvironmentBlock(const std::string& name, const std::string& value) {
-  const std::string prefix = name + "=";
+EnvironmentBlock::EnvironmentBlock(const std::vector<std::pair<std::string, std::string>>& set) {
+  auto replaced = [&](const std::string& entry) {
+    for (const auto& [name, value] : set) {
+      if (entry.starts_with(name + "=")) return true;
+    }
+    return false;
+  };
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    if (!std::string(*entry).starts_with(prefix)) entries_.emplace_back(*entry);
+    if (!replaced(*entry)) entries_.emplace_back(*entry);
   }
-  entries_.push_back(prefix + value);
+  for (const auto& [name, value] : set) entries_.push_back(name + "=" + value);
   for (std::string& entry : entries_) pointers_.push_back(entry.data());
   pointers_.push_back(nullptr);
 }

@@ -14,6 +14,7 @@
 #include <iterator>
 
 #include "launch/environment_block.h"
+#include "launch/rank_environment.h"
 #include "launch/remote_shell.h"
 
 namespace dtb::core {
@@ -136,7 +137,13 @@ std::string startRank(const LaunchOptions& options, int r, pid_t parent, pid_t& 
   // Each rank gets its share of the cores: OpenMP pools of several ranks
   // spinning on the same cores would measure contention, not training.
   // (setenv() after fork is not safe in a coordinator with threads.)
-  EnvironmentBlock environment("OMP_NUM_THREADS", std::to_string(options.threadsPerWorker));
+  // An elastic run's worker on this machine keeps the local rank it was
+  // placed at (elastic/local_places.h), and with it its GPU, in every world.
+  std::vector<std::pair<std::string, std::string>> variables = {
+      {"OMP_NUM_THREADS", std::to_string(options.threadsPerWorker)}};
+  if (place && options.launcher != "ssh")
+    variables.emplace_back(kLocalRankVariable, std::to_string(place->localRank));
+  EnvironmentBlock environment(variables);
   Exec exec{
       options.executable.string(),
       {"dtbench", "worker", "--spec", options.specFile.string(), "--rank", rank, "--record-fd", recordFd}};

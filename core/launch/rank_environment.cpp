@@ -53,6 +53,11 @@ std::string interfaceAddress(const std::string& name) {
 
 }  // namespace
 
+std::optional<int> localRankFromLauncher() {
+  const std::optional<int> local = integer(kLocalRankVariable);
+  return local && *local >= 0 ? local : std::nullopt;
+}
+
 std::optional<RankEnvironment> rankFromEnvironment() {
   struct Names {
     const char *rank, *world, *localRank, *localSize;

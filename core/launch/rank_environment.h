@@ -16,6 +16,12 @@ struct RankEnvironment {
   std::string source;  // the variable the rank came from, for messages
 };
 
+// The local rank the local launcher gives an elastic run's workers
+// (elastic/local_places.h): kept in every world, so their GPUs are too.
+inline constexpr const char* kLocalRankVariable = "DTBENCH_LOCAL_RANK";
+// Its value in this process's environment, when set to a rank.
+std::optional<int> localRankFromLauncher();
+
 // The first launcher whose variables are set: Open MPI (OMPI_COMM_WORLD_*),
 // Slurm (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID), PMI (PMI_RANK, PMI_SIZE),
 // torchrun (RANK, WORLD_SIZE, LOCAL_RANK). nullopt when none is.

@@ -33,19 +33,6 @@ std::optional<DeviceProblem> deviceProblem(const Cell& cell, const dtb_backend_p
   // Over a backend that moves host memory only, the host stages GPU tensors
   // through pinned memory (gpu_staging.h), and ranks may share a GPU.
   const bool nccl = !backend || (backend->capabilities & DTB_BACKEND_CAP_CUDA_MEMORY);
-  // Checkpoints and elastic commits copy a GPU's parameters and optimizer
-  // state to the host and back. Over Gloo (staging; MPI cannot rebuild its
-  // world at all) the communicator carries whatever GPU the model is on, and
-  // a worker keeps its GPU in every world; NCCL joins the GPU of the rank's
-  // local rank, which a survivor renumbered in a smaller world may not be
-  // its model's, so elastic worlds over NCCL wait for that to be handled.
-  if (cell.text("recovery") == "elastic" && nccl) {
-    return DeviceProblem{"recovery", where + ": recovery = \"elastic\" over " + backendName +
-                                         " does not run on GPUs yet (a rank renumbered in a new world would "
-                                         "join it on another GPU than its model's); over gloo it does "
-                                         "(GPU tensors staged through pinned memory), and recovery = "
-                                         "\"restart\" does over any backend"};
-  }
   if (!ranksStartHere(cell)) return std::nullopt;
   if (gpus.count == 0)
     return DeviceProblem{"device", where + ": no GPU is usable here: " + gpus.whyNone, true};
@@ -56,6 +43,26 @@ std::optional<DeviceProblem> deviceProblem(const Cell& cell, const dtb_backend_p
                              " needs a GPU per rank (NCCL puts one rank on each), and " +
                              std::to_string(gpus.count) + " are visible here",
                          true};
+  }
+  // An elastic world over NCCL keeps a GPU per worker (elastic/local_places.h:
+  // a worker keeps its GPU in every world, one that joins takes a free one),
+  // so on one machine the world may never outgrow the GPUs. Checkpoints and
+  // elastic commits copy a GPU's parameters and optimizer state to the host
+  // and back; over Gloo (staged) the workers may share GPUs.
+  if (cell.text("recovery") == "elastic" && nccl) {
+    const int64_t maxNp = cell.integer("max_np");
+    const std::string why = where + ": recovery = \"elastic\" over " + backendName +
+                            " puts each worker, and each that joins, on a GPU of its own: ";
+    const std::string otherwise = " (or use gloo, over which workers may share a GPU)";
+    if (maxNp == 0)
+      return DeviceProblem{"max_np",
+                           why + "set max_np, at most the GPUs of the machine (0 sets no bound)" + otherwise};
+    if (maxNp > gpus.count) {
+      return DeviceProblem{"max_np",
+                           why + "max_np " + std::to_string(maxNp) + " is more than the " +
+                               std::to_string(gpus.count) + " GPUs visible here" + otherwise,
+                           true};
+    }
   }
   return std::nullopt;
 }

@@ -44,8 +44,9 @@ const std::map<std::string, Translation>& foreignWords() {
 // instead, so a DeepSpeed user learns it from the error, not from a search.
 const std::map<std::string, std::string>& wordsWithoutKey() {
   const std::string precision =
-      "dtbench trains in fp32 (TF32 on GPUs, [model.NAME] allow_tf32 = true); mixed precision "
-      "(DeepSpeed's fp16 and bf16, torch.amp) is not supported yet";
+      "mixed precision (DeepSpeed's fp16 and bf16, torch.amp) is the [run] key precision = \"bf16\" | "
+      "\"fp16\", with f32 master weights; fp16's loss scaling takes DeepSpeed's initial_scale_power, "
+      "loss_scale_window, hysteresis and min_loss_scale as [run] keys";
   const std::string offload =
       "ZeRO-Offload is not implemented: every stage of strategy = \"zero\" keeps its state where the "
       "model's tensors are";
@@ -66,7 +67,7 @@ const std::map<std::string, std::string>& wordsWithoutKey() {
        "the optimizer is [run] keys: optimizer = \"sgd\" | \"adam\" | \"adamw\", lr, momentum, "
        "weight_decay"},
       {"scheduler", "the learning-rate schedule is [run] keys: schedule, warmup_epochs, lr_step_epochs, ..."},
-      {"gradient_clipping", "gradients are not clipped: dtbench has no such key"},
+      {"gradient_clipping", "gradient_clipping is a [run] key (the global L2 norm; 0 clips nothing)"},
   };
   return words;
 }

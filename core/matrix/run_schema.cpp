@@ -100,6 +100,9 @@ std::vector<ParamSpec> makeSchema() {
       spec("momentum", DTB_PARAM_FLOAT, 0.0, "SGD momentum", 0.0, 1.0),
       spec("nesterov", DTB_PARAM_BOOL, false, "Nesterov momentum (SGD)"),
       spec("weight_decay", DTB_PARAM_FLOAT, 0.0, "L2 penalty (decoupled for adamw)", 0.0),
+      spec("fused_optimizer", DTB_PARAM_BOOL, true,
+           "device = cuda: a step's parameter updates run as a few multi-tensor kernels (PyTorch's "
+           "fused=True), for a strategy that hands them over together; false: a kernel per parameter"),
       spec("label_smoothing", DTB_PARAM_FLOAT, 0.0, "Cross-entropy label smoothing", 0.0, 1.0),
       spec("seed", DTB_PARAM_INT, int64_t{1}, "Seed for weights, shuffling and dropout", 0.0),
       spec("dataset_scale", DTB_PARAM_INT, int64_t{1},

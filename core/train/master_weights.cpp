@@ -39,6 +39,11 @@ void MasterWeightOptimizer::updateLowPrecisionOnGpu(uint16_t* param, const uint1
                                1.0f / precision_.gradientScale(), device);
 }
 
+void MasterWeightOptimizer::updateManyOnGpu(const std::vector<GpuUpdateSlice>& slices, int device) {
+  if (precision_.skipping()) return;
+  optimizer_.updateMasterManyOnGpu(precision_.dtype(), slices, 1.0f / precision_.gradientScale(), device);
+}
+
 bool MasterWeightOptimizer::overflowIn(const dtb_tensor_t* grads, uint32_t count) const {
   // Checked where they are: on a GPU, by kernels, read once.
   return precision_.overflowed() || precision_.nonFiniteIn(grads, count);

@@ -39,6 +39,8 @@ class MasterWeightOptimizer : public OptimizerKernels {
   // updateLowPrecision's work as one kernel on the GPU (gpu_optimizer.h).
   void updateLowPrecisionOnGpu(uint16_t* param, const uint16_t* grad, float* state, size_t count,
                                WeightDecay decay, int device) override;
+  // Several of those, fused as the wrapped optimizer's config says.
+  void updateManyOnGpu(const std::vector<GpuUpdateSlice>& slices, int device) override;
   dtb_device_t paramDevice() const override { return precision_.device(); }
 
   bool scalesLoss() const override { return precision_.scalesLoss(); }

@@ -117,6 +117,49 @@ void Optimizer::updateMasterOnGpu(dtb_dtype_t dtype, uint16_t* param, const uint
   unsettledGpu_ = device;
 }
 
+namespace {
+
+std::vector<MultiTensorSlice> multiTensorSlices(const Optimizer& optimizer,
+                                                const std::vector<GpuUpdateSlice>& slices) {
+  const float decays[] = {optimizer.rule(WeightDecay::kApply).weightDecay,
+                          optimizer.rule(WeightDecay::kSkip).weightDecay};
+  std::vector<MultiTensorSlice> out;
+  out.reserve(slices.size());
+  for (const GpuUpdateSlice& s : slices)
+    out.push_back({s.param, s.grad, s.state, s.count, decays[s.decay == WeightDecay::kSkip ? 1 : 0]});
+  return out;
+}
+
+}  // namespace
+
+void Optimizer::updateManyOnGpu(const std::vector<GpuUpdateSlice>& slices, int device) {
+  if (!config_.fused) {
+    for (const GpuUpdateSlice& s : slices)
+      updateOnGpu(static_cast<float*>(s.param), static_cast<const float*>(s.grad), s.state, s.count, s.decay,
+                  device);
+    return;
+  }
+  if (clipFactor_ != 1)
+    throw std::logic_error("optim_update: gradient clipping on a GPU is not supported yet");
+  gpuOptimizerUpdateMany(rule(WeightDecay::kApply), multiTensorSlices(*this, slices), device);
+  unsettledGpu_ = device;
+}
+
+void Optimizer::updateMasterManyOnGpu(dtb_dtype_t dtype, const std::vector<GpuUpdateSlice>& slices,
+                                      float unscale, int device) {
+  if (!config_.fused) {
+    for (const GpuUpdateSlice& s : slices)
+      updateMasterOnGpu(dtype, static_cast<uint16_t*>(s.param), static_cast<const uint16_t*>(s.grad), s.state,
+                        s.count, s.decay, unscale, device);
+    return;
+  }
+  if (clipFactor_ != 1)
+    throw std::logic_error("optim_update: gradient clipping on a GPU is not supported yet");
+  gpuMasterWeightUpdateMany(rule(WeightDecay::kApply), dtype, multiTensorSlices(*this, slices), unscale,
+                            step_ == 1, device);
+  unsettledGpu_ = device;
+}
+
 void Optimizer::settle() {
   if (unsettledGpu_ < 0) return;
   const int device = unsettledGpu_;

@@ -24,6 +24,9 @@ struct OptimizerConfig {
   double beta2 = 0.999;
   double eps = 1e-8;
   double clipNorm = 0;  // gradient_clipping: the global norm gradients are clipped to; 0: off
+  // On a GPU, several parameters' updates in one kernel (fused_optimizer;
+  // PyTorch's fused=True); false: a kernel per parameter, for comparison.
+  bool fused = true;
 };
 
 class Optimizer : public OptimizerKernels {
@@ -59,6 +62,12 @@ class Optimizer : public OptimizerKernels {
   // multiplied by `unscale`. Queued, as updateOnGpu.
   void updateMasterOnGpu(dtb_dtype_t dtype, uint16_t* param, const uint16_t* grad, float* state, size_t count,
                          WeightDecay decay, float unscale, int device);
+  // Several of those at once: `dtype` f32 (updateOnGpu) or the
+  // low precision (updateMasterOnGpu, `unscale` for every slice), in a few
+  // kernels when config().fused, else one kernel per slice.
+  void updateManyOnGpu(const std::vector<GpuUpdateSlice>& slices, int device) override;
+  void updateMasterManyOnGpu(dtb_dtype_t dtype, const std::vector<GpuUpdateSlice>& slices, float unscale,
+                             int device);
   void settle();
 
   // Gradient clipping (optimizer_kernels.h): a step's updates multiply the

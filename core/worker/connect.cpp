@@ -1,5 +1,6 @@
 #include "worker/connect.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 
@@ -19,8 +20,13 @@ RankPlace placeRank(const RunSpec& spec, int rank) {
   const Cell& cell = spec.cell;
   const std::string launcher = resolveLauncher(cell.text("launcher"), cell.text("backend"));
   const auto launched = launcher == "local" ? std::nullopt : rankFromEnvironment();
-  return {hostName(), launched ? launched->localRank : rank, launched ? launched->localSize : spec.world,
-          bindAddress(launcher, cell.text("interface"))};
+  if (launched)
+    return {hostName(), launched->localRank, launched->localSize,
+            bindAddress(launcher, cell.text("interface"))};
+  // The local launcher's ranks are local ranks, except an elastic run's
+  // workers, which keep the one they were placed at in every world.
+  const int local = launcher == "local" ? localRankFromLauncher().value_or(rank) : rank;
+  return {hostName(), local, std::max(spec.world, local + 1), bindAddress(launcher, cell.text("interface"))};
 }
 
 std::string usedInterface(const RunSpec& spec, const RankPlace& place) {

@@ -43,6 +43,7 @@ OptimizerConfig optimizerConfig(const Cell& cell, int world) {
   config.nesterov = cell.flag("nesterov");
   config.weightDecay = cell.real("weight_decay");
   config.clipNorm = cell.real("gradient_clipping");
+  config.fused = cell.flag("fused_optimizer");
   return config;
 }
 

@@ -37,7 +37,7 @@ extern "C" {
 /* The ABI major version changes only on a break; the entry symbols carry it
  * (dtb_strategy_plugin_v1). The minor version grows when members are added. */
 #define DTB_ABI_MAJOR 1
-#define DTB_ABI_MINOR 11
+#define DTB_ABI_MINOR 12
 #define DTB_ABI_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | (minor)))
 #define DTB_ABI_VERSION DTB_ABI_MAKE_VERSION(DTB_ABI_MAJOR, DTB_ABI_MINOR)
 #define DTB_ABI_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)
@@ -490,6 +490,25 @@ typedef struct dtb_host {
                             dtb_request_t* out_request);
   dtb_status_t (*comm_recv)(dtb_host_ctx_t ctx, dtb_tensor_t* buffer, int32_t peer, uint32_t tag,
                             dtb_request_t* out_request);
+
+  /* Several optimizer updates at once (since 1.12: check with DTB_HAS_SERVICE)
+   * optim_update(ctx, &params[i], &grads[i], states[i], param_indices[i])
+   * for each i < count (the arrays hold `count` elements each; states[i] may
+   * be NULL where optim_update's may), as if called in that order,
+   * except that every slice is checked before any is updated: a bad one
+   * (DTB_STATUS_INVALID_ARGUMENT, its message naming the slice's index)
+   * leaves every parameter and state as it was. Slices on a GPU are queued
+   * as a few multi-tensor kernels (up to 64 slices each, as PyTorch's fused
+   * optimizers) instead of a kernel per slice, unless the run sets
+   * fused_optimizer = false; slices in host memory are updated one after
+   * the other, as by optim_update. What a strategy updating many parameters
+   * a step (a replica's every parameter, ZeRO's slices) should call where
+   * the host has it: ResNet-50 has 161 parameters, and their updates
+   * launched one by one cost a GPU more in launches than in arithmetic.
+   * The slices must not overlap. C++: dtb::OptimizerUpdates
+   * (optimizer_updates.hpp) calls it, or optim_update under an older host. */
+  dtb_status_t (*optim_update_many)(dtb_host_ctx_t ctx, dtb_tensor_t* params, const dtb_tensor_t* grads,
+                                    float* const* states, const uint32_t* param_indices, uint32_t count);
 } dtb_host_t;
 
 #ifdef __cplusplus

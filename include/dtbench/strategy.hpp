@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "dtbench/optimizer_updates.hpp"
 #include "dtbench/plugin.hpp"
 #include "dtbench/strategy.h"
 
@@ -84,10 +85,10 @@ inline std::string namesNotReady(const std::vector<dtb_param_t*>& params, const 
 // The run's optimizer on every parameter, state[i] being parameter i's.
 inline void updateEach(const dtb_host_t* host, const std::vector<dtb_param_t*>& params,
                        const std::vector<float*>& state) {
-  for (size_t i = 0; i < params.size(); ++i) {
-    dtb_param_t* p = params[i];
-    check(host->optim_update(host->ctx, &p->value, &p->grad, state[i], p->index), "optim_update");
-  }
+  OptimizerUpdates updates(host);
+  for (size_t i = 0; i < params.size(); ++i)
+    updates.add(params[i]->value, params[i]->grad, state[i], params[i]->index);
+  updates.apply();
 }
 
 // Gives the model's own storage of `part` of every parameter back to the

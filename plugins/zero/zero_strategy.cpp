@@ -114,6 +114,7 @@ void ZeroStrategy::step() {
     slices.push_back(layout_.flat(stage_.gradients->slice(u), layout_[u].shard));
   if (!stepApplies(host_, slices)) return;
   const int rank = layout_.rank;
+  OptimizerUpdates updates(host_);  // every slice of this rank in one call: fused on a GPU
   for (size_t u = 0; u < layout_.size(); ++u) {
     const Unit& unit = layout_[u];
     void* owned = stage_.parameters->ownedSlice(u);
@@ -126,11 +127,10 @@ void ZeroStrategy::step() {
       const uint64_t at = unit.offsets[k] + piece.first - begin;  // within the slice
       dtb_tensor_t value = layout_.flat(layout_.at(owned, at), piece.count);
       dtb_tensor_t grad = layout_.flat(layout_.at(grads, at), piece.count);
-      check(host_->optim_update(host_->ctx, &value, &grad, optimizerState_[u].data() + at * stateFloats_,
-                                p->index),
-            "optim_update");
+      updates.add(value, grad, optimizerState_[u].data() + at * stateFloats_, p->index);
     }
   }
+  updates.apply();
   stage_.parameters->gatherUpdated();
 }
 

@@ -34,6 +34,8 @@ struct FakeHost {
   int64_t clock = 0;
   std::map<void*, dtb_device_t> placed;  // each allocation's device
   int tensorCopies = 0;
+  int updateManyCalls = 0;  // optim_update_many's, and the slices they carried
+  uint32_t updateManySlices = 0;
   dtb_host_t table{};
 };
 FakeHost* fake = nullptr;
@@ -101,6 +103,15 @@ dtb_status_t fakeUpdate(dtb_host_ctx_t, dtb_tensor_t* param, const dtb_tensor_t*
     state[2 * k] += 1;  // the state is this parameter's own, and persists
     v[k] -= g[k] * state[2 * k];
   }
+  return DTB_STATUS_OK;
+}
+
+// optim_update_many (ABI 1.12): fakeUpdate of each slice, counted.
+dtb_status_t fakeUpdateMany(dtb_host_ctx_t ctx, dtb_tensor_t* params, const dtb_tensor_t* grads,
+                            float* const* states, const uint32_t* indices, uint32_t count) {
+  ++fake->updateManyCalls;
+  fake->updateManySlices += count;
+  for (uint32_t i = 0; i < count; ++i) fakeUpdate(ctx, &params[i], &grads[i], states[i], indices[i]);
   return DTB_STATUS_OK;
 }
 
@@ -372,6 +383,23 @@ TEST_F(StrategySdk, OptimizerStateIsPerParameterAndPersists) {
   optimizer.update();
   optimizer.update();
   EXPECT_EQ(values_[0], std::vector<float>(3, 1.0f - 1 - 2));  // the state counted 1, then 2
+  EXPECT_EQ(values_[1], std::vector<float>(3, 1.0f));
+}
+
+// A host of 1.12 takes a step's updates in one call (a GPU fuses them);
+// OptimizerStateIsPerParameterAndPersists, above, runs the same updates one
+// by one through an older host's optim_update (optim_update_many NULL).
+TEST_F(StrategySdk, OptimizerStateHandsItsUpdatesOverInOneCallWhereTheHostTakesThem) {
+  host_.table.optim_update_many = fakeUpdateMany;
+  ParamSet params("mine", setup_);
+  OptimizerState optimizer(host(), params);
+  grads_[0].assign(3, 1.0f);
+  optimizer.update();
+  optimizer.update();
+  EXPECT_EQ(host_.updateManyCalls, 2) << "one call a step";
+  EXPECT_EQ(host_.updateManySlices, 4u) << "every parameter in it";
+  EXPECT_EQ(values_[0],
+            std::vector<float>(3, 1.0f - 1 - 2));  // each state its own parameter's, as one by one
   EXPECT_EQ(values_[1], std::vector<float>(3, 1.0f));
 }
 

@@ -72,13 +72,14 @@ static const dtb_layout_row kRows[] = {
     DTB_MEMBER(dtb_host_t, comm_wait),
     DTB_MEMBER(dtb_host_t, optim_state_floats),
     DTB_MEMBER(dtb_host_t, optim_update),
-    DTB_MEMBER(dtb_host_t, param_release),   /* since 1.2 */
-    DTB_MEMBER(dtb_host_t, comm_set_stream), /* since 1.4 */
-    DTB_MEMBER(dtb_host_t, comm_waited),     /* since 1.6 */
-    DTB_MEMBER(dtb_host_t, tensor_copy),     /* since 1.7 */
-    DTB_MEMBER(dtb_host_t, optim_check),     /* since 1.8 */
-    DTB_MEMBER(dtb_host_t, comm_send),       /* since 1.9 */
-    DTB_MEMBER(dtb_host_t, comm_recv),       /* since 1.9 */
+    DTB_MEMBER(dtb_host_t, param_release),     /* since 1.2 */
+    DTB_MEMBER(dtb_host_t, comm_set_stream),   /* since 1.4 */
+    DTB_MEMBER(dtb_host_t, comm_waited),       /* since 1.6 */
+    DTB_MEMBER(dtb_host_t, tensor_copy),       /* since 1.7 */
+    DTB_MEMBER(dtb_host_t, optim_check),       /* since 1.8 */
+    DTB_MEMBER(dtb_host_t, comm_send),         /* since 1.9 */
+    DTB_MEMBER(dtb_host_t, comm_recv),         /* since 1.9 */
+    DTB_MEMBER(dtb_host_t, optim_update_many), /* since 1.12 */
     DTB_STRUCT(dtb_param_t),
     DTB_MEMBER(dtb_param_t, struct_size),
     DTB_MEMBER(dtb_param_t, index),

@@ -11,6 +11,7 @@
 #     runs             those three
 #     example          examples/gpu.toml (ResNet-50: four strategies, fp32 and fp16)
 #     bench            bench/gpu_training/compare.sh (one GPU's step against PyTorch)
+#                      and fused_optimizer.sh (the fused optimizer against a kernel per parameter)
 #   ARCHIVE defaults to .device/dtbench-gpu.tar.xz; it is unpacked beside
 #   itself (unpacked/, replaced each time). Logs go to $OUT (the device's
 #   folder that comes back), else .device/logs.
@@ -98,7 +99,10 @@ for stage in "${stages[@]}"; do
     training | strategies | mixed_precision) run_test "$stage" ;;
     runs) for t in training strategies mixed_precision; do run_test "$t"; done ;;
     example) check gpu_example 580 "$bin/dtbench" run examples/gpu.toml --db "$logs/gpu.db" ;;
-    bench) check gpu_bench 580 env GPU_TRAIN_BENCH="$bin/gpu_train_bench" bench/gpu_training/compare.sh ;;
+    bench)
+      check gpu_bench 300 env GPU_TRAIN_BENCH="$bin/gpu_train_bench" bench/gpu_training/compare.sh
+      check fused_optimizer 270 env DTBENCH="$bin/dtbench" bench/gpu_training/fused_optimizer.sh
+      ;;
   esac
 done
 exit $failed

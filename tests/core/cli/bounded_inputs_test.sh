@@ -85,7 +85,7 @@ overlap_comm = true
 epochs = 0
 EOF
 # Every problem at once: the unknown tables do not hide the keys' problems.
-refused 10 "deepspeed.toml:4:1: error: unknown table \[zero_optimization\] \(ZeRO is strategy = \"zero\" in \[run\], its settings in \[strategy.zero\].*deepspeed.toml:7:1: error: unknown table \[fp16\] \(dtbench trains in fp32.*mixed precision .* is not supported yet\).*deepspeed.toml:13:.*'nproc_per_node'.*did you mean 'world_size'.*deepspeed.toml:14:.*'overlap_comm'.*stages 2 and 3.*deepspeed.toml:15:.*epochs.*deepspeed.toml: 5 problems" \
+refused 10 "deepspeed.toml:4:1: error: unknown table \[zero_optimization\] \(ZeRO is strategy = \"zero\" in \[run\], its settings in \[strategy.zero\].*deepspeed.toml:7:1: error: unknown table \[fp16\] \(mixed precision .* is the \[run\] key precision = \"bf16\" \| \"fp16\".*deepspeed.toml:13:.*'nproc_per_node'.*did you mean 'world_size'.*deepspeed.toml:14:.*'overlap_comm'.*stages 2 and 3.*deepspeed.toml:15:.*epochs.*deepspeed.toml: 5 problems" \
   "$dtbench" --plugin-path "$plugins" validate "$scratch/deepspeed.toml"
 
 echo "== dtbench comm: its file, ranks, iterations, memory and timeout bounded"

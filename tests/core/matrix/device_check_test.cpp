@@ -75,20 +75,38 @@ TEST(DeviceCheck, EachRefusalNamesItsKeyAndCell) {
   accumulating.values["accumulation_steps"] = int64_t{4};
   EXPECT_FALSE(deviceProblem(accumulating, &kNccl, kTwoGpus));
 
-  // Restarts from checkpoints of the GPU's weights; elastic worlds over a
-  // staging backend, not yet over NCCL.
+  // Restarts from checkpoints of the GPU's weights.
   Cell restarting = cell("cuda", "nccl");
   restarting.values["recovery"] = std::string("restart");
   EXPECT_FALSE(deviceProblem(restarting, &kNccl, kTwoGpus));
+}
+
+// Elastic worlds over NCCL put every worker, joiners too, on a GPU of its
+// own (elastic/local_places.h): on one machine max_np bounds the world
+// within the GPUs. Over a staging backend workers may share one.
+TEST(DeviceCheck, ElasticWorldsOverNcclStayWithinTheGpus) {
   Cell elastic = cell("cuda", "nccl");
   elastic.values["recovery"] = std::string("elastic");
+  elastic.values["max_np"] = int64_t{0};
+  auto p = deviceProblem(elastic, &kNccl, kTwoGpus);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->key, "max_np");
+  EXPECT_FALSE(p->aboutThisMachine) << "no bound never fits, whatever the machine";
+  EXPECT_NE(
+      p->message.find("recovery = \"elastic\" over nccl puts each worker, and each that joins, on a GPU "
+                      "of its own: set max_np"),
+      std::string::npos)
+      << p->message;
+  elastic.values["max_np"] = int64_t{3};
   p = deviceProblem(elastic, &kNccl, kTwoGpus);
   ASSERT_TRUE(p);
-  EXPECT_EQ(p->key, "recovery");
-  EXPECT_NE(p->message.find("recovery = \"elastic\" over nccl does not run on GPUs yet"), std::string::npos)
+  EXPECT_TRUE(p->aboutThisMachine);
+  EXPECT_NE(p->message.find("max_np 3 is more than the 2 GPUs visible here"), std::string::npos)
       << p->message;
-  EXPECT_NE(p->message.find("over gloo it does"), std::string::npos) << p->message;
+  elastic.values["max_np"] = int64_t{2};
+  EXPECT_FALSE(deviceProblem(elastic, &kNccl, kTwoGpus));
   elastic.values["backend"] = std::string("gloo");
+  elastic.values["max_np"] = int64_t{0};
   EXPECT_FALSE(deviceProblem(elastic, &kGloo, kTwoGpus));
 }
 

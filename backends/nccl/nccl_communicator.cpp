@@ -257,6 +257,7 @@ std::shared_ptr<Launch> NcclCommunicator::takeLaunch() {
   for (const std::shared_ptr<Launch>& launch : launches_) {
     if (launch.use_count() == 1) {
       launch->counted = false;
+      launch->anchor.reset();
       return launch;
     }
   }
@@ -283,7 +284,12 @@ void NcclCommunicator::flush() {
     // On the caller's stream when it set one (NCCL's own model: the stream
     // orders the collective with the kernels around it), else on ours.
     const cudaStream_t stream = userStream_ ? userStream_ : stream_;
-    if (launch->start) checkCuda(cudaEventRecord(launch->start, stream), "cudaEventRecord");
+    if (launch->start) {
+      launch->anchor = clock_.anchorFor(stream);
+      launch->name = batch.front().request->name() +
+                     (batch.size() > 1 ? " +" + std::to_string(batch.size() - 1) : std::string());
+      checkCuda(cudaEventRecord(launch->start, stream), "cudaEventRecord");
+    }
     const bool group = batch.size() > 1;
     if (group && ncclGroupStart() != ncclSuccess) fail(DTB_STATUS_INTERNAL, "ncclGroupStart failed");
     ncclResult_t result = ncclSuccess;
@@ -341,6 +347,12 @@ void NcclCommunicator::finish(Request& request) {
   float ms = 0;
   if (cudaEventElapsedTime(&ms, launch.start, launch.end) == cudaSuccess)
     traffic_.busy(std::chrono::nanoseconds(static_cast<int64_t>(static_cast<double>(ms) * 1e6)));
+  // Where it ran on the GPU, on a row of the trace of its own (ignored
+  // unless the run writes one).
+  if (!launch.anchor) return;
+  const std::optional<int64_t> begin = GpuClock::hostNs(*launch.anchor, launch.start);
+  const std::optional<int64_t> end = GpuClock::hostNs(*launch.anchor, launch.end);
+  if (begin && end) host_->trace_span(host_->ctx, launch.name.c_str(), "gpu:nccl", *begin, *end);
 }
 
 void NcclCommunicator::failRequest(Request& request, dtb_status_t status, const std::string& what) const {

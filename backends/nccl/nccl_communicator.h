@@ -17,6 +17,7 @@
 
 #include "common/communicator_base.h"
 #include "dtbench/backend.h"
+#include "gpu_clock.h"
 #include "options.h"
 #include "watchdog.h"
 
@@ -27,7 +28,11 @@ namespace dtb::backend::nccl {
 struct Launch {
   cudaEvent_t start = nullptr;  // timing events when busy time is measured, else only `end`, untimed
   cudaEvent_t end = nullptr;
-  bool counted = false;  // its time is in the busy counter
+  bool counted = false;  // its time is in the busy counter (and its span in the trace)
+  // Timed: the anchor its events are put on the host's clock by, and the
+  // name of its span in the trace ("allreduce #12", "+3" for a group's others).
+  std::shared_ptr<const GpuAnchor> anchor;
+  std::string name;
   ~Launch();
 };
 
@@ -67,7 +72,7 @@ class NcclCommunicator : public CommunicatorBase {
   void flush();                                           // launches what is queued
   std::shared_ptr<Launch> takeLaunch();                   // pooled events for the next launch
   void settle(const Request* request, const char* what);  // waits out ncclInProgress, bounded
-  void finish(Request& request);                          // a completed request's busy time
+  void finish(Request& request);                          // a completed request's busy time and trace span
   // Ends `request` with a failure, naming the rank and the collective.
   void failRequest(Request& request, dtb_status_t status, const std::string& what) const;
   void abortBecause(const std::string& reason);
@@ -82,6 +87,7 @@ class NcclCommunicator : public CommunicatorBase {
   cudaStream_t stream_ = nullptr;                  // where the collectives run by default
   cudaStream_t userStream_ = nullptr;              // set_stream's, where they run instead
   std::vector<std::shared_ptr<Launch>> launches_;  // their events, reused
+  GpuClock clock_;                                 // their times on the host's clock, for the trace
   float* barrierScratch_ = nullptr;                // one float the barrier all-reduces
   Health health_;
   uint64_t issued_ = 0;

@@ -24,7 +24,8 @@ const dtb_param_spec_t kParams[] = {
      DTB_PARAM_HAS_MIN | DTB_PARAM_HAS_MAX, 0, 64, nullptr},
     {sizeof(dtb_param_spec_t), "busy_time", DTB_PARAM_BOOL, "false",
      "Time every launch with CUDA timing events for the busy counter (communication time, overlapped or "
-     "not); off, busy time is not reported: the two events add ~3 us to each launch on an H100",
+     "not) and, with trace = true, the trace's GPU row (each collective where it ran on the GPU); off, "
+     "neither is reported: the two events add ~3 us to each launch on an H100",
      0, 0, 0, nullptr},
     {sizeof(dtb_param_spec_t), "algorithm", DTB_PARAM_STRING, "auto",
      "NCCL_ALGO for this process unless already set: auto lets NCCL choose per size", 0, 0, 0,

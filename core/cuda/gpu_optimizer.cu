@@ -119,20 +119,12 @@ unsigned blocksFor(uint64_t count) {
   return static_cast<unsigned>(std::min<uint64_t>((count + 255) / 256, 4096));
 }
 
-void checkState(const float* state, bool needed, int device, const std::string& which = "") {
+void checkState(const float* state, bool needed, int device) {
   if (needed && !isMemoryOfGpu(state, device))
-    throw std::invalid_argument("the optimizer state" + which + " is not memory of GPU " +
-                                std::to_string(device) +
+    throw std::invalid_argument("the optimizer state is not memory of GPU " + std::to_string(device) +
                                 " (allocate it with alloc on the parameter's device)");
   // An error left by earlier GPU work is not the optimizer's: said as such.
   check(cudaPeekAtLastError(), "the GPU was already in error before the optimizer ran");
-}
-
-// Every slice's state, before anything is queued.
-void checkStates(const std::vector<MultiTensorSlice>& slices, bool needed, int device) {
-  for (size_t s = 0; s < slices.size(); ++s) {
-    if (slices[s].count > 0) checkState(slices[s].state, needed, device, " of slice " + std::to_string(s));
-  }
 }
 
 }  // namespace
@@ -167,7 +159,9 @@ void gpuMasterWeightUpdate(const UpdateRule& rule, dtb_dtype_t dtype, uint16_t* 
 
 void gpuOptimizerUpdateMany(const UpdateRule& rule, const std::vector<MultiTensorSlice>& slices, int device) {
   check(cudaSetDevice(device), "cudaSetDevice");
-  checkStates(slices, rule.kind != UpdateRule::Kind::kSgd || rule.momentum > 0, device);
+  // Each slice's state was checked by the host (optim_update_many's
+  // checks, one pointer query a slice); only an earlier error is looked for.
+  check(cudaPeekAtLastError(), "the GPU was already in error before the optimizer ran");
   for (const MultiTensorTable& table : packMultiTensorTables(slices)) {
     multiUpdateKernel<<<blocksFor(table.elements()), 256>>>(table, rule);
     check(cudaGetLastError(), "the fused optimizer's kernel");
@@ -180,7 +174,7 @@ void gpuMasterWeightUpdateMany(const UpdateRule& rule, dtb_dtype_t dtype,
   if (dtype != DTB_DTYPE_F16 && dtype != DTB_DTYPE_BF16)
     throw std::invalid_argument("the master-weight update takes f16 or bf16 parameters");
   check(cudaSetDevice(device), "cudaSetDevice");
-  checkStates(slices, true, device);  // the master copies, at least
+  check(cudaPeekAtLastError(), "the GPU was already in error before the optimizer ran");
   for (const MultiTensorTable& table : packMultiTensorTables(slices)) {
     if (dtype == DTB_DTYPE_F16) {
       multiMasterWeightKernel<__half><<<blocksFor(table.elements()), 256>>>(table, rule, unscale, initMaster);

@@ -29,8 +29,9 @@ void gpuMasterWeightUpdate(const UpdateRule& rule, dtb_dtype_t dtype, uint16_t* 
                            float* state, uint64_t count, float unscale, bool initMaster, int device);
 // The fused forms: every slice updated as by the calls above, `rule`'s
 // weight decay being each slice's own, in one kernel per table of
-// packMultiTensorTables'. Every slice's state is checked before anything is
-// queued (std::invalid_argument naming the slice). Queued, as above.
+// packMultiTensorTables'. The caller has checked that each slice's state is
+// memory of `device` (the host's optim_update_many does, once a slice: a
+// check here too would double what fusing saves). Queued, as above.
 void gpuOptimizerUpdateMany(const UpdateRule& rule, const std::vector<MultiTensorSlice>& slices, int device);
 void gpuMasterWeightUpdateMany(const UpdateRule& rule, dtb_dtype_t dtype,
                                const std::vector<MultiTensorSlice>& slices, float unscale, bool initMaster,

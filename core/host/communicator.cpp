@@ -66,6 +66,11 @@ bool Communicator::settleTimedOut(std::chrono::milliseconds within) {
   return timedOut_.empty();
 }
 
+void Communicator::traceTo(TraceRecorder* trace) {
+  trace_ = trace;
+  backend_->services().traceTo(trace);
+}
+
 bool Communicator::abandon(std::chrono::milliseconds within) {
   std::vector<dtb_request_t> requests;
   {

@@ -107,8 +107,9 @@ class Communicator {
   // and the run's ends the process. Once, before the first collective.
   void guardWaits(WaitGuard& guard);
 
-  // Records every collective, from issue to the end of its wait, when set.
-  void traceTo(TraceRecorder* trace) { trace_ = trace; }
+  // Records every collective, from issue to the end of its wait, when set;
+  // the backend's own spans too (NCCL's collectives as the GPU ran them).
+  void traceTo(TraceRecorder* trace);
   // The counters, defined once, nccl-tests' way, for every collective this
   // rank issued (the store's step.collectives, step.bytes_sent and
   // step.bus_bytes are their differences over a step):

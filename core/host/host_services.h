@@ -128,10 +128,12 @@ class HostServices {
   // one call of the optimizer, which fuses them).
   dtb_status_t updateMany(dtb_tensor_t* params, const dtb_tensor_t* grads, float* const* states,
                           const uint32_t* paramIndices, uint32_t count);
-  // One slice's checks, with `who` ("optim_update", or which slice of
-  // optim_update_many) leading the message; its weight decay in `decay`.
-  dtb_status_t checkUpdate(const std::string& who, const dtb_tensor_t& param, const dtb_tensor_t& grad,
-                           const float* state, uint32_t paramIndex, WeightDecay* decay);
+  // One slice's checks, every one before a kernel is queued: `function`
+  // and `slice` (optim_update_many's index; -1: none) lead the message; its
+  // weight decay in `decay`.
+  dtb_status_t checkUpdate(const char* function, int64_t slice, const dtb_tensor_t& param,
+                           const dtb_tensor_t& grad, const float* state, uint32_t paramIndex,
+                           WeightDecay* decay);
   // One checked slice in host memory, f32 or the run's low precision.
   void updateOnHost(const dtb_tensor_t& param, const dtb_tensor_t& grad, float* state, WeightDecay decay);
   dtb_status_t checkStep(const dtb_tensor_t* grads, uint32_t count, int32_t* apply);

@@ -122,26 +122,39 @@ dtb_status_t HostServices::agreeOnStep(float* flag, double* squares) {
   return DTB_STATUS_OK;
 }
 
-dtb_status_t HostServices::checkUpdate(const std::string& who, const dtb_tensor_t& param,
+dtb_status_t HostServices::checkUpdate(const char* function, int64_t slice, const dtb_tensor_t& param,
                                        const dtb_tensor_t& grad, const float* state, uint32_t paramIndex,
                                        WeightDecay* decay) {
   const dtb_host_ctx_t ctx = table_.ctx;
+  // "optim_update", or "optim_update_many: slice 3": made only for a message.
+  auto who = [&] {
+    return slice < 0 ? std::string(function) : std::string(function) + ": slice " + std::to_string(slice);
+  };
   // f32, or the run's bf16 / f16 in mixed precision.
   const dtb_dtype_t dtype = optimizer_->paramDtype();
   if (param.dtype != dtype || grad.dtype != dtype || param.count != grad.count ||
       (param.device.type != DTB_DEVICE_HOST && param.device.type != DTB_DEVICE_CUDA) ||
       grad.device.type != param.device.type || grad.device.index != param.device.index) {
-    setErrorText(ctx, who + ": param and grad must be " + dtb::dtypeName(dtype) +
+    setErrorText(ctx, who() + ": param and grad must be " + dtb::dtypeName(dtype) +
                           " tensors of equal count on the same device (the host, or one GPU)" +
                           (dtype == DTB_DTYPE_F32 ? "" : ": this run trains in mixed precision"));
     return DTB_STATUS_INVALID_ARGUMENT;
   }
   if (param.count > 0 && (param.data == nullptr || grad.data == nullptr)) {
-    setErrorText(ctx, who + ": a tensor of count > 0 has no data");
+    setErrorText(ctx, who() + ": a tensor of count > 0 has no data");
     return DTB_STATUS_INVALID_ARGUMENT;
   }
   if (optimizer_->stateFloats() > 0 && state == nullptr && param.count > 0) {
-    setErrorText(ctx, who + ": this optimizer needs state (optim_state_floats() floats per element)");
+    setErrorText(ctx, who() + ": this optimizer needs state (optim_state_floats() floats per element)");
+    return DTB_STATUS_INVALID_ARGUMENT;
+  }
+  // A kernel given host memory would fault and break the CUDA context for
+  // every later call: state a GPU's update needs must be that GPU's memory.
+  if (param.device.type == DTB_DEVICE_CUDA && optimizer_->stateFloats() > 0 && param.count > 0 &&
+      !isMemoryOfGpu(state, param.device.index)) {
+    setErrorText(ctx, who() + ": the optimizer state is not memory of GPU " +
+                          std::to_string(param.device.index) +
+                          ", where the parameter is (allocate it with alloc on the parameter's device)");
     return DTB_STATUS_INVALID_ARGUMENT;
   }
   // Per-parameter options: a flat mix of parameters (UINT32_MAX) gets the
@@ -149,20 +162,20 @@ dtb_status_t HostServices::checkUpdate(const std::string& who, const dtb_tensor_
   *decay = WeightDecay::kApply;
   if (paramIndex != UINT32_MAX && !paramFlags_.empty()) {
     if (paramIndex >= paramFlags_.size()) {
-      setErrorText(ctx, who + ": param_index " + std::to_string(paramIndex) + " is not a parameter (" +
+      setErrorText(ctx, who() + ": param_index " + std::to_string(paramIndex) + " is not a parameter (" +
                             std::to_string(paramFlags_.size()) + " of them; UINT32_MAX for a flat mix)");
       return DTB_STATUS_INVALID_ARGUMENT;
     }
     if (paramFlags_[paramIndex] & DTB_PARAM_FLAG_NO_WEIGHT_DECAY) *decay = WeightDecay::kSkip;
   }
   if (optimizer_->clipNorm() > 0 && !optimizer_->clipSet()) {
-    setErrorText(ctx, who +
+    setErrorText(ctx, who() +
                           ": with gradient_clipping a strategy calls optim_check once a step, before its "
                           "optim_update calls (ABI 1.8): the host measures the gradients' global norm there");
     return DTB_STATUS_INVALID_ARGUMENT;
   }
   if (optimizer_->scalesLoss() && !optimizer_->stepSettled()) {
-    setErrorText(ctx, who +
+    setErrorText(ctx, who() +
                           ": in an fp16 run a strategy calls optim_check once a step, before its "
                           "optim_update calls (ABI 1.8): the loss scaler decides there whether the step is "
                           "applied");
@@ -189,7 +202,7 @@ dtb_status_t HostServices::update(dtb_tensor_t* param, const dtb_tensor_t* grad,
   if (!given(ctx, "optim_update", {param, grad})) return DTB_STATUS_INVALID_ARGUMENT;
   if (communicator_) communicator_->endPolling();  // the training thread computes: no poll loop
   WeightDecay decay{};
-  if (const dtb_status_t status = checkUpdate("optim_update", *param, *grad, state, paramIndex, &decay);
+  if (const dtb_status_t status = checkUpdate("optim_update", -1, *param, *grad, state, paramIndex, &decay);
       status != DTB_STATUS_OK)
     return status;
   if (param->device.type != DTB_DEVICE_CUDA) {
@@ -223,8 +236,8 @@ dtb_status_t HostServices::updateMany(dtb_tensor_t* params, const dtb_tensor_t* 
   // Every slice checked before any is updated.
   std::vector<WeightDecay> decays(count);
   for (uint32_t i = 0; i < count; ++i) {
-    const dtb_status_t status = checkUpdate("optim_update_many: slice " + std::to_string(i), params[i],
-                                            grads[i], states[i], paramIndices[i], &decays[i]);
+    const dtb_status_t status =
+        checkUpdate("optim_update_many", i, params[i], grads[i], states[i], paramIndices[i], &decays[i]);
     if (status != DTB_STATUS_OK) return status;
   }
   // Host slices one after the other; each GPU's together, in few kernels.

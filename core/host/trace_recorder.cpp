@@ -4,6 +4,7 @@
 #include <chrono>
 #include <fstream>
 #include <stdexcept>
+#include <string>
 
 namespace dtb::core {
 namespace {
@@ -31,11 +32,19 @@ int64_t TraceRecorder::nowNs() {
 
 void TraceRecorder::span(std::string name, std::string category, int64_t beginNs, int64_t endNs) {
   std::lock_guard lock(mutex_);
-  const auto id = std::this_thread::get_id();
-  auto it = std::find(threads_.begin(), threads_.end(), id);
-  if (it == threads_.end()) it = threads_.insert(threads_.end(), id);
-  spans_.push_back({std::move(name), std::move(category), beginNs, std::max(beginNs, endNs),
-                    static_cast<uint32_t>(it - threads_.begin())});
+  uint32_t row = 0;
+  if (category.starts_with(kGpuCategory)) {
+    const std::string rowName = category.substr(std::char_traits<char>::length(kGpuCategory));
+    auto it = std::find(gpuRows_.begin(), gpuRows_.end(), rowName);
+    if (it == gpuRows_.end()) it = gpuRows_.insert(gpuRows_.end(), rowName);
+    row = kFirstGpuRow + static_cast<uint32_t>(it - gpuRows_.begin());
+  } else {
+    const auto id = std::this_thread::get_id();
+    auto it = std::find(threads_.begin(), threads_.end(), id);
+    if (it == threads_.end()) it = threads_.insert(threads_.end(), id);
+    row = static_cast<uint32_t>(it - threads_.begin());
+  }
+  spans_.push_back({std::move(name), std::move(category), beginNs, std::max(beginNs, endNs), row});
 }
 
 size_t TraceRecorder::size() const {
@@ -53,6 +62,11 @@ void TraceRecorder::write(const std::filesystem::path& file) const {
   out << "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
   out << "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " << rank_ << ", \"args\": {\"name\": \"rank "
       << rank_ << "\"}}";
+  for (size_t k = 0; k < gpuRows_.size(); ++k) {
+    out << ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " << rank_
+        << ", \"tid\": " << kFirstGpuRow + k << ", \"args\": {\"name\": " << jsonString("GPU: " + gpuRows_[k])
+        << "}}";
+  }
   for (const Span& s : spans_) {
     out << ",\n{\"name\": " << jsonString(s.name) << ", \"cat\": " << jsonString(s.category)
         << ", \"ph\": \"X\", \"ts\": " << (s.beginNs - origin) / 1000.0

@@ -34,6 +34,19 @@ std::optional<DeviceProblem> deviceProblem(const Cell& cell, const dtb_backend_p
   // through pinned memory (gpu_staging.h), and ranks may share a GPU.
   const bool nccl = !backend || (backend->capabilities & DTB_BACKEND_CAP_CUDA_MEMORY);
   if (!ranksStartHere(cell)) return std::nullopt;
+  // An elastic world over NCCL keeps a GPU per worker (elastic/local_places.h:
+  // a worker keeps its GPU in every world, one that joins takes a free one),
+  // so on one machine the world may never outgrow its GPUs: max_np bounds it
+  // (across hosts, their slots do). Checkpoints and elastic commits copy a
+  // GPU's parameters and optimizer state to the host and back; over Gloo
+  // (staged) workers may share GPUs.
+  const bool elasticOverNccl = nccl && cell.text("recovery") == "elastic";
+  const std::string oneGpuEach = where + ": recovery = \"elastic\" over " + backendName +
+                                 " puts each worker, and each that joins, on a GPU of its own: ";
+  const std::string otherwise = " (or use gloo, over which workers may share a GPU)";
+  if (elasticOverNccl && cell.integer("max_np") == 0)
+    return DeviceProblem{
+        "max_np", oneGpuEach + "set max_np, at most the GPUs of the machine (0 sets no bound)" + otherwise};
   if (gpus.count == 0)
     return DeviceProblem{"device", where + ": no GPU is usable here: " + gpus.whyNone, true};
   const int64_t world = cell.integer("world_size");
@@ -44,25 +57,12 @@ std::optional<DeviceProblem> deviceProblem(const Cell& cell, const dtb_backend_p
                              std::to_string(gpus.count) + " are visible here",
                          true};
   }
-  // An elastic world over NCCL keeps a GPU per worker (elastic/local_places.h:
-  // a worker keeps its GPU in every world, one that joins takes a free one),
-  // so on one machine the world may never outgrow the GPUs. Checkpoints and
-  // elastic commits copy a GPU's parameters and optimizer state to the host
-  // and back; over Gloo (staged) the workers may share GPUs.
-  if (cell.text("recovery") == "elastic" && nccl) {
-    const int64_t maxNp = cell.integer("max_np");
-    const std::string why = where + ": recovery = \"elastic\" over " + backendName +
-                            " puts each worker, and each that joins, on a GPU of its own: ";
-    const std::string otherwise = " (or use gloo, over which workers may share a GPU)";
-    if (maxNp == 0)
-      return DeviceProblem{"max_np",
-                           why + "set max_np, at most the GPUs of the machine (0 sets no bound)" + otherwise};
-    if (maxNp > gpus.count) {
-      return DeviceProblem{"max_np",
-                           why + "max_np " + std::to_string(maxNp) + " is more than the " +
-                               std::to_string(gpus.count) + " GPUs visible here" + otherwise,
-                           true};
-    }
+  if (elasticOverNccl && cell.integer("max_np") > gpus.count) {
+    return DeviceProblem{"max_np",
+                         oneGpuEach + "max_np " + std::to_string(cell.integer("max_np")) +
+                             " is more than the " + std::to_string(gpus.count) + " GPUs visible here" +
+                             otherwise,
+                         true};
   }
   return std::nullopt;
 }

@@ -24,8 +24,10 @@ RankPlace placeRank(const RunSpec& spec, int rank) {
     return {hostName(), launched->localRank, launched->localSize,
             bindAddress(launcher, cell.text("interface"))};
   // The local launcher's ranks are local ranks, except an elastic run's
-  // workers, which keep the one they were placed at in every world.
-  const int local = launcher == "local" ? localRankFromLauncher().value_or(rank) : rank;
+  // workers, which keep the one they were placed at in every world (read
+  // only there: one inherited into a plain run would put every rank on one GPU).
+  const bool elastic = launcher == "local" && cell.text("recovery") == "elastic";
+  const int local = elastic ? localRankFromLauncher().value_or(rank) : rank;
   return {hostName(), local, std::max(spec.world, local + 1), bindAddress(launcher, cell.text("interface"))};
 }
 

@@ -306,7 +306,10 @@ typedef struct dtb_host {
   void (*event)(dtb_host_ctx_t ctx, const char* kind, const char* detail);
   /* Records a timed span (now_ns() clock) for the rank's Chrome trace, on
    * the calling thread's row, when the run writes one (matrix key `trace`);
-   * otherwise ignored. Strategies only: other kinds' spans are ignored. */
+   * otherwise ignored. A category "gpu:ROW" (since 1.12) is work timed on a
+   * GPU, not on the calling thread: the span goes on a row of its own named
+   * "GPU: ROW". Strategies and (since 1.12) backends: other kinds' spans are
+   * ignored. */
   void (*trace_span)(dtb_host_ctx_t ctx, const char* name, const char* category, int64_t begin_ns,
                      int64_t end_ns);
 

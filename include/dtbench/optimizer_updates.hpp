@@ -10,6 +10,7 @@
 #define DTBENCH_OPTIMIZER_UPDATES_HPP
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "dtbench/plugin.hpp"
@@ -30,23 +31,24 @@ class OptimizerUpdates {
     indices_.push_back(paramIndex);
   }
 
-  // Updates every slice added since the last apply(); throws dtb::Error as
-  // check() does (under optim_update_many nothing was updated then).
+  // Updates every slice added since the last apply(), which are then
+  // forgotten, whatever happens; throws dtb::Error as check() does (under
+  // optim_update_many nothing was updated then).
   void apply() {
-    const size_t count = params_.size();
+    // Taken out first: a failed call leaves nothing to be applied again.
+    std::vector<dtb_tensor_t> params = std::exchange(params_, {});
+    const std::vector<dtb_tensor_t> grads = std::exchange(grads_, {});
+    const std::vector<float*> states = std::exchange(states_, {});
+    const std::vector<uint32_t> indices = std::exchange(indices_, {});
+    const size_t count = params.size();
     if (DTB_HAS_SERVICE(host_, optim_update_many)) {
-      check(host_->optim_update_many(host_->ctx, params_.data(), grads_.data(), states_.data(),
-                                     indices_.data(), static_cast<uint32_t>(count)),
+      check(host_->optim_update_many(host_->ctx, params.data(), grads.data(), states.data(), indices.data(),
+                                     static_cast<uint32_t>(count)),
             "optim_update_many");
     } else {
       for (size_t i = 0; i < count; ++i)
-        check(host_->optim_update(host_->ctx, &params_[i], &grads_[i], states_[i], indices_[i]),
-              "optim_update");
+        check(host_->optim_update(host_->ctx, &params[i], &grads[i], states[i], indices[i]), "optim_update");
     }
-    params_.clear();
-    grads_.clear();
-    states_.clear();
-    indices_.clear();
   }
 
  private:

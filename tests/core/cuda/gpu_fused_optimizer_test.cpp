@@ -1,13 +1,16 @@
 // The fused optimizer (fused_optimizer = true: multi-tensor kernels, up to
 // 64 parameters each) against a kernel per parameter, on the same slices of
-// GPU memory: 70 parameters of odd sizes (two tables and a part), one of
-// them empty, every other one without weight decay; f32 under every rule,
-// and the master-weight update in fp16 and bf16. Written 2026-12-02, not
-// yet run on a GPU; skipped, in one line, where none is usable.
+// GPU memory: 140 parameters of odd sizes (two full tables and part of a
+// third), one of them empty, every other one without weight decay; f32
+// under every rule, and the master-weight update in fp16 and bf16; and the
+// host's refusal of a slice whose state is not the GPU's. Written
+// 2026-12-02, not yet run on a GPU; skipped, in one line, where none is
+// usable.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -15,14 +18,16 @@
 
 #include "cuda/cuda_memory.h"
 #include "cuda/gpu_optimizer.h"
+#include "dtbench/plugin.hpp"
 #include "gpu_available.h"
+#include "host/host_services.h"
 #include "train/optimizer.h"
 #include "train/precision.h"
 
 namespace dtb::core {
 namespace {
 
-// Where each of 70 parameters lies in one block: sizes 0 (the fourth) to a
+// Where each of 140 parameters lies in one block: sizes 0 (the fourth) to a
 // few thousand, in an order that puts table boundaries mid-way.
 struct Carving {
   std::vector<uint64_t> offsets, counts;
@@ -32,7 +37,7 @@ struct Carving {
 Carving carve() {
   Carving c;
   std::mt19937 rng(7);
-  for (int i = 0; i < 70; ++i) {
+  for (int i = 0; i < 140; ++i) {
     const uint64_t n = i == 3 ? 0 : 1 + rng() % (i % 7 == 0 ? 4000 : 300);
     c.offsets.push_back(c.total);
     c.counts.push_back(n);
@@ -150,26 +155,36 @@ TEST(GpuFusedOptimizer, MasterWeightUpdatesMatchAKernelPerParameter) {
   }
 }
 
-// Nothing is queued when one slice's state is not the GPU's: a kernel given
-// host memory would fault and break the CUDA context.
+// Nothing is queued when one slice's state is not the GPU's (a kernel given
+// host memory would fault and break the CUDA context): the host checks
+// every slice first, and names the bad one by its index in the call.
 TEST(GpuFusedOptimizer, ASlicesStateOffTheGpuIsRefusedBeforeAnythingRuns) {
   DTBENCH_SKIP_WITHOUT_GPU();
   Optimizer momentum({"sgd", 0.1, 0.9});
+  HostServices services("strategy/test", {});
+  services.bind(nullptr, &momentum);
+  const dtb_host_t* host = services.table();
   const GpuBuffer param(128 * 4, 0), grad(128 * 4, 0), state(64 * 4, 0);
   const std::vector<float> ones(128, 1.0f);
   copyToGpu(param.data(), ones.data(), 128 * 4, 0);
   copyToGpu(grad.data(), ones.data(), 128 * 4, 0);
   std::vector<float> hostState(64, 0.0f);
-  const std::vector<GpuUpdateSlice> slices = {
-      {param.data(), grad.data(), static_cast<float*>(state.data()), 64, WeightDecay::kApply},
-      {static_cast<float*>(param.data()) + 64, static_cast<const float*>(grad.data()) + 64, hostState.data(),
-       64, WeightDecay::kApply}};
-  try {
-    momentum.updateManyOnGpu(slices, 0);
-    FAIL() << "host state accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("of slice 1 is not memory of GPU 0"), std::string::npos) << e.what();
-  }
+  auto gpuTensor = [](void* data) {
+    dtb_tensor_t t = dtb::hostTensor(static_cast<float*>(data), 64, DTB_DTYPE_F32);
+    t.device = {DTB_DEVICE_CUDA, 0};
+    return t;
+  };
+  dtb_tensor_t values[] = {gpuTensor(param.data()), gpuTensor(static_cast<float*>(param.data()) + 64)};
+  const dtb_tensor_t grads[] = {gpuTensor(grad.data()), gpuTensor(static_cast<float*>(grad.data()) + 64)};
+  float* const states[] = {static_cast<float*>(state.data()), hostState.data()};
+  const uint32_t indices[] = {UINT32_MAX, UINT32_MAX};
+  momentum.beginStep();
+  EXPECT_EQ(host->optim_update_many(host->ctx, values, grads, states, indices, 2),
+            DTB_STATUS_INVALID_ARGUMENT);
+  const std::string error = services.takeError().value_or("");
+  EXPECT_NE(error.find("optim_update_many: slice 1: the optimizer state is not memory of GPU 0"),
+            std::string::npos)
+      << error;
   momentum.settle();
   std::vector<float> after(128);
   copyFromGpu(after.data(), param.data(), 128 * 4, 0);

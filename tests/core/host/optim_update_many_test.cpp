@@ -121,7 +121,9 @@ TEST(OptimUpdateMany, ABadSliceNamesItselfAndNothingIsUpdated) {
 // updated on the host. Recorded by a stand-in optimizer.
 class RecordingOptimizer : public OptimizerKernels {
  public:
-  uint32_t stateFloats() const override { return 1; }
+  // No state: in a build without CUDA no memory passes for a GPU's, and
+  // the stand-in GPU tensors here are host memory.
+  uint32_t stateFloats() const override { return 0; }
   void update(float* param, const float*, float*, size_t, WeightDecay) const override {
     hostUpdates.push_back(param);
   }
@@ -181,6 +183,30 @@ TEST(OptimUpdateMany, EachGpusSlicesGoToTheOptimizerTogetherInOrder) {
   EXPECT_NE(services.services().takeError().value_or("").find("slice 2"), std::string::npos);
   EXPECT_TRUE(optimizer.gpuCalls.empty());
   EXPECT_TRUE(optimizer.hostUpdates.empty());
+}
+
+// A GPU's update from state in host memory would fault on the GPU: refused
+// with the others' checks, naming the slice by its index in the call,
+// before the host slice ahead of it is updated. (In a build without CUDA no
+// memory is a GPU's, so this runs everywhere.)
+TEST(OptimUpdateMany, AGpuSlicesStateOffItsGpuIsRefusedBeforeAnyUpdate) {
+  Optimizer optimizer(momentumWithDecay());
+  ServicesOver services(optimizer);
+  const dtb_host_t* host = services.host();
+  TwoSlices s;
+  optimizer.beginStep();
+  dtb_tensor_t values[] = {s.value(0), s.value(1)};
+  dtb_tensor_t grads[] = {s.grad(0), s.grad(1)};
+  values[1].device = grads[1].device = {DTB_DEVICE_CUDA, 0};  // stand-ins: never reached
+  float* const states[] = {s.states[0].data(), s.states[1].data()};
+  const uint32_t indices[] = {0, 1};
+  EXPECT_EQ(host->optim_update_many(host->ctx, values, grads, states, indices, 2),
+            DTB_STATUS_INVALID_ARGUMENT);
+  const std::string error = services.services().takeError().value_or("");
+  EXPECT_NE(error.find("optim_update_many: slice 1: the optimizer state is not memory of GPU 0"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(s.values[0], TwoSlices{}.values[0]) << "the host slice was updated before the GPU's was checked";
 }
 
 }  // namespace

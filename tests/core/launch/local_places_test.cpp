@@ -60,10 +60,15 @@ TEST(EnvironmentBlock, SetsEachVariableOnceAndKeepsTheRest) {
 TEST(PlaceRank, ALocalElasticWorkerKeepsTheLocalRankItWasStartedWith) {
   RunSpec spec;
   spec.world = 2;
-  spec.cell.values = {
-      {"launcher", std::string("local")}, {"backend", std::string("gloo")}, {"interface", std::string("")}};
+  spec.cell.values = {{"launcher", std::string("local")},
+                      {"backend", std::string("gloo")},
+                      {"interface", std::string("")},
+                      {"recovery", std::string("none")}};
+  setenv(kLocalRankVariable, "2", 1);
+  EXPECT_EQ(placeRank(spec, 1).localRank, 1) << "a plain local run: the rank, whatever was inherited";
+  spec.cell.values["recovery"] = std::string("elastic");
   unsetenv(kLocalRankVariable);
-  EXPECT_EQ(placeRank(spec, 1).localRank, 1);  // a plain local run: the rank
+  EXPECT_EQ(placeRank(spec, 1).localRank, 1);  // not placed: the rank
   // Renumbered rank 0 of a smaller world, it keeps local rank 2 (its GPU);
   // a joiner's may be past the world's size.
   setenv(kLocalRankVariable, "2", 1);

@@ -9,7 +9,8 @@
 # (matrices/gpu_restart.toml): a rank killed mid-run resumes from a
 # checkpoint of the GPU's weights and momentum, and ends where the clean
 # run does; and an elastic world (matrices/gpu_elastic.toml) whose killed
-# rank's survivor goes on alone from the last commit.
+# rank's survivor goes on alone from the last commit, over Gloo and, where
+# two GPUs are, over NCCL.
 #   gpu_training_test.sh DTBENCH PLUGIN_DIR MATRIX_DIR
 set -euo pipefail
 dtbench=$1 plugins=$2 matrices=$3
@@ -36,12 +37,17 @@ if no_gpu_here; then
     || { cat "$scratch/validate.txt"; fail "validate refused restarts on a GPU"; }
   "$dtbench" --plugin-path "$plugins" validate "$matrices/gpu_elastic.toml" > "$scratch/validate.txt" 2>&1 \
     || { cat "$scratch/validate.txt"; fail "validate refused an elastic world over Gloo on a GPU"; }
+  # Over NCCL each worker, and each that joins, needs a GPU of its own:
+  # without max_np the world has no bound, and that fits no machine.
   if "$dtbench" --plugin-path "$plugins" validate "$matrices/gpu_elastic.toml" --set backend=nccl \
     > "$scratch/validate.txt" 2>&1; then
-    fail "validate took an elastic world over NCCL on a GPU"
+    fail "validate took an elastic world over NCCL without max_np"
   fi
-  grep -q 'recovery = "elastic" over nccl does not run on GPUs yet' "$scratch/validate.txt" \
-    || { cat "$scratch/validate.txt"; fail "validate did not say why it refused elastic over NCCL"; }
+  grep -q 'recovery = "elastic" over nccl puts each worker, and each that joins, on a GPU of its own: set max_np' \
+    "$scratch/validate.txt" || { cat "$scratch/validate.txt"; fail "validate did not say why it refused elastic over NCCL"; }
+  "$dtbench" --plugin-path "$plugins" validate "$matrices/gpu_elastic.toml" --set backend=nccl --set max_np=2 \
+    > "$scratch/validate.txt" 2>&1 \
+    || { cat "$scratch/validate.txt"; fail "validate refused an elastic world over NCCL with max_np set"; }
   echo "SKIP: no GPU is usable here (run refused the matrix in one line, as it must)"
   exit 77
 fi
@@ -115,4 +121,23 @@ expect "SELECT COUNT(*) FROM epoch k JOIN run_param f ON f.run_id = k.run_id AND
           AND trim(f.value, '\"') = 'kill' JOIN epoch c ON c.run_id <> k.run_id AND c.epoch = k.epoch
           WHERE k.epoch = 3 AND k.train_loss <= c.train_loss" 1 \
   "the elastic run's last epoch ended above the clean run's"
+
+# Over NCCL each worker keeps a GPU of its own in every world: two GPUs at
+# least (a lent machine of one cannot run it).
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU" || true)
+if ((gpus >= 2)); then
+  echo "== an elastic world over NCCL: the survivor keeps its GPU and goes on"
+  db=$scratch/elastic_nccl.db
+  "$dtbench" --plugin-path "$plugins" run "$matrices/gpu_elastic.toml" --set backend=nccl --set max_np=2 \
+    --db "$db" > "$scratch/out.txt" 2>&1 || { cat "$scratch/out.txt"; fail "the elastic NCCL matrix exited with $?"; }
+  grep -q "2 ok, 0 failed" "$scratch/out.txt" || { cat "$scratch/out.txt"; fail "not every elastic NCCL run succeeded"; }
+  grep -q ": reset 1: 2 -> 1 ranks, back to the commit of step 16" "$scratch/out.txt" \
+    || { cat "$scratch/out.txt"; fail "the killed NCCL run did not go on from the commit of step 16"; }
+  expect "SELECT COUNT(*) FROM epoch k JOIN run_param f ON f.run_id = k.run_id AND f.key = 'fault.kind'
+            AND trim(f.value, '\"') = 'kill' JOIN epoch c ON c.run_id <> k.run_id AND c.epoch = k.epoch
+            WHERE k.epoch = 3 AND k.train_loss <= c.train_loss" 1 \
+    "the elastic NCCL run's last epoch ended above the clean run's"
+else
+  echo "(elastic over NCCL needs two GPUs, $gpus here: not run)"
+fi
 echo "PASS"

@@ -21,6 +21,7 @@ void check(cudaError_t result, const char* what) {
 // slot (state[i], then state[count + i]), as Optimizer::update's loop.
 __device__ void updateElement(const UpdateRule& r, float& p, float g, float* state, uint64_t i,
                               uint64_t count) {
+  g *= r.clip;
   if (r.kind == UpdateRule::Kind::kSgd) {
     g += r.weightDecay * p;
     if (r.momentum > 0) {

@@ -13,11 +13,7 @@
 #include <cstdint>
 #include <vector>
 
-#ifdef __CUDACC__
-#define DTB_HOST_DEVICE __host__ __device__
-#else
-#define DTB_HOST_DEVICE
-#endif
+#include "cuda/host_device.h"
 
 namespace dtb::core {
 

@@ -15,6 +15,9 @@ struct UpdateRule {
   float beta1 = 0, beta2 = 0, eps = 0;
   // Adam's bias corrections at this step: lr / (1 - beta1^t), sqrt(1 - beta2^t).
   float stepSize = 0, sqrtBiasCorrection2 = 1;
+  // gradient_clipping: the step's clip factor, which multiplies each
+  // gradient before anything else reads it (clip_grad_norm_ in place).
+  float clip = 1;
 };
 
 }  // namespace dtb::core

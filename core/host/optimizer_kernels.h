@@ -90,6 +90,9 @@ class OptimizerKernels {
   // The sum of the squares of `count` host gradients of paramDtype(),
   // unscaled (f64, so a long sum keeps its digits).
   virtual double squaredNorm(const dtb_tensor_t* grads, uint32_t count) const = 0;
+  // The same of gradients on GPU `device` (a kernel, then one wait); throws
+  // GpuUnavailable in a build without CUDA.
+  virtual double squaredNormOnGpu(const dtb_tensor_t* grads, uint32_t count, int device) const = 0;
 
   // Mixed precision: the strategy's parameter records are the host's
   // low-precision copies, so param_release gives back their storage, not

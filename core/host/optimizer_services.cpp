@@ -56,15 +56,13 @@ dtb_status_t HostServices::checkStep(const dtb_tensor_t* grads, uint32_t count, 
     setErrorThunk(ctx, "optim_check: no gradients given");
     return DTB_STATUS_INVALID_ARGUMENT;
   }
-  // Where the run's parameters are: the host, or in mixed precision on a GPU
-  // that GPU, where the overflow check runs. (The norm is measured on the
-  // host only: the planner refuses gradient_clipping on a GPU.)
-  const dtb_device_t records = optimizer_->paramDevice();
+  // Where the run's parameters are: the host, or a GPU (in mixed precision
+  // the records' GPU, where the overflow check runs; in f32 the gradients'
+  // own), where the norm is measured.
+  const bool f32OnGpu =
+      optimizer_->paramDtype() == DTB_DTYPE_F32 && count > 0 && grads[0].device.type == DTB_DEVICE_CUDA;
+  const dtb_device_t records = f32OnGpu ? grads[0].device : optimizer_->paramDevice();
   const bool onGpu = records.type == DTB_DEVICE_CUDA;
-  if (onGpu && clips) {
-    setErrorThunk(ctx, "optim_check: gradient clipping measures host tensors only so far");
-    return DTB_STATUS_UNSUPPORTED;
-  }
   uint64_t elements = 0;
   for (uint32_t t = 0; t < count; ++t) {
     const dtb_tensor_t& g = grads[t];
@@ -80,7 +78,16 @@ dtb_status_t HostServices::checkStep(const dtb_tensor_t* grads, uint32_t count, 
   }
   if (communicator_) communicator_->endPolling();
   float flag = scales && optimizer_->overflowIn(grads, count) ? 1.0f : 0.0f;
-  double squares = clips && flag == 0 ? optimizer_->squaredNorm(grads, count) : 0;
+  double squares = 0;
+  if (clips && flag == 0) {
+    try {
+      squares = onGpu ? optimizer_->squaredNormOnGpu(grads, count, records.index)
+                      : optimizer_->squaredNorm(grads, count);
+    } catch (const GpuUnavailable& e) {
+      setErrorText(ctx, "optim_check on GPU " + std::to_string(records.index) + ": " + e.what());
+      return DTB_STATUS_UNSUPPORTED;
+    }
+  }
   // A rank handed fewer elements than the model has holds a shard of the
   // gradients (ZeRO's slices, sized alike on every rank): the shards'
   // squares add up over the ranks. A replica's are the whole already.

@@ -44,11 +44,9 @@ void checkRecovery(const CellChecks& checks);
 // network no traffic crosses (placement_checks.cpp).
 void checkPlacement(const CellChecks& checks);
 
-// Mixed precision where it does not run yet (on a GPU, with gradient
-// accumulation); an overflow fault outside fp16 (precision_checks.cpp).
+// Mixed precision where it does not run yet (ZeRO with gradient
+// accumulation), an fp16 first loss scale below its floor, and an overflow
+// fault outside fp16 (precision_checks.cpp).
 void checkPrecision(const CellChecks& checks);
-
-// Gradient clipping where it does not run yet: on a GPU (clipping_checks.cpp).
-void checkGradientClipping(const CellChecks& checks);
 
 }  // namespace dtb::core

@@ -471,7 +471,6 @@ class Planner {
     checkRecovery(checks);
     checkPlacement(checks);
     checkPrecision(checks);
-    checkGradientClipping(checks);
     plan.cells = std::move(cells);
   }
 

@@ -6,13 +6,8 @@
 
 #include <cstdint>
 
+#include "cuda/host_device.h"
 #include "dtbench/dtbench.h"
-
-#if defined(__CUDACC__)
-#define DTB_HOST_DEVICE __host__ __device__
-#else
-#define DTB_HOST_DEVICE
-#endif
 
 namespace dtb::core::sweep {
 

@@ -62,6 +62,11 @@ double MasterWeightOptimizer::squaredNorm(const dtb_tensor_t* grads, uint32_t co
   return sum / (scale * scale);
 }
 
+double MasterWeightOptimizer::squaredNormOnGpu(const dtb_tensor_t* grads, uint32_t count, int device) const {
+  const double scale = precision_.gradientScale();  // the records hold the gradients times it
+  return optimizer_.squaredNormOnGpu(grads, count, device) / (scale * scale);
+}
+
 bool MasterWeightOptimizer::settleStep(bool anyOverflow) {
   const bool applied = precision_.settleStep(anyOverflow);
   if (applied) optimizer_.beginStep();

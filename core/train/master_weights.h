@@ -56,6 +56,7 @@ class MasterWeightOptimizer : public OptimizerKernels {
   void setClip(double norm, float factor) override { optimizer_.setClip(norm, factor); }
   bool clipSet() const override { return optimizer_.clipSet(); }
   double squaredNorm(const dtb_tensor_t* grads, uint32_t count) const override;
+  double squaredNormOnGpu(const dtb_tensor_t* grads, uint32_t count, int device) const override;
 
  private:
   Optimizer& optimizer_;

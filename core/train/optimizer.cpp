@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "cuda/gpu_norm.h"
 #include "cuda/gpu_optimizer.h"
 
 namespace dtb::core {
@@ -37,6 +38,7 @@ UpdateRule Optimizer::rule(WeightDecay decay) const {
   r.beta1 = static_cast<float>(config_.beta1);
   r.beta2 = static_cast<float>(config_.beta2);
   r.eps = static_cast<float>(config_.eps);
+  r.clip = clipFactor_;
   if (kind_ != Kind::kSgd) {
     const double t = static_cast<double>(step_ > 0 ? step_ : 1);
     r.stepSize = r.lr / static_cast<float>(1.0 - std::pow(config_.beta1, t));
@@ -57,6 +59,10 @@ void Optimizer::beginUpdates() {
   gradNorm_ = std::numeric_limits<double>::quiet_NaN();
 }
 
+double Optimizer::squaredNormOnGpu(const dtb_tensor_t* grads, uint32_t count, int device) const {
+  return gpuSquaredNorm(grads, count, device);
+}
+
 double Optimizer::squaredNorm(const dtb_tensor_t* grads, uint32_t count) const {
   double sum = 0;
   for (uint32_t t = 0; t < count; ++t) {
@@ -70,7 +76,7 @@ void Optimizer::update(float* param, const float* grad, float* state, size_t cou
   const UpdateRule r = rule(decay);
   // Clipping scales the gradient before anything else reads it, as
   // clip_grad_norm_ does in place before optimizer.step().
-  const float clip = clipFactor_;
+  const float clip = r.clip;
   if (kind_ == Kind::kSgd) {
     for (size_t i = 0; i < count; ++i) {
       float g = clip * grad[i] + r.weightDecay * param[i];
@@ -102,17 +108,12 @@ void Optimizer::update(float* param, const float* grad, float* state, size_t cou
 
 void Optimizer::updateOnGpu(float* param, const float* grad, float* state, size_t count, WeightDecay decay,
                             int device) {
-  // (The planner refuses gradient_clipping on a GPU: optim_check measures host tensors.)
-  if (clipFactor_ != 1)
-    throw std::logic_error("optim_update: gradient clipping on a GPU is not supported yet");
   gpuOptimizerUpdate(rule(decay), param, grad, state, count, device);
   unsettledGpu_ = device;
 }
 
 void Optimizer::updateMasterOnGpu(dtb_dtype_t dtype, uint16_t* param, const uint16_t* grad, float* state,
                                   size_t count, WeightDecay decay, float unscale, int device) {
-  if (clipFactor_ != 1)
-    throw std::logic_error("optim_update: gradient clipping on a GPU is not supported yet");
   gpuMasterWeightUpdate(rule(decay), dtype, param, grad, state, count, unscale, step_ == 1, device);
   unsettledGpu_ = device;
 }
@@ -139,8 +140,6 @@ void Optimizer::updateManyOnGpu(const std::vector<GpuUpdateSlice>& slices, int d
                   device);
     return;
   }
-  if (clipFactor_ != 1)
-    throw std::logic_error("optim_update: gradient clipping on a GPU is not supported yet");
   gpuOptimizerUpdateMany(rule(WeightDecay::kApply), multiTensorSlices(*this, slices), device);
   unsettledGpu_ = device;
 }
@@ -153,8 +152,6 @@ void Optimizer::updateMasterManyOnGpu(dtb_dtype_t dtype, const std::vector<GpuUp
                         s.count, s.decay, unscale, device);
     return;
   }
-  if (clipFactor_ != 1)
-    throw std::logic_error("optim_update: gradient clipping on a GPU is not supported yet");
   gpuMasterWeightUpdateMany(rule(WeightDecay::kApply), dtype, multiTensorSlices(*this, slices), unscale,
                             step_ == 1, device);
   unsettledGpu_ = device;

@@ -81,6 +81,7 @@ class Optimizer : public OptimizerKernels {
   double gradNorm() const { return gradNorm_; }
   float clipFactor() const { return clipFactor_; }
   double squaredNorm(const dtb_tensor_t* grads, uint32_t count) const override;
+  double squaredNormOnGpu(const dtb_tensor_t* grads, uint32_t count, int device) const override;
 
   UpdateRule rule(WeightDecay decay) const;
 

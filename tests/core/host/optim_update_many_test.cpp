@@ -134,6 +134,7 @@ class RecordingOptimizer : public OptimizerKernels {
     gpuCalls.emplace_back(device, slices);
   }
   double squaredNorm(const dtb_tensor_t*, uint32_t) const override { return 0; }
+  double squaredNormOnGpu(const dtb_tensor_t*, uint32_t, int) const override { return 0; }
 
   mutable std::vector<const float*> hostUpdates;
   std::vector<std::pair<int, std::vector<GpuUpdateSlice>>> gpuCalls;

@@ -82,6 +82,23 @@ TEST(Optimizer, AdamFirstStepMovesByTheLearningRate) {
   EXPECT_NEAR(p[1], 1.0f + 1e-3f, 1e-7);
 }
 
+// The GPU's kernels clip from the rule (gpu_optimizer.cu), the host's loop
+// from the same: the step's factor is in it until the next step's updates
+// begin.
+TEST(Optimizer, TheRuleCarriesTheStepsClipFactor) {
+  Optimizer sgd({"sgd", 0.1});
+  EXPECT_FLOAT_EQ(sgd.rule(WeightDecay::kApply).clip, 1.0f);
+  sgd.setClip(4.0, 0.25f);
+  EXPECT_FLOAT_EQ(sgd.rule(WeightDecay::kApply).clip, 0.25f);
+  EXPECT_FLOAT_EQ(sgd.rule(WeightDecay::kSkip).clip, 0.25f);
+  float p = 1.0f, g = 2.0f;
+  sgd.beginStep();
+  sgd.update(&p, &g, nullptr, 1);  // p = 1 - 0.1 x 0.25 x 2
+  EXPECT_FLOAT_EQ(p, 0.95f);
+  sgd.beginUpdates();
+  EXPECT_FLOAT_EQ(sgd.rule(WeightDecay::kApply).clip, 1.0f);
+}
+
 TEST(Optimizer, RejectsWhatTorchRejects) {
   EXPECT_THROW(Optimizer({"lamb"}), std::invalid_argument);
   EXPECT_THROW(Optimizer({"sgd", 0.1, 0.0, true}), std::invalid_argument);  // nesterov without momentum

@@ -3,32 +3,26 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuda/cuda_error.h"
 #include "cuda/cuda_memory.h"
 #include "cuda/gpu_copy_stream.h"
 
 namespace dtb::core {
-namespace {
-
-void checkCopy(cudaError_t result, const char* what) {
-  if (result != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(result));
-}
-
-}  // namespace
 
 GpuCopyStream::GpuCopyStream(int device, int events) : device_(device), eventCount_(events) {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || device < 0 || device >= count)
     throw GpuUnavailable("no GPU " + std::to_string(device) + " to copy batches to");
-  checkCopy(cudaSetDevice(device), "cudaSetDevice");
+  checkCuda(cudaSetDevice(device), "cudaSetDevice");
   cudaStream_t stream = nullptr;
-  checkCopy(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate (the copy stream)");
+  checkCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate (the copy stream)");
   stream_ = stream;
   events_ = new void*[static_cast<size_t>(events)]();
   try {
     for (int i = 0; i < events; ++i) {
       cudaEvent_t event = nullptr;
       // Untimed: recording one costs a fraction of a timing event (docs/gpu.md).
-      checkCopy(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate (a copy's event)");
+      checkCuda(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate (a copy's event)");
       events_[i] = event;
     }
   } catch (...) {
@@ -56,16 +50,16 @@ void GpuCopyStream::copyToGpu(void* gpu, const void* host, uint64_t bytes, int e
     throw std::invalid_argument("no copy event " + std::to_string(event));
   if (!isMemoryOfGpu(gpu, device_))
     throw std::invalid_argument("the destination is not memory of GPU " + std::to_string(device_));
-  checkCopy(cudaSetDevice(device_), "cudaSetDevice");
+  checkCuda(cudaSetDevice(device_), "cudaSetDevice");
   auto stream = static_cast<cudaStream_t>(stream_);
-  checkCopy(cudaMemcpyAsync(gpu, host, bytes, cudaMemcpyHostToDevice, stream), "a batch to the GPU");
-  checkCopy(cudaEventRecord(static_cast<cudaEvent_t>(events_[event]), stream), "cudaEventRecord (a copy)");
+  checkCuda(cudaMemcpyAsync(gpu, host, bytes, cudaMemcpyHostToDevice, stream), "a batch to the GPU");
+  checkCuda(cudaEventRecord(static_cast<cudaEvent_t>(events_[event]), stream), "cudaEventRecord (a copy)");
 }
 
 void GpuCopyStream::wait(int event) {
   if (event < 0 || event >= eventCount_)
     throw std::invalid_argument("no copy event " + std::to_string(event));
-  checkCopy(cudaEventSynchronize(static_cast<cudaEvent_t>(events_[event])), "waiting for a batch's copy");
+  checkCuda(cudaEventSynchronize(static_cast<cudaEvent_t>(events_[event])), "waiting for a batch's copy");
 }
 
 }  // namespace dtb::core

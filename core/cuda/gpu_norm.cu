@@ -8,14 +8,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuda/cuda_error.h"
 #include "cuda/gpu_norm.h"
 
 namespace dtb::core {
 namespace {
-
-void check(cudaError_t result, const char* what) {
-  if (result != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(result));
-}
 
 __device__ double squared(float v) { return static_cast<double>(v) * v; }
 __device__ double squared(__half v) { return squared(__half2float(v)); }
@@ -47,7 +44,7 @@ double* sumOn(int device) {
   static std::map<int, double*> sums;
   std::lock_guard lock(mutex);
   double*& sum = sums[device];
-  if (!sum) check(cudaMalloc(&sum, sizeof(double)), "cudaMalloc of the gradient norm's sum");
+  if (!sum) checkCuda(cudaMalloc(&sum, sizeof(double)), "cudaMalloc of the gradient norm's sum");
   return sum;
 }
 
@@ -62,11 +59,11 @@ double gpuSquaredNorm(const dtb_tensor_t* tensors, uint32_t count, int device) {
                                   " is not an f32, f16 or bf16 tensor with data on GPU " +
                                   std::to_string(device));
   }
-  check(cudaSetDevice(device), "cudaSetDevice");
-  check(cudaPeekAtLastError(), "the GPU was already in error before the gradient norm");
+  checkCuda(cudaSetDevice(device), "cudaSetDevice");
+  checkCuda(cudaPeekAtLastError(), "the GPU was already in error before the gradient norm");
   double* sum = sumOn(device);
   // On the legacy stream, as the optimizer's kernels: after the gradients' writers.
-  check(cudaMemsetAsync(sum, 0, sizeof(double), 0), "cudaMemsetAsync");
+  checkCuda(cudaMemsetAsync(sum, 0, sizeof(double), 0), "cudaMemsetAsync");
   for (uint32_t t = 0; t < count; ++t) {
     const dtb_tensor_t& g = tensors[t];
     if (g.count == 0) continue;
@@ -78,10 +75,10 @@ double gpuSquaredNorm(const dtb_tensor_t* tensors, uint32_t count, int device) {
     } else {
       squaredSumKernel<<<blocks, kThreads>>>(static_cast<const __nv_bfloat16*>(g.data), g.count, sum);
     }
-    check(cudaGetLastError(), "the gradient norm's kernel");
+    checkCuda(cudaGetLastError(), "the gradient norm's kernel");
   }
   double result = 0;
-  check(cudaMemcpy(&result, sum, sizeof(double), cudaMemcpyDeviceToHost), "reading the gradient norm");
+  checkCuda(cudaMemcpy(&result, sum, sizeof(double), cudaMemcpyDeviceToHost), "reading the gradient norm");
   return result;
 }
 

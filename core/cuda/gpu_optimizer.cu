@@ -6,15 +6,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuda/cuda_error.h"
 #include "cuda/cuda_memory.h"
 #include "cuda/gpu_optimizer.h"
 
 namespace dtb::core {
 namespace {
-
-void check(cudaError_t result, const char* what) {
-  if (result != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(result));
-}
 
 // One element's update by the rule: `p` the parameter (or its f32 master
 // copy), `g` its gradient, `state` the rule's state of `count` elements a
@@ -125,7 +122,7 @@ void checkState(const float* state, bool needed, int device) {
     throw std::invalid_argument("the optimizer state is not memory of GPU " + std::to_string(device) +
                                 " (allocate it with alloc on the parameter's device)");
   // An error left by earlier GPU work is not the optimizer's: said as such.
-  check(cudaPeekAtLastError(), "the GPU was already in error before the optimizer ran");
+  checkCuda(cudaPeekAtLastError(), "the GPU was already in error before the optimizer ran");
 }
 
 }  // namespace
@@ -133,16 +130,16 @@ void checkState(const float* state, bool needed, int device) {
 void gpuOptimizerUpdate(const UpdateRule& rule, float* param, const float* grad, float* state, uint64_t count,
                         int device) {
   if (count == 0) return;
-  check(cudaSetDevice(device), "cudaSetDevice");
+  checkCuda(cudaSetDevice(device), "cudaSetDevice");
   checkState(state, rule.kind != UpdateRule::Kind::kSgd || rule.momentum > 0, device);
   updateKernel<<<blocksFor(count), 256>>>(rule, param, grad, state, count);
-  check(cudaGetLastError(), "the optimizer's kernel");
+  checkCuda(cudaGetLastError(), "the optimizer's kernel");
 }
 
 void gpuMasterWeightUpdate(const UpdateRule& rule, dtb_dtype_t dtype, uint16_t* param, const uint16_t* grad,
                            float* state, uint64_t count, float unscale, bool initMaster, int device) {
   if (count == 0) return;
-  check(cudaSetDevice(device), "cudaSetDevice");
+  checkCuda(cudaSetDevice(device), "cudaSetDevice");
   checkState(state, true, device);  // the master copy, at least
   if (dtype == DTB_DTYPE_F16) {
     masterWeightKernel<<<blocksFor(count), 256>>>(rule, reinterpret_cast<__half*>(param),
@@ -155,17 +152,17 @@ void gpuMasterWeightUpdate(const UpdateRule& rule, dtb_dtype_t dtype, uint16_t* 
   } else {
     throw std::invalid_argument("the master-weight update takes f16 or bf16 parameters");
   }
-  check(cudaGetLastError(), "the master-weight optimizer's kernel");
+  checkCuda(cudaGetLastError(), "the master-weight optimizer's kernel");
 }
 
 void gpuOptimizerUpdateMany(const UpdateRule& rule, const std::vector<MultiTensorSlice>& slices, int device) {
-  check(cudaSetDevice(device), "cudaSetDevice");
+  checkCuda(cudaSetDevice(device), "cudaSetDevice");
   // Each slice's state was checked by the host (optim_update_many's
   // checks, one pointer query a slice); only an earlier error is looked for.
-  check(cudaPeekAtLastError(), "the GPU was already in error before the optimizer ran");
+  checkCuda(cudaPeekAtLastError(), "the GPU was already in error before the optimizer ran");
   for (const MultiTensorTable& table : packMultiTensorTables(slices)) {
     multiUpdateKernel<<<blocksFor(table.elements()), 256>>>(table, rule);
-    check(cudaGetLastError(), "the fused optimizer's kernel");
+    checkCuda(cudaGetLastError(), "the fused optimizer's kernel");
   }
 }
 
@@ -174,8 +171,8 @@ void gpuMasterWeightUpdateMany(const UpdateRule& rule, dtb_dtype_t dtype,
                                int device) {
   if (dtype != DTB_DTYPE_F16 && dtype != DTB_DTYPE_BF16)
     throw std::invalid_argument("the master-weight update takes f16 or bf16 parameters");
-  check(cudaSetDevice(device), "cudaSetDevice");
-  check(cudaPeekAtLastError(), "the GPU was already in error before the optimizer ran");
+  checkCuda(cudaSetDevice(device), "cudaSetDevice");
+  checkCuda(cudaPeekAtLastError(), "the GPU was already in error before the optimizer ran");
   for (const MultiTensorTable& table : packMultiTensorTables(slices)) {
     if (dtype == DTB_DTYPE_F16) {
       multiMasterWeightKernel<__half><<<blocksFor(table.elements()), 256>>>(table, rule, unscale, initMaster);
@@ -183,13 +180,13 @@ void gpuMasterWeightUpdateMany(const UpdateRule& rule, dtb_dtype_t dtype,
       multiMasterWeightKernel<__nv_bfloat16>
           <<<blocksFor(table.elements()), 256>>>(table, rule, unscale, initMaster);
     }
-    check(cudaGetLastError(), "the fused master-weight optimizer's kernel");
+    checkCuda(cudaGetLastError(), "the fused master-weight optimizer's kernel");
   }
 }
 
 void gpuSynchronize(int device) {
-  check(cudaSetDevice(device), "cudaSetDevice");
-  check(cudaDeviceSynchronize(), "the GPU's work queued up to the optimizer's step");
+  checkCuda(cudaSetDevice(device), "cudaSetDevice");
+  checkCuda(cudaDeviceSynchronize(), "the GPU's work queued up to the optimizer's step");
 }
 
 }  // namespace dtb::core

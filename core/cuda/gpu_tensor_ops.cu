@@ -8,15 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "cuda/cuda_error.h"
 #include "cuda/cuda_memory.h"
 #include "cuda/gpu_tensor_ops.h"
 
 namespace dtb::core {
 namespace {
-
-void checkTensorOp(cudaError_t result, const char* what) {
-  if (result != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(result));
-}
 
 __global__ void scaledCopyKernel(float* dst, const float* src, uint64_t count, float scale, bool accumulate) {
   for (uint64_t i = blockIdx.x * uint64_t{blockDim.x} + threadIdx.x; i < count;
@@ -106,8 +103,8 @@ void* gpuWorkStream(int device) {
   if (device < 0) throw std::invalid_argument("no GPU " + std::to_string(device));
   if (streams.byDevice.size() <= static_cast<size_t>(device)) streams.byDevice.resize(device + 1, nullptr);
   if (!streams.byDevice[device]) {
-    checkTensorOp(cudaSetDevice(device), "cudaSetDevice");
-    checkTensorOp(cudaStreamCreate(&streams.byDevice[device]), "cudaStreamCreate (the host's stream)");
+    checkCuda(cudaSetDevice(device), "cudaSetDevice");
+    checkCuda(cudaStreamCreate(&streams.byDevice[device]), "cudaStreamCreate (the host's stream)");
   }
   return streams.byDevice[device];
 }
@@ -120,7 +117,7 @@ void gpuSettleWorkStreams() {
     made = streams.byDevice;
   }
   for (cudaStream_t stream : made) {
-    if (stream) checkTensorOp(cudaStreamSynchronize(stream), "waiting for the host's stream");
+    if (stream) checkCuda(cudaStreamSynchronize(stream), "waiting for the host's stream");
   }
 }
 
@@ -129,10 +126,10 @@ void gpuScaledCopy(float* dst, const float* src, uint64_t count, float scale, bo
   if (!isMemoryOfGpu(dst, device) || (src && !isMemoryOfGpu(src, device)))
     throw std::invalid_argument("a tensor is not memory of GPU " + std::to_string(device));
   auto* stream = static_cast<cudaStream_t>(gpuWorkStream(device));
-  checkTensorOp(cudaSetDevice(device), "cudaSetDevice");
+  checkCuda(cudaSetDevice(device), "cudaSetDevice");
   const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((count + 255) / 256, 4096));
   scaledCopyKernel<<<blocks, 256, 0, stream>>>(dst, src, count, scale, accumulate);
-  checkTensorOp(cudaGetLastError(), "the tensor copy's kernel");
+  checkCuda(cudaGetLastError(), "the tensor copy's kernel");
 }
 
 void gpuTypedCopy(void* dst, dtb_dtype_t dstType, const void* src, dtb_dtype_t srcType, uint64_t count,
@@ -141,7 +138,7 @@ void gpuTypedCopy(void* dst, dtb_dtype_t dstType, const void* src, dtb_dtype_t s
   if (!isMemoryOfGpu(dst, device) || (src && !isMemoryOfGpu(src, device)))
     throw std::invalid_argument("a tensor is not memory of GPU " + std::to_string(device));
   auto* stream = static_cast<cudaStream_t>(gpuWorkStream(device));
-  checkTensorOp(cudaSetDevice(device), "cudaSetDevice");
+  checkCuda(cudaSetDevice(device), "cudaSetDevice");
   switch (dstType) {
     case DTB_DTYPE_F32:
       launchFrom<float>(srcType, dst, src, count, scale, accumulate, stream);
@@ -155,7 +152,7 @@ void gpuTypedCopy(void* dst, dtb_dtype_t dstType, const void* src, dtb_dtype_t s
     default:
       throw std::invalid_argument("dst is not f32, f16 or bf16");
   }
-  checkTensorOp(cudaGetLastError(), "the tensor copy's kernel");
+  checkCuda(cudaGetLastError(), "the tensor copy's kernel");
 }
 
 void gpuFlagNonFinite(const void* values, dtb_dtype_t dtype, uint64_t count, int* flag, int device) {
@@ -163,7 +160,7 @@ void gpuFlagNonFinite(const void* values, dtb_dtype_t dtype, uint64_t count, int
   if (!isMemoryOfGpu(values, device) || !isMemoryOfGpu(flag, device))
     throw std::invalid_argument("the values or the flag are not memory of GPU " + std::to_string(device));
   auto* stream = static_cast<cudaStream_t>(gpuWorkStream(device));
-  checkTensorOp(cudaSetDevice(device), "cudaSetDevice");
+  checkCuda(cudaSetDevice(device), "cudaSetDevice");
   const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((count + 255) / 256, 1024));
   switch (dtype) {
     case DTB_DTYPE_F32:
@@ -178,7 +175,7 @@ void gpuFlagNonFinite(const void* values, dtb_dtype_t dtype, uint64_t count, int
     default:
       throw std::invalid_argument("the values are not f32, f16 or bf16");
   }
-  checkTensorOp(cudaGetLastError(), "the finiteness check's kernel");
+  checkCuda(cudaGetLastError(), "the finiteness check's kernel");
 }
 
 }  // namespace dtb::core

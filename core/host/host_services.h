@@ -122,12 +122,16 @@ class HostServices {
   void installOptimizer();  // optimizer_services.cpp, with update, checkStep and agreeOnStep
   void installParamRelease();
   void installTensorCopy();
-  // optim_update's checks, then the optimizer's kernel.
+  // optim_update and optim_update_many: their arguments, then applyUpdates.
   dtb_status_t update(dtb_tensor_t* param, const dtb_tensor_t* grad, float* state, uint32_t paramIndex);
-  // optim_update_many: every slice's checks, then the updates (a GPU's in
-  // one call of the optimizer, which fuses them).
   dtb_status_t updateMany(dtb_tensor_t* params, const dtb_tensor_t* grads, float* const* states,
                           const uint32_t* paramIndices, uint32_t count);
+  // Both services' work: every slice's checks (`numbered`: messages name
+  // the slice's index), then the updates, a GPU's in one call of the
+  // optimizer, which fuses them.
+  dtb_status_t applyUpdates(const char* function, bool numbered, const dtb_tensor_t* params,
+                            const dtb_tensor_t* grads, float* const* states, const uint32_t* paramIndices,
+                            uint32_t count);
   // One slice's checks, every one before a kernel is queued: `function`
   // and `slice` (optim_update_many's index; -1: none) lead the message; its
   // weight decay in `decay`.

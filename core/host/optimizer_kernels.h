@@ -18,7 +18,7 @@ namespace dtb::core {
 // users put them in a param group with weight_decay=0.
 enum class WeightDecay { kApply, kSkip };
 
-// One update of several queued at once on a GPU (optim_update_many):
+// One update of those queued together on a GPU (optim_update, optim_update_many):
 // `count` elements of the run's parameter dtype, `state` as update()'s.
 struct GpuUpdateSlice {
   void* param;
@@ -37,15 +37,12 @@ class OptimizerKernels {
   // floats, zero before the first step.
   virtual void update(float* param, const float* grad, float* state, size_t count,
                       WeightDecay decay) const = 0;
-  // The same on GPU `device`'s memory, queued there; throws GpuUnavailable
-  // in a build without CUDA.
-  virtual void updateOnGpu(float* param, const float* grad, float* state, size_t count, WeightDecay decay,
-                           int device) = 0;
-
-  // Several updates on GPU `device`, as updateOnGpu (or, in mixed
-  // precision, updateLowPrecisionOnGpu) of each slice, fused into a few
-  // multi-tensor kernels unless the run turned that off; nothing is queued
-  // when a slice's state is not there.
+  // The same on GPU `device`'s memory, of one slice (optim_update) or many
+  // (optim_update_many), in paramDtype() (the low precision's as
+  // updateLowPrecision's): queued there, fused into a few multi-tensor
+  // kernels unless the run turned that off. The host has checked every
+  // slice's state is that GPU's memory. Throws GpuUnavailable in a build
+  // without CUDA.
   virtual void updateManyOnGpu(const std::vector<GpuUpdateSlice>& slices, int device) = 0;
 
   // The dtype of the parameters and gradients optim_update takes: f32, or
@@ -59,11 +56,6 @@ class OptimizerKernels {
   // is not f32.
   virtual void updateLowPrecision(uint16_t* /*param*/, const uint16_t* /*grad*/, float* /*state*/,
                                   size_t /*count*/, WeightDecay /*decay*/) {
-    throw std::logic_error("optim_update: this run trains in f32");
-  }
-  // The same on GPU `device`'s memory, queued there.
-  virtual void updateLowPrecisionOnGpu(uint16_t* /*param*/, const uint16_t* /*grad*/, float* /*state*/,
-                                       size_t /*count*/, WeightDecay /*decay*/, int /*device*/) {
     throw std::logic_error("optim_update: this run trains in f32");
   }
 

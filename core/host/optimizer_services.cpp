@@ -207,30 +207,7 @@ dtb_status_t HostServices::update(dtb_tensor_t* param, const dtb_tensor_t* grad,
   const dtb_host_ctx_t ctx = table_.ctx;
   if (!optimizer_) return unbound(ctx, "optim_update");
   if (!given(ctx, "optim_update", {param, grad})) return DTB_STATUS_INVALID_ARGUMENT;
-  if (communicator_) communicator_->endPolling();  // the training thread computes: no poll loop
-  WeightDecay decay{};
-  if (const dtb_status_t status = checkUpdate("optim_update", -1, *param, *grad, state, paramIndex, &decay);
-      status != DTB_STATUS_OK)
-    return status;
-  if (param->device.type != DTB_DEVICE_CUDA) {
-    updateOnHost(*param, *grad, state, decay);
-    return DTB_STATUS_OK;
-  }
-  const int device = param->device.index;
-  try {
-    if (optimizer_->paramDtype() != DTB_DTYPE_F32) {
-      optimizer_->updateLowPrecisionOnGpu(static_cast<uint16_t*>(param->data),
-                                          static_cast<const uint16_t*>(grad->data), state, param->count,
-                                          decay, device);
-    } else {
-      optimizer_->updateOnGpu(static_cast<float*>(param->data), static_cast<const float*>(grad->data), state,
-                              param->count, decay, device);
-    }
-  } catch (const GpuUnavailable& e) {
-    setErrorText(ctx, "optim_update on GPU " + std::to_string(device) + ": " + e.what());
-    return DTB_STATUS_UNSUPPORTED;
-  }
-  return DTB_STATUS_OK;
+  return applyUpdates("optim_update", false, param, grad, &state, &paramIndex, 1);
 }
 
 dtb_status_t HostServices::updateMany(dtb_tensor_t* params, const dtb_tensor_t* grads, float* const* states,
@@ -239,12 +216,22 @@ dtb_status_t HostServices::updateMany(dtb_tensor_t* params, const dtb_tensor_t* 
   if (!optimizer_) return unbound(ctx, "optim_update_many");
   if (count > 0 && !given(ctx, "optim_update_many", {params, grads, states, paramIndices}))
     return DTB_STATUS_INVALID_ARGUMENT;
+  return applyUpdates("optim_update_many", true, params, grads, states, paramIndices, count);
+}
+
+dtb_status_t HostServices::applyUpdates(const char* function, bool numbered, const dtb_tensor_t* params,
+                                        const dtb_tensor_t* grads, float* const* states,
+                                        const uint32_t* paramIndices, uint32_t count) {
+  const dtb_host_ctx_t ctx = table_.ctx;
   if (communicator_) communicator_->endPolling();  // the training thread computes: no poll loop
-  // Every slice checked before any is updated.
-  std::vector<WeightDecay> decays(count);
+  // Every slice checked before any is updated (one slice, optim_update's,
+  // without allocating).
+  WeightDecay one{};
+  std::vector<WeightDecay> several(count > 1 ? count : 0);
+  WeightDecay* decays = count > 1 ? several.data() : &one;
   for (uint32_t i = 0; i < count; ++i) {
-    const dtb_status_t status =
-        checkUpdate("optim_update_many", i, params[i], grads[i], states[i], paramIndices[i], &decays[i]);
+    const dtb_status_t status = checkUpdate(function, numbered ? int64_t{i} : -1, params[i], grads[i],
+                                            states[i], paramIndices[i], &decays[i]);
     if (status != DTB_STATUS_OK) return status;
   }
   // Host slices one after the other; each GPU's together, in few kernels.
@@ -261,7 +248,7 @@ dtb_status_t HostServices::updateMany(dtb_tensor_t* params, const dtb_tensor_t* 
     try {
       optimizer_->updateManyOnGpu(slices, device);
     } catch (const GpuUnavailable& e) {
-      setErrorText(ctx, "optim_update_many on GPU " + std::to_string(device) + ": " + e.what());
+      setErrorText(ctx, std::string(function) + " on GPU " + std::to_string(device) + ": " + e.what());
       return DTB_STATUS_UNSUPPORTED;
     }
   }

@@ -30,17 +30,10 @@ void MasterWeightOptimizer::updateLowPrecision(uint16_t* param, const uint16_t* 
   roundToLowPrecision(master, param, count, dtype, 1.0f);
 }
 
-void MasterWeightOptimizer::updateLowPrecisionOnGpu(uint16_t* param, const uint16_t* grad, float* state,
-                                                    size_t count, WeightDecay decay, int device) {
+void MasterWeightOptimizer::updateManyOnGpu(const std::vector<GpuUpdateSlice>& slices, int device) {
   if (precision_.skipping()) return;
   // As updateLowPrecision: the master from the parameter on the first
   // applied step, the gradients divided by the scale they were rounded with.
-  optimizer_.updateMasterOnGpu(precision_.dtype(), param, grad, state, count, decay,
-                               1.0f / precision_.gradientScale(), device);
-}
-
-void MasterWeightOptimizer::updateManyOnGpu(const std::vector<GpuUpdateSlice>& slices, int device) {
-  if (precision_.skipping()) return;
   optimizer_.updateMasterManyOnGpu(precision_.dtype(), slices, 1.0f / precision_.gradientScale(), device);
 }
 
@@ -76,13 +69,6 @@ bool MasterWeightOptimizer::settleStep(bool anyOverflow) {
 void MasterWeightOptimizer::update(float*, const float*, float*, size_t, WeightDecay) const {
   throw std::logic_error(std::string("optim_update: this run trains in ") +
                          precisionName(precision_.precision()) + ": its parameters and gradients are " +
-                         precisionName(precision_.precision()) + " tensors, not f32");
-}
-
-void MasterWeightOptimizer::updateOnGpu(float*, const float*, float*, size_t, WeightDecay, int) {
-  throw std::logic_error(std::string("optim_update: this run trains in ") +
-                         precisionName(precision_.precision()) +
-                         ": its parameters and gradients on the GPU are " +
                          precisionName(precision_.precision()) + " tensors, not f32");
 }
 

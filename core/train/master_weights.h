@@ -34,12 +34,8 @@ class MasterWeightOptimizer : public OptimizerKernels {
                           WeightDecay decay) override;
   // Every parameter is in the low precision: an f32 one is refused.
   void update(float* param, const float* grad, float* state, size_t count, WeightDecay decay) const override;
-  void updateOnGpu(float* param, const float* grad, float* state, size_t count, WeightDecay decay,
-                   int device) override;
-  // updateLowPrecision's work as one kernel on the GPU (gpu_optimizer.h).
-  void updateLowPrecisionOnGpu(uint16_t* param, const uint16_t* grad, float* state, size_t count,
-                               WeightDecay decay, int device) override;
-  // Several of those, fused as the wrapped optimizer's config says.
+  // updateLowPrecision's work on the GPU (gpu_optimizer.h), fused as the
+  // wrapped optimizer's config says.
   void updateManyOnGpu(const std::vector<GpuUpdateSlice>& slices, int device) override;
   dtb_device_t paramDevice() const override { return precision_.device(); }
 

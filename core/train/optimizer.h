@@ -55,7 +55,7 @@ class Optimizer : public OptimizerKernels {
   // queued on that GPU; settle() returns once every queued update has run.
   // Throws GpuUnavailable in a build without CUDA.
   void updateOnGpu(float* param, const float* grad, float* state, size_t count, WeightDecay decay,
-                   int device) override;
+                   int device);
   // Mixed precision's update on a GPU (gpu_optimizer.h's
   // gpuMasterWeightUpdate): `state` begins with the f32 master copy, made
   // from the parameters on the first applied step; the gradients are

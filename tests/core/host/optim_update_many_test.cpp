@@ -127,9 +127,6 @@ class RecordingOptimizer : public OptimizerKernels {
   void update(float* param, const float*, float*, size_t, WeightDecay) const override {
     hostUpdates.push_back(param);
   }
-  void updateOnGpu(float*, const float*, float*, size_t, WeightDecay, int) override {
-    ADD_FAILURE() << "a GPU slice of optim_update_many went to the one-slice path";
-  }
   void updateManyOnGpu(const std::vector<GpuUpdateSlice>& slices, int device) override {
     gpuCalls.emplace_back(device, slices);
   }

@@ -126,37 +126,37 @@ expect "SELECT COUNT(*) FROM epoch k JOIN run rk ON rk.id = k.run_id
           JOIN epoch c ON c.run_id = rc.id AND c.epoch = k.epoch
           WHERE k.epoch = 3 AND ABS(k.train_loss - c.train_loss) <= 0.5 * c.train_loss" 2 \
   "a restarted run's last epoch strayed more than half from the clean run's"
-echo "== an elastic world on the GPU: the survivor goes on from the last commit"
-db=$scratch/elastic.db
-"$dtbench" --plugin-path "$plugins" run "$matrices/gpu_elastic.toml" --db "$db" > "$scratch/out.txt" 2>&1 \
-  || { cat "$scratch/out.txt"; fail "the elastic matrix exited with $?"; }
-grep -q "2 ok, 0 failed" "$scratch/out.txt" || { cat "$scratch/out.txt"; fail "not every elastic run succeeded"; }
-grep -q ": reset 1: 2 -> 1 ranks, back to the commit of step 16" "$scratch/out.txt" \
-  || { cat "$scratch/out.txt"; fail "the killed run did not go on from the commit of step 16"; }
-# The survivor trains the rest alone (twice the steps of a rank of two), so
-# it ends below the clean run (0.019 against 0.158 with device = "cpu");
-# a survivor that lost its weights at the commit would start over at step 16
+# An elastic world (matrices/gpu_elastic.toml, over BACKEND, with the
+# run's further settings): the killed run's survivor goes on from the commit
+# of step 16 and trains the rest alone (twice the steps of a rank of two), so
+# it ends below the clean run (0.019 against 0.158 with device = "cpu"); a
+# survivor that lost its weights at the commit would start over at step 16
 # and end above it.
-expect "SELECT COUNT(*) FROM epoch k JOIN run_param f ON f.run_id = k.run_id AND f.key = 'fault.kind'
-          AND trim(f.value, '\"') = 'kill' JOIN epoch c ON c.run_id <> k.run_id AND c.epoch = k.epoch
-          WHERE k.epoch = 3 AND k.train_loss <= c.train_loss" 1 \
-  "the elastic run's last epoch ended above the clean run's"
+survivor_goes_on() {  # survivor_goes_on BACKEND [SETTING...]
+  local backend=$1
+  shift
+  db=$scratch/elastic_$backend.db
+  "$dtbench" --plugin-path "$plugins" run "$matrices/gpu_elastic.toml" --set "backend=$backend" "$@" --db "$db" \
+    > "$scratch/out.txt" 2>&1 || { cat "$scratch/out.txt"; fail "the elastic matrix over $backend exited with $?"; }
+  grep -q "2 ok, 0 failed" "$scratch/out.txt" \
+    || { cat "$scratch/out.txt"; fail "not every elastic run over $backend succeeded"; }
+  grep -q ": reset 1: 2 -> 1 ranks, back to the commit of step 16" "$scratch/out.txt" \
+    || { cat "$scratch/out.txt"; fail "the killed run over $backend did not go on from the commit of step 16"; }
+  expect "SELECT COUNT(*) FROM epoch k JOIN run_param f ON f.run_id = k.run_id AND f.key = 'fault.kind'
+            AND trim(f.value, '\"') = 'kill' JOIN epoch c ON c.run_id <> k.run_id AND c.epoch = k.epoch
+            WHERE k.epoch = 3 AND k.train_loss <= c.train_loss" 1 \
+    "the elastic run's last epoch over $backend ended above the clean run's"
+}
+
+echo "== an elastic world on the GPU over Gloo: the survivor goes on from the last commit"
+survivor_goes_on gloo
 
 # Over NCCL each worker keeps a GPU of its own in every world: two GPUs at
 # least (a lent machine of one cannot run it).
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU" || true)
 if ((gpus >= 2)); then
   echo "== an elastic world over NCCL: the survivor keeps its GPU and goes on"
-  db=$scratch/elastic_nccl.db
-  "$dtbench" --plugin-path "$plugins" run "$matrices/gpu_elastic.toml" --set backend=nccl --set max_np=2 \
-    --db "$db" > "$scratch/out.txt" 2>&1 || { cat "$scratch/out.txt"; fail "the elastic NCCL matrix exited with $?"; }
-  grep -q "2 ok, 0 failed" "$scratch/out.txt" || { cat "$scratch/out.txt"; fail "not every elastic NCCL run succeeded"; }
-  grep -q ": reset 1: 2 -> 1 ranks, back to the commit of step 16" "$scratch/out.txt" \
-    || { cat "$scratch/out.txt"; fail "the killed NCCL run did not go on from the commit of step 16"; }
-  expect "SELECT COUNT(*) FROM epoch k JOIN run_param f ON f.run_id = k.run_id AND f.key = 'fault.kind'
-            AND trim(f.value, '\"') = 'kill' JOIN epoch c ON c.run_id <> k.run_id AND c.epoch = k.epoch
-            WHERE k.epoch = 3 AND k.train_loss <= c.train_loss" 1 \
-    "the elastic NCCL run's last epoch ended above the clean run's"
+  survivor_goes_on nccl --set max_np=2
 else
   echo "(elastic over NCCL needs two GPUs, $gpus here: not run)"
 fi

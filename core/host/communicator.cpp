@@ -210,7 +210,13 @@ dtb_status_t Communicator::setStream(void* stream, std::string* error) {
   std::lock_guard lock(backendMutex_);
   streamChosen_ = true;
   const dtb_status_t status = d.set_stream(backend_->context(), stream);
+  if (status == DTB_STATUS_OK) strategyStream_ = stream;
   return status == DTB_STATUS_OK ? status : failed(status, error);
+}
+
+void* Communicator::strategyStream() const {
+  std::lock_guard lock(backendMutex_);
+  return strategyStream_;
 }
 
 void Communicator::onHostStreamByDefault(const dtb_tensor_t& tensor) {

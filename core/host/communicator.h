@@ -64,6 +64,9 @@ class Communicator {
   // Orders later collectives with a CUDA stream (backend.h's set_stream);
   // UNSUPPORTED for a non-NULL stream when the backend has no streams.
   dtb_status_t setStream(void* stream, std::string* error);
+  // The stream a strategy chose with setStream (a cudaStream_t); null when
+  // none was, or it chose the backend's own again.
+  void* strategyStream() const;
   // Where the backend takes tensors: DTB_DEVICE_CUDA for a GPU-only one.
   dtb_device_type_t memory() const;
   // Host tensors given to a backend that moves GPU memory only (NCCL) go
@@ -264,7 +267,8 @@ class Communicator {
   int world_;
   std::chrono::milliseconds defaultTimeout_;
   dtb_device_t device_;
-  bool streamChosen_ = false;  // setStream was called, or the host's stream set (under backendMutex_)
+  bool streamChosen_ = false;       // setStream was called, or the host's stream set (under backendMutex_)
+  void* strategyStream_ = nullptr;  // the stream setStream was given and took (under backendMutex_)
   std::atomic<uint64_t> collectives_{0};
   std::atomic<uint64_t> bytes_{0};
   std::atomic<uint64_t> busBytes_{0};

@@ -8,27 +8,33 @@ namespace dtb::core {
 
 void GradientProfile::beginBackward() {
   counting_ = seen_++ > 0;
-  begin_ = std::chrono::steady_clock::now();
+  marked_.clear();
+  if (counting_) clock_->begin();
 }
 
 void GradientProfile::ready(const dtb_param_t& param) {
   if (!counting_) return;
-  const double at = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count();
-  if (param.index >= sums_.size()) sums_.resize(param.index + 1);
-  Sum& sum = sums_[param.index];
-  if (sum.count == 0) {
-    sum.gradient = {param.index, param.layer, param.name ? param.name : "",
-                    param.grad.count * dtypeSize(param.grad.dtype), 0};
-  }
-  sum.readySum += at;
-  ++sum.count;
+  marked_.push_back({param.index, param.layer, param.name ? param.name : "",
+                     param.grad.count * dtypeSize(param.grad.dtype), 0});
+  clock_->mark();
 }
 
 void GradientProfile::endBackward() {
   if (!counting_) return;
-  backwardSum_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count();
-  ++profiled_;
   counting_ = false;
+  clock_->mark();
+  const std::vector<double> at = clock_->read();
+  if (at.size() != marked_.size() + 1) return;  // a clock that lost marks: this backward is not profiled
+  for (size_t i = 0; i < marked_.size(); ++i) {
+    const ReadyGradient& gradient = marked_[i];
+    if (gradient.index >= sums_.size()) sums_.resize(gradient.index + 1);
+    Sum& sum = sums_[gradient.index];
+    if (sum.count == 0) sum.gradient = gradient;
+    sum.readySum += at[i];
+    ++sum.count;
+  }
+  backwardSum_ += at.back();
+  ++profiled_;
 }
 
 std::vector<ReadyGradient> GradientProfile::gradients() const {

@@ -5,16 +5,19 @@
 // each cycle. The first backward is left out (its allocations and cold
 // caches are not the steady state).
 //
-// The times are the host's: on a GPU, when the model called grad_ready,
-// which is when the gradient's kernels were queued, not when they ran.
+// The times are the host's clock by default; for a GPU model that reports
+// gradients with their work still queued, CUDA events on its stream (the
+// step sets that clock: train/backward_clock.h), so a time is when the GPU
+// computed the gradient, not when the host heard of it.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "dtbench/model.h"
+#include "train/backward_clock.h"
 
 namespace dtb::core {
 
@@ -28,6 +31,9 @@ struct ReadyGradient {
 
 class GradientProfile {
  public:
+  // The backwards from now on are timed by `clock` (the sums so far stay).
+  void timeOn(std::unique_ptr<BackwardClock> clock) { clock_ = std::move(clock); }
+
   void beginBackward();
   void ready(const dtb_param_t& param);
   void endBackward();
@@ -44,9 +50,10 @@ class GradientProfile {
     double readySum = 0;
     int64_t count = 0;
   };
-  std::chrono::steady_clock::time_point begin_;
-  bool counting_ = false;  // this backward is profiled (not the first)
-  int64_t seen_ = 0;       // backwards begun
+  std::unique_ptr<BackwardClock> clock_ = makeHostClock();
+  std::vector<ReadyGradient> marked_;  // this backward's gradients, one clock mark each
+  bool counting_ = false;              // this backward is profiled (not the first)
+  int64_t seen_ = 0;                   // backwards begun
   int64_t profiled_ = 0;
   double backwardSum_ = 0;
   std::vector<Sum> sums_;  // by parameter index

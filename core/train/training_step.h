@@ -23,6 +23,7 @@
 
 #include "host/communicator.h"
 #include "host/plugin_instance.h"
+#include "train/gpu_hand_off.h"
 #include "train/gradient_profile.h"
 #include "train/mixed_precision.h"
 #include "train/optimizer.h"
@@ -72,7 +73,12 @@ class TrainingStep {
   // `model` and `strategy` are live instances; the strategy was created over
   // the model's parameters and bound to `optimizer` and `comm` (null: no
   // waits to take out of the phases), on this thread, which created `comm`.
-  // `profile`, when given, learns when each gradient is ready in backward.
+  // `profile`, when given, learns when each gradient is ready in backward
+  // (on a GPU model that gives its stream, by CUDA events there; on one that
+  // waits for its GPU before each hook, only when the strategy listens for
+  // gradients anyway: the profile alone would add a wait to every layer).
+  // A GPU model that gives its stream hands its work over queued
+  // (train/gpu_hand_off.h).
   // `precision`, in a bf16 or fp16 run, is what the strategy was created
   // over: the step rounds each gradient into it as it is ready (the
   // strategy's optim_check then settles an fp16 step: host_services) and
@@ -87,10 +93,20 @@ class TrainingStep {
   // The hooks wired to the strategy, for forward passes outside a step
   // (evaluation): ZeRO-3 gathers its parameters in layer_begin.
   const dtb_step_hooks_t* hooks() const { return &hooks_; }
+  // Whether the model hands its GPU work over queued (gives its stream).
+  bool handsOffQueued() const { return handOff_ != nullptr; }
+  // Orders a queued hand-off through `handOff` instead of CUDA events (the
+  // tests' recording one); no effect for a model that waits for its GPU.
+  void handOffThrough(std::unique_ptr<GpuHandOff> handOff) {
+    if (handOff_) handOff_ = std::move(handOff);
+  }
 
  private:
   static dtb_status_t layerBegin(void* self, uint32_t layer, dtb_pass_t pass);
   static dtb_status_t gradReady(void* self, dtb_param_t* param);
+  // Orders the GPU's streams around a hook where the model hands its work
+  // over queued; false (the error kept for checkModel) on a CUDA error.
+  bool handOff(void (GpuHandOff::*order)());
   // Checks a model call, blaming the strategy when one of its hooks failed.
   void checkModel(const char* function, dtb_status_t status);
 
@@ -106,9 +122,15 @@ class TrainingStep {
   // of its own (comm_waited); one built before cannot, so all of its
   // finish_backward stays exposed communication, as it was measured then.
   bool declaresItsWaits_;
+  std::unique_ptr<GpuHandOff>
+      handOff_;  // null: the model waits for its GPU before each hook, or is on the host
   dtb_step_hooks_t hooks_{};
   const char* failedHook_ = nullptr;  // the strategy hook that failed inside a model call
-  std::string precisionError_;        // why a gradient could not be rounded into its record
+  // Why the host failed inside a hook: a gradient it could not round into
+  // its record, a parameter the strategy left nowhere (INVALID_ARGUMENT), a
+  // CUDA error ordering the streams (INTERNAL).
+  std::string hostError_;
+  dtb_status_t hostErrorStatus_ = DTB_STATUS_INVALID_ARGUMENT;
 };
 
 }  // namespace dtb::core

@@ -168,15 +168,10 @@ void TrainingWorker::createStrategy(PluginLoader& loader) {
   schedule_.emplace(schedule);
   peakLr_ = schedule.peak;
   plugins_.createStrategy(loader, chosen(cell_, "strategy"), accumulation_);
-  // A GPU layer waits for the GPU before it reports a gradient ready: the
-  // profile alone would add that wait to every layer of a strategy that
-  // listens for none (on an H100 ResNet-50's backward took 30.7-32.9 ms
-  // under the all-reduce with it, 25.6 ms in gpu_train_bench without), so
-  // such a run is not profiled.
-  const bool listens = plugins_.strategy().plugin().descriptor<dtb_strategy_plugin_v1_t>().grad_ready;
-  const bool onGpu = cell_.text("device") == "cuda";
+  // (The step leaves the profile out where keeping it would cost a wait for
+  // the GPU at every layer.)
   step_.emplace(plugins_.model(), plugins_.strategy(), plugins_.optimizer(), &plugins_.comm(),
-                onGpu && !listens ? nullptr : &gradientProfile_, plugins_.mixedPrecision());
+                &gradientProfile_, plugins_.mixedPrecision());
   if (!spec_.traceDir.empty()) {
     if (!trace_) trace_ = std::make_unique<TraceRecorder>(rank_);
     plugins_.comm().traceTo(trace_.get());

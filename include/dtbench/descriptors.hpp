@@ -30,6 +30,8 @@ namespace dtb {
 //   void releaseParam(uint32_t index, dtb_param_part_t part);
 // and (then input_devices is set, since 1.11):
 //   static constexpr uint32_t kInputDevices = DTB_MODEL_INPUTS_ON_DEVICE;
+// and (then gpu_stream is set, since 1.13; model.h says when to return null):
+//   void* gpuStream() const;
 template <typename Model>
 dtb_model_plugin_v1_t modelDescriptor(dtb_plugin_header_t header) {
   dtb_model_plugin_v1_t d{};
@@ -68,6 +70,9 @@ dtb_model_plugin_v1_t modelDescriptor(dtb_plugin_header_t header) {
     };
   }
   if constexpr (requires { Model::kInputDevices; }) d.input_devices = Model::kInputDevices;
+  if constexpr (requires(const Model& m) { m.gpuStream(); }) {
+    d.gpu_stream = [](void* p) -> void* { return static_cast<const Model*>(p)->gpuStream(); };
+  }
   return d;
 }
 

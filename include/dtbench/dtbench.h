@@ -37,7 +37,7 @@ extern "C" {
 /* The ABI major version changes only on a break; the entry symbols carry it
  * (dtb_strategy_plugin_v1). The minor version grows when members are added. */
 #define DTB_ABI_MAJOR 1
-#define DTB_ABI_MINOR 12
+#define DTB_ABI_MINOR 13
 #define DTB_ABI_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | (minor)))
 #define DTB_ABI_VERSION DTB_ABI_MAKE_VERSION(DTB_ABI_MAJOR, DTB_ABI_MINOR)
 #define DTB_ABI_VERSION_MAJOR(v) ((uint32_t)(v) >> 16)

@@ -118,6 +118,22 @@ typedef struct dtb_model_plugin_v1_s {
    * stream of its own, while the step before computes. Labels stay in host
    * memory. The inputs stay valid until backward returns. */
   uint32_t input_devices;
+
+  /* Since 1.13, optional (NULL, or NULL returned: the model waits for its
+   * GPU before each hook, as every model before 1.13). The CUDA stream (a
+   * cudaStream_t) that a model created for a GPU computes on, the same for
+   * the model's life. A model that gives one calls the hooks without
+   * waiting for its GPU: grad_ready as soon as the gradient's work is queued
+   * on that stream, layer_begin with the earlier layers' work still queued.
+   * The host orders the GPU work itself, with CUDA events, not host waits:
+   * what it and the strategy queue on the gradient (or in layer_begin) runs
+   * after the model's work queued before the hook, and the model's work
+   * queued after layer_begin returns runs after what the hook queued. So the
+   * GPU goes on computing backward while the strategy launches its
+   * collectives. A model may give its stream only to a host of 1.13 or later
+   * (host->abi_version); an older host does not order, so the model must
+   * wait as before. backward still returns with every gradient computed. */
+  void* (*gpu_stream)(void* model);
 } dtb_model_plugin_v1_t;
 
 #define DTB_MODEL_INPUTS_ON_DEVICE 0x1u

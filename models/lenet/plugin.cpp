@@ -6,7 +6,8 @@
 namespace dtb::model::lenet {
 namespace {
 
-const dtb_param_spec_t kParams[] = {kDropout.spec(), nn::kCudnnBenchmark.spec(), nn::kAllowTf32.spec()};
+const dtb_param_spec_t kParams[] = {kDropout.spec(), nn::kCudnnBenchmark.spec(), nn::kAllowTf32.spec(),
+                                    nn::kWaitForGradients.spec()};
 
 }  // namespace
 

@@ -7,7 +7,7 @@ namespace dtb::model::mlp {
 namespace {
 
 const dtb_param_spec_t kParams[] = {kWidths.spec(), kDropout.spec(), nn::kCudnnBenchmark.spec(),
-                                    nn::kAllowTf32.spec()};
+                                    nn::kAllowTf32.spec(), nn::kWaitForGradients.spec()};
 
 }  // namespace
 

@@ -63,6 +63,9 @@ class Layers {
   virtual void place(ParameterRegistry& registry) = 0;
   // Returns once everything queued so far has run (nothing on the host).
   virtual void synchronize() = 0;
+  // The CUDA stream the layers compute on where they call the hooks without
+  // waiting for it (CudaLayerOptions::queuedHandOff); else null.
+  virtual void* handOffStream() const { return nullptr; }
 };
 
 // What the CUDA layers are asked to do beyond PyTorch's defaults.
@@ -77,6 +80,12 @@ struct CudaLayerOptions {
   // torch.backends.cudnn.allow_tf32 (true by default in PyTorch): fp32
   // convolutions may run on tensor cores in TF32.
   bool allowTf32 = true;
+  // The host orders its streams after the model's with CUDA events (model.h's
+  // gpu_stream, a host of ABI 1.13 or later): a layer then calls grad_ready
+  // and layer_begin with its work still queued, instead of waiting for its
+  // stream first. Off (the layer tests, an older host, the model parameter
+  // wait_for_gradients): it waits.
+  bool queuedHandOff = false;
 };
 
 // The oneDNN layers (the host), or the CUDA layers on `options.device`;

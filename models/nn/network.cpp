@@ -28,10 +28,16 @@ std::unique_ptr<Layers> layersFor(const dtb_host_t* host, const dtb_device_t& de
   options.host = host;
   options.benchmark = optionalBool(host, kCudnnBenchmark.name(), options.benchmark);
   options.allowTf32 = optionalBool(host, kAllowTf32.name(), options.allowTf32);
+  options.queuedHandOff = handsOffQueued(host);
   return makeCudaLayers(options);
 }
 
 }  // namespace
+
+bool handsOffQueued(const dtb_host_t* host) {
+  return host->abi_version >= DTB_ABI_MAKE_VERSION(1, 13) &&
+         !optionalBool(host, kWaitForGradients.name(), false);
+}
 
 Network::Network(const dtb_host_t* host, const dtb_model_setup_t& setup, Samples samples)
     : host_(host),

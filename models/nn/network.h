@@ -17,6 +17,11 @@
 
 namespace dtb::nn {
 
+// Whether a GPU network's layers call the hooks with their work still
+// queued: under a host that orders its streams after the model's (ABI 1.13
+// or later), unless the plugin's `wait_for_gradients` says to wait.
+bool handsOffQueued(const dtb_host_t* host);
+
 class Network {
  public:
   // What a sample is to the network: an image [channels, height, width], or
@@ -33,6 +38,9 @@ class Network {
   // A network built for a GPU takes its batches' inputs in that GPU's
   // memory too (the host's copy-stream prefetch, model.h).
   static constexpr uint32_t kInputDevices = DTB_MODEL_INPUTS_ON_DEVICE;
+  // The stream a network on a GPU computes on, where it hands its work over
+  // queued (model.h's gpu_stream); null on the host or where it waits.
+  void* gpuStream() const { return layers_->handOffStream(); }
   void setTraining(bool training) { training_ = training; }
   void forward(const dtb_batch_t& batch, const dtb_step_hooks_t* hooks, dtb_forward_result_t* out);
   void backward(const dtb_step_hooks_t* hooks);

@@ -11,6 +11,7 @@ const dtb_param_spec_t kParams[] = {
     nn::kStem.spec(),
     nn::kCudnnBenchmark.spec(),
     nn::kAllowTf32.spec(),
+    nn::kWaitForGradients.spec(),
 };
 
 }  // namespace

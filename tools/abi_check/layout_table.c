@@ -123,6 +123,7 @@ static const dtb_layout_row kRows[] = {
     DTB_MEMBER(dtb_model_plugin_v1_t, backward),
     DTB_MEMBER(dtb_model_plugin_v1_t, release_param), /* since 1.2 */
     DTB_MEMBER(dtb_model_plugin_v1_t, input_devices), /* since 1.11 */
+    DTB_MEMBER(dtb_model_plugin_v1_t, gpu_stream),    /* since 1.13 */
     DTB_STRUCT(dtb_dataset_info_t),
     DTB_MEMBER(dtb_dataset_info_t, struct_size),
     DTB_MEMBER(dtb_dataset_info_t, sample_dtype),

@@ -12,6 +12,7 @@
 #     example          examples/gpu.toml (ResNet-50: four strategies, fp32 and fp16)
 #     bench            bench/gpu_training/compare.sh (one GPU's step against PyTorch)
 #                      and fused_optimizer.sh (the fused optimizer against a kernel per parameter)
+#     hand_off         bench/gpu_training/hand_off.sh (hooks with the GPU's work queued against waiting)
 #   ARCHIVE defaults to .device/dtbench-gpu.tar.xz; it is unpacked beside
 #   itself (unpacked/, replaced each time). Logs go to $OUT (the device's
 #   folder that comes back), else .device/logs.
@@ -26,9 +27,9 @@ done
 ((${#stages[@]})) || { sed -n '2,/^set /p' "$0" | grep '^#'; exit 2; }
 for stage in "${stages[@]}"; do
   case $stage in
-    tests | training | strategies | mixed_precision | runs | example | bench) ;;
+    tests | training | strategies | mixed_precision | runs | example | bench | hand_off) ;;
     *)
-      echo "checks: unknown stage '$stage' (tests, training, strategies, mixed_precision, runs, example, bench)" >&2
+      echo "checks: unknown stage '$stage' (tests, training, strategies, mixed_precision, runs, example, bench, hand_off)" >&2
       exit 2
       ;;
   esac
@@ -103,6 +104,7 @@ for stage in "${stages[@]}"; do
       check gpu_bench 300 env GPU_TRAIN_BENCH="$bin/gpu_train_bench" bench/gpu_training/compare.sh
       check fused_optimizer 270 env DTBENCH="$bin/dtbench" bench/gpu_training/fused_optimizer.sh
       ;;
+    hand_off) check hand_off 300 env DTBENCH="$bin/dtbench" bench/gpu_training/hand_off.sh ;;
   esac
 done
 exit $failed

@@ -146,6 +146,7 @@ class CudaLayers : public Layers {
   }
 
   void synchronize() override { ctx_.synchronize(); }
+  void* handOffStream() const override { return ctx_.options().queuedHandOff ? ctx_.stream() : nullptr; }
 
  private:
   CudaContext ctx_;

@@ -170,19 +170,22 @@ class Residual : public Module {
   DeviceBuffer y_{ctx_.memory()}, dsum_{ctx_.memory()}, dx_{ctx_.memory()};
 };
 
-// Before telling the host a gradient is ready: the GPU has computed it.
+// Telling the host a gradient is ready: where the host orders its streams
+// after the model's (a queued hand-off), at once; else once the GPU has
+// computed it.
 inline void readyOnGpu(CudaContext& ctx, const Pass& pass, Parameter& p) {
   if (!pass.watchesGradients()) return;
-  ctx.synchronize();
+  if (!ctx.options().queuedHandOff) ctx.synchronize();
   pass.ready(p);
 }
 
 // Before a layer with parameters computes: the strategy's layer_begin may
 // take away memory that kernels still queued read (ZeRO-3 hands an earlier
-// layer's gathered parameters to the next gather), so where one listens the
-// model's queued work finishes first.
+// layer's gathered parameters to the next gather), so where one listens and
+// the host does not order the streams, the model's queued work finishes
+// first.
 inline void beginOnGpu(CudaContext& ctx, const Pass& pass, uint32_t layer, dtb_pass_t kind) {
-  if (pass.announcesLayers()) ctx.synchronize();
+  if (pass.announcesLayers() && !ctx.options().queuedHandOff) ctx.synchronize();
   pass.begin(layer, kind);
 }
 

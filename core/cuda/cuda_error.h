@@ -12,7 +12,10 @@
 namespace dtb::core {
 
 inline void checkCuda(cudaError_t result, const char* what) {
-  if (result != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(result));
+  if (result == cudaSuccess) return;
+  // Reported here: a later cudaGetLastError must not blame another call for it.
+  cudaGetLastError();
+  throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(result));
 }
 
 }  // namespace dtb::core

@@ -38,6 +38,10 @@ void GpuStreamOrder::after(void* waiting, void* queued) {
   checkCuda(cudaStreamWaitEvent(static_cast<cudaStream_t>(waiting), event, 0), "cudaStreamWaitEvent");
 }
 
+void GpuStreamOrder::finish(void* stream) {
+  checkCuda(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "waiting for a stream's work");
+}
+
 GpuStreamMarks::GpuStreamMarks(void* stream, int device) : stream_(stream), device_(device) {
   requireGpu(device);
 }

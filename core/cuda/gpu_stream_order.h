@@ -24,6 +24,9 @@ class GpuStreamOrder {
   // runs after the work `queued` has queued so far. The same stream:
   // nothing to do. A CUDA error is std::runtime_error saying which.
   void after(void* waiting, void* queued);
+  // Returns once `stream`'s work queued so far has run: the host waits
+  // (where a stream cannot be ordered by events).
+  void finish(void* stream);
 
  private:
   // (Unused in a build without CUDA, whose calls only throw.)

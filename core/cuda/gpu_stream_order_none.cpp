@@ -11,6 +11,8 @@ GpuStreamOrder::~GpuStreamOrder() = default;
 
 void GpuStreamOrder::after(void*, void*) { throw GpuUnavailable("this build of dtbench has no CUDA"); }
 
+void GpuStreamOrder::finish(void*) { throw GpuUnavailable("this build of dtbench has no CUDA"); }
+
 GpuStreamMarks::GpuStreamMarks(void* stream, int device) : stream_(stream), device_(device) {
   throw GpuUnavailable("this build of dtbench has no CUDA");
 }

@@ -210,13 +210,17 @@ dtb_status_t Communicator::setStream(void* stream, std::string* error) {
   std::lock_guard lock(backendMutex_);
   streamChosen_ = true;
   const dtb_status_t status = d.set_stream(backend_->context(), stream);
-  if (status == DTB_STATUS_OK) strategyStream_ = stream;
+  if (status == DTB_STATUS_OK) {
+    strategyStream_ = stream;
+    streamUnknown_ = stream == nullptr;  // the backend's own: nothing the host can order
+  }
   return status == DTB_STATUS_OK ? status : failed(status, error);
 }
 
-void* Communicator::strategyStream() const {
-  std::lock_guard lock(backendMutex_);
-  return strategyStream_;
+bool Communicator::collectivesStreamKnown() const {
+  const auto& d = api();
+  if (!(d.capabilities & DTB_BACKEND_CAP_CUDA_MEMORY)) return true;
+  return d.set_stream != nullptr && !streamUnknown_;
 }
 
 void Communicator::onHostStreamByDefault(const dtb_tensor_t& tensor) {
@@ -229,9 +233,11 @@ void Communicator::onHostStreamByDefault(const dtb_tensor_t& tensor) {
     stream = gpuWorkStream(tensor.device.index);
   } catch (const std::exception& e) {  // no GPU: the backend will say so at the collective
     log(DTB_LOG_WARN, "communicator", std::string("the host's GPU stream: ") + e.what());
+    streamUnknown_ = true;
     return;
   }
   if (api().set_stream(backend_->context(), stream) != DTB_STATUS_OK) {
+    streamUnknown_ = true;
     const std::optional<std::string> why = backend_->services().takeError();
     log(DTB_LOG_WARN, "communicator",
         backend_->plugin().label() + " refused the host's GPU stream (" + why.value_or("no message") +

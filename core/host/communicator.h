@@ -66,7 +66,15 @@ class Communicator {
   dtb_status_t setStream(void* stream, std::string* error);
   // The stream a strategy chose with setStream (a cudaStream_t); null when
   // none was, or it chose the backend's own again.
-  void* strategyStream() const;
+  void* strategyStream() const { return strategyStream_.load(); }
+  // Whether the host knows the stream a GPU backend's collectives run on,
+  // so that ordering it after a model's queued work orders them
+  // (train/gpu_hand_off.h): the host's own stream (set at the first GPU
+  // collective) or strategyStream(). Not where a strategy chose the
+  // backend's own stream again (NULL), the backend refused the host's, or a
+  // backend of GPU memory has no set_stream. A backend of host memory only
+  // always: its GPU tensors are staged by copies that follow the host's stream.
+  bool collectivesStreamKnown() const;
   // Where the backend takes tensors: DTB_DEVICE_CUDA for a GPU-only one.
   dtb_device_type_t memory() const;
   // Host tensors given to a backend that moves GPU memory only (NCCL) go
@@ -267,8 +275,11 @@ class Communicator {
   int world_;
   std::chrono::milliseconds defaultTimeout_;
   dtb_device_t device_;
-  bool streamChosen_ = false;       // setStream was called, or the host's stream set (under backendMutex_)
-  void* strategyStream_ = nullptr;  // the stream setStream was given and took (under backendMutex_)
+  bool streamChosen_ = false;  // setStream was called, or the host's stream set (under backendMutex_)
+  // Read by the training thread at every hook of a GPU model, without the
+  // backend's mutex (fusion's cycle thread holds it while it launches).
+  std::atomic<void*> strategyStream_{nullptr};  // the stream setStream was given and took
+  std::atomic<bool> streamUnknown_{false};      // see collectivesStreamKnown()
   std::atomic<uint64_t> collectives_{0};
   std::atomic<uint64_t> bytes_{0};
   std::atomic<uint64_t> busBytes_{0};

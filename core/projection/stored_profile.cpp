@@ -61,8 +61,10 @@ ProfiledRun readProfiledRun(Database& db, int64_t runId) {
                        ": no gradient_ready rows: a GPU run under a strategy that listens for no "
                        "gradient (" +
                        run.strategy +
-                       ") is not profiled, since the profile alone would make every layer wait for the GPU; "
-                       "project a run of bucketed, fusion or zero on the GPU, or one on the CPU");
+                       ") is not profiled where its model waits for the GPU before each hook (the model "
+                       "parameter wait_for_gradients = true, a model without gpu_stream, a dtbench before "
+                       "ABI 1.13), since the profile alone would make every layer wait; project a run of "
+                       "bucketed, fusion or zero on the GPU, or one on the CPU");
   if (p.gradients.empty())
     throw ProfileError(which +
                        ": no gradient_ready rows (the run failed before its end, or a dtbench before "

@@ -13,11 +13,15 @@ namespace {
 // a step is made for a model before it trains.
 class EventHandOff final : public GpuHandOff {
  public:
-  EventHandOff(void* modelStream, int device, const Communicator* comm)
-      : model_(modelStream), device_(device), comm_(comm) {}
+  EventHandOff(void* modelStream, int device, const Communicator* comm, bool strategyWaits)
+      : model_(modelStream), device_(device), comm_(comm), strategyWaits_(strategyWaits) {}
 
   void hostAfterModel() override {
     void* host = hostStream();
+    if (strategyWaits_ || (comm_ && !comm_->collectivesStreamKnown())) {
+      order_->finish(model_);  // every later stream's work comes after it
+      return;
+    }
     order_->after(host, model_);
     if (void* chosen = strategyStream()) order_->after(chosen, model_);
   }
@@ -42,14 +46,16 @@ class EventHandOff final : public GpuHandOff {
   void* model_;
   int device_;
   const Communicator* comm_;
+  bool strategyWaits_;
   void* host_ = nullptr;
   std::optional<GpuStreamOrder> order_;
 };
 
 }  // namespace
 
-std::unique_ptr<GpuHandOff> makeGpuHandOff(void* modelStream, int device, const Communicator* comm) {
-  return std::make_unique<EventHandOff>(modelStream, device, comm);
+std::unique_ptr<GpuHandOff> makeGpuHandOff(void* modelStream, int device, const Communicator* comm,
+                                           bool strategyWaits) {
+  return std::make_unique<EventHandOff>(modelStream, device, comm, strategyWaits);
 }
 
 }  // namespace dtb::core

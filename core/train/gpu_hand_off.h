@@ -8,6 +8,13 @@
 // the model's GPU wait for the model's work queued so far; after
 // layer_begin (ZeRO-3's gathers), the model's stream waits for what the hook
 // queued. The host itself waits for neither.
+//
+// Where the host cannot know every stream the hook's work runs on, it waits
+// for the model's stream before the hook instead, as the model did before:
+// a strategy built before 1.13 (it was promised a gradient computed when
+// grad_ready is called, and may work on it with CUDA calls of its own), or
+// collectives on a stream the host does not know
+// (Communicator::collectivesStreamKnown).
 #pragma once
 
 #include <memory>
@@ -33,8 +40,11 @@ class GpuHandOff {
 
 // Between `modelStream` (a cudaStream_t of GPU `device`) and the host's
 // streams of that GPU: gpuWorkStream(device), and `comm`'s strategy-chosen
-// stream when there is one (null comm: none). Its CUDA objects are made at
-// the first call, which throws GpuUnavailable in a build without CUDA.
-std::unique_ptr<GpuHandOff> makeGpuHandOff(void* modelStream, int device, const Communicator* comm);
+// stream when there is one (null comm: none). `strategyWaits`: the strategy
+// predates 1.13, so the host waits for the model's stream before each hook.
+// Its CUDA objects are made at the first call, which throws GpuUnavailable
+// in a build without CUDA.
+std::unique_ptr<GpuHandOff> makeGpuHandOff(void* modelStream, int device, const Communicator* comm,
+                                           bool strategyWaits);
 
 }  // namespace dtb::core

@@ -129,10 +129,10 @@ void MixedPrecision::valuesToModel() {
   store_->settle();
 }
 
-void MixedPrecision::layerValuesToModel(uint32_t layer) {
+void MixedPrecision::layerValuesToModel(uint32_t layer, bool settle) {
   if (layer >= byLayer_.size()) return;  // a layer without parameters
   for (uint32_t i : byLayer_[layer]) widen(i);
-  store_->settle();  // the layer's kernels, on the model's stream, read them next
+  if (settle) store_->settle();  // the layer's kernels, on the model's stream, read them next
 }
 
 void MixedPrecision::beginBackward() {

@@ -64,7 +64,9 @@ class MixedPrecision {
   // forward begins: for a strategy that moves the parameters between
   // layers (ZeRO-3 gathers a layer's into a buffer it points the records
   // at, and frees it after), that is the only time they are whole.
-  void layerValuesToModel(uint32_t layer);
+  // `settle`: the host waits for the widening; false where the model's
+  // stream is ordered after it instead (train/gpu_hand_off.h).
+  void layerValuesToModel(uint32_t layer, bool settle = true);
 
   // A backward begins: no gradient has arrived, none overflowed.
   void beginBackward();

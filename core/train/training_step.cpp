@@ -67,7 +67,10 @@ TrainingStep::TrainingStep(PluginInstance& model, PluginInstance& strategy, Opti
       strategyApi_(strategy.plugin().descriptor<dtb_strategy_plugin_v1_t>()) {
   const GpuModel gpu = gpuModelOf(model, modelApi_);
   if (gpu.stream) {
-    handOff_ = makeGpuHandOff(gpu.stream, gpu.device, comm_);
+    // A strategy built before 1.13 was promised a gradient computed when
+    // grad_ready is called: the host waits for the model before its hooks.
+    const bool strategyWaits = strategyApi_.header.abi_version < DTB_ABI_MAKE_VERSION(1, 13);
+    handOff_ = makeGpuHandOff(gpu.stream, gpu.device, comm_, strategyWaits);
     if (profile_) profile_->timeOn(makeGpuStreamClock(gpu.stream, gpu.device));
   } else if (gpu.device >= 0 && !strategyApi_.grad_ready) {
     // The model waits for its GPU before each hook: the profile alone would
@@ -94,7 +97,9 @@ dtb_status_t TrainingStep::layerBegin(void* self, uint32_t layer, dtb_pass_t pas
   // gathered); backward reuses what forward widened.
   if (status == DTB_STATUS_OK && step->precision_ && pass == DTB_PASS_FORWARD) {
     try {
-      step->precision_->layerValuesToModel(layer);
+      // With a queued hand-off the model's stream waits for the widening
+      // (below); else the host does.
+      step->precision_->layerValuesToModel(layer, /*settle=*/!step->handOff_);
     } catch (const std::exception& e) {  // the strategy left a parameter nowhere
       step->hostError_ = e.what();
       step->hostErrorStatus_ = DTB_STATUS_INVALID_ARGUMENT;
@@ -136,7 +141,16 @@ dtb_status_t TrainingStep::gradReady(void* self, dtb_param_t* param) {
   }
   // The gradient as the strategy gets it: in mixed precision its bytes are
   // the low precision's, which is what a projection of the run moves.
-  if (step->profile_) step->profile_->ready(*param);
+  if (step->profile_) {
+    try {
+      step->profile_->ready(*param);
+    } catch (
+        const std::exception& e) {  // a CUDA error recording the mark: nothing may cross the model's frames
+      step->hostError_ = std::string("timing a gradient: ") + e.what();
+      step->hostErrorStatus_ = DTB_STATUS_INTERNAL;
+      return DTB_STATUS_INTERNAL;
+    }
+  }
   if (!step->strategyApi_.grad_ready) return DTB_STATUS_OK;
   const dtb_status_t status = step->strategyApi_.grad_ready(step->strategy_.context(), param);
   if (step->comm_) step->comm_->endPolling();  // back to the model's compute

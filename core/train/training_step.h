@@ -93,6 +93,10 @@ class TrainingStep {
   // The hooks wired to the strategy, for forward passes outside a step
   // (evaluation): ZeRO-3 gathers its parameters in layer_begin.
   const dtb_step_hooks_t* hooks() const { return &hooks_; }
+  // Checks a model call made with hooks(): throws PluginCallError with the
+  // host's own error inside a hook, or blaming the strategy when one of its
+  // hooks failed, or the model's.
+  void checkModel(const char* function, dtb_status_t status);
   // Whether the model hands its GPU work over queued (gives its stream).
   bool handsOffQueued() const { return handOff_ != nullptr; }
   // Orders a queued hand-off through `handOff` instead of CUDA events (the
@@ -107,8 +111,6 @@ class TrainingStep {
   // Orders the GPU's streams around a hook where the model hands its work
   // over queued; false (the error kept for checkModel) on a CUDA error.
   bool handOff(void (GpuHandOff::*order)());
-  // Checks a model call, blaming the strategy when one of its hooks failed.
-  void checkModel(const char* function, dtb_status_t status);
 
   PluginInstance& model_;
   PluginInstance& strategy_;

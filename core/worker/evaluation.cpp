@@ -19,7 +19,7 @@ struct Totals {
 
 // This rank's strided share of the test split, unpadded: every test sample counts once.
 Totals evaluateShare(RankPlugins& plugins, const dtb_dataset_info_t& info, uint32_t batch, int rank,
-                     int world, const TrainingStep& step) {
+                     int world, TrainingStep& step) {
   PluginInstance& model = plugins.model();
   const dtb_model_plugin_v1_t& api = plugins.modelApi();
   model.check("set_mode", api.set_mode(model.context(), DTB_MODE_EVAL));
@@ -39,7 +39,7 @@ Totals evaluateShare(RankPlugins& plugins, const dtb_dataset_info_t& info, uint3
     dtb_batch_t view = batchView(*last, info);
     dtb_forward_result_t out{};
     out.struct_size = sizeof(out);
-    model.check("forward", api.forward(model.context(), &view, step.hooks(), &out));
+    step.checkModel("forward", api.forward(model.context(), &view, step.hooks(), &out));
     if (!counted) continue;
     totals.lossSum += out.loss * last->size;
     totals.correct += out.correct;
@@ -51,7 +51,7 @@ Totals evaluateShare(RankPlugins& plugins, const dtb_dataset_info_t& info, uint3
 }  // namespace
 
 Evaluation evaluateTestSplit(RankPlugins& plugins, const dtb_dataset_info_t& info, uint32_t batch, int rank,
-                             int world, const TrainingStep& step) {
+                             int world, TrainingStep& step) {
   Totals share;
   if (info.split_count > 1) share = evaluateShare(plugins, info, batch, rank, world, step);
   std::vector<double> totals = {share.lossSum, share.correct, share.samples};

@@ -20,6 +20,6 @@ struct Evaluation {
 // Every rank calls it at the same point: it all-reduces the totals. Where
 // there is a test split, it leaves the model in eval mode.
 Evaluation evaluateTestSplit(RankPlugins& plugins, const dtb_dataset_info_t& info, uint32_t batch, int rank,
-                             int world, const TrainingStep& step);
+                             int world, TrainingStep& step);
 
 }  // namespace dtb::core

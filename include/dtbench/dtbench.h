@@ -445,7 +445,8 @@ typedef struct dtb_host {
    * In host memory it is done when it returns. On a GPU it is queued on the host's stream for that GPU, and
    * runs in order with the run's collectives there (a GPU backend's, unless the strategy set its own stream
    * with comm_set_stream; one staged through host memory waits for it) and with optim_update; the host's next
-   * forward waits for all of it. The model's gradient is final on the GPU when grad_ready is called.
+   * forward waits for all of it. What it queues on a gradient in grad_ready runs after the model computed the
+   * gradient (model.h's gpu_stream: the host orders its streams after the model's).
    * Strategies only (others get DTB_STATUS_UNSUPPORTED). */
   dtb_status_t (*tensor_copy)(dtb_host_ctx_t ctx, const dtb_tensor_t* dst, uint64_t dst_offset,
                               const dtb_tensor_t* src, uint64_t src_offset, uint64_t count, float scale,

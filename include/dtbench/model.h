@@ -126,13 +126,16 @@ typedef struct dtb_model_plugin_v1_s {
    * waiting for its GPU: grad_ready as soon as the gradient's work is queued
    * on that stream, layer_begin with the earlier layers' work still queued.
    * The host orders the GPU work itself, with CUDA events, not host waits:
-   * what it and the strategy queue on the gradient (or in layer_begin) runs
-   * after the model's work queued before the hook, and the model's work
-   * queued after layer_begin returns runs after what the hook queued. So the
-   * GPU goes on computing backward while the strategy launches its
-   * collectives. A model may give its stream only to a host of 1.13 or later
-   * (host->abi_version); an older host does not order, so the model must
-   * wait as before. backward still returns with every gradient computed. */
+   * what it and the strategy queue on the gradient (or in layer_begin)
+   * through the host's services runs after the model's work queued before
+   * the hook, and the model's work queued after layer_begin returns runs
+   * after what the hook queued. So the GPU goes on computing backward while
+   * the strategy launches its collectives. (Where it cannot order every
+   * stream involved, the host waits for this one before the hook instead:
+   * docs/plugin-abi.md.) A model may give its stream only to a host of 1.13
+   * or later (host->abi_version); an older host does not order, so the model
+   * must wait as before. backward still returns with every gradient
+   * computed. */
   void* (*gpu_stream)(void* model);
 } dtb_model_plugin_v1_t;
 

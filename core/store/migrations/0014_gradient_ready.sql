@@ -2,7 +2,8 @@
 -- the run's steps but its first: the order and the times a strategy's
 -- communication can overlap, which `dtbench project` schedules DDP's
 -- buckets, Horovod's fusion cycles and ZeRO's reduce-scatters against. On
--- a GPU the times are when the model queued each gradient's kernels.
+-- a GPU the times are when the GPU computed each gradient (CUDA events on
+-- the model's stream).
 CREATE TABLE gradient_ready (
   run_id     INTEGER NOT NULL REFERENCES run(id), -- the run (run.id)
   rank       INTEGER NOT NULL,  -- the rank in the run's world

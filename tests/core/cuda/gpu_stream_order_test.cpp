@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cuda/gpu_tensor_ops.h"
 #include "gpu_available.h"
 
 namespace dtb::core {
@@ -60,12 +61,52 @@ TEST(GpuStreamOrder, TheWaitingStreamRunsAfterWhatTheOtherHadQueued) {
   cudaFree(busy);
 }
 
+// The step's two directions with the host's real stream (a blocking one):
+// the host's stream after the model's, and a synchronous copy on the legacy
+// default stream (Gloo's staging) after that; then the model's stream after
+// work queued on the host's.
+TEST(GpuStreamOrder, TheHostsStreamAndTheLegacyStreamFollowTheModelAndTheModelFollowsTheHost) {
+  DTBENCH_SKIP_WITHOUT_GPU();
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  SideStream model;
+  auto host = static_cast<cudaStream_t>(gpuWorkStream(0));
+  void* busy = nullptr;
+  int32_t* flag = nullptr;
+  ASSERT_EQ(cudaMalloc(&busy, kBusyBytes), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&flag, sizeof(int32_t)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(flag, 0, sizeof(int32_t)), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  GpuStreamOrder order(0);
+
+  for (int i = 0; i < 8; ++i) ASSERT_EQ(cudaMemsetAsync(busy, i, kBusyBytes, model.get()), cudaSuccess);
+  ASSERT_EQ(cudaMemsetAsync(flag, 0x02, sizeof(int32_t), model.get()), cudaSuccess);
+  order.after(host, model.get());
+  int32_t seen = -1;  // pageable: cudaMemcpy returns once the copy landed
+  ASSERT_EQ(cudaMemcpy(&seen, flag, sizeof(int32_t), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(seen, 0x02020202) << "the legacy default stream read before the model's work the host's followed";
+
+  for (int i = 0; i < 8; ++i) ASSERT_EQ(cudaMemsetAsync(busy, i, kBusyBytes, host), cudaSuccess);
+  ASSERT_EQ(cudaMemsetAsync(flag, 0x03, sizeof(int32_t), host), cudaSuccess);  // a gather, last
+  order.after(model.get(), host);
+  int32_t* read = nullptr;
+  ASSERT_EQ(cudaMallocHost(&read, sizeof(int32_t)), cudaSuccess);
+  *read = -1;
+  ASSERT_EQ(cudaMemcpyAsync(read, flag, sizeof(int32_t), cudaMemcpyDeviceToHost, model.get()), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(model.get()), cudaSuccess);
+  EXPECT_EQ(*read, 0x03030303) << "the model's stream read before the host's work it was ordered after";
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  cudaFreeHost(read);
+  cudaFree(flag);
+  cudaFree(busy);
+}
+
 TEST(GpuStreamMarks, MarksAreSecondsAfterTheOriginWhenTheGpuReachedThem) {
   DTBENCH_SKIP_WITHOUT_GPU();
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
   SideStream stream;
   void* busy = nullptr;
   ASSERT_EQ(cudaMalloc(&busy, kBusyBytes), cudaSuccess);
+  ASSERT_EQ(cudaMemsetAsync(busy, 0, kBusyBytes, stream.get()), cudaSuccess);  // any first-use cost, untimed
   GpuStreamMarks marks(stream.get(), 0);
   for (int round = 0; round < 2; ++round) {  // the events are reused by the second
     marks.begin();

@@ -191,6 +191,42 @@ TEST(Communicator, HostTensorsOnAGpuOnlyBackendGoOverItsControl) {
   EXPECT_GT(comm.trainingWaitSeconds(), 0.0) << "the control's waits are the training thread's waits too";
 }
 
+// Whether the host knows the stream a GPU backend's collectives run on
+// (what a GPU model's queued hand-off orders after the model's work,
+// train/gpu_hand_off.h): a backend of host memory always (staged copies
+// follow the host's stream); a GPU backend with set_stream until a strategy
+// chooses the backend's own stream again (NULL); one without set_stream
+// never.
+TEST(Communicator, KnowsTheCollectivesStreamUntilAStrategyChoosesTheBackendsOwn) {
+  PluginLoader loader(SearchPath({kTestPluginDir}));
+  auto real = loader.load(PluginKind::kBackend, "single");
+  auto library = std::make_shared<SharedLibrary>(real->path());
+  const auto communicatorOf = [&](uint32_t capabilities, bool setStream) {
+    dtb_backend_plugin_v1_t d = real->descriptor<dtb_backend_plugin_v1_t>();
+    d.capabilities = capabilities;
+    d.set_stream = nullptr;
+    if (setStream) d.set_stream = [](void*, void*) { return DTB_STATUS_OK; };
+    auto plugin = std::make_shared<const LoadedPlugin>(library, PluginKind::kBackend, 1, d, real->params());
+    return std::make_unique<Communicator>(createBackend(plugin, {}, oneRank()), 0, 1,
+                                          std::chrono::milliseconds(1000));
+  };
+  EXPECT_TRUE(communicatorOf(DTB_BACKEND_CAP_HOST_MEMORY, false)->collectivesStreamKnown());
+  EXPECT_FALSE(communicatorOf(DTB_BACKEND_CAP_CUDA_MEMORY, false)->collectivesStreamKnown());
+
+  auto gpu = communicatorOf(DTB_BACKEND_CAP_CUDA_MEMORY, true);
+  EXPECT_TRUE(gpu->collectivesStreamKnown()) << "the host's own stream, set at the first collective";
+  int chosen = 0;
+  std::string error;
+  ASSERT_EQ(gpu->setStream(&chosen, &error), DTB_STATUS_OK) << error;
+  EXPECT_TRUE(gpu->collectivesStreamKnown());
+  EXPECT_EQ(gpu->strategyStream(), &chosen);
+  ASSERT_EQ(gpu->setStream(nullptr, &error), DTB_STATUS_OK) << error;
+  EXPECT_FALSE(gpu->collectivesStreamKnown()) << "the backend's own stream: nothing the host can order";
+  EXPECT_EQ(gpu->strategyStream(), nullptr);
+  ASSERT_EQ(gpu->setStream(&chosen, &error), DTB_STATUS_OK) << error;
+  EXPECT_TRUE(gpu->collectivesStreamKnown());
+}
+
 // busy_ns is read only when the backend filled it: one that does not
 // measure it (NCCL without busy_time) shortens struct_size before busy_ns,
 // and the host reports no busy time rather than none spent.

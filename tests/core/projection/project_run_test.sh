@@ -123,6 +123,6 @@ grep -q "dtbench project: run 1: no gradient_ready rows" "$scratch/e.txt" || fai
 python3 -c "import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); d.execute('DELETE FROM run_param WHERE run_id = 1 AND key = ?', ('device',)); d.execute('INSERT INTO run_param (run_id, key, value) VALUES (1, ?, ?)', ('device', '\"cuda\"')); d.commit()" "$scratch/r.db"
 "$dtbench" project --system "$system" --db "$scratch/r.db" --run 1 > "$scratch/e.txt" 2>&1 &&
   fail "a GPU run without gradient times was projected"
-grep -q "is not profiled, since the profile alone would make every layer wait for the GPU" "$scratch/e.txt" ||
+grep -q "is not profiled where its model waits for the GPU before each hook" "$scratch/e.txt" ||
   fail "the GPU run's missing profile is not explained: $(cat "$scratch/e.txt")"
 echo "ok"

@@ -103,8 +103,8 @@ dtb_model_plugin_v1_t standInModel(const dtb_plugin_header_t& header) {
   return d;
 }
 
-// Logs what it is told; queues nothing.
-dtb_strategy_plugin_v1_t listeningStrategy(const dtb_plugin_header_t& header) {
+// Logs what it is told; queues nothing. Not `listens`: no hooks (the all-reduce).
+dtb_strategy_plugin_v1_t listeningStrategy(const dtb_plugin_header_t& header, bool listens = true) {
   dtb_strategy_plugin_v1_t d{};
   d.header = header;
   d.header.abi_version = DTB_ABI_VERSION;
@@ -125,6 +125,10 @@ dtb_strategy_plugin_v1_t listeningStrategy(const dtb_plugin_header_t& header) {
   };
   d.finish_backward = [](void*) { return DTB_STATUS_OK; };
   d.step = [](void*) { return DTB_STATUS_OK; };
+  if (!listens) {
+    d.layer_begin = nullptr;
+    d.grad_ready = nullptr;
+  }
   return d;
 }
 
@@ -139,8 +143,10 @@ class GpuHandOffTest : public ::testing::Test {
   void SetUp() override { handOffLog = &log_; }
   void TearDown() override { handOffLog = nullptr; }
 
-  // One step of the stand-in under the listening strategy; the log of it.
-  std::vector<std::string> oneStep(bool modelGivesStream, bool* queued) {
+  // `steps` steps of the stand-in under the listening strategy (or one with
+  // no hooks), profiled by `profile` where given; the log of them.
+  std::vector<std::string> train(bool modelGivesStream, bool* queued, int steps = 1, bool listens = true,
+                                 GradientProfile* profile = nullptr) {
     PluginLoader loader(SearchPath({DTBENCH_PLUGIN_DIR, DTBENCH_TEST_PLUGIN_DIR}));
     auto realModel = loader.load(PluginKind::kModel, "linear");
     auto realStrategy = loader.load(PluginKind::kStrategy, "allreduce");
@@ -149,7 +155,7 @@ class GpuHandOffTest : public ::testing::Test {
         standInModel(realModel->header()), std::vector<ParamSpec>{});
     auto strategyPlugin = std::make_shared<const LoadedPlugin>(
         std::make_shared<SharedLibrary>(realStrategy->path()), PluginKind::kStrategy, 1,
-        listeningStrategy(realStrategy->header()), std::vector<ParamSpec>{});
+        listeningStrategy(realStrategy->header(), listens), std::vector<ParamSpec>{});
     dtb_model_setup_t setup{};
     setup.struct_size = sizeof(setup);
     setup.device = {DTB_DEVICE_CUDA, 0};
@@ -162,14 +168,16 @@ class GpuHandOffTest : public ::testing::Test {
                                        {DTB_DEVICE_CUDA, 0},         1};
     Optimizer optimizer({"sgd", 0.1, 0.0, false, 0.0});
     auto strategy = createStrategy(strategyPlugin, {}, strategySetup, nullptr, &optimizer, model.get());
-    TrainingStep step(*model, *strategy, optimizer, nullptr);
+    TrainingStep step(*model, *strategy, optimizer, nullptr, profile);
     step.handOffThrough(std::make_unique<RecordingHandOff>());
     *queued = step.handsOffQueued();
     log_.clear();
     dtb_batch_t batch{};
     batch.struct_size = sizeof(batch);
-    const dtb_step_info_t info{sizeof(dtb_step_info_t), 0, 0, 0, 1};
-    step.run(batch, info);
+    for (int s = 0; s < steps; ++s) {
+      const dtb_step_info_t info{sizeof(dtb_step_info_t), static_cast<uint64_t>(s), 0, 0, 1};
+      step.run(batch, info);
+    }
     return log_;
   }
 
@@ -178,7 +186,7 @@ class GpuHandOffTest : public ::testing::Test {
 
 TEST_F(GpuHandOffTest, HostStreamsWaitForTheModelBeforeEachHookAndTheModelForTheHostAfterLayerBegin) {
   bool queued = false;
-  const std::vector<std::string> log = oneStep(true, &queued);
+  const std::vector<std::string> log = train(true, &queued);
   EXPECT_TRUE(queued);
   const std::vector<std::string> expected = {"host after model", "strategy layer_begin forward 0",
                                              "model after host", "model computes forward 0",
@@ -195,12 +203,25 @@ TEST_F(GpuHandOffTest, HostStreamsWaitForTheModelBeforeEachHookAndTheModelForThe
 
 TEST_F(GpuHandOffTest, AModelThatWaitsForItsGpuIsNotOrdered) {
   bool queued = true;
-  const std::vector<std::string> log = oneStep(false, &queued);
+  const std::vector<std::string> log = train(false, &queued);
   EXPECT_FALSE(queued);
   for (const std::string& line : log) {
     EXPECT_EQ(line.find("after"), std::string::npos) << line;
   }
   EXPECT_EQ(log.size(), 10u);  // the hooks and the model's layers alone
+}
+
+// A GPU model that waits for its GPU before each hook is not profiled under
+// a strategy that listens for no gradients: the profile alone would add that
+// wait to every layer. Under one that listens the waits are there anyway.
+TEST_F(GpuHandOffTest, AWaitingGpuModelIsProfiledOnlyWhereTheStrategyListens) {
+  bool queued = true;
+  GradientProfile unheard, heard;
+  train(false, &queued, 3, /*listens=*/false, &unheard);
+  EXPECT_EQ(unheard.backwards(), 0);
+  train(false, &queued, 3, /*listens=*/true, &heard);
+  EXPECT_EQ(heard.backwards(), 2);  // all but the first
+  EXPECT_EQ(heard.gradients().size(), 2u);
 }
 
 }  // namespace

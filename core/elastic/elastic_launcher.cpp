@@ -90,6 +90,8 @@ LaunchOutcome ElasticDriver::watch() {
     if (settling_) {
       if (std::optional<LaunchOutcome> end = settle()) return *end;
     } else if (allMembersFinished()) {
+      // Their last records may have come after the read above.
+      drainRanks(ranks_, output_, std::chrono::seconds(1));
       return {};
     }
     if (options_.interrupted && options_.interrupted->load()) {

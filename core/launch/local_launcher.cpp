@@ -106,6 +106,9 @@ LaunchOutcome watchRanks(const LaunchOptions& options, std::vector<Rank>& ranks,
   for (;;) {
     readRanks(ranks, output);
     const Reaped reaped = reapRanks(ranks);
+    // Their last records (the memory ledger, the gradient profile) may have
+    // come after the read above.
+    if (reaped.allDone) drainRanks(ranks, output, std::chrono::seconds(1));
     if (reaped.failed >= 0 && !settleUntil) {
       settleUntil = Clock::now() + std::chrono::milliseconds(1500);
       failedAt = std::chrono::system_clock::now();

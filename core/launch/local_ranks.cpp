@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -226,6 +227,14 @@ void readRanks(std::vector<Rank>& ranks, RankOutput& output) {
       r.fd = -1;
     }
   }
+}
+
+void drainRanks(std::vector<Rank>& ranks, RankOutput& output, std::chrono::milliseconds bound) {
+  const auto until = std::chrono::steady_clock::now() + bound;
+  const auto open = [&] {
+    return std::any_of(ranks.begin(), ranks.end(), [](const Rank& r) { return r.fd >= 0; });
+  };
+  while (open() && std::chrono::steady_clock::now() < until) readRanks(ranks, output);
 }
 
 // The state letter of /proc/<pid>/stat: 'T' stopped (SIGSTOP), 't' traced.

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,11 @@ std::string startRank(const LaunchOptions& options, int r, pid_t parent, pid_t& 
 // Waits a moment for any rank to write, then feeds what each wrote to
 // `output`; closes the pipe of a rank that closed its end.
 void readRanks(std::vector<Rank>& ranks, RankOutput& output);
+// Once the ranks have exited: reads what they wrote after the last
+// readRanks (a rank may write its last records and exit between a read and
+// the reaping that sees it gone), until every pipe has ended or `bound`
+// passed (a process the worker started may still hold a pipe open).
+void drainRanks(std::vector<Rank>& ranks, RankOutput& output, std::chrono::milliseconds bound);
 
 // SIGTERM to the group, SIGKILL to whoever is left after 3 s; reaps every rank.
 void stopAll(std::vector<Rank>& ranks, pid_t group);

@@ -54,6 +54,22 @@ TEST(GpuHandOffModel, QueuedOnlyUnderAHostThatOrdersTheStreamsAndUnlessAskedToWa
   handOffWaitSetting = -1;
 }
 
+// Batches of up to 8 images of channels x size x size in 10 classes on `device`.
+dtb_model_setup_t imagesOn(dtb_device_t device, int64_t channels, int64_t size) {
+  dtb_model_setup_t setup{};
+  setup.struct_size = sizeof(setup);
+  setup.device = device;
+  setup.input_ndim = 3;
+  setup.input_shape[0] = channels;
+  setup.input_shape[1] = size;
+  setup.input_shape[2] = size;
+  setup.num_classes = 10;
+  setup.max_batch = 8;
+  setup.seed = 5;
+  setup.threads = 2;
+  return setup;
+}
+
 TEST(GpuHandOffModel, EveryLayerLibraryModelDeclaresTheWaitAndGivesNoStreamOnTheHost) {
   PluginLoader loader(SearchPath({DTBENCH_PLUGIN_DIR}));
   for (const char* name : {"lenet", "mlp", "resnet", "mobilenetv2"}) {
@@ -62,36 +78,12 @@ TEST(GpuHandOffModel, EveryLayerLibraryModelDeclaresTheWaitAndGivesNoStreamOnThe
     ASSERT_NE(plugin->findParam("wait_for_gradients"), nullptr);
     const auto& api = plugin->descriptor<dtb_model_plugin_v1_t>();
     ASSERT_NE(api.gpu_stream, nullptr);
-    dtb_model_setup_t setup{};
-    setup.struct_size = sizeof(setup);
-    setup.device = {DTB_DEVICE_HOST, 0};
-    setup.input_ndim = 3;
-    setup.input_shape[0] = 1;
-    setup.input_shape[1] = 28;
-    setup.input_shape[2] = 28;
-    setup.num_classes = 10;
-    setup.max_batch = 2;
-    setup.seed = 1;
-    setup.threads = 1;
-    auto model = createModel(plugin, {}, setup);
+    auto model = createModel(plugin, {}, imagesOn({DTB_DEVICE_HOST, 0}, 1, 28));  // LeNet's MNIST
     EXPECT_EQ(api.gpu_stream(model->context()), nullptr);
   }
 }
 
-dtb_model_setup_t resnetOnGpu() {
-  dtb_model_setup_t setup{};
-  setup.struct_size = sizeof(setup);
-  setup.device = {DTB_DEVICE_CUDA, 0};
-  setup.input_ndim = 3;
-  setup.input_shape[0] = 3;
-  setup.input_shape[1] = 32;
-  setup.input_shape[2] = 32;
-  setup.num_classes = 10;
-  setup.max_batch = 8;
-  setup.seed = 5;
-  setup.threads = 2;
-  return setup;
-}
+dtb_model_setup_t resnetOnGpu() { return imagesOn({DTB_DEVICE_CUDA, 0}, 3, 32); }
 
 // Each gradient copied on the host's stream as it is reported.
 struct Snapshots {

@@ -10,9 +10,7 @@
 namespace dtb::core {
 
 GpuCopyStream::GpuCopyStream(int device, int events) : device_(device), eventCount_(events) {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || device < 0 || device >= count)
-    throw GpuUnavailable("no GPU " + std::to_string(device) + " to copy batches to");
+  requireGpu(device, "to copy batches to");
   checkCuda(cudaSetDevice(device), "cudaSetDevice");
   cudaStream_t stream = nullptr;
   checkCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate (the copy stream)");

@@ -7,18 +7,9 @@
 #include "cuda/gpu_stream_order.h"
 
 namespace dtb::core {
-namespace {
-
-void requireGpu(int device) {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || device < 0 || device >= count)
-    throw GpuUnavailable("no GPU " + std::to_string(device) + " to order streams on");
-}
-
-}  // namespace
 
 GpuStreamOrder::GpuStreamOrder(int device) : device_(device) {
-  requireGpu(device);
+  requireGpu(device, "to order streams on");
   checkCuda(cudaSetDevice(device), "cudaSetDevice");
   cudaEvent_t event = nullptr;
   // Untimed: it only orders, and an untimed event costs less to record.
@@ -43,24 +34,22 @@ void GpuStreamOrder::finish(void* stream) {
 }
 
 GpuStreamMarks::GpuStreamMarks(void* stream, int device) : stream_(stream), device_(device) {
-  requireGpu(device);
+  requireGpu(device, "to time a stream on");
 }
 
 GpuStreamMarks::~GpuStreamMarks() {
   for (void* event : events_) cudaEventDestroy(static_cast<cudaEvent_t>(event));
 }
 
-void* GpuStreamMarks::record() {
+void GpuStreamMarks::record() {
   checkCuda(cudaSetDevice(device_), "cudaSetDevice");
   if (used_ == events_.size()) {
     cudaEvent_t event = nullptr;
     checkCuda(cudaEventCreate(&event), "cudaEventCreate (a backward mark)");
     events_.push_back(event);
   }
-  void* event = events_[used_++];
-  checkCuda(cudaEventRecord(static_cast<cudaEvent_t>(event), static_cast<cudaStream_t>(stream_)),
+  checkCuda(cudaEventRecord(static_cast<cudaEvent_t>(events_[used_++]), static_cast<cudaStream_t>(stream_)),
             "cudaEventRecord (a backward mark)");
-  return event;
 }
 
 void GpuStreamMarks::begin() {

@@ -53,7 +53,7 @@ class GpuStreamMarks {
   std::vector<double> read();
 
  private:
-  void* record();  // the next event (made on first use), recorded on the stream
+  void record();  // the next event (made on first use), recorded on the stream
 
   [[maybe_unused]] void* stream_;  // a cudaStream_t
   [[maybe_unused]] int device_;

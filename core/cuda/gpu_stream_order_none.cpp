@@ -19,7 +19,7 @@ GpuStreamMarks::GpuStreamMarks(void* stream, int device) : stream_(stream), devi
 
 GpuStreamMarks::~GpuStreamMarks() = default;
 
-void* GpuStreamMarks::record() { throw GpuUnavailable("this build of dtbench has no CUDA"); }
+void GpuStreamMarks::record() { throw GpuUnavailable("this build of dtbench has no CUDA"); }
 
 void GpuStreamMarks::begin() { throw GpuUnavailable("this build of dtbench has no CUDA"); }
 

@@ -14,8 +14,7 @@ void GradientProfile::beginBackward() {
 
 void GradientProfile::ready(const dtb_param_t& param) {
   if (!counting_) return;
-  marked_.push_back({param.index, param.layer, param.name ? param.name : "",
-                     param.grad.count * dtypeSize(param.grad.dtype), 0});
+  marked_.push_back(&param);
   clock_->mark();
 }
 
@@ -26,10 +25,13 @@ void GradientProfile::endBackward() {
   const std::vector<double> at = clock_->read();
   if (at.size() != marked_.size() + 1) return;  // a clock that lost marks: this backward is not profiled
   for (size_t i = 0; i < marked_.size(); ++i) {
-    const ReadyGradient& gradient = marked_[i];
-    if (gradient.index >= sums_.size()) sums_.resize(gradient.index + 1);
-    Sum& sum = sums_[gradient.index];
-    if (sum.count == 0) sum.gradient = gradient;
+    const dtb_param_t& param = *marked_[i];
+    if (param.index >= sums_.size()) sums_.resize(param.index + 1);
+    Sum& sum = sums_[param.index];
+    if (sum.count == 0) {
+      sum.gradient = {param.index, param.layer, param.name ? param.name : "",
+                      param.grad.count * dtypeSize(param.grad.dtype), 0};
+    }
     sum.readySum += at[i];
     ++sum.count;
   }

@@ -35,6 +35,7 @@ class GradientProfile {
   void timeOn(std::unique_ptr<BackwardClock> clock) { clock_ = std::move(clock); }
 
   void beginBackward();
+  // `param` stays valid until endBackward (a model's or the host's record).
   void ready(const dtb_param_t& param);
   void endBackward();
 
@@ -51,9 +52,11 @@ class GradientProfile {
     int64_t count = 0;
   };
   std::unique_ptr<BackwardClock> clock_ = makeHostClock();
-  std::vector<ReadyGradient> marked_;  // this backward's gradients, one clock mark each
-  bool counting_ = false;              // this backward is profiled (not the first)
-  int64_t seen_ = 0;                   // backwards begun
+  // This backward's gradients, one clock mark each (the model's or the
+  // host's records, which outlive the backward).
+  std::vector<const dtb_param_t*> marked_;
+  bool counting_ = false;  // this backward is profiled (not the first)
+  int64_t seen_ = 0;       // backwards begun
   int64_t profiled_ = 0;
   double backwardSum_ = 0;
   std::vector<Sum> sums_;  // by parameter index

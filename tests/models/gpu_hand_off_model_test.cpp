@@ -18,6 +18,7 @@
 #include "dtbench/plugin.hpp"
 #include "gpu_available.h"
 #include "host/plugin_instance.h"
+#include "image_model_setup.h"
 #include "network.h"
 #include "plugin/loader.h"
 #include "train/gpu_hand_off.h"
@@ -54,22 +55,6 @@ TEST(GpuHandOffModel, QueuedOnlyUnderAHostThatOrdersTheStreamsAndUnlessAskedToWa
   handOffWaitSetting = -1;
 }
 
-// Batches of up to 8 images of channels x size x size in 10 classes on `device`.
-dtb_model_setup_t imagesOn(dtb_device_t device, int64_t channels, int64_t size) {
-  dtb_model_setup_t setup{};
-  setup.struct_size = sizeof(setup);
-  setup.device = device;
-  setup.input_ndim = 3;
-  setup.input_shape[0] = channels;
-  setup.input_shape[1] = size;
-  setup.input_shape[2] = size;
-  setup.num_classes = 10;
-  setup.max_batch = 8;
-  setup.seed = 5;
-  setup.threads = 2;
-  return setup;
-}
-
 TEST(GpuHandOffModel, EveryLayerLibraryModelDeclaresTheWaitAndGivesNoStreamOnTheHost) {
   PluginLoader loader(SearchPath({DTBENCH_PLUGIN_DIR}));
   for (const char* name : {"lenet", "mlp", "resnet", "mobilenetv2"}) {
@@ -78,12 +63,13 @@ TEST(GpuHandOffModel, EveryLayerLibraryModelDeclaresTheWaitAndGivesNoStreamOnThe
     ASSERT_NE(plugin->findParam("wait_for_gradients"), nullptr);
     const auto& api = plugin->descriptor<dtb_model_plugin_v1_t>();
     ASSERT_NE(api.gpu_stream, nullptr);
-    auto model = createModel(plugin, {}, imagesOn({DTB_DEVICE_HOST, 0}, 1, 28));  // LeNet's MNIST
+    auto model = createModel(
+        plugin, {}, testing::imageModelSetup({DTB_DEVICE_HOST, 0}, 1, 28, 8, 10, 5, 2));  // LeNet's MNIST
     EXPECT_EQ(api.gpu_stream(model->context()), nullptr);
   }
 }
 
-dtb_model_setup_t resnetOnGpu() { return imagesOn({DTB_DEVICE_CUDA, 0}, 3, 32); }
+dtb_model_setup_t resnetOnGpu() { return testing::imageModelSetup({DTB_DEVICE_CUDA, 0}, 3, 32, 8, 10, 5, 2); }
 
 // Each gradient copied on the host's stream as it is reported.
 struct Snapshots {

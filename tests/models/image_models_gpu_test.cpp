@@ -23,24 +23,14 @@
 #include "dtbench/plugin.hpp"
 #include "gpu_available.h"
 #include "host/plugin_instance.h"
+#include "image_model_setup.h"
 #include "plugin/loader.h"
 
 namespace dtb::core {
 namespace {
 
 dtb_model_setup_t setupOn(dtb_device_t device, int64_t size, uint32_t batch, int64_t channels = 3) {
-  dtb_model_setup_t setup{};
-  setup.struct_size = sizeof(setup);
-  setup.device = device;
-  setup.input_ndim = 3;
-  setup.input_shape[0] = channels;
-  setup.input_shape[1] = size;
-  setup.input_shape[2] = size;
-  setup.num_classes = 10;
-  setup.max_batch = batch;
-  setup.seed = 11;
-  setup.threads = 2;
-  return setup;
+  return testing::imageModelSetup(device, channels, size, batch, 10, 11, 2);
 }
 
 const dtb_model_plugin_v1_t& modelApi(PluginInstance& model) {

@@ -13,24 +13,14 @@
 
 #include "dtbench/plugin.hpp"
 #include "host/plugin_instance.h"
+#include "image_model_setup.h"
 #include "plugin/loader.h"
 
 namespace dtb::core {
 namespace {
 
 dtb_model_setup_t imageSetup(int64_t channels, int64_t size, uint32_t classes) {
-  dtb_model_setup_t setup{};
-  setup.struct_size = sizeof(setup);
-  setup.device = {DTB_DEVICE_HOST, 0};
-  setup.input_ndim = 3;
-  setup.input_shape[0] = channels;
-  setup.input_shape[1] = size;
-  setup.input_shape[2] = size;
-  setup.num_classes = classes;
-  setup.max_batch = 2;
-  setup.seed = 7;
-  setup.threads = 1;
-  return setup;
+  return testing::imageModelSetup({DTB_DEVICE_HOST, 0}, channels, size, 2, classes, 7, 1);
 }
 
 std::unique_ptr<PluginInstance> create(const char* model, const ParamValues& params,
